@@ -1,0 +1,27 @@
+//! The memory map: the one place the reader needs `unsafe`.
+#![allow(unsafe_code)]
+
+use std::fs::File;
+use std::io;
+
+/// A read-only map of a whole file (or an empty buffer for an empty file, which cannot be mapped).
+pub(crate) struct Map(Option<memmap2::Mmap>);
+
+impl Map {
+    pub fn new(file: &File) -> io::Result<Map> {
+        if file.metadata()?.len() == 0 {
+            return Ok(Map(None));
+        }
+        // SAFETY: the map is read-only and private to this process. Like every memory-mapped
+        // reader (ggml included), we rely on the file not being truncated or rewritten by another
+        // process while it is mapped; writers in this crate never modify a file in place that could
+        // be mapped without going through a new file and a rename, except the documented in-place
+        // header edit.
+        let map = unsafe { memmap2::Mmap::map(file)? };
+        Ok(Map(Some(map)))
+    }
+
+    pub fn as_slice(&self) -> &[u8] {
+        self.0.as_deref().unwrap_or(&[])
+    }
+}

@@ -1,0 +1,677 @@
+//! Reading GGUF: one parser over three sources (a memory map, a borrowed slice, a stream), and
+//! zero-copy views of what it found.
+#![forbid(unsafe_code)]
+
+pub(crate) mod parser;
+pub(crate) mod source;
+
+use std::fs::File;
+use std::io::Read;
+use std::path::Path;
+
+use crate::endian::Endian;
+use crate::error::{Diagnostic, Error, Result, Rule};
+use crate::map;
+use crate::types::GgmlType;
+use crate::validate::Report;
+use crate::value::{decode_value, ArrayView, Str, Value, ValueType};
+pub use parser::DEFAULT_ALIGNMENT;
+use parser::{Findings, Header, KvEntry, Mode, Stop, TensorEntry};
+use source::{SliceSource, StreamSource};
+
+/// How strictly a file is judged when it is opened.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ReadOptions {
+    /// Open files that break rules which leave them readable (bool bytes other than 0/1, strings
+    /// that are not UTF-8, empty or repeated keys, where the last occurrence wins, repeated or
+    /// over-long tensor names, tensor data cut short). What was wrong is in [`Gguf::report`].
+    /// The default (`false`) opens only files that are valid per the spec.
+    pub permissive: bool,
+}
+
+impl ReadOptions {
+    /// Options that open what ggml would load, and more, reporting what is wrong.
+    pub fn permissive() -> Self {
+        ReadOptions { permissive: true }
+    }
+
+    fn mode(&self) -> Mode {
+        if self.permissive {
+            Mode::Permissive
+        } else {
+            Mode::Strict
+        }
+    }
+}
+
+/// Where the bytes of a [`Gguf`] live.
+enum Bytes<'a> {
+    Borrowed(&'a [u8]),
+    Mapped(map::Map),
+    /// A header read from a stream: tensor data is not present.
+    Owned(Vec<u8>),
+}
+
+impl Bytes<'_> {
+    #[inline]
+    fn get(&self) -> &[u8] {
+        match self {
+            Bytes::Borrowed(b) => b,
+            Bytes::Mapped(m) => m.as_slice(),
+            Bytes::Owned(v) => v,
+        }
+    }
+}
+
+/// A parsed GGUF file: header index plus the bytes it borrows from.
+///
+/// Opening reads and checks the header only; tensor data stays in the map (or the caller's slice)
+/// until a [`TensorInfo::data`] call borrows it.
+pub struct Gguf<'a> {
+    bytes: Bytes<'a>,
+    header: Header,
+    report: Report,
+    /// Whether the tensor data section is present in `bytes` (not for stream headers).
+    has_data: bool,
+}
+
+impl std::fmt::Debug for Gguf<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Gguf")
+            .field("version", &self.header.version)
+            .field("endian", &self.header.endian)
+            .field("kv_count", &self.header.kvs.len())
+            .field("tensor_count", &self.header.tensors.len())
+            .field("alignment", &self.header.alignment)
+            .field("data_offset", &self.header.data_offset)
+            .finish()
+    }
+}
+
+impl Gguf<'static> {
+    /// Memory-maps and parses a file. Only the header pages are touched.
+    pub fn open(path: impl AsRef<Path>) -> Result<Self> {
+        Self::open_with(path, &ReadOptions::default())
+    }
+
+    /// [`Gguf::open`] with options.
+    pub fn open_with(path: impl AsRef<Path>, options: &ReadOptions) -> Result<Self> {
+        let path = path.as_ref();
+        let file =
+            File::open(path).map_err(|e| Error::io(format!("opening {}", path.display()), e))?;
+        let map = map::Map::new(&file)
+            .map_err(|e| Error::io(format!("mapping {}", path.display()), e))?;
+        let bytes = Bytes::Mapped(map);
+        Self::from_storage(bytes, options.mode())
+    }
+
+    /// Reads exactly the header (through the padding before the tensor data) from a stream and
+    /// returns it owned. The reader is left at the first byte of tensor data.
+    ///
+    /// The stream's length is unknown, so tensor data is neither read nor checked, and a declared
+    /// count is checked against the bytes that actually arrive (memory follows them, never the count).
+    pub fn read_header<R: Read>(reader: R) -> Result<Self> {
+        Self::read_header_with(reader, &ReadOptions::default()).map(|(g, _)| g)
+    }
+
+    /// [`Gguf::read_header`] with options; also gives the reader back.
+    pub fn read_header_with<R: Read>(reader: R, options: &ReadOptions) -> Result<(Self, R)> {
+        let mut src = StreamSource::new(reader);
+        let (r, found) = parser::parse(&mut src, options.mode());
+        let header = r?;
+        let (mut buf, reader) = src.into_parts();
+        buf.truncate(header.data_offset as usize);
+        buf.shrink_to_fit();
+        let report = Report::from_findings(found, None);
+        Ok((
+            Gguf {
+                bytes: Bytes::Owned(buf),
+                header,
+                report,
+                has_data: false,
+            },
+            reader,
+        ))
+    }
+}
+
+impl<'a> Gguf<'a> {
+    /// Parses a GGUF held in memory. The slice starts at the GGUF's first byte; bytes after the
+    /// length the header implies are allowed (and reported as trailing data).
+    pub fn from_bytes(bytes: &'a [u8]) -> Result<Self> {
+        Self::from_bytes_with(bytes, &ReadOptions::default())
+    }
+
+    /// [`Gguf::from_bytes`] with options.
+    pub fn from_bytes_with(bytes: &'a [u8], options: &ReadOptions) -> Result<Self> {
+        Self::from_storage(Bytes::Borrowed(bytes), options.mode())
+    }
+
+    fn from_storage(bytes: Bytes<'a>, mode: Mode) -> Result<Self> {
+        let (r, found) = parser::parse(&mut SliceSource(bytes.get()), mode);
+        let header = r?;
+        let mut report = Report::from_findings(found, None);
+        check_data(&header, bytes.get(), &mut report);
+        if mode == Mode::Strict {
+            if let Some(e) = report.errors.first() {
+                return Err(Error::Format(e.clone()));
+            }
+        }
+        Ok(Gguf {
+            bytes,
+            header,
+            report,
+            has_data: true,
+        })
+    }
+
+    /// The format version (2 or 3).
+    pub fn version(&self) -> u32 {
+        self.header.version
+    }
+
+    /// The byte order of the file.
+    pub fn endian(&self) -> Endian {
+        self.header.endian
+    }
+
+    /// The alignment of tensor data: `general.alignment`, or 32.
+    pub fn alignment(&self) -> u32 {
+        self.header.alignment
+    }
+
+    /// Offset of the tensor data section from the start of the GGUF.
+    pub fn data_offset(&self) -> u64 {
+        self.header.data_offset
+    }
+
+    /// The length the header implies (the spec's `len_file`): data start plus the last tensor's
+    /// padded end.
+    pub fn expected_len(&self) -> u64 {
+        self.header.file_size
+    }
+
+    /// Bytes actually present (the file or slice length); `None` for a header read from a stream.
+    pub fn actual_len(&self) -> Option<u64> {
+        self.has_data.then(|| self.bytes.get().len() as u64)
+    }
+
+    /// What was found wrong or worth a warning while opening (errors only in permissive mode).
+    pub fn report(&self) -> &Report {
+        &self.report
+    }
+
+    /// The header bytes, from the magic to the start of the tensor data.
+    pub fn header_bytes(&self) -> &[u8] {
+        &self.bytes.get()[..self.header.data_offset as usize]
+    }
+
+    /// All bytes: the whole file or slice (for a stream, the header only).
+    pub fn as_bytes(&self) -> &[u8] {
+        self.bytes.get()
+    }
+
+    // ---- metadata -------------------------------------------------------------------------
+
+    /// Number of key-value pairs.
+    pub fn kv_count(&self) -> usize {
+        self.header.kvs.len()
+    }
+
+    /// The key-value pairs in file order.
+    pub fn metadata(&self) -> impl ExactSizeIterator<Item = Kv<'_>> + '_ {
+        self.header.kvs.iter().map(move |e| self.kv(*e))
+    }
+
+    /// Key-value pair `i` in file order.
+    pub fn kv_at(&self, i: usize) -> Option<Kv<'_>> {
+        self.header.kvs.get(i).map(|e| self.kv(*e))
+    }
+
+    fn kv(&self, e: KvEntry) -> Kv<'_> {
+        let src = self.bytes.get();
+        let endian = self.header.endian;
+        let key = parser::key_bytes(src, e, endian);
+        let type_pos = e.start as usize + 8 + key.len();
+        let vt = endian.u32(src[type_pos..type_pos + 4].try_into().expect("4 bytes"));
+        let vt = ValueType::from_id(vt).expect("checked by the parser");
+        let raw = &src[e.start as usize..e.end as usize];
+        let value_bytes = &src[type_pos + 4..e.end as usize];
+        let value = decode_value(vt, value_bytes, endian)
+            .map(|(v, _)| v)
+            .expect("checked by the parser");
+        Kv {
+            key: Str(key),
+            value,
+            offset: e.start,
+            raw,
+        }
+    }
+
+    /// Position of `key` among the key-value pairs (the last occurrence, when permissive reading
+    /// let a repeated key through).
+    pub fn kv_index(&self, key: &str) -> Option<usize> {
+        let src = self.bytes.get();
+        let endian = self.header.endian;
+        let kvs = &self.header.kvs;
+        let hash = self.hash(key.as_bytes());
+        self.header
+            .key_index
+            .find(hash, |&j| {
+                parser::key_bytes(src, kvs[j], endian) == key.as_bytes()
+            })
+            .copied()
+    }
+
+    fn hash(&self, b: &[u8]) -> u64 {
+        use std::hash::BuildHasher;
+        self.header.hasher.hash_one(b)
+    }
+
+    /// The key-value pair with this key, in O(1).
+    pub fn get_kv(&self, key: &str) -> Option<Kv<'_>> {
+        self.kv_index(key).and_then(|i| self.kv_at(i))
+    }
+
+    /// The value of `key`.
+    pub fn get(&self, key: &str) -> Option<Value<'_>> {
+        self.get_kv(key).map(|kv| kv.value)
+    }
+
+    /// A string value; `None` when absent, not a string, or not UTF-8.
+    pub fn get_str(&self, key: &str) -> Option<&str> {
+        self.get(key).and_then(|v| v.as_str())
+    }
+
+    /// An integer value of any integer type that fits in `u32`.
+    pub fn get_u32(&self, key: &str) -> Option<u32> {
+        self.get_u64(key).and_then(|v| u32::try_from(v).ok())
+    }
+
+    /// An integer value of any integer type that fits in `u64`.
+    pub fn get_u64(&self, key: &str) -> Option<u64> {
+        self.get(key).and_then(|v| v.as_u64())
+    }
+
+    /// An integer value of any integer type that fits in `i64`.
+    pub fn get_i64(&self, key: &str) -> Option<i64> {
+        self.get(key).and_then(|v| v.as_i64())
+    }
+
+    /// A float32 value.
+    pub fn get_f32(&self, key: &str) -> Option<f32> {
+        match self.get(key)? {
+            Value::F32(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    /// Any numeric value as `f64`.
+    pub fn get_f64(&self, key: &str) -> Option<f64> {
+        self.get(key).and_then(|v| v.as_f64())
+    }
+
+    /// A bool value.
+    pub fn get_bool(&self, key: &str) -> Option<bool> {
+        self.get(key).and_then(|v| v.as_bool())
+    }
+
+    /// An array value.
+    pub fn get_array(&self, key: &str) -> Option<ArrayView<'_>> {
+        self.get(key).and_then(|v| v.as_array())
+    }
+
+    /// `general.architecture` (`llama`, `gemma3`, ...).
+    pub fn architecture(&self) -> Option<&str> {
+        self.get_str("general.architecture")
+    }
+
+    /// `general.name`.
+    pub fn model_name(&self) -> Option<&str> {
+        self.get_str("general.name")
+    }
+
+    /// An architecture-scoped integer hyperparameter: `{arch}.{suffix}` (e.g. `context_length`).
+    pub fn arch_u64(&self, suffix: &str) -> Option<u64> {
+        let arch = self.architecture()?;
+        self.get_u64(&format!("{arch}.{suffix}"))
+    }
+
+    /// `{arch}.context_length`.
+    pub fn context_length(&self) -> Option<u64> {
+        self.arch_u64("context_length")
+    }
+
+    /// `{arch}.embedding_length`.
+    pub fn embedding_length(&self) -> Option<u64> {
+        self.arch_u64("embedding_length")
+    }
+
+    /// `{arch}.block_count`.
+    pub fn block_count(&self) -> Option<u64> {
+        self.arch_u64("block_count")
+    }
+
+    /// `{arch}.attention.head_count` (the first entry when it is a per-layer array).
+    pub fn head_count(&self) -> Option<u64> {
+        self.arch_scalar_or_first("attention.head_count")
+    }
+
+    /// `{arch}.attention.head_count_kv` (the first entry when it is a per-layer array).
+    pub fn head_count_kv(&self) -> Option<u64> {
+        self.arch_scalar_or_first("attention.head_count_kv")
+    }
+
+    fn arch_scalar_or_first(&self, suffix: &str) -> Option<u64> {
+        let arch = self.architecture()?;
+        match self.get(&format!("{arch}.{suffix}"))? {
+            Value::Array(a) => a.get(0).and_then(|v| v.as_u64()),
+            v => v.as_u64(),
+        }
+    }
+
+    // ---- tensors --------------------------------------------------------------------------
+
+    /// Number of tensors.
+    pub fn tensor_count(&self) -> usize {
+        self.header.tensors.len()
+    }
+
+    /// The tensor infos in file order.
+    pub fn tensors(&self) -> impl ExactSizeIterator<Item = TensorInfo<'_>> + '_ {
+        self.header
+            .tensors
+            .iter()
+            .map(move |t| self.tensor_info(*t))
+    }
+
+    /// Tensor `i` in file order.
+    pub fn tensor_at(&self, i: usize) -> Option<TensorInfo<'_>> {
+        self.header.tensors.get(i).map(|t| self.tensor_info(*t))
+    }
+
+    /// The tensor with this name, in O(1) (the first one, when permissive reading let a repeated
+    /// name through).
+    pub fn tensor(&self, name: &str) -> Option<TensorInfo<'_>> {
+        let src = self.bytes.get();
+        let endian = self.header.endian;
+        let ts = &self.header.tensors;
+        let hash = self.hash(name.as_bytes());
+        self.header
+            .name_index
+            .find(hash, |&j| {
+                parser::tensor_name(src, ts[j], endian) == name.as_bytes()
+            })
+            .map(|&j| self.tensor_info(ts[j]))
+    }
+
+    /// Total bytes of tensor data (without padding).
+    pub fn tensor_data_size(&self) -> u64 {
+        self.tensors().map(|t| t.size).sum()
+    }
+
+    /// Total number of elements (parameters) over all tensors.
+    pub fn parameter_count(&self) -> u64 {
+        self.tensors().map(|t| t.n_elements).sum()
+    }
+
+    fn tensor_info(&self, t: TensorEntry) -> TensorInfo<'_> {
+        let src = self.bytes.get();
+        let e = self.header.endian;
+        let name = parser::tensor_name(src, t, e);
+        let mut p = t.start as usize + 8 + name.len();
+        let rd32 = |p: usize| e.u32(src[p..p + 4].try_into().expect("4 bytes"));
+        let rd64 = |p: usize| e.u64(src[p..p + 8].try_into().expect("8 bytes"));
+        let n_dims = rd32(p);
+        p += 4;
+        let mut dims = [1u64; 4];
+        for d in dims.iter_mut().take(n_dims as usize) {
+            *d = rd64(p);
+            p += 8;
+        }
+        let ty = GgmlType::from_id(rd32(p)).expect("checked by the parser");
+        let n_elements = parser::element_count(&dims).expect("checked by the parser");
+        let size = ty.bytes_for(n_elements).expect("checked by the parser");
+        let abs = self.header.data_offset + t.offset;
+        let data = if self.has_data {
+            abs.checked_add(size)
+                .and_then(|end| src.get(abs as usize..end as usize))
+        } else {
+            None
+        };
+        TensorInfo {
+            name: Str(name),
+            n_dims,
+            dims,
+            ty,
+            offset: t.offset,
+            size,
+            n_elements,
+            info_offset: t.start,
+            data_offset: abs,
+            data,
+            endian: e,
+        }
+    }
+}
+
+/// One key-value pair, borrowed.
+#[derive(Clone, Copy, Debug)]
+pub struct Kv<'a> {
+    /// The key (UTF-8 in valid files).
+    pub key: Str<'a>,
+    /// The value.
+    pub value: Value<'a>,
+    /// Byte offset of the pair (its key length field) from the start of the GGUF.
+    pub offset: u64,
+    /// The whole encoded pair, as in the file: what a writer copies to keep it bit for bit.
+    pub raw: &'a [u8],
+}
+
+impl<'a> Kv<'a> {
+    /// The key as text (lossy for the rare invalid key let through by permissive reading).
+    pub fn key(&self) -> std::borrow::Cow<'a, str> {
+        self.key.to_string_lossy()
+    }
+
+    /// The value's type.
+    pub fn value_type(&self) -> ValueType {
+        self.value.value_type()
+    }
+}
+
+/// One tensor info with its data, borrowed.
+#[derive(Clone, Copy, Debug)]
+pub struct TensorInfo<'a> {
+    name: Str<'a>,
+    n_dims: u32,
+    dims: [u64; 4],
+    ty: GgmlType,
+    offset: u64,
+    size: u64,
+    n_elements: u64,
+    info_offset: u64,
+    data_offset: u64,
+    data: Option<&'a [u8]>,
+    endian: Endian,
+}
+
+impl<'a> TensorInfo<'a> {
+    /// The name (lossy for names that are not UTF-8, which only permissive reading lets through).
+    pub fn name(&self) -> std::borrow::Cow<'a, str> {
+        self.name.to_string_lossy()
+    }
+
+    /// The name's raw bytes.
+    pub fn name_bytes(&self) -> &'a [u8] {
+        self.name.as_bytes()
+    }
+
+    /// The ggml type.
+    pub fn ggml_type(&self) -> GgmlType {
+        self.ty
+    }
+
+    /// The dimensions as stored, ne0 (the contiguous one) first; `n_dims` entries.
+    pub fn shape(&self) -> &[u64] {
+        &self.dims[..self.n_dims as usize]
+    }
+
+    /// Number of dimensions (0 to 4).
+    pub fn n_dims(&self) -> u32 {
+        self.n_dims
+    }
+
+    /// The four ggml dimensions, missing ones as 1.
+    pub fn ne(&self) -> [u64; 4] {
+        self.dims
+    }
+
+    /// Number of elements.
+    pub fn n_elements(&self) -> u64 {
+        self.n_elements
+    }
+
+    /// Bytes of data, without padding.
+    pub fn size(&self) -> u64 {
+        self.size
+    }
+
+    /// Offset of the data relative to the tensor data section (as stored).
+    pub fn offset(&self) -> u64 {
+        self.offset
+    }
+
+    /// Offset of the data from the start of the GGUF.
+    pub fn absolute_offset(&self) -> u64 {
+        self.data_offset
+    }
+
+    /// Offset of this tensor info in the header.
+    pub fn info_offset(&self) -> u64 {
+        self.info_offset
+    }
+
+    /// Byte order of the data.
+    pub fn endian(&self) -> Endian {
+        self.endian
+    }
+
+    /// The tensor's bytes, borrowed from the map or slice with no copy. `None` for a header read
+    /// from a stream, or data cut short in a file opened permissively.
+    pub fn data(&self) -> Option<&'a [u8]> {
+        self.data
+    }
+
+    /// Bytes in one row (ne0 elements).
+    pub fn row_size(&self) -> u64 {
+        self.ty.bytes_for(self.dims[0]).unwrap_or(0)
+    }
+}
+
+/// Checks what the header implies against the bytes present: data cut short, trailing bytes.
+fn check_data(h: &Header, bytes: &[u8], report: &mut Report) {
+    let total = bytes.len() as u64;
+    if total < h.file_size {
+        // the first tensor whose padded data runs past the end
+        let align = u64::from(h.alignment);
+        let mut at = h.data_offset;
+        let mut what = String::from("the tensor data");
+        let src = bytes;
+        for t in &h.tensors {
+            let info_size = {
+                // size from the type table, exactly as the parser computed it
+                let name = parser::tensor_name(src, *t, h.endian);
+                let p = t.start as usize + 8 + name.len();
+                let n_dims = h.endian.u32(src[p..p + 4].try_into().expect("4 bytes")) as usize;
+                let mut dims = [1u64; 4];
+                for (d, dim) in dims.iter_mut().enumerate().take(n_dims) {
+                    let q = p + 4 + 8 * d;
+                    *dim = h.endian.u64(src[q..q + 8].try_into().expect("8 bytes"));
+                }
+                let q = p + 4 + 8 * n_dims;
+                let ty =
+                    GgmlType::from_id(h.endian.u32(src[q..q + 4].try_into().expect("4 bytes")))
+                        .expect("checked by the parser");
+                let n = parser::element_count(&dims).expect("checked by the parser");
+                (
+                    parser::show(name),
+                    ty.bytes_for(n).expect("checked by the parser"),
+                )
+            };
+            let end = parser::padded_end(h.data_offset + t.offset, info_size.1, align)
+                .unwrap_or(u64::MAX);
+            if end > total {
+                at = h.data_offset + t.offset;
+                what = format!(
+                    "the data of tensor '{}' ({} bytes and {} bytes of padding from byte {at})",
+                    info_size.0,
+                    info_size.1,
+                    end - at - info_size.1
+                );
+                break;
+            }
+        }
+        report.errors.push(Diagnostic {
+            rule: Rule::Truncated,
+            offset: at,
+            message: format!(
+                "the file is {total} bytes long but the header implies {} bytes: {what} runs past the end",
+                h.file_size
+            ),
+        });
+    } else if total > h.file_size {
+        let mut start = h.file_size;
+        if h.tensors.is_empty() {
+            // ggml's writer pads a tensor-less file to the alignment: zeros there are not trailing
+            let align = u64::from(h.alignment);
+            let pad_end = h.file_size.div_ceil(align).saturating_mul(align).min(total);
+            if bytes[h.file_size as usize..pad_end as usize]
+                .iter()
+                .all(|&b| b == 0)
+            {
+                start = pad_end;
+            }
+        }
+        if total > start {
+            report.warnings.push(Diagnostic {
+                rule: Rule::TrailingData,
+                offset: start,
+                message: format!(
+                    "{} bytes follow the {} bytes the header implies",
+                    total - start,
+                    h.file_size
+                ),
+            });
+        }
+    }
+}
+
+/// Runs the whole check of a GGUF in memory and reports every finding: the two verdicts of
+/// `gguf validate`. Never fails: a file that cannot be parsed is an invalid file.
+pub fn validate(bytes: &[u8]) -> Report {
+    let (r, found) = parser::parse(&mut SliceSource(bytes), Mode::Permissive);
+    match r {
+        Ok(h) => {
+            let mut report = Report::from_findings(found, None);
+            check_data(&h, bytes, &mut report);
+            report
+        }
+        Err(Stop::Rule(d)) => Report::from_findings(found, Some(d)),
+        Err(Stop::Io(_)) => unreachable_io(found),
+    }
+}
+
+/// A slice source never fails to read; kept total rather than panicking.
+fn unreachable_io(found: Findings) -> Report {
+    Report::from_findings(found, None)
+}
+
+/// [`validate`] on a file, memory-mapped.
+pub fn validate_file(path: impl AsRef<Path>) -> Result<Report> {
+    let path = path.as_ref();
+    let file = File::open(path).map_err(|e| Error::io(format!("opening {}", path.display()), e))?;
+    let map =
+        map::Map::new(&file).map_err(|e| Error::io(format!("mapping {}", path.display()), e))?;
+    Ok(validate(map.as_slice()))
+}

@@ -1,0 +1,931 @@
+//! The one parser of the format: every rule of the spec and the CLI contract, front to back, with
+//! exact arithmetic, over any [`Source`].
+//!
+//! It produces a compact [`Header`] index (positions, not copies) and a list of diagnostics. What
+//! it does with a broken rule depends on [`Mode`]: stop at the first error (opening a file), go on
+//! past the rules that leave the structure readable (permissive opening, validation).
+#![forbid(unsafe_code)]
+
+use hashbrown::HashTable;
+
+use super::source::Source;
+use crate::endian::Endian;
+use crate::error::{Diagnostic, Error, Rule};
+use crate::types::GgmlType;
+use crate::value::ValueType;
+
+/// Bytes of the smallest possible key-value pair: key length, empty key, type, one-byte value.
+const MIN_KV: u64 = 13;
+/// Bytes of the smallest possible tensor info: name length, empty name, dim count, type, offset.
+const MIN_TENSOR_INFO: u64 = 24;
+/// Spec: tensor names are shorter than 64 bytes.
+const MAX_NAME: u64 = 64;
+/// Spec: at most 4 dimensions.
+const MAX_DIMS: u32 = 4;
+/// Alignment when `general.alignment` is absent.
+pub const DEFAULT_ALIGNMENT: u32 = 32;
+/// Diagnostics kept per file; a mangled vocabulary can hold thousands of bad strings.
+const MAX_DIAGNOSTICS: usize = 256;
+
+/// What the parser does when a rule is broken.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Mode {
+    /// The first error ends parsing (the default for opening files: the spec decides).
+    Strict,
+    /// Errors that leave the structure readable (bool bytes, UTF-8, empty or duplicate keys and
+    /// names, over-long names, missing tensor data) are recorded and parsing goes on.
+    Permissive,
+}
+
+/// One key-value pair: where it starts and ends in the header.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct KvEntry {
+    pub start: u64,
+    pub end: u64,
+}
+
+/// One tensor info: where it starts, and its data offset (relative to the data section).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct TensorEntry {
+    pub start: u64,
+    pub offset: u64,
+}
+
+/// The parsed shape of a header: positions into the bytes plus the computed layout.
+#[derive(Clone, Debug)]
+pub(crate) struct Header {
+    pub endian: Endian,
+    pub version: u32,
+    pub kvs: Vec<KvEntry>,
+    pub key_index: HashTable<usize>,
+    pub tensors: Vec<TensorEntry>,
+    pub name_index: HashTable<usize>,
+    /// The hasher both indexes were built with (seeded per instance).
+    pub hasher: hashbrown::DefaultHashBuilder,
+    pub alignment: u32,
+    /// Where the tensor data starts (after the padding that follows the tensor infos).
+    pub data_offset: u64,
+    /// The spec's `len_file`: data start plus the last tensor's padded end.
+    pub file_size: u64,
+}
+
+/// What parsing found besides the header: errors (the spec) and warnings (ggml, trailing bytes).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Findings {
+    pub errors: Vec<Diagnostic>,
+    pub warnings: Vec<Diagnostic>,
+    pub dropped: usize,
+}
+
+impl Findings {
+    fn push(list: &mut Vec<Diagnostic>, dropped: &mut usize, d: Diagnostic) {
+        if list.len() < MAX_DIAGNOSTICS {
+            list.push(d);
+        } else {
+            *dropped += 1;
+        }
+    }
+}
+
+/// Why parsing stopped early.
+pub(crate) enum Stop {
+    /// A rule was broken in a way that ends parsing (or any error, in strict mode).
+    Rule(Diagnostic),
+    /// The source could not be read.
+    Io(std::io::Error),
+}
+
+impl From<std::io::Error> for Stop {
+    fn from(e: std::io::Error) -> Self {
+        Stop::Io(e)
+    }
+}
+
+impl From<Stop> for Error {
+    fn from(s: Stop) -> Self {
+        match s {
+            Stop::Rule(d) => Error::Format(d),
+            Stop::Io(e) => Error::io("reading the header", e),
+        }
+    }
+}
+
+type PResult<T> = Result<T, Stop>;
+
+fn diag(rule: Rule, offset: u64, message: String) -> Diagnostic {
+    Diagnostic {
+        rule,
+        offset,
+        message,
+    }
+}
+
+/// Shows a name or key in a message: lossy UTF-8, cut to a readable length.
+pub(crate) fn show(bytes: &[u8]) -> String {
+    let s = String::from_utf8_lossy(bytes);
+    if s.chars().count() > 80 {
+        let cut: String = s.chars().take(77).collect();
+        format!("{cut}...")
+    } else {
+        s.into_owned()
+    }
+}
+
+struct Parser<'s, S: Source> {
+    src: &'s mut S,
+    pos: u64,
+    endian: Endian,
+    mode: Mode,
+    found: Findings,
+    /// Frames of nested arrays being walked: (element type, elements left).
+    stack: Vec<(ValueType, u64)>,
+    /// Set when a key or tensor name holds a NUL byte: ggml compares them only up to it.
+    saw_nul: bool,
+}
+
+/// Parses a header. On success the header and the findings (errors only in permissive mode); on
+/// failure the stop reason and the findings gathered before it.
+pub(crate) fn parse<S: Source>(src: &mut S, mode: Mode) -> (Result<Header, Stop>, Findings) {
+    let mut p = Parser {
+        src,
+        pos: 0,
+        endian: Endian::Little,
+        mode,
+        found: Findings::default(),
+        stack: Vec::new(),
+        saw_nul: false,
+    };
+    let r = p.header();
+    (r, p.found)
+}
+
+impl<S: Source> Parser<'_, S> {
+    /// Records a broken rule whose structure is still readable: stops in strict mode.
+    fn soft(&mut self, d: Diagnostic) -> PResult<()> {
+        match self.mode {
+            Mode::Strict => Err(Stop::Rule(d)),
+            Mode::Permissive => {
+                Findings::push(&mut self.found.errors, &mut self.found.dropped, d);
+                Ok(())
+            }
+        }
+    }
+
+    fn warn(&mut self, d: Diagnostic) {
+        Findings::push(&mut self.found.warnings, &mut self.found.dropped, d);
+    }
+
+    /// Bytes remaining after `from`, when the total is known.
+    fn remaining_after(&self, from: u64) -> Option<u64> {
+        self.src.total_len().map(|t| t.saturating_sub(from))
+    }
+
+    /// Ensures `n` bytes at the cursor, or stops with `truncated` at `field` (naming `what`).
+    #[inline]
+    fn need(&mut self, n: u64, field: u64, what: &dyn Fn(&[u8]) -> String) -> PResult<()> {
+        let end = self.pos.checked_add(n);
+        match end {
+            Some(end) if self.src.available(end)? => Ok(()),
+            _ => {
+                let have = self.src.bytes().len() as u64;
+                Err(Stop::Rule(diag(
+                    Rule::Truncated,
+                    field,
+                    format!(
+                        "the file ends at byte {have}, inside {} (needs {n} bytes from byte {})",
+                        what(self.src.bytes()),
+                        self.pos
+                    ),
+                )))
+            }
+        }
+    }
+
+    /// Checks that `count` items of at least `min` bytes each fit after the cursor.
+    fn need_count(
+        &mut self,
+        count: u64,
+        min: u64,
+        field: u64,
+        what: &dyn Fn(&[u8]) -> String,
+    ) -> PResult<()> {
+        let bytes = count.checked_mul(min);
+        let end = bytes.and_then(|b| self.pos.checked_add(b));
+        let fits = match end {
+            Some(end) => self.src.available(end)?,
+            None => false,
+        };
+        if fits {
+            return Ok(());
+        }
+        let left = self
+            .remaining_after(self.pos)
+            .unwrap_or(self.src.bytes().len() as u64 - self.pos.min(self.src.bytes().len() as u64));
+        Err(Stop::Rule(diag(
+            Rule::Truncated,
+            field,
+            format!(
+                "{} declares {count} items of at least {min} bytes each, but only {left} bytes remain",
+                what(self.src.bytes())
+            ),
+        )))
+    }
+
+    #[inline]
+    fn u32_at(&self, pos: u64) -> u32 {
+        let p = pos as usize;
+        self.endian
+            .u32(self.src.bytes()[p..p + 4].try_into().expect("4 bytes"))
+    }
+
+    #[inline]
+    fn u64_at(&self, pos: u64) -> u64 {
+        let p = pos as usize;
+        self.endian
+            .u64(self.src.bytes()[p..p + 8].try_into().expect("8 bytes"))
+    }
+
+    #[inline]
+    fn read_u32(&mut self, what: &dyn Fn(&[u8]) -> String) -> PResult<u32> {
+        let at = self.pos;
+        self.need(4, at, what)?;
+        let v = self.u32_at(at);
+        self.pos += 4;
+        Ok(v)
+    }
+
+    #[inline]
+    fn read_u64(&mut self, what: &dyn Fn(&[u8]) -> String) -> PResult<u64> {
+        let at = self.pos;
+        self.need(8, at, what)?;
+        let v = self.u64_at(at);
+        self.pos += 8;
+        Ok(v)
+    }
+
+    fn slice(&self, start: u64, len: u64) -> &[u8] {
+        &self.src.bytes()[start as usize..(start + len) as usize]
+    }
+
+    /// Reads a GGUF string (length, bytes) whose length field is at the cursor: `truncated` at the
+    /// length field when the bytes are not there, `value.utf8` at the bytes when they are not text.
+    /// Returns the position and length of the bytes.
+    #[inline]
+    fn string(&mut self, what: &dyn Fn(&[u8]) -> String) -> PResult<(u64, u64)> {
+        let at = self.pos;
+        let len = self.read_u64(what)?;
+        self.need_string_bytes(at, len, what)?;
+        let start = self.pos;
+        self.pos += len;
+        self.check_utf8(start, len, what)?;
+        Ok((start, len))
+    }
+
+    #[inline]
+    fn need_string_bytes(
+        &mut self,
+        at: u64,
+        len: u64,
+        what: &dyn Fn(&[u8]) -> String,
+    ) -> PResult<()> {
+        let end = self.pos.checked_add(len);
+        let ok = match end {
+            Some(end) => self.src.available(end)?,
+            None => false,
+        };
+        if ok {
+            return Ok(());
+        }
+        let left = self
+            .remaining_after(self.pos)
+            .unwrap_or((self.src.bytes().len() as u64).saturating_sub(self.pos));
+        Err(Stop::Rule(diag(
+            Rule::Truncated,
+            at,
+            format!(
+                "{} has length {len}, but only {left} bytes remain in the file",
+                what(self.src.bytes())
+            ),
+        )))
+    }
+
+    #[inline]
+    fn check_utf8(&mut self, start: u64, len: u64, what: &dyn Fn(&[u8]) -> String) -> PResult<()> {
+        let bytes = self.slice(start, len);
+        if let Err(e) = std::str::from_utf8(bytes) {
+            let bad = start + e.valid_up_to() as u64;
+            let msg = format!(
+                "{} is not valid UTF-8 (invalid byte 0x{:02x} at byte {bad}), expected UTF-8 text",
+                what(self.src.bytes()),
+                bytes[e.valid_up_to()]
+            );
+            self.soft(diag(Rule::ValueUtf8, start, msg))?;
+        }
+        Ok(())
+    }
+
+    fn header(&mut self) -> PResult<Header> {
+        // magic
+        let have = self.src.available(4)?;
+        let head = self.src.bytes();
+        let n = head.len().min(4);
+        if &head[..n] != &b"GGUF"[..n] {
+            return Err(Stop::Rule(diag(
+                Rule::Magic,
+                0,
+                format!(
+                    "the file starts with {:?}, expected the magic \"GGUF\"",
+                    String::from_utf8_lossy(&head[..n])
+                ),
+            )));
+        }
+        if !have {
+            return Err(Stop::Rule(diag(
+                Rule::Truncated,
+                0,
+                format!("the file ends after {n} bytes, inside the magic \"GGUF\""),
+            )));
+        }
+        self.pos = 4;
+
+        // version, and with it the byte order
+        self.need(4, 4, &|_: &[u8]| "the version".into())?;
+        let raw: [u8; 4] = self.src.bytes()[4..8].try_into().expect("4 bytes");
+        self.endian = Endian::detect(raw);
+        let version = self.endian.u32(raw);
+        if !(2..=3).contains(&version) {
+            let why = if version == 1 {
+                " (GGUF v1 used 32-bit counts and lengths and is no longer supported)"
+            } else {
+                ""
+            };
+            return Err(Stop::Rule(diag(
+                Rule::Version,
+                4,
+                format!(
+                    "version is {version} (read {}), expected 2 or 3{why}",
+                    self.endian.name()
+                ),
+            )));
+        }
+        self.pos = 8;
+        if self.endian == Endian::Big {
+            self.warn(diag(
+                Rule::GgmlEndian,
+                4,
+                "the file is big-endian: valid, but ggml reads only little-endian files".into(),
+            ));
+        }
+
+        // counts
+        let n_tensors = self.read_u64(&|_: &[u8]| "the tensor count".into())?;
+        self.need_count(n_tensors, MIN_TENSOR_INFO, 8, &|_: &[u8]| {
+            "the tensor count".into()
+        })?;
+        let n_kv = self.read_u64(&|_: &[u8]| "the key-value count".into())?;
+        self.need_count(n_kv, MIN_KV, 16, &|_: &[u8]| "the key-value count".into())?;
+
+        // key-value pairs
+        let mut kvs = Vec::new();
+        let mut key_index: HashTable<usize> = HashTable::new();
+        let hasher = hashbrown::DefaultHashBuilder::default();
+        let mut alignment = DEFAULT_ALIGNMENT;
+        for i in 0..n_kv {
+            let start = self.pos;
+            let (key_pos, key_len) = {
+                let at = self.pos;
+                let len =
+                    self.read_u64(&|_: &[u8]| format!("the key length of key-value pair {i}"))?;
+                if len == 0 {
+                    self.soft(diag(
+                        Rule::KeyEmpty,
+                        at,
+                        format!("key-value pair {i} has an empty key, expected a key of at least one byte"),
+                    ))?;
+                }
+                self.need_string_bytes(at, len, &|_: &[u8]| {
+                    format!("the key of key-value pair {i}")
+                })?;
+                let kp = self.pos;
+                self.pos += len;
+                self.check_utf8(kp, len, &|_: &[u8]| {
+                    format!("the key of key-value pair {i}")
+                })?;
+                (kp, len)
+            };
+            if self.slice(key_pos, key_len).contains(&0) {
+                self.saw_nul = true;
+            }
+            let key = self.slice(key_pos, key_len);
+            let hash = hash_bytes(&hasher, key);
+            let kvs_ref = &kvs;
+            let src = self.src.bytes();
+            let dup = key_index
+                .find(hash, |&j: &usize| {
+                    key_bytes(src, kvs_ref[j], self.endian) == key
+                })
+                .copied();
+            if let Some(j) = dup {
+                let msg = format!(
+                    "key '{}' of key-value pair {i} already appeared in pair {j}, expected unique keys",
+                    show(key)
+                );
+                self.soft(diag(Rule::KeyDuplicate, start, msg))?;
+                // Permissive reading: the last occurrence wins, as the spec says for alignment.
+                if let Some(slot) = key_index.find_mut(hash, |&j2| j2 == j) {
+                    *slot = kvs.len();
+                }
+            } else {
+                key_index.insert_unique(hash, kvs.len(), |&j| {
+                    hash_bytes(&hasher, key_bytes(self.src.bytes(), kvs[j], self.endian))
+                });
+            }
+            let is_alignment = self.slice(key_pos, key_len) == b"general.alignment";
+
+            let type_pos = self.pos;
+            let raw_type =
+                self.read_u32(&|_: &[u8]| format!("the value type of key-value pair {i}"))?;
+            let Some(vt) = ValueType::from_id(raw_type) else {
+                let key = show(self.slice(key_pos, key_len));
+                return Err(Stop::Rule(diag(
+                    Rule::ValueType,
+                    type_pos,
+                    format!(
+                        "key '{key}' has value type {raw_type}, expected a type id from 0 to 12"
+                    ),
+                )));
+            };
+            let value_pos = self.pos;
+            self.value(vt, i)?;
+            if is_alignment {
+                alignment = self.alignment_value(vt, value_pos)?;
+            }
+            kvs.push(KvEntry {
+                start,
+                end: self.pos,
+            });
+        }
+
+        // tensor infos
+        let mut tensors: Vec<TensorEntry> = Vec::new();
+        let mut name_index: HashTable<usize> = HashTable::new();
+        let mut expected_offset: u64 = 0;
+        let align = u64::from(alignment);
+        for i in 0..n_tensors {
+            let start = self.pos;
+            // name: judged from its length field first
+            let name_len = self.read_u64(&|_: &[u8]| format!("the name length of tensor {i}"))?;
+            if name_len >= MAX_NAME {
+                self.soft(diag(
+                    Rule::TensorName,
+                    start,
+                    format!("tensor {i} has a name of {name_len} bytes, expected fewer than 64"),
+                ))?;
+            }
+            self.need_string_bytes(start, name_len, &|_: &[u8]| {
+                format!("the name of tensor {i}")
+            })?;
+            let name_pos = self.pos;
+            self.pos += name_len;
+            self.check_utf8(name_pos, name_len, &|_: &[u8]| {
+                format!("the name of tensor {i}")
+            })?;
+            if self.slice(name_pos, name_len).contains(&0) {
+                self.saw_nul = true;
+            }
+            let name = self.slice(name_pos, name_len);
+            let hash = hash_bytes(&hasher, name);
+            let src = self.src.bytes();
+            let tensors_ref = &tensors;
+            let dup = name_index
+                .find(hash, |&j: &usize| {
+                    tensor_name(src, tensors_ref[j], self.endian) == name
+                })
+                .copied();
+            if let Some(j) = dup {
+                let msg = format!(
+                    "tensor {i} is named '{}' like tensor {j}, expected unique tensor names",
+                    show(name)
+                );
+                self.soft(diag(Rule::TensorDuplicate, start, msg))?;
+            } else {
+                name_index.insert_unique(hash, tensors.len(), |&j| {
+                    hash_bytes(
+                        &hasher,
+                        tensor_name(self.src.bytes(), tensors[j], self.endian),
+                    )
+                });
+            }
+            let (np, nl) = (name_pos as usize, name_len as usize);
+            let tname_in = move |s: &[u8]| show(&s[np..np + nl]);
+
+            // dimensions
+            let ndims_pos = self.pos;
+            let n_dims = self
+                .read_u32(&|s: &[u8]| format!("the dimension count of tensor '{}'", tname_in(s)))?;
+            if n_dims > MAX_DIMS {
+                return Err(Stop::Rule(diag(
+                    Rule::TensorDims,
+                    ndims_pos,
+                    format!(
+                        "tensor '{}' has {n_dims} dimensions, expected at most 4",
+                        tname_in(self.src.bytes())
+                    ),
+                )));
+            }
+            let dims_pos = self.pos;
+            let mut dims = [1u64; 4];
+            for (d, dim) in dims.iter_mut().enumerate().take(n_dims as usize) {
+                let at = self.pos;
+                let v = self
+                    .read_u64(&|s: &[u8]| format!("dimension {d} of tensor '{}'", tname_in(s)))?
+                    as i64;
+                if v < 0 {
+                    return Err(Stop::Rule(diag(
+                        Rule::TensorDim,
+                        at,
+                        format!(
+                            "tensor '{}' has dimension {d} = {v}, expected 0 or more",
+                            tname_in(self.src.bytes())
+                        ),
+                    )));
+                }
+                *dim = v as u64;
+            }
+            let n_elements = element_count(&dims).ok_or_else(|| {
+                Stop::Rule(diag(
+                    Rule::TensorSize,
+                    dims_pos,
+                    format!(
+                        "tensor '{}' has shape {:?}, whose element count does not fit in a signed 64-bit integer",
+                        tname_in(self.src.bytes()),
+                        &dims[..n_dims as usize]
+                    ),
+                ))
+            })?;
+
+            // type
+            let type_pos = self.pos;
+            let raw_type =
+                self.read_u32(&|s: &[u8]| format!("the type of tensor '{}'", tname_in(s)))?;
+            let ty = match GgmlType::from_id(raw_type) {
+                None => {
+                    return Err(Stop::Rule(diag(
+                        Rule::TensorType,
+                        type_pos,
+                        format!(
+                            "tensor '{}' has type {raw_type}, expected a type id below 43",
+                            tname_in(self.src.bytes())
+                        ),
+                    )))
+                }
+                Some(t) if t.is_removed() => {
+                    return Err(Stop::Rule(diag(
+                        Rule::TensorType,
+                        type_pos,
+                        format!(
+                            "tensor '{}' has type {raw_type} ({}), which was {}; expected a type ggml still reads",
+                            tname_in(self.src.bytes()),
+                            t.name(),
+                            t.removal_note().unwrap_or("removed")
+                        ),
+                    )))
+                }
+                Some(t) => t,
+            };
+            let ne0 = if n_dims > 0 { dims[0] } else { 1 };
+            if ne0 % ty.block_size() != 0 {
+                return Err(Stop::Rule(diag(
+                    Rule::TensorBlock,
+                    type_pos,
+                    format!(
+                        "tensor '{}' of type {} has {ne0} elements in its first dimension, expected a multiple of the block size {}",
+                        tname_in(self.src.bytes()),
+                        ty.name(),
+                        ty.block_size()
+                    ),
+                )));
+            }
+            let size = ty
+                .bytes_for(n_elements)
+                .filter(|&s| s <= i64::MAX as u64)
+                .ok_or_else(|| {
+                    Stop::Rule(diag(
+                        Rule::TensorSize,
+                        dims_pos,
+                        format!(
+                            "tensor '{}' of type {} has {n_elements} elements, whose byte size does not fit in a signed 64-bit integer",
+                            tname_in(self.src.bytes()),
+                            ty.name()
+                        ),
+                    ))
+                })?;
+
+            // offset
+            let offset_pos = self.pos;
+            let offset =
+                self.read_u64(&|s: &[u8]| format!("the data offset of tensor '{}'", tname_in(s)))?;
+            if offset != expected_offset {
+                return Err(Stop::Rule(diag(
+                    Rule::TensorOffset,
+                    offset_pos,
+                    format!(
+                        "tensor '{}' has offset {offset}, expected {expected_offset}",
+                        tname_in(self.src.bytes())
+                    ),
+                )));
+            }
+            expected_offset = padded_end(offset, size, align).ok_or_else(|| {
+                Stop::Rule(diag(
+                    Rule::TensorSize,
+                    offset_pos,
+                    format!(
+                        "tensor '{}' ends at offset {offset} + {size} bytes plus padding, which does not fit in an unsigned 64-bit integer",
+                        tname_in(self.src.bytes())
+                    ),
+                ))
+            })?;
+            tensors.push(TensorEntry { start, offset });
+        }
+
+        // padding before the data, only when there are tensors
+        if n_tensors != 0 {
+            let pad = (align - self.pos % align) % align;
+            let at = self.pos;
+            self.need(pad, at, &|_: &[u8]| {
+                "the padding before the tensor data".into()
+            })?;
+            self.pos += pad;
+        }
+        let data_offset = self.pos;
+        let file_size = data_offset.checked_add(expected_offset).ok_or_else(|| {
+            Stop::Rule(diag(
+                Rule::Truncated,
+                data_offset,
+                "the tensor data ends beyond 2^64 bytes, past the end of any file".into(),
+            ))
+        })?;
+
+        if self.saw_nul {
+            self.ggml_nul_duplicates(&kvs, &tensors);
+        }
+
+        Ok(Header {
+            endian: self.endian,
+            version,
+            kvs,
+            key_index,
+            tensors,
+            name_index,
+            hasher,
+            alignment,
+            data_offset,
+            file_size,
+        })
+    }
+
+    /// Checks the value of `general.alignment`: a uint32, non-zero power of two.
+    fn alignment_value(&mut self, vt: ValueType, value_pos: u64) -> PResult<u32> {
+        if vt != ValueType::U32 {
+            return Err(Stop::Rule(diag(
+                Rule::Alignment,
+                value_pos,
+                format!("general.alignment has type {}, expected uint32", vt.name()),
+            )));
+        }
+        let v = self.u32_at(value_pos);
+        if v == 0 || !v.is_power_of_two() {
+            return Err(Stop::Rule(diag(
+                Rule::Alignment,
+                value_pos,
+                format!("general.alignment is {v}, expected a non-zero power of two"),
+            )));
+        }
+        Ok(v)
+    }
+
+    /// Reads one value of type `vt` at the cursor; arrays (nested ones too) without recursion.
+    fn value(&mut self, vt: ValueType, kv: u64) -> PResult<()> {
+        match vt {
+            ValueType::String => {
+                self.string(&|_: &[u8]| format!("the string value of key-value pair {kv}"))?;
+                Ok(())
+            }
+            ValueType::Array => self.array(kv),
+            ValueType::Bool => {
+                let at = self.pos;
+                self.need(1, at, &|_: &[u8]| {
+                    format!("the bool value of key-value pair {kv}")
+                })?;
+                self.pos += 1;
+                self.check_bools(at, 1, kv)
+            }
+            t => {
+                let size = t.fixed_size().unwrap_or(0) as u64;
+                let at = self.pos;
+                self.need(size, at, &|_: &[u8]| {
+                    format!("the {} value of key-value pair {kv}", t.name())
+                })?;
+                self.pos += size;
+                Ok(())
+            }
+        }
+    }
+
+    fn check_bools(&mut self, at: u64, n: u64, kv: u64) -> PResult<()> {
+        if let Some(k) = self.slice(at, n).iter().position(|&b| b > 1) {
+            let b = self.slice(at, n)[k];
+            let where_ = at + k as u64;
+            self.soft(diag(
+                Rule::ValueBool,
+                where_,
+                format!("a bool of key-value pair {kv} has byte value {b}, expected 0 or 1"),
+            ))?;
+        }
+        Ok(())
+    }
+
+    /// Reads an array header at the cursor and pushes its frame.
+    fn array_header(&mut self, kv: u64, outermost: bool) -> PResult<()> {
+        let type_pos = self.pos;
+        let raw = self
+            .read_u32(&|_: &[u8]| format!("the element type of an array in key-value pair {kv}"))?;
+        let Some(elem) = ValueType::from_id(raw) else {
+            return Err(Stop::Rule(diag(
+                Rule::ValueType,
+                type_pos,
+                format!(
+                    "an array in key-value pair {kv} has element type {raw}, expected a type id from 0 to 12"
+                ),
+            )));
+        };
+        if elem == ValueType::Array && outermost {
+            self.warn(diag(
+                Rule::GgmlNestedArray,
+                type_pos,
+                format!("key-value pair {kv} is an array of arrays: valid, but ggml rejects nested arrays"),
+            ));
+        }
+        let count_pos = self.pos;
+        let count = self.read_u64(&|_: &[u8]| {
+            format!("the element count of an array in key-value pair {kv}")
+        })?;
+        self.need_count(count, elem.min_size(), count_pos, &|_: &[u8]| {
+            format!("the {} array of key-value pair {kv}", elem.name())
+        })?;
+        self.stack.push((elem, count));
+        Ok(())
+    }
+
+    fn array(&mut self, kv: u64) -> PResult<()> {
+        self.stack.clear();
+        self.array_header(kv, true)?;
+        while let Some(top) = self.stack.last_mut() {
+            let (elem, left) = *top;
+            if left == 0 {
+                self.stack.pop();
+                continue;
+            }
+            match elem {
+                ValueType::String => {
+                    top.1 = 0;
+                    self.string_elements(left, kv)?;
+                }
+                ValueType::Array => {
+                    top.1 -= 1;
+                    self.array_header(kv, false)?;
+                }
+                t => {
+                    top.1 = 0;
+                    // need_count already proved these bytes exist
+                    let size = t.fixed_size().unwrap_or(1) as u64;
+                    let n = left * size;
+                    let at = self.pos;
+                    self.need(n, at, &|_: &[u8]| {
+                        format!("the {} array of key-value pair {kv}", t.name())
+                    })?;
+                    self.pos += n;
+                    if t == ValueType::Bool {
+                        self.check_bools(at, n, kv)?;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The hot loop of vocabulary files: `count` strings at the cursor.
+    fn string_elements(&mut self, count: u64, kv: u64) -> PResult<()> {
+        for k in 0..count {
+            let at = self.pos;
+            if !self.src.available(at.saturating_add(8))? {
+                return Err(self.short_element(at, k, kv));
+            }
+            let len = self.u64_at(at);
+            let start = at + 8;
+            let end = start.checked_add(len);
+            match end {
+                Some(end) if self.src.available(end)? => {}
+                _ => return Err(self.short_element(at, k, kv)),
+            }
+            self.pos = start + len;
+            let bytes = self.slice(start, len);
+            if std::str::from_utf8(bytes).is_err() {
+                self.check_utf8(start, len, &|_: &[u8]| {
+                    format!("string {k} of the array in key-value pair {kv}")
+                })?;
+            }
+        }
+        Ok(())
+    }
+
+    fn short_element(&self, at: u64, k: u64, kv: u64) -> Stop {
+        let have = self.src.bytes().len() as u64;
+        Stop::Rule(diag(
+            Rule::Truncated,
+            at,
+            format!("the file ends at byte {have}, inside string {k} of the array in key-value pair {kv}"),
+        ))
+    }
+
+    /// ggml compares keys and tensor names only up to a first NUL byte: names equal up to it are
+    /// duplicates for ggml (a warning: the spec compares whole names).
+    fn ggml_nul_duplicates(&mut self, kvs: &[KvEntry], tensors: &[TensorEntry]) {
+        let src = self.src.bytes();
+        let cut = |b: &[u8]| -> Vec<u8> { b.split(|&c| c == 0).next().unwrap_or(b).to_vec() };
+        let mut found = Vec::new();
+        let mut seen = std::collections::HashMap::new();
+        for (i, kv) in kvs.iter().enumerate() {
+            let k = cut(key_bytes(src, *kv, self.endian));
+            if let Some(j) = seen.insert(k.clone(), i) {
+                if key_bytes(src, kvs[j], self.endian) != key_bytes(src, *kv, self.endian) {
+                    found.push(diag(
+                        Rule::KeyDuplicate,
+                        kv.start,
+                        format!(
+                            "key '{}' equals the key of pair {j} up to a NUL byte, and ggml compares keys only up to it",
+                            show(key_bytes(src, *kv, self.endian))
+                        ),
+                    ));
+                }
+            }
+        }
+        let mut seen = std::collections::HashMap::new();
+        for (i, t) in tensors.iter().enumerate() {
+            let n = cut(tensor_name(src, *t, self.endian));
+            if let Some(j) = seen.insert(n, i) {
+                if tensor_name(src, tensors[j], self.endian) != tensor_name(src, *t, self.endian) {
+                    found.push(diag(
+                        Rule::TensorDuplicate,
+                        t.start,
+                        format!(
+                            "tensor name '{}' equals the name of tensor {j} up to a NUL byte, and ggml compares names only up to it",
+                            show(tensor_name(src, *t, self.endian))
+                        ),
+                    ));
+                }
+            }
+        }
+        for d in found {
+            self.warn(d);
+        }
+    }
+}
+
+#[inline]
+fn hash_bytes(h: &hashbrown::DefaultHashBuilder, b: &[u8]) -> u64 {
+    use std::hash::BuildHasher;
+    h.hash_one(b)
+}
+
+/// The key bytes of a parsed key-value pair.
+#[inline]
+pub(crate) fn key_bytes(src: &[u8], kv: KvEntry, e: Endian) -> &[u8] {
+    let p = kv.start as usize;
+    let len = e.u64(src[p..p + 8].try_into().expect("8 bytes")) as usize;
+    &src[p + 8..p + 8 + len]
+}
+
+/// The name bytes of a parsed tensor info.
+#[inline]
+pub(crate) fn tensor_name(src: &[u8], t: TensorEntry, e: Endian) -> &[u8] {
+    let p = t.start as usize;
+    let len = e.u64(src[p..p + 8].try_into().expect("8 bytes")) as usize;
+    &src[p + 8..p + 8 + len]
+}
+
+/// Exact element count of a shape: 0 when a dimension is 0, `None` beyond `i64::MAX`.
+pub(crate) fn element_count(dims: &[u64; 4]) -> Option<u64> {
+    if dims.contains(&0) {
+        return Some(0);
+    }
+    dims.iter()
+        .try_fold(1u64, |acc, &d| acc.checked_mul(d))
+        .filter(|&n| n <= i64::MAX as u64)
+}
+
+/// `offset + size` rounded up to the alignment, exactly.
+pub(crate) fn padded_end(offset: u64, size: u64, align: u64) -> Option<u64> {
+    let pad = (align - size % align) % align;
+    offset.checked_add(size)?.checked_add(pad)
+}

@@ -1,0 +1,628 @@
+//! Metadata values: the 13 value types, borrowed values and zero-copy array views.
+//!
+//! Values borrow the header bytes; nothing is decoded until asked for. A 262k-token string array is
+//! a [`ArrayView`] over its bytes whose [`ArrayView::strings`] iterator yields borrowed strings, and a
+//! numeric array can be viewed as a `&[T]` when the file's byte order and the alignment allow.
+
+use std::fmt;
+use std::marker::PhantomData;
+
+use crate::endian::Endian;
+
+/// The type of a metadata value, as the spec's `gguf_type` enum numbers it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(u32)]
+pub enum ValueType {
+    U8 = 0,
+    I8 = 1,
+    U16 = 2,
+    I16 = 3,
+    U32 = 4,
+    I32 = 5,
+    F32 = 6,
+    Bool = 7,
+    String = 8,
+    Array = 9,
+    U64 = 10,
+    I64 = 11,
+    F64 = 12,
+}
+
+impl ValueType {
+    /// All 13 types, in id order.
+    pub const ALL: [ValueType; 13] = [
+        ValueType::U8,
+        ValueType::I8,
+        ValueType::U16,
+        ValueType::I16,
+        ValueType::U32,
+        ValueType::I32,
+        ValueType::F32,
+        ValueType::Bool,
+        ValueType::String,
+        ValueType::Array,
+        ValueType::U64,
+        ValueType::I64,
+        ValueType::F64,
+    ];
+
+    /// The type with this id; `None` outside 0..=12.
+    pub fn from_id(id: u32) -> Option<ValueType> {
+        Self::ALL.get(id as usize).copied()
+    }
+
+    /// The id stored in files.
+    pub fn id(self) -> u32 {
+        self as u32
+    }
+
+    /// The name the CLI contract uses (`uint8`, `float32`, `string`, `array`, ...).
+    pub fn name(self) -> &'static str {
+        match self {
+            ValueType::U8 => "uint8",
+            ValueType::I8 => "int8",
+            ValueType::U16 => "uint16",
+            ValueType::I16 => "int16",
+            ValueType::U32 => "uint32",
+            ValueType::I32 => "int32",
+            ValueType::F32 => "float32",
+            ValueType::Bool => "bool",
+            ValueType::String => "string",
+            ValueType::Array => "array",
+            ValueType::U64 => "uint64",
+            ValueType::I64 => "int64",
+            ValueType::F64 => "float64",
+        }
+    }
+
+    /// The type with this contract name (also accepts the short forms `u8`, `i32`, `f32`, `str`).
+    pub fn from_name(name: &str) -> Option<ValueType> {
+        let n = name.to_ascii_lowercase();
+        let alias = match n.as_str() {
+            "u8" => "uint8",
+            "i8" => "int8",
+            "u16" => "uint16",
+            "i16" => "int16",
+            "u32" => "uint32",
+            "i32" => "int32",
+            "f32" => "float32",
+            "u64" => "uint64",
+            "i64" => "int64",
+            "f64" => "float64",
+            "str" => "string",
+            other => other,
+        };
+        Self::ALL.into_iter().find(|t| t.name() == alias)
+    }
+
+    /// Encoded size of one value of this type, or `None` for strings and arrays.
+    pub fn fixed_size(self) -> Option<usize> {
+        Some(match self {
+            ValueType::U8 | ValueType::I8 | ValueType::Bool => 1,
+            ValueType::U16 | ValueType::I16 => 2,
+            ValueType::U32 | ValueType::I32 | ValueType::F32 => 4,
+            ValueType::U64 | ValueType::I64 | ValueType::F64 => 8,
+            ValueType::String | ValueType::Array => return None,
+        })
+    }
+
+    /// The fewest bytes one value of this type can take: what a declared count is checked against.
+    /// Strings take at least their 8-byte length, arrays their 4-byte type and 8-byte count.
+    pub fn min_size(self) -> u64 {
+        match self {
+            ValueType::String => 8,
+            ValueType::Array => 12,
+            t => t.fixed_size().unwrap_or(1) as u64,
+        }
+    }
+}
+
+impl fmt::Display for ValueType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A GGUF string: borrowed bytes that are valid UTF-8 in every valid file.
+///
+/// Files that ggml loads but the spec rejects may hold strings that are not UTF-8, so the raw
+/// bytes are always available and [`Str::as_str`] says when they are not text.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Str<'a>(pub(crate) &'a [u8]);
+
+impl<'a> Str<'a> {
+    /// The raw bytes.
+    pub fn as_bytes(&self) -> &'a [u8] {
+        self.0
+    }
+
+    /// The string, or `None` when the bytes are not UTF-8.
+    pub fn as_str(&self) -> Option<&'a str> {
+        std::str::from_utf8(self.0).ok()
+    }
+
+    /// The string with invalid sequences replaced by U+FFFD.
+    pub fn to_string_lossy(&self) -> std::borrow::Cow<'a, str> {
+        String::from_utf8_lossy(self.0)
+    }
+
+    /// Length in bytes.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// True for the empty string.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl fmt::Debug for Str<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&self.to_string_lossy(), f)
+    }
+}
+
+impl fmt::Display for Str<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.to_string_lossy())
+    }
+}
+
+/// One metadata value, borrowed from the header bytes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Value<'a> {
+    U8(u8),
+    I8(i8),
+    U16(u16),
+    I16(i16),
+    U32(u32),
+    I32(i32),
+    F32(f32),
+    /// The raw byte is kept: valid files hold 0 or 1, ggml reads anything else as true.
+    Bool(u8),
+    String(Str<'a>),
+    Array(ArrayView<'a>),
+    U64(u64),
+    I64(i64),
+    F64(f64),
+}
+
+impl<'a> Value<'a> {
+    /// The value's type.
+    pub fn value_type(&self) -> ValueType {
+        match self {
+            Value::U8(_) => ValueType::U8,
+            Value::I8(_) => ValueType::I8,
+            Value::U16(_) => ValueType::U16,
+            Value::I16(_) => ValueType::I16,
+            Value::U32(_) => ValueType::U32,
+            Value::I32(_) => ValueType::I32,
+            Value::F32(_) => ValueType::F32,
+            Value::Bool(_) => ValueType::Bool,
+            Value::String(_) => ValueType::String,
+            Value::Array(_) => ValueType::Array,
+            Value::U64(_) => ValueType::U64,
+            Value::I64(_) => ValueType::I64,
+            Value::F64(_) => ValueType::F64,
+        }
+    }
+
+    /// The string, when this is a UTF-8 string.
+    pub fn as_str(&self) -> Option<&'a str> {
+        match self {
+            Value::String(s) => s.as_str(),
+            _ => None,
+        }
+    }
+
+    /// The array view, when this is an array.
+    pub fn as_array(&self) -> Option<ArrayView<'a>> {
+        match self {
+            Value::Array(a) => Some(*a),
+            _ => None,
+        }
+    }
+
+    /// The bool, when this is a bool (any non-zero byte is true, as in ggml).
+    pub fn as_bool(&self) -> Option<bool> {
+        match self {
+            Value::Bool(b) => Some(*b != 0),
+            _ => None,
+        }
+    }
+
+    /// Any integer type, as `u64`, when the value is a non-negative integer.
+    pub fn as_u64(&self) -> Option<u64> {
+        match *self {
+            Value::U8(v) => Some(v.into()),
+            Value::U16(v) => Some(v.into()),
+            Value::U32(v) => Some(v.into()),
+            Value::U64(v) => Some(v),
+            Value::I8(v) => u64::try_from(v).ok(),
+            Value::I16(v) => u64::try_from(v).ok(),
+            Value::I32(v) => u64::try_from(v).ok(),
+            Value::I64(v) => u64::try_from(v).ok(),
+            _ => None,
+        }
+    }
+
+    /// Any integer type, as `i64`, when it fits.
+    pub fn as_i64(&self) -> Option<i64> {
+        match *self {
+            Value::U8(v) => Some(v.into()),
+            Value::U16(v) => Some(v.into()),
+            Value::U32(v) => Some(v.into()),
+            Value::U64(v) => i64::try_from(v).ok(),
+            Value::I8(v) => Some(v.into()),
+            Value::I16(v) => Some(v.into()),
+            Value::I32(v) => Some(v.into()),
+            Value::I64(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    /// Any numeric type as `f64` (integers above 2^53 lose precision).
+    pub fn as_f64(&self) -> Option<f64> {
+        match *self {
+            Value::F32(v) => Some(v.into()),
+            Value::F64(v) => Some(v),
+            _ => self
+                .as_i64()
+                .map(|v| v as f64)
+                .or_else(|| self.as_u64().map(|v| v as f64)),
+        }
+    }
+}
+
+/// A metadata array: element type, element count and the bytes of the elements, borrowed.
+#[derive(Clone, Copy, PartialEq)]
+pub struct ArrayView<'a> {
+    pub(crate) elem: ValueType,
+    pub(crate) len: u64,
+    /// Exactly the encoded elements (after the type and count fields).
+    pub(crate) bytes: &'a [u8],
+    pub(crate) endian: Endian,
+}
+
+impl fmt::Debug for ArrayView<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ArrayView")
+            .field("elem", &self.elem)
+            .field("len", &self.len)
+            .field("bytes", &self.bytes.len())
+            .finish()
+    }
+}
+
+impl<'a> ArrayView<'a> {
+    /// The type of every element.
+    pub fn element_type(&self) -> ValueType {
+        self.elem
+    }
+
+    /// Number of elements.
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// True when the array has no elements.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The encoded elements, in the file's byte order.
+    pub fn raw_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+
+    /// The byte order the elements are stored in.
+    pub fn endian(&self) -> Endian {
+        self.endian
+    }
+
+    /// Every element, decoded one at a time (nested arrays become [`Value::Array`]).
+    pub fn iter(&self) -> ArrayIter<'a> {
+        ArrayIter {
+            elem: self.elem,
+            remaining: self.len,
+            rest: self.bytes,
+            endian: self.endian,
+        }
+    }
+
+    /// Element `i` of a fixed-size array in O(1); walks the array for strings and nested arrays.
+    pub fn get(&self, i: u64) -> Option<Value<'a>> {
+        if i >= self.len {
+            return None;
+        }
+        match self.elem.fixed_size() {
+            Some(size) => {
+                let start = usize::try_from(i).ok()?.checked_mul(size)?;
+                let b = self.bytes.get(start..start.checked_add(size)?)?;
+                decode_fixed(self.elem, b, self.endian)
+            }
+            None => self.iter().nth(usize::try_from(i).ok()?),
+        }
+    }
+
+    /// The elements of a string array as borrowed strings; `None` for other element types.
+    pub fn strings(&self) -> Option<StrIter<'a>> {
+        (self.elem == ValueType::String).then_some(StrIter {
+            remaining: self.len,
+            rest: self.bytes,
+            endian: self.endian,
+        })
+    }
+
+    /// A typed view of a numeric or bool array; `None` when the element type is not `T`'s.
+    pub fn typed<T: Scalar>(&self) -> Option<TypedArray<'a, T>> {
+        (self.elem == T::TYPE).then_some(TypedArray {
+            bytes: self.bytes,
+            endian: self.endian,
+            _t: PhantomData,
+        })
+    }
+}
+
+/// Iterator over the elements of an [`ArrayView`].
+#[derive(Clone, Debug)]
+pub struct ArrayIter<'a> {
+    elem: ValueType,
+    remaining: u64,
+    rest: &'a [u8],
+    endian: Endian,
+}
+
+impl<'a> Iterator for ArrayIter<'a> {
+    type Item = Value<'a>;
+
+    fn next(&mut self) -> Option<Value<'a>> {
+        if self.remaining == 0 {
+            return None;
+        }
+        self.remaining -= 1;
+        let (v, used) = decode_value(self.elem, self.rest, self.endian)?;
+        self.rest = &self.rest[used..];
+        Some(v)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = usize::try_from(self.remaining).unwrap_or(usize::MAX);
+        (0, Some(n))
+    }
+}
+
+/// Iterator over the strings of a string array, borrowed from the header.
+#[derive(Clone, Debug)]
+pub struct StrIter<'a> {
+    remaining: u64,
+    rest: &'a [u8],
+    endian: Endian,
+}
+
+impl<'a> Iterator for StrIter<'a> {
+    type Item = Str<'a>;
+
+    #[inline]
+    fn next(&mut self) -> Option<Str<'a>> {
+        if self.remaining == 0 {
+            return None;
+        }
+        self.remaining -= 1;
+        let (len_bytes, rest) = self.rest.split_first_chunk::<8>()?;
+        let len = usize::try_from(self.endian.u64(*len_bytes)).ok()?;
+        if len > rest.len() {
+            return None;
+        }
+        let (s, rest) = rest.split_at(len);
+        self.rest = rest;
+        Some(Str(s))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = usize::try_from(self.remaining).unwrap_or(usize::MAX);
+        (0, Some(n))
+    }
+}
+
+/// A Rust type that a fixed-size metadata value decodes to.
+pub trait Scalar: Copy + bytemuck::Pod + fmt::Debug {
+    /// The value type whose elements decode to `Self`.
+    const TYPE: ValueType;
+    /// Decodes one element from exactly `size_of::<Self>()` bytes.
+    fn decode(bytes: &[u8], endian: Endian) -> Self;
+}
+
+macro_rules! scalar {
+    ($($t:ty => $vt:ident),*) => {$(
+        impl Scalar for $t {
+            const TYPE: ValueType = ValueType::$vt;
+            #[inline]
+            fn decode(bytes: &[u8], endian: Endian) -> Self {
+                let mut a = [0u8; std::mem::size_of::<$t>()];
+                a.copy_from_slice(&bytes[..std::mem::size_of::<$t>()]);
+                match endian {
+                    Endian::Little => <$t>::from_le_bytes(a),
+                    Endian::Big => <$t>::from_be_bytes(a),
+                }
+            }
+        }
+    )*};
+}
+scalar!(u8 => U8, i8 => I8, u16 => U16, i16 => I16, u32 => U32, i32 => I32, f32 => F32,
+        u64 => U64, i64 => I64, f64 => F64);
+
+/// A typed view of a numeric array: random access, iteration, and a borrowed slice when possible.
+#[derive(Clone, Copy, Debug)]
+pub struct TypedArray<'a, T> {
+    bytes: &'a [u8],
+    endian: Endian,
+    _t: PhantomData<T>,
+}
+
+impl<'a, T: Scalar> TypedArray<'a, T> {
+    /// Number of elements.
+    pub fn len(&self) -> usize {
+        self.bytes.len() / std::mem::size_of::<T>()
+    }
+
+    /// True when empty.
+    pub fn is_empty(&self) -> bool {
+        self.bytes.is_empty()
+    }
+
+    /// Element `i`.
+    pub fn get(&self, i: usize) -> Option<T> {
+        let size = std::mem::size_of::<T>();
+        let start = i.checked_mul(size)?;
+        let b = self.bytes.get(start..start.checked_add(size)?)?;
+        Some(T::decode(b, self.endian))
+    }
+
+    /// The elements as a borrowed slice, when the file's byte order is this machine's and the
+    /// bytes are aligned for `T` (always the case for one-byte types).
+    pub fn as_slice(&self) -> Option<&'a [T]> {
+        if std::mem::size_of::<T>() > 1 && !self.endian.is_native() {
+            return None;
+        }
+        bytemuck::try_cast_slice(self.bytes).ok()
+    }
+
+    /// Every element, decoded.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = T> + 'a {
+        let endian = self.endian;
+        self.bytes
+            .chunks_exact(std::mem::size_of::<T>())
+            .map(move |c| T::decode(c, endian))
+    }
+
+    /// The elements, copied into a vector (borrowing when possible would be [`Self::as_slice`]).
+    pub fn to_vec(&self) -> Vec<T> {
+        match self.as_slice() {
+            Some(s) => s.to_vec(),
+            None => self.iter().collect(),
+        }
+    }
+}
+
+/// Decodes a fixed-size value from exactly its bytes.
+fn decode_fixed<'a>(t: ValueType, b: &[u8], e: Endian) -> Option<Value<'a>> {
+    Some(match t {
+        ValueType::U8 => Value::U8(b[0]),
+        ValueType::I8 => Value::I8(b[0] as i8),
+        ValueType::Bool => Value::Bool(b[0]),
+        ValueType::U16 => Value::U16(u16::decode(b, e)),
+        ValueType::I16 => Value::I16(i16::decode(b, e)),
+        ValueType::U32 => Value::U32(u32::decode(b, e)),
+        ValueType::I32 => Value::I32(i32::decode(b, e)),
+        ValueType::F32 => Value::F32(f32::decode(b, e)),
+        ValueType::U64 => Value::U64(u64::decode(b, e)),
+        ValueType::I64 => Value::I64(i64::decode(b, e)),
+        ValueType::F64 => Value::F64(f64::decode(b, e)),
+        ValueType::String | ValueType::Array => return None,
+    })
+}
+
+/// Decodes one value of type `t` at the start of `b`, returning it and the bytes it used.
+///
+/// Only called on bytes the parser has already checked, but still bounds-checked: a `None` here
+/// ends an iteration early instead of panicking. Nested arrays are measured without recursion.
+pub(crate) fn decode_value<'a>(t: ValueType, b: &'a [u8], e: Endian) -> Option<(Value<'a>, usize)> {
+    if let Some(size) = t.fixed_size() {
+        return Some((decode_fixed(t, b.get(..size)?, e)?, size));
+    }
+    match t {
+        ValueType::String => {
+            let (len, rest) = b.split_first_chunk::<8>()?;
+            let len = usize::try_from(e.u64(*len)).ok()?;
+            Some((Value::String(Str(rest.get(..len)?)), 8 + len))
+        }
+        _ => {
+            let elem = ValueType::from_id(e.u32(*b.first_chunk::<4>()?))?;
+            let len = e.u64(*b.get(4..12)?.first_chunk::<8>()?);
+            let body = &b[12..];
+            let used = measure_elements(elem, len, body, e)?;
+            let view = ArrayView {
+                elem,
+                len,
+                bytes: &body[..used],
+                endian: e,
+            };
+            Some((Value::Array(view), 12 + used))
+        }
+    }
+}
+
+/// Byte length of `count` encoded elements of type `elem` at the start of `b`, iteratively.
+pub(crate) fn measure_elements(elem: ValueType, count: u64, b: &[u8], e: Endian) -> Option<usize> {
+    // Each frame: (element type, elements left). Depth is bounded by the bytes (12 per level).
+    let mut stack: Vec<(ValueType, u64)> = vec![(elem, count)];
+    let mut pos = 0usize;
+    while let Some(top) = stack.last_mut() {
+        if top.1 == 0 {
+            stack.pop();
+            continue;
+        }
+        let t = top.0;
+        if let Some(size) = t.fixed_size() {
+            let n = usize::try_from(top.1).ok()?;
+            pos = pos.checked_add(n.checked_mul(size)?)?;
+            if pos > b.len() {
+                return None;
+            }
+            top.1 = 0;
+            continue;
+        }
+        top.1 -= 1;
+        if t == ValueType::String {
+            let len = e.u64(*b.get(pos..)?.first_chunk::<8>()?);
+            pos = pos
+                .checked_add(8)?
+                .checked_add(usize::try_from(len).ok()?)?;
+            if pos > b.len() {
+                return None;
+            }
+        } else {
+            let head = b.get(pos..pos.checked_add(12)?)?;
+            let inner = ValueType::from_id(e.u32(*head.first_chunk::<4>()?))?;
+            let n = e.u64(*head[4..].first_chunk::<8>()?);
+            pos += 12;
+            stack.push((inner, n));
+        }
+    }
+    Some(pos)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn value_type_names_round_trip() {
+        for t in ValueType::ALL {
+            assert_eq!(ValueType::from_id(t.id()), Some(t));
+            assert_eq!(ValueType::from_name(t.name()), Some(t));
+        }
+        assert_eq!(ValueType::from_id(13), None);
+        assert_eq!(ValueType::from_name("f32"), Some(ValueType::F32));
+    }
+
+    #[test]
+    fn typed_array_decodes_both_orders() {
+        let le: Vec<u8> = [1u32, 2, 3].iter().flat_map(|v| v.to_le_bytes()).collect();
+        let be: Vec<u8> = [1u32, 2, 3].iter().flat_map(|v| v.to_be_bytes()).collect();
+        for (bytes, endian) in [(&le, Endian::Little), (&be, Endian::Big)] {
+            let a = ArrayView {
+                elem: ValueType::U32,
+                len: 3,
+                bytes,
+                endian,
+            };
+            let t = a.typed::<u32>().unwrap();
+            assert_eq!(t.to_vec(), vec![1, 2, 3]);
+            assert_eq!(a.get(2), Some(Value::U32(3)));
+            assert!(a.typed::<i32>().is_none());
+        }
+    }
+}
