@@ -329,7 +329,7 @@ impl<S: Source> Parser<'_, S> {
         let have = self.src.available(4)?;
         let head = self.src.bytes();
         let n = head.len().min(4);
-        if &head[..n] != &b"GGUF"[..n] {
+        if head[..n] != b"GGUF"[..n] {
             return Err(Stop::Rule(diag(
                 Rule::Magic,
                 0,

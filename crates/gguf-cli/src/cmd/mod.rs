@@ -1,0 +1,62 @@
+//! One module per subcommand, and what they share: opening files and turning errors into the
+//! contract's one-line messages and exit codes.
+
+pub mod dump;
+pub mod info;
+pub mod validate;
+
+use std::fmt;
+use std::path::Path;
+
+use ggufkit::{Error, Gguf, ReadOptions};
+
+/// Exit code: the command ran and found nothing wrong.
+pub const OK: u8 = 0;
+/// Exit code: the command ran and found a problem (invalid file, difference, mismatch).
+pub const FOUND: u8 = 1;
+/// Exit code: the command could not run.
+pub const FAILED: u8 = 2;
+
+/// An error that ends a command: one line for stderr and the exit code.
+#[derive(Debug)]
+pub struct CliError {
+    pub code: u8,
+    pub message: String,
+}
+
+impl fmt::Display for CliError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "gguf: {}", self.message)
+    }
+}
+
+impl CliError {
+    /// The command could not run (exit 2).
+    pub fn failed(message: impl Into<String>) -> Self {
+        CliError {
+            code: FAILED,
+            message: message.into(),
+        }
+    }
+
+    /// A library error about `file`, as the contract's one line: `FILE: at byte N: what`.
+    pub fn from_lib(file: &Path, e: &Error) -> Self {
+        CliError::failed(describe(file, e))
+    }
+}
+
+/// The contract's one-line description of a library error about a file.
+pub fn describe(file: &Path, e: &Error) -> String {
+    match e {
+        Error::Format(d) => format!("{}: at byte {}: {}", file.display(), d.offset, d.message),
+        other => format!("{}: {other}", file.display()),
+    }
+}
+
+pub type CmdResult = Result<u8, CliError>;
+
+/// Opens a file with the spec's rules (or permissively), as a command that needs its header.
+pub fn open(file: &Path, permissive: bool) -> Result<Gguf<'static>, CliError> {
+    let opts = ReadOptions { permissive };
+    Gguf::open_with(file, &opts).map_err(|e| CliError::from_lib(file, &e))
+}
