@@ -1,0 +1,133 @@
+//! A byte-level GGUF encoder for crafting test files, one field at a time, defects included.
+//! Deliberately independent of the library's writer: tests must be able to write what no valid
+//! writer would.
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+
+/// Builds GGUF bytes field by field, remembering where named fields start.
+pub struct Craft {
+    pub bytes: Vec<u8>,
+    pub big: bool,
+}
+
+impl Craft {
+    /// Magic, version, tensor count, key-value count.
+    pub fn new(version: u32, n_tensors: u64, n_kv: u64) -> Self {
+        Self::with_endian(false, version, n_tensors, n_kv)
+    }
+
+    pub fn with_endian(big: bool, version: u32, n_tensors: u64, n_kv: u64) -> Self {
+        let mut c = Craft {
+            bytes: b"GGUF".to_vec(),
+            big,
+        };
+        c.u32(version).u64(n_tensors).u64(n_kv);
+        c
+    }
+
+    pub fn pos(&self) -> u64 {
+        self.bytes.len() as u64
+    }
+
+    pub fn u8(&mut self, v: u8) -> &mut Self {
+        self.bytes.push(v);
+        self
+    }
+
+    pub fn u16(&mut self, v: u16) -> &mut Self {
+        let b = if self.big {
+            v.to_be_bytes()
+        } else {
+            v.to_le_bytes()
+        };
+        self.bytes.extend(b);
+        self
+    }
+
+    pub fn u32(&mut self, v: u32) -> &mut Self {
+        let b = if self.big {
+            v.to_be_bytes()
+        } else {
+            v.to_le_bytes()
+        };
+        self.bytes.extend(b);
+        self
+    }
+
+    pub fn u64(&mut self, v: u64) -> &mut Self {
+        let b = if self.big {
+            v.to_be_bytes()
+        } else {
+            v.to_le_bytes()
+        };
+        self.bytes.extend(b);
+        self
+    }
+
+    pub fn raw(&mut self, b: &[u8]) -> &mut Self {
+        self.bytes.extend_from_slice(b);
+        self
+    }
+
+    /// A GGUF string: u64 length then bytes.
+    pub fn str(&mut self, s: &[u8]) -> &mut Self {
+        self.u64(s.len() as u64).raw(s)
+    }
+
+    /// A key-value pair header: key, then the value type id (the value follows).
+    pub fn key(&mut self, key: &str, ty: u32) -> &mut Self {
+        self.str(key.as_bytes()).u32(ty)
+    }
+
+    /// `key` = uint32 `v`.
+    pub fn kv_u32(&mut self, key: &str, v: u32) -> &mut Self {
+        self.key(key, 4).u32(v)
+    }
+
+    /// `key` = string `v`.
+    pub fn kv_str(&mut self, key: &str, v: &str) -> &mut Self {
+        self.key(key, 8).str(v.as_bytes())
+    }
+
+    /// A tensor info.
+    pub fn tensor(&mut self, name: &str, dims: &[u64], ty: u32, offset: u64) -> &mut Self {
+        self.str(name.as_bytes()).u32(dims.len() as u32);
+        for &d in dims {
+            self.u64(d);
+        }
+        self.u32(ty).u64(offset)
+    }
+
+    /// Zero bytes up to the next multiple of `align`.
+    pub fn pad(&mut self, align: u64) -> &mut Self {
+        while self.bytes.len() as u64 % align != 0 {
+            self.bytes.push(0);
+        }
+        self
+    }
+
+    /// `n` bytes of data (a simple pattern).
+    pub fn data(&mut self, n: usize) -> &mut Self {
+        self.bytes.extend((0..n).map(|i| (i * 7 + 3) as u8));
+        self
+    }
+
+    pub fn build(&self) -> Vec<u8> {
+        self.bytes.clone()
+    }
+}
+
+/// `../shared` beside the repository, when present.
+pub fn shared() -> Option<PathBuf> {
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared");
+    if p.is_dir() {
+        Some(p)
+    } else {
+        eprintln!(
+            "SKIP: {} not found; tests over the shared corpus and vectors are skipped",
+            p.display()
+        );
+        None
+    }
+}
