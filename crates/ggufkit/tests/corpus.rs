@@ -25,7 +25,10 @@ use ggufkit::{validate_file, Gguf, Rule, Value};
 /// - tensor_ne_overflow: 2^62 x 2^62 elements: tensor.size at the dimensions.
 /// - version_0: version 0 reads as big-endian by the spec's rule, and 0 is not 2 or 3.
 /// - vocab-history/llama@2023-08-21 is GGUF v1: version.
-const EXPECTED: &[(&str, bool, bool, Option<(Rule, u64)>, &str)] = &[
+/// A row: path, valid, ggml_compatible, first error, warning rules joined by commas.
+type Row = (&'static str, bool, bool, Option<(Rule, u64)>, &'static str);
+
+const EXPECTED: &[Row] = &[
     (
         "big-endian/ggml-vocab-llama-spm.BE.gguf",
         true,
