@@ -6,6 +6,9 @@ mod common;
 
 use ggufkit::{validate_file, Gguf, Rule, Value};
 
+/// A row: path under corpus/, valid, ggml_compatible, first error, warning rules joined by commas.
+type Row = (&'static str, bool, bool, Option<(Rule, u64)>, &'static str);
+
 /// (path under corpus/, valid, ggml_compatible, first error (rule, offset), warning rules).
 ///
 /// Why, in short (the contract's rules table decides; offsets are those of the offending field):
@@ -25,9 +28,6 @@ use ggufkit::{validate_file, Gguf, Rule, Value};
 /// - tensor_ne_overflow: 2^62 x 2^62 elements: tensor.size at the dimensions.
 /// - version_0: version 0 reads as big-endian by the spec's rule, and 0 is not 2 or 3.
 /// - vocab-history/llama@2023-08-21 is GGUF v1: version.
-/// A row: path, valid, ggml_compatible, first error, warning rules joined by commas.
-type Row = (&'static str, bool, bool, Option<(Rule, u64)>, &'static str);
-
 const EXPECTED: &[Row] = &[
     (
         "big-endian/ggml-vocab-llama-spm.BE.gguf",
