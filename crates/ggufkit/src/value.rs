@@ -126,34 +126,69 @@ impl fmt::Display for ValueType {
 /// A GGUF string: borrowed bytes that are valid UTF-8 in every valid file.
 ///
 /// Files that ggml loads but the spec rejects may hold strings that are not UTF-8, so the raw
-/// bytes are always available and [`Str::as_str`] says when they are not text.
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
-pub struct Str<'a>(pub(crate) &'a [u8]);
+/// bytes are always available and [`Str::as_str`] says when they are not text. Strings that come
+/// out of an already checked run (a whole vocabulary is checked in one pass) carry their `&str`,
+/// so `as_str` costs nothing for them.
+#[derive(Clone, Copy)]
+pub struct Str<'a>(StrRepr<'a>);
+
+#[derive(Clone, Copy)]
+enum StrRepr<'a> {
+    Text(&'a str),
+    Bytes(&'a [u8]),
+}
 
 impl<'a> Str<'a> {
+    pub(crate) fn from_bytes(b: &'a [u8]) -> Self {
+        Str(StrRepr::Bytes(b))
+    }
+
     /// The raw bytes.
     pub fn as_bytes(&self) -> &'a [u8] {
-        self.0
+        match self.0 {
+            StrRepr::Text(s) => s.as_bytes(),
+            StrRepr::Bytes(b) => b,
+        }
     }
 
     /// The string, or `None` when the bytes are not UTF-8.
     pub fn as_str(&self) -> Option<&'a str> {
-        std::str::from_utf8(self.0).ok()
+        match self.0 {
+            StrRepr::Text(s) => Some(s),
+            StrRepr::Bytes(b) => simdutf8::basic::from_utf8(b).ok(),
+        }
     }
 
     /// The string with invalid sequences replaced by U+FFFD.
     pub fn to_string_lossy(&self) -> std::borrow::Cow<'a, str> {
-        String::from_utf8_lossy(self.0)
+        match self.0 {
+            StrRepr::Text(s) => std::borrow::Cow::Borrowed(s),
+            StrRepr::Bytes(b) => String::from_utf8_lossy(b),
+        }
     }
 
     /// Length in bytes.
     pub fn len(&self) -> usize {
-        self.0.len()
+        self.as_bytes().len()
     }
 
     /// True for the empty string.
     pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
+        self.len() == 0
+    }
+}
+
+impl PartialEq for Str<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.as_bytes() == other.as_bytes()
+    }
+}
+
+impl Eq for Str<'_> {}
+
+impl std::hash::Hash for Str<'_> {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.as_bytes().hash(state)
     }
 }
 
@@ -348,11 +383,7 @@ impl<'a> ArrayView<'a> {
 
     /// The elements of a string array as borrowed strings; `None` for other element types.
     pub fn strings(&self) -> Option<StrIter<'a>> {
-        (self.elem == ValueType::String).then_some(StrIter {
-            remaining: self.len,
-            rest: self.bytes,
-            endian: self.endian,
-        })
+        (self.elem == ValueType::String).then(|| StrIter::new(self.len, self.bytes, self.endian))
     }
 
     /// A typed view of a numeric or bool array; `None` when the element type is not `T`'s.
@@ -394,11 +425,59 @@ impl<'a> Iterator for ArrayIter<'a> {
 }
 
 /// Iterator over the strings of a string array, borrowed from the header.
+///
+/// Strings are checked as UTF-8 a run at a time: a run is a stretch of strings whose length fields
+/// are all ASCII bytes, validated in one pass. Each string of the run is then a slice of that
+/// checked text between two character boundaries (an O(1) check), so iterating a vocabulary does
+/// not validate each token again. A string with a non-ASCII byte in its length field is yielded as
+/// raw bytes and checked alone when asked.
 #[derive(Clone, Debug)]
 pub struct StrIter<'a> {
     remaining: u64,
     rest: &'a [u8],
+    /// A checked prefix of `rest`, covering whole strings of the current run.
+    text: Option<&'a str>,
+    /// Strings to yield unchecked before trying to form a new run (after a run failed).
+    raw_left: u64,
     endian: Endian,
+}
+
+impl<'a> StrIter<'a> {
+    fn new(count: u64, bytes: &'a [u8], endian: Endian) -> Self {
+        StrIter {
+            remaining: count,
+            rest: bytes,
+            text: None,
+            raw_left: 0,
+            endian,
+        }
+    }
+
+    /// Finds the run of strings starting at `rest` and checks it: the text if valid, and the
+    /// number of strings it holds.
+    fn next_run(&self) -> (Option<&'a str>, u64) {
+        let mut pos = 0usize;
+        let mut n = 0u64;
+        while n < self.remaining {
+            let Some(raw) = self.rest.get(pos..).and_then(|r| r.first_chunk::<8>()) else {
+                break;
+            };
+            if u64::from_ne_bytes(*raw) & 0x8080_8080_8080_8080 != 0 {
+                break;
+            }
+            let len = self.endian.u64(*raw) as usize; // all bytes ASCII: below 2^56
+            let end = pos + 8 + len;
+            if end > self.rest.len() {
+                break;
+            }
+            pos = end;
+            n += 1;
+        }
+        if n == 0 {
+            return (None, 1);
+        }
+        (simdutf8::basic::from_utf8(&self.rest[..pos]).ok(), n)
+    }
 }
 
 impl<'a> Iterator for StrIter<'a> {
@@ -409,15 +488,35 @@ impl<'a> Iterator for StrIter<'a> {
         if self.remaining == 0 {
             return None;
         }
-        self.remaining -= 1;
-        let (len_bytes, rest) = self.rest.split_first_chunk::<8>()?;
-        let len = usize::try_from(self.endian.u64(*len_bytes)).ok()?;
-        if len > rest.len() {
+        let len_bytes = *self.rest.first_chunk::<8>()?;
+        let len = usize::try_from(self.endian.u64(len_bytes)).ok()?;
+        let end = len.checked_add(8)?;
+        if end > self.rest.len() {
             return None;
         }
-        let (s, rest) = rest.split_at(len);
-        self.rest = rest;
-        Some(Str(s))
+        self.remaining -= 1;
+        let mut text = self.text.and_then(|t| t.get(8..end));
+        if text.is_none() && self.raw_left == 0 {
+            let (run, n) = self.next_run();
+            self.text = run;
+            if run.is_none() {
+                self.raw_left = n;
+            }
+            text = self.text.and_then(|t| t.get(8..end));
+        }
+        let item = match text {
+            Some(s) => {
+                self.text = self.text.and_then(|t| t.get(end..));
+                Str(StrRepr::Text(s))
+            }
+            None => {
+                self.text = None;
+                self.raw_left = self.raw_left.saturating_sub(1);
+                Str::from_bytes(&self.rest[8..end])
+            }
+        };
+        self.rest = &self.rest[end..];
+        Some(item)
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
@@ -536,7 +635,7 @@ pub(crate) fn decode_value<'a>(t: ValueType, b: &'a [u8], e: Endian) -> Option<(
         ValueType::String => {
             let (len, rest) = b.split_first_chunk::<8>()?;
             let len = usize::try_from(e.u64(*len)).ok()?;
-            Some((Value::String(Str(rest.get(..len)?)), 8 + len))
+            Some((Value::String(Str::from_bytes(rest.get(..len)?)), 8 + len))
         }
         _ => {
             let elem = ValueType::from_id(e.u32(*b.first_chunk::<4>()?))?;
@@ -552,6 +651,22 @@ pub(crate) fn decode_value<'a>(t: ValueType, b: &'a [u8], e: Endian) -> Option<(
             Some((Value::Array(view), 12 + used))
         }
     }
+}
+
+/// Decodes the value of a key-value pair whose encoded bytes are exactly `b` (the parser knows
+/// where each pair ends), so a top-level array is not walked to find its length.
+pub(crate) fn decode_exact<'a>(t: ValueType, b: &'a [u8], e: Endian) -> Option<Value<'a>> {
+    if t != ValueType::Array {
+        return decode_value(t, b, e).map(|(v, _)| v);
+    }
+    let elem = ValueType::from_id(e.u32(*b.first_chunk::<4>()?))?;
+    let len = e.u64(*b.get(4..12)?.first_chunk::<8>()?);
+    Some(Value::Array(ArrayView {
+        elem,
+        len,
+        bytes: &b[12..],
+        endian: e,
+    }))
 }
 
 /// Byte length of `count` encoded elements of type `elem` at the start of `b`, iteratively.

@@ -14,7 +14,7 @@ use crate::error::{Diagnostic, Error, Result, Rule};
 use crate::map;
 use crate::types::GgmlType;
 use crate::validate::Report;
-use crate::value::{decode_value, ArrayView, Str, Value, ValueType};
+use crate::value::{decode_exact, ArrayView, Str, Value, ValueType};
 pub use parser::DEFAULT_ALIGNMENT;
 use parser::{Findings, Header, KvEntry, Mode, Stop, TensorEntry};
 use source::{SliceSource, StreamSource};
@@ -237,11 +237,9 @@ impl<'a> Gguf<'a> {
         let vt = ValueType::from_id(vt).expect("checked by the parser");
         let raw = &src[e.start as usize..e.end as usize];
         let value_bytes = &src[type_pos + 4..e.end as usize];
-        let value = decode_value(vt, value_bytes, endian)
-            .map(|(v, _)| v)
-            .expect("checked by the parser");
+        let value = decode_exact(vt, value_bytes, endian).expect("checked by the parser");
         Kv {
-            key: Str(key),
+            key: Str::from_bytes(key),
             value,
             offset: e.start,
             raw,
@@ -440,7 +438,7 @@ impl<'a> Gguf<'a> {
             None
         };
         TensorInfo {
-            name: Str(name),
+            name: Str::from_bytes(name),
             n_dims,
             dims,
             ty,

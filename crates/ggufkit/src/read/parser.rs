@@ -312,6 +312,9 @@ impl<S: Source> Parser<'_, S> {
     #[inline]
     fn check_utf8(&mut self, start: u64, len: u64, what: &dyn Fn(&[u8]) -> String) -> PResult<()> {
         let bytes = self.slice(start, len);
+        if simdutf8::basic::from_utf8(bytes).is_ok() {
+            return Ok(());
+        }
         if let Err(e) = std::str::from_utf8(bytes) {
             let bad = start + e.valid_up_to() as u64;
             let msg = format!(
@@ -386,8 +389,9 @@ impl<S: Source> Parser<'_, S> {
         self.need_count(n_kv, MIN_KV, 16, &|_: &[u8]| "the key-value count".into())?;
 
         // key-value pairs
-        let mut kvs = Vec::new();
-        let mut key_index: HashTable<usize> = HashTable::new();
+        // The counts were checked against the bytes, so sizing by them is bounded by the input.
+        let mut kvs = Vec::with_capacity(n_kv as usize);
+        let mut key_index: HashTable<usize> = HashTable::with_capacity(n_kv as usize);
         let hasher = hashbrown::DefaultHashBuilder::default();
         let mut alignment = DEFAULT_ALIGNMENT;
         for i in 0..n_kv {
@@ -413,7 +417,7 @@ impl<S: Source> Parser<'_, S> {
                 })?;
                 (kp, len)
             };
-            if self.slice(key_pos, key_len).contains(&0) {
+            if has_nul(self.slice(key_pos, key_len)) {
                 self.saw_nul = true;
             }
             let key = self.slice(key_pos, key_len);
@@ -467,8 +471,8 @@ impl<S: Source> Parser<'_, S> {
         }
 
         // tensor infos
-        let mut tensors: Vec<TensorEntry> = Vec::new();
-        let mut name_index: HashTable<usize> = HashTable::new();
+        let mut tensors: Vec<TensorEntry> = Vec::with_capacity(n_tensors as usize);
+        let mut name_index: HashTable<usize> = HashTable::with_capacity(n_tensors as usize);
         let mut expected_offset: u64 = 0;
         let align = u64::from(alignment);
         for i in 0..n_tensors {
@@ -490,7 +494,7 @@ impl<S: Source> Parser<'_, S> {
             self.check_utf8(name_pos, name_len, &|_: &[u8]| {
                 format!("the name of tensor {i}")
             })?;
-            if self.slice(name_pos, name_len).contains(&0) {
+            if has_nul(self.slice(name_pos, name_len)) {
                 self.saw_nul = true;
             }
             let name = self.slice(name_pos, name_len);
@@ -815,26 +819,65 @@ impl<S: Source> Parser<'_, S> {
     }
 
     /// The hot loop of vocabulary files: `count` strings at the cursor.
+    ///
+    /// UTF-8 is checked per run of strings, not per string: when every byte of the length fields
+    /// in a run is ASCII, the run (lengths included) is valid UTF-8 exactly when each string is,
+    /// because an ASCII byte is always a character boundary. So one validation pass covers a whole
+    /// vocabulary; a run that fails is re-checked string by string to name the bad one.
     fn string_elements(&mut self, count: u64, kv: u64) -> PResult<()> {
-        for k in 0..count {
-            let at = self.pos;
-            if !self.src.available(at.saturating_add(8))? {
-                return Err(self.short_element(at, k, kv));
+        let mut pos = self.pos;
+        let mut run_start = pos;
+        let mut run_first = 0u64;
+        let mut k = 0u64;
+        while k < count {
+            let at = pos;
+            let mut bytes = self.src.bytes();
+            if (bytes.len() as u64) < at.saturating_add(8) {
+                if !self.src.available(at.saturating_add(8))? {
+                    return Err(self.short_element(at, k, kv));
+                }
+                bytes = self.src.bytes();
             }
-            let len = self.u64_at(at);
-            let start = at + 8;
-            let end = start.checked_add(len);
+            let p = at as usize;
+            let raw: [u8; 8] = bytes[p..p + 8].try_into().expect("8 bytes");
+            let len = self.endian.u64(raw);
+            let end = (at + 8).checked_add(len);
             match end {
-                Some(end) if self.src.available(end)? => {}
+                Some(end) if end <= bytes.len() as u64 || self.src.available(end)? => {}
                 _ => return Err(self.short_element(at, k, kv)),
             }
-            self.pos = start + len;
-            let bytes = self.slice(start, len);
-            if std::str::from_utf8(bytes).is_err() {
-                self.check_utf8(start, len, &|_: &[u8]| {
+            pos = at + 8 + len;
+            if u64::from_ne_bytes(raw) & 0x8080_8080_8080_8080 != 0 {
+                // a length byte that is not ASCII ends the run; this string is checked alone
+                self.check_run(run_start, at, run_first, kv)?;
+                self.check_utf8(at + 8, len, &|_: &[u8]| {
                     format!("string {k} of the array in key-value pair {kv}")
                 })?;
+                run_start = pos;
+                run_first = k + 1;
             }
+            k += 1;
+        }
+        self.check_run(run_start, pos, run_first, kv)?;
+        self.pos = pos;
+        Ok(())
+    }
+
+    /// Validates a run of strings `[start, end)` whose length fields are all ASCII; on failure
+    /// finds and reports the first bad string.
+    fn check_run(&mut self, start: u64, end: u64, first: u64, kv: u64) -> PResult<()> {
+        if start >= end || simdutf8::basic::from_utf8(self.slice(start, end - start)).is_ok() {
+            return Ok(());
+        }
+        let mut at = start;
+        let mut k = first;
+        while at < end {
+            let len = self.u64_at(at);
+            self.check_utf8(at + 8, len, &|_: &[u8]| {
+                format!("string {k} of the array in key-value pair {kv}")
+            })?;
+            at += 8 + len;
+            k += 1;
         }
         Ok(())
     }
@@ -890,6 +933,12 @@ impl<S: Source> Parser<'_, S> {
             self.warn(d);
         }
     }
+}
+
+/// NUL check for short names, written to vectorise instead of calling memchr per name.
+#[inline]
+fn has_nul(b: &[u8]) -> bool {
+    b.iter().fold(false, |acc, &c| acc | (c == 0))
 }
 
 #[inline]

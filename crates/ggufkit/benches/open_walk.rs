@@ -1,0 +1,114 @@
+//! Opening and fully walking headers: every key, every array element (strings as checked `&str`,
+//! numbers decoded), every tensor info. Files from `../shared/corpus` when present.
+
+use std::hint::black_box;
+use std::path::PathBuf;
+
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use ggufkit::{ArrayView, Gguf, Value, ValueType};
+
+fn walk_array(a: &ArrayView<'_>) -> u64 {
+    match a.element_type() {
+        ValueType::String => a
+            .strings()
+            .map(|it| it.map(|s| s.as_str().map_or(0, |s| s.len() as u64)).sum())
+            .unwrap_or(0),
+        ValueType::F32 => a.typed::<f32>().map_or(0, |t| {
+            t.iter()
+                .map(|x| x.to_bits() as u64)
+                .fold(0, u64::wrapping_add)
+        }),
+        ValueType::I32 => a
+            .typed::<i32>()
+            .map_or(0, |t| t.iter().map(|x| x as u64).fold(0, u64::wrapping_add)),
+        ValueType::U32 => a
+            .typed::<u32>()
+            .map_or(0, |t| t.iter().map(u64::from).fold(0, u64::wrapping_add)),
+        _ => a.iter().map(|v| walk_value(&v)).fold(0, u64::wrapping_add),
+    }
+}
+
+fn walk_value(v: &Value<'_>) -> u64 {
+    match v {
+        Value::String(s) => s.as_str().map_or(0, |s| s.len() as u64),
+        Value::Array(a) => walk_array(a),
+        other => other.as_u64().unwrap_or(1),
+    }
+}
+
+/// Visits everything a header holds; returns a checksum so nothing is optimised away.
+pub fn walk(g: &Gguf<'_>) -> u64 {
+    let mut acc = 0u64;
+    for kv in g.metadata() {
+        acc = acc
+            .wrapping_add(kv.key.len() as u64)
+            .wrapping_add(walk_value(&kv.value));
+    }
+    for t in g.tensors() {
+        acc = acc
+            .wrapping_add(t.n_elements())
+            .wrapping_add(t.offset())
+            .wrapping_add(t.name_bytes().len() as u64)
+            .wrapping_add(t.ggml_type().id() as u64);
+    }
+    acc
+}
+
+fn shared() -> Option<PathBuf> {
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus");
+    p.is_dir().then_some(p)
+}
+
+fn bench(c: &mut Criterion) {
+    let Some(corpus) = shared() else {
+        eprintln!("SKIP: ../shared/corpus not found");
+        return;
+    };
+    let mut files: Vec<PathBuf> = [
+        "vocab/ggml-vocab-gemma-4.gguf",
+        "vocab/ggml-vocab-command-r.gguf",
+        "synthetic/bench_many_tensors.gguf",
+        "synthetic/bench_big_string_array.gguf",
+    ]
+    .iter()
+    .map(|f| corpus.join(f))
+    .collect();
+    if let Ok(extra) = std::env::var("GGUF_BENCH_FILES") {
+        files.extend(
+            extra
+                .split(':')
+                .filter(|s| !s.is_empty())
+                .map(PathBuf::from),
+        );
+    }
+    let mut group = c.benchmark_group("open_walk");
+    for path in files {
+        let Ok(bytes) = std::fs::read(&path) else {
+            continue;
+        };
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let header = Gguf::from_bytes(&bytes)
+            .map(|g| g.data_offset())
+            .unwrap_or(0);
+        group.throughput(Throughput::Bytes(header));
+        group.bench_function(format!("slice/{name}"), |b| {
+            b.iter(|| {
+                let g = Gguf::from_bytes(black_box(&bytes)).unwrap();
+                black_box(walk(&g))
+            })
+        });
+        group.bench_function(format!("mmap/{name}"), |b| {
+            b.iter(|| {
+                let g = Gguf::open(black_box(&path)).unwrap();
+                black_box(walk(&g))
+            })
+        });
+        group.bench_function(format!("open_only/{name}"), |b| {
+            b.iter(|| black_box(Gguf::from_bytes(black_box(&bytes)).unwrap().tensor_count()))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
