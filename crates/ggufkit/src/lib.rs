@@ -37,6 +37,7 @@ pub mod read;
 pub mod types;
 pub mod validate;
 pub mod value;
+pub mod write;
 
 pub use endian::Endian;
 pub use error::{Diagnostic, Error, Result, Rule};
@@ -44,3 +45,4 @@ pub use read::{validate, validate_file, Gguf, Kv, ReadOptions, TensorInfo};
 pub use types::GgmlType;
 pub use validate::Report;
 pub use value::{ArrayView, Str, Value, ValueType};
+pub use write::{GgufBuilder, OwnedArray, OwnedValue};

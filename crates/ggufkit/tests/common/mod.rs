@@ -3,7 +3,7 @@
 //! writer would.
 #![allow(dead_code)]
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Builds GGUF bytes field by field, remembering where named fields start.
 pub struct Craft {
@@ -130,4 +130,39 @@ pub fn shared() -> Option<PathBuf> {
         );
         None
     }
+}
+
+/// `../shared/corpus`, when present; otherwise prints why the caller skips and returns `None`.
+pub fn corpus(test: &str) -> Option<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus");
+    if dir.is_dir() {
+        Some(dir)
+    } else {
+        println!(
+            "SKIPPED {test}: the corpus {} is absent (it lives in ../shared beside the repository)",
+            dir.display()
+        );
+        None
+    }
+}
+
+/// Every `*.gguf` below `dir`, sorted.
+pub fn gguf_files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(rd) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in rd.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "gguf") {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
 }

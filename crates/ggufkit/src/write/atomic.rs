@@ -1,0 +1,173 @@
+//! Writing a file so that the target is never seen half-written: everything goes to a temporary
+//! file in the target's directory, which is synced and then renamed over the target. A failed or
+//! interrupted write (an error, a full disk, `SIGKILL`, a power cut before the rename) leaves the
+//! target exactly as it was; at worst a `.NAME.*.tmp` file is left behind by a killed process.
+
+use std::fs::{self, File};
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use crate::error::{Error, Result};
+
+/// Buffer in front of the temporary file: large writes go through without copying, and
+/// `std::io::copy` from a file into it flushes it and then uses `copy_file_range`.
+const BUFFER: usize = 1 << 20;
+
+/// A file being written next to its target, renamed over it by [`AtomicFile::commit`]. Dropped
+/// without a commit, the temporary file is removed and the target is untouched.
+pub struct AtomicFile {
+    tmp: tempfile::NamedTempFile,
+    target: PathBuf,
+    overwrite: bool,
+}
+
+impl AtomicFile {
+    /// Starts writing `target`. Without `overwrite`, an existing target is refused now (and again
+    /// at the rename, which never replaces a file that appeared meanwhile).
+    pub fn create(target: impl AsRef<Path>, overwrite: bool) -> Result<Self> {
+        let target = target.as_ref().to_path_buf();
+        if !overwrite && fs::symlink_metadata(&target).is_ok() {
+            return Err(Error::Invalid(format!(
+                "{} already exists (use --force to overwrite it)",
+                target.display()
+            )));
+        }
+        let dir = match target.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        let name = target
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "gguf".into());
+        let tmp = tempfile::Builder::new()
+            .prefix(&format!(".{name}."))
+            .suffix(".tmp")
+            .tempfile_in(&dir)
+            .map_err(|e| Error::io(format!("creating a temporary file in {}", dir.display()), e))?;
+        // keep the permissions of a file being replaced
+        if let Ok(meta) = fs::metadata(&target) {
+            let _ = tmp.as_file().set_permissions(meta.permissions());
+        }
+        Ok(AtomicFile {
+            tmp,
+            target,
+            overwrite,
+        })
+    }
+
+    /// The temporary file.
+    pub fn file(&self) -> &File {
+        self.tmp.as_file()
+    }
+
+    /// The temporary file, mutably.
+    pub fn file_mut(&mut self) -> &mut File {
+        self.tmp.as_file_mut()
+    }
+
+    /// The temporary file behind a large buffer, for streaming a file into it.
+    pub fn writer(&mut self) -> BufWriter<&mut File> {
+        BufWriter::with_capacity(BUFFER, self.tmp.as_file_mut())
+    }
+
+    /// The path being written.
+    pub fn target(&self) -> &Path {
+        &self.target
+    }
+
+    /// Syncs the data and renames the temporary file over the target.
+    pub fn commit(self) -> Result<()> {
+        let AtomicFile {
+            tmp,
+            target,
+            overwrite,
+        } = self;
+        tmp.as_file()
+            .sync_all()
+            .map_err(|e| Error::io(format!("syncing {}", tmp.path().display()), e))?;
+        let persisted = if overwrite {
+            tmp.persist(&target)
+        } else {
+            tmp.persist_noclobber(&target)
+        };
+        persisted.map_err(|e| {
+            let what = if e.error.kind() == io::ErrorKind::AlreadyExists {
+                format!(
+                    "{} already exists (use --force to overwrite it)",
+                    target.display()
+                )
+            } else {
+                format!("renaming the new file to {}", target.display())
+            };
+            if e.error.kind() == io::ErrorKind::AlreadyExists {
+                Error::Invalid(what)
+            } else {
+                Error::io(what, e.error)
+            }
+        })?;
+        // make the rename itself durable
+        if let Some(dir) = target.parent() {
+            let dir = if dir.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                dir
+            };
+            if let Ok(d) = File::open(dir) {
+                let _ = d.sync_all();
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Writes `target` atomically with `write`, which gets a buffered writer over the temporary file.
+/// When `write` fails, nothing is renamed and the target stays as it was.
+pub fn write_atomically<F>(target: impl AsRef<Path>, overwrite: bool, write: F) -> Result<()>
+where
+    F: FnOnce(&mut BufWriter<&mut File>) -> Result<()>,
+{
+    let mut af = AtomicFile::create(target, overwrite)?;
+    {
+        let mut w = af.writer();
+        write(&mut w)?;
+        w.flush()
+            .map_err(|e| Error::io("writing the temporary file", e))?;
+    }
+    af.commit()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_failed_write_leaves_the_target_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("model.gguf");
+        fs::write(&target, b"original bytes").unwrap();
+        let r = write_atomically(&target, true, |w| {
+            w.write_all(b"half of the new")
+                .map_err(|e| Error::io("test", e))?;
+            Err(Error::Invalid("injected failure".into()))
+        });
+        assert!(r.is_err());
+        assert_eq!(fs::read(&target).unwrap(), b"original bytes");
+        let left: Vec<_> = fs::read_dir(dir.path()).unwrap().collect();
+        assert_eq!(left.len(), 1, "the temporary file was removed");
+    }
+
+    #[test]
+    fn existing_targets_need_overwrite() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("out.gguf");
+        fs::write(&target, b"x").unwrap();
+        let e = write_atomically(&target, false, |_| Ok(())).unwrap_err();
+        assert!(e.to_string().contains("already exists"), "{e}");
+        write_atomically(&target, true, |w| {
+            w.write_all(b"new").map_err(|e| Error::io("test", e))
+        })
+        .unwrap();
+        assert_eq!(fs::read(&target).unwrap(), b"new");
+    }
+}

@@ -1,0 +1,159 @@
+//! Metadata edits: in place when the new header fits, otherwise an atomic rewrite.
+//!
+//! # When an edit happens in place
+//! The spec puts the tensor data at the end of the tensor infos rounded up to the alignment
+//! (`padding: (alignment - pos % alignment) % alignment`), and each tensor's offset is relative to
+//! that start. So a new header can replace the old one without moving any tensor exactly when
+//! `align_up(new_header_len) == old_data_offset` and the alignment is unchanged: the header may
+//! grow into the padding or shrink by less than what keeps the same rounded end, and the new,
+//! shorter or longer, padding is written as zeros. A header that ends in a different alignment
+//! block would need the data moved (a longer padding would break the spec's rule), so the file is
+//! rewritten instead. A file without tensors has no padding; it is edited in place only when the
+//! new header has exactly the old length.
+//!
+//! In place, only the bytes that differ are written, with one `pwrite`, then synced. If that write
+//! fails the old bytes are written back. A process killed inside that one system call, or a power
+//! cut before the sync, can leave the header half-written: that is the price of not copying the
+//! file, and why the rewrite (temporary file, sync, rename) is used whenever the header moves.
+//! Programs that have the file memory-mapped see the new header at once.
+
+use std::fs::OpenOptions;
+use std::os::unix::fs::FileExt;
+use std::path::Path;
+
+use crate::error::{Error, Result};
+use crate::read::Gguf;
+use crate::write::atomic::write_atomically;
+use crate::write::value::OwnedValue;
+use crate::write::writer::{GgufBuilder, ProgressFn};
+use crate::write::{open_file, write_copying};
+
+/// One change to the metadata.
+#[derive(Clone, Debug, PartialEq)]
+pub enum MetaEdit {
+    /// Set a key (a new key goes last, an existing one keeps its place).
+    Set(String, OwnedValue),
+    /// Remove a key (an error when it is absent).
+    Remove(String),
+}
+
+/// How an edit reached the file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EditOutcome {
+    /// The header was rewritten in place; tensor data did not move.
+    InPlace {
+        /// Bytes actually written.
+        bytes_written: u64,
+    },
+    /// The file was rewritten through a temporary file and a rename.
+    Rewritten,
+}
+
+/// Applies edits to a builder, in order.
+pub fn apply(b: &mut GgufBuilder<'_>, edits: &[MetaEdit]) -> Result<()> {
+    for e in edits {
+        match e {
+            MetaEdit::Set(k, v) => b.set(k, v.clone())?,
+            MetaEdit::Remove(k) => {
+                if !b.remove(k) {
+                    return Err(Error::NotFound(format!("no key '{k}' in the metadata")));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Edits `path`: in place when the new header fits (see the module docs), otherwise through an
+/// atomic rewrite. The file is opened with the spec's rules; an invalid file is not edited.
+pub fn edit_file(
+    path: &Path,
+    edits: &[MetaEdit],
+    progress: Option<ProgressFn>,
+) -> Result<EditOutcome> {
+    let g = Gguf::open(path)?;
+    let mut b = GgufBuilder::from_gguf(&g);
+    apply(&mut b, edits)?;
+    let (header, layout) = b.header()?;
+    let actual = g.actual_len().unwrap_or(0);
+    let fits = layout.alignment == g.alignment()
+        && layout.data_offset == g.data_offset()
+        && (g.tensor_count() > 0 || layout.total_len == actual);
+    if fits {
+        // for a file without tensors, the new bytes are the whole file (with any padding)
+        let mut new = header;
+        let len = if g.tensor_count() > 0 {
+            layout.data_offset
+        } else {
+            layout.total_len
+        };
+        new.resize(
+            usize::try_from(len)
+                .map_err(|_| Error::Invalid("the header does not fit in memory".into()))?,
+            0,
+        );
+        let old = &g.as_bytes()[..new.len()];
+        let first = old.iter().zip(&new).position(|(a, b)| a != b);
+        let Some(first) = first else {
+            return Ok(EditOutcome::InPlace { bytes_written: 0 });
+        };
+        let last = old
+            .iter()
+            .zip(&new)
+            .rposition(|(a, b)| a != b)
+            .unwrap_or(first);
+        let before = old[first..=last].to_vec();
+        let f = OpenOptions::new()
+            .write(true)
+            .open(path)
+            .map_err(|e| Error::io(format!("opening {} for writing", path.display()), e))?;
+        let r = f
+            .write_all_at(&new[first..=last], first as u64)
+            .and_then(|_| f.sync_data());
+        if let Err(e) = r {
+            // put the old bytes back before reporting
+            let _ = f.write_all_at(&before, first as u64);
+            let _ = f.sync_data();
+            return Err(Error::io(
+                format!("writing the new header into {}", path.display()),
+                e,
+            ));
+        }
+        return Ok(EditOutcome::InPlace {
+            bytes_written: (last - first + 1) as u64,
+        });
+    }
+    rewrite(&g, &b, path, path, true, progress)?;
+    Ok(EditOutcome::Rewritten)
+}
+
+/// Writes `path` with `edits` applied to `out` (atomically; an existing `out` only with
+/// `overwrite`). `path` itself is only read.
+pub fn edit_to(
+    path: &Path,
+    out: &Path,
+    edits: &[MetaEdit],
+    overwrite: bool,
+    progress: Option<ProgressFn>,
+) -> Result<()> {
+    let g = Gguf::open(path)?;
+    let mut b = GgufBuilder::from_gguf(&g);
+    apply(&mut b, edits)?;
+    rewrite(&g, &b, path, out, overwrite, progress)
+}
+
+/// Writes `b` to `out` atomically, copying every tensor's data from `src` (the file `g` maps).
+fn rewrite(
+    g: &Gguf<'_>,
+    b: &GgufBuilder<'_>,
+    src: &Path,
+    out: &Path,
+    overwrite: bool,
+    progress: Option<ProgressFn>,
+) -> Result<()> {
+    let file = open_file(src)?;
+    let sources: Vec<_> = g.tensors().map(|t| (&file, t.absolute_offset())).collect();
+    write_atomically(out, overwrite, |w| {
+        write_copying(b, w, &sources, progress).map(|_| ())
+    })
+}

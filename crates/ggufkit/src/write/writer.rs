@@ -1,0 +1,841 @@
+//! The writer: a [`GgufBuilder`] collects metadata and tensor infos, computes the layout from the
+//! shapes and types alone, writes the header, and hands back a [`TensorDataWriter`] that takes each
+//! tensor's bytes in order (from a slice or streamed from any `Read`), padding as it goes. Nothing
+//! but the header is ever held in memory, so a 40 GB model streams through in constant space.
+
+use std::borrow::Cow;
+use std::collections::HashSet;
+use std::fs::File;
+use std::io::{self, Read, Seek, SeekFrom, Write};
+
+use crate::endian::Endian;
+use crate::error::{Error, Result};
+use crate::read::{Gguf, Kv, DEFAULT_ALIGNMENT};
+use crate::types::GgmlType;
+use crate::value::ValueType;
+use crate::write::endian::reencode_pair;
+use crate::write::value::{put_str, OwnedValue};
+
+/// The version written unless another is asked for.
+pub const DEFAULT_VERSION: u32 = 3;
+/// The key whose uint32 value sets the alignment of tensor data.
+pub const ALIGNMENT_KEY: &str = "general.alignment";
+/// Longest tensor name the spec allows, in bytes.
+pub const MAX_TENSOR_NAME: usize = 63;
+
+/// A key-value pair held by the builder: a value to encode, or a pair copied as it was read.
+#[derive(Clone, Debug)]
+enum Body<'a> {
+    Value(OwnedValue),
+    /// The whole encoded pair (key length, key, type, value), in `endian` order.
+    Raw {
+        bytes: Cow<'a, [u8]>,
+        endian: Endian,
+    },
+}
+
+#[derive(Clone, Debug)]
+struct Entry<'a> {
+    key: Cow<'a, [u8]>,
+    body: Body<'a>,
+}
+
+impl Entry<'_> {
+    fn value_type(&self) -> Option<ValueType> {
+        match &self.body {
+            Body::Value(v) => Some(v.value_type()),
+            Body::Raw { bytes, endian } => {
+                let p = 8 + self.key.len();
+                let b: [u8; 4] = bytes.get(p..p + 4)?.try_into().ok()?;
+                ValueType::from_id(endian.u32(b))
+            }
+        }
+    }
+
+    /// The value of a uint32 pair.
+    fn as_u32(&self) -> Option<u32> {
+        match &self.body {
+            Body::Value(OwnedValue::U32(v)) => Some(*v),
+            Body::Value(_) => None,
+            Body::Raw { bytes, endian } => {
+                if self.value_type()? != ValueType::U32 {
+                    return None;
+                }
+                let p = 8 + self.key.len() + 4;
+                Some(endian.u32(bytes.get(p..p + 4)?.try_into().ok()?))
+            }
+        }
+    }
+}
+
+/// A tensor to be written: name, type, shape as stored (ne0 first), and optionally its bytes.
+#[derive(Clone, Debug)]
+pub struct TensorSpec<'a> {
+    name: Cow<'a, [u8]>,
+    ty: GgmlType,
+    shape: Vec<u64>,
+    size: u64,
+    data: Option<&'a [u8]>,
+}
+
+impl<'a> TensorSpec<'a> {
+    /// The name (lossy if it is not UTF-8).
+    pub fn name(&self) -> Cow<'_, str> {
+        String::from_utf8_lossy(&self.name)
+    }
+
+    /// The name's bytes.
+    pub fn name_bytes(&self) -> &[u8] {
+        &self.name
+    }
+
+    /// The type.
+    pub fn ggml_type(&self) -> GgmlType {
+        self.ty
+    }
+
+    /// The shape as stored (ne0 first).
+    pub fn shape(&self) -> &[u64] {
+        &self.shape
+    }
+
+    /// Bytes of data, without padding.
+    pub fn size(&self) -> u64 {
+        self.size
+    }
+
+    /// The bytes attached with [`GgufBuilder::add_tensor_with_data`], if any.
+    pub fn data(&self) -> Option<&'a [u8]> {
+        self.data
+    }
+}
+
+/// Where everything goes in the file the builder describes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Layout {
+    /// Alignment of tensor data.
+    pub alignment: u32,
+    /// Bytes from the magic through the last tensor info.
+    pub header_len: u64,
+    /// Start of tensor data: `header_len` rounded up to the alignment when there are tensors,
+    /// `header_len` itself when there are none (the spec's `if: num_tensor_infos != 0`).
+    pub data_offset: u64,
+    /// Each tensor's offset relative to `data_offset`.
+    pub offsets: Vec<u64>,
+    /// Each tensor's size in bytes, without padding.
+    pub sizes: Vec<u64>,
+    /// Length of the whole file, padding after the last tensor included.
+    pub total_len: u64,
+}
+
+/// Builds a GGUF file: metadata of every type, tensor infos, then the data.
+///
+/// ```
+/// use ggufkit::write::GgufBuilder;
+/// use ggufkit::{GgmlType, Gguf};
+///
+/// let weights: Vec<u8> = (0..16u32).flat_map(|i| (i as f32).to_le_bytes()).collect();
+/// let mut b = GgufBuilder::new();
+/// b.set("general.architecture", "llama")?;
+/// b.set("llama.context_length", 4096u32)?;
+/// b.set("tokenizer.ggml.tokens", vec!["<s>", "</s>"])?;
+/// b.add_tensor_with_data("w", GgmlType::F32, &[4, 4], &weights)?;
+/// let bytes = b.to_vec()?;
+///
+/// let g = Gguf::from_bytes(&bytes)?;
+/// assert_eq!(g.get_u64("llama.context_length"), Some(4096));
+/// assert_eq!(g.tensor("w").unwrap().data(), Some(&weights[..]));
+/// # Ok::<(), ggufkit::Error>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct GgufBuilder<'a> {
+    endian: Endian,
+    version: u32,
+    entries: Vec<Entry<'a>>,
+    tensors: Vec<TensorSpec<'a>>,
+    tensorless_padding: bool,
+}
+
+impl Default for GgufBuilder<'_> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<'a> GgufBuilder<'a> {
+    /// An empty little-endian version 3 file.
+    pub fn new() -> Self {
+        GgufBuilder {
+            endian: Endian::Little,
+            version: DEFAULT_VERSION,
+            entries: Vec::new(),
+            tensors: Vec::new(),
+            tensorless_padding: false,
+        }
+    }
+
+    /// Everything in `g`: version, byte order, every pair copied bit for bit, every tensor info
+    /// and (when `g` holds data) each tensor's bytes borrowed. Writing it back reproduces a file
+    /// laid out as the spec lays it out byte for byte, including the zero padding some writers add
+    /// after the header of a file without tensors.
+    pub fn from_gguf(g: &'a Gguf<'_>) -> Self {
+        let mut b = GgufBuilder::new();
+        b.endian = g.endian();
+        b.version = g.version();
+        b.entries = g
+            .metadata()
+            .map(|kv| Entry {
+                key: Cow::Borrowed(kv.key.as_bytes()),
+                body: Body::Raw {
+                    bytes: Cow::Borrowed(kv.raw),
+                    endian: g.endian(),
+                },
+            })
+            .collect();
+        b.tensors = g
+            .tensors()
+            .map(|t| TensorSpec {
+                name: Cow::Borrowed(t.name_bytes()),
+                ty: t.ggml_type(),
+                shape: t.shape().to_vec(),
+                size: t.size(),
+                data: t.data(),
+            })
+            .collect();
+        b.tensorless_padding = has_tensorless_padding(g);
+        b
+    }
+
+    /// Sets the byte order of everything written (header, metadata). Tensor bytes are written as
+    /// given: converting them is [`crate::write::convert_endian`]'s job.
+    pub fn endian(&mut self, e: Endian) -> &mut Self {
+        self.endian = e;
+        self
+    }
+
+    /// The byte order written.
+    pub fn get_endian(&self) -> Endian {
+        self.endian
+    }
+
+    /// Sets the version: 3 (the default) or 2 (same layout, older number).
+    pub fn version(&mut self, v: u32) -> Result<&mut Self> {
+        if !(2..=3).contains(&v) {
+            return Err(Error::Invalid(format!(
+                "version {v} cannot be written, expected 2 or 3"
+            )));
+        }
+        self.version = v;
+        Ok(self)
+    }
+
+    /// Whether a file without tensors gets zero padding up to the alignment after its header, as
+    /// ggml's and gguf-py's writers add. Off by default: the spec ends such a file right after the
+    /// header. Ignored when there are tensors.
+    pub fn tensorless_padding(&mut self, on: bool) -> &mut Self {
+        self.tensorless_padding = on;
+        self
+    }
+
+    // ---- metadata ----------------------------------------------------------------------------
+
+    fn position(&self, key: &[u8]) -> Option<usize> {
+        self.entries.iter().position(|e| e.key.as_ref() == key)
+    }
+
+    /// Sets `key` to `value`: a key already present keeps its place, a new key goes last.
+    ///
+    /// (ggml's `gguf_set_*` moves a key it sets to the end; keeping the place makes an edit touch
+    /// the fewest bytes, which is what lets most edits happen in place.)
+    pub fn set(&mut self, key: &str, value: impl Into<OwnedValue>) -> Result<()> {
+        if key.is_empty() {
+            return Err(Error::Invalid(
+                "a metadata key cannot be empty (the spec requires at least one byte)".into(),
+            ));
+        }
+        let value = value.into();
+        if key == ALIGNMENT_KEY {
+            check_alignment_value(&value)?;
+        }
+        let body = Body::Value(value);
+        match self.position(key.as_bytes()) {
+            Some(i) => self.entries[i].body = body,
+            None => self.entries.push(Entry {
+                key: Cow::Owned(key.as_bytes().to_vec()),
+                body,
+            }),
+        }
+        Ok(())
+    }
+
+    /// Removes `key`; false when it was not there.
+    pub fn remove(&mut self, key: &str) -> bool {
+        match self.position(key.as_bytes()) {
+            Some(i) => {
+                self.entries.remove(i);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// True when `key` is set.
+    pub fn contains_key(&self, key: &str) -> bool {
+        self.position(key.as_bytes()).is_some()
+    }
+
+    /// The type of `key`'s value.
+    pub fn value_type(&self, key: &str) -> Option<ValueType> {
+        self.position(key.as_bytes())
+            .and_then(|i| self.entries[i].value_type())
+    }
+
+    /// Copies a pair read from a file bit for bit (re-encoded only if `endian` differs from the
+    /// order written). A key already present is replaced in its place.
+    pub fn copy_kv(&mut self, kv: &Kv<'a>, endian: Endian) -> Result<()> {
+        let key = kv.key.as_bytes();
+        if key.is_empty() {
+            return Err(Error::Invalid("a metadata key cannot be empty".into()));
+        }
+        let entry = Entry {
+            key: Cow::Borrowed(key),
+            body: Body::Raw {
+                bytes: Cow::Borrowed(kv.raw),
+                endian,
+            },
+        };
+        if key == ALIGNMENT_KEY.as_bytes() {
+            let a = entry
+                .as_u32()
+                .ok_or_else(|| Error::Invalid(format!("{ALIGNMENT_KEY} must be a uint32")))?;
+            check_alignment_value(&OwnedValue::U32(a))?;
+        }
+        match self.position(key) {
+            Some(i) => self.entries[i] = entry,
+            None => self.entries.push(entry),
+        }
+        Ok(())
+    }
+
+    /// Keys in order (lossy for keys that are not UTF-8).
+    pub fn keys(&self) -> impl Iterator<Item = Cow<'_, str>> {
+        self.entries.iter().map(|e| String::from_utf8_lossy(&e.key))
+    }
+
+    /// Number of key-value pairs.
+    pub fn kv_count(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Keeps only the pairs whose key satisfies `keep`.
+    pub fn retain_keys(&mut self, mut keep: impl FnMut(&[u8]) -> bool) {
+        self.entries.retain(|e| keep(&e.key));
+    }
+
+    /// The alignment the file will have: `general.alignment` when set, else 32.
+    pub fn alignment(&self) -> Result<u32> {
+        match self.position(ALIGNMENT_KEY.as_bytes()) {
+            None => Ok(DEFAULT_ALIGNMENT),
+            Some(i) => {
+                let a = self.entries[i]
+                    .as_u32()
+                    .ok_or_else(|| Error::Invalid(format!("{ALIGNMENT_KEY} must be a uint32")))?;
+                check_alignment_value(&OwnedValue::U32(a))?;
+                Ok(a)
+            }
+        }
+    }
+
+    // ---- tensors -----------------------------------------------------------------------------
+
+    /// Adds a tensor whose bytes will be given to the [`TensorDataWriter`] later.
+    pub fn add_tensor(&mut self, name: &str, ty: GgmlType, shape: &[u64]) -> Result<()> {
+        self.add_tensor_bytes_name(Cow::Owned(name.as_bytes().to_vec()), ty, shape, None)
+    }
+
+    /// Adds a tensor with its bytes, borrowed until the file is written.
+    pub fn add_tensor_with_data(
+        &mut self,
+        name: &str,
+        ty: GgmlType,
+        shape: &[u64],
+        data: &'a [u8],
+    ) -> Result<()> {
+        self.add_tensor_bytes_name(Cow::Owned(name.as_bytes().to_vec()), ty, shape, Some(data))
+    }
+
+    /// Adds a tensor with a name given as bytes (names copied from a file).
+    pub fn add_tensor_raw_name(
+        &mut self,
+        name: &'a [u8],
+        ty: GgmlType,
+        shape: &[u64],
+        data: Option<&'a [u8]>,
+    ) -> Result<()> {
+        self.add_tensor_bytes_name(Cow::Borrowed(name), ty, shape, data)
+    }
+
+    fn add_tensor_bytes_name(
+        &mut self,
+        name: Cow<'a, [u8]>,
+        ty: GgmlType,
+        shape: &[u64],
+        data: Option<&'a [u8]>,
+    ) -> Result<()> {
+        let shown = String::from_utf8_lossy(&name).into_owned();
+        if name.len() > MAX_TENSOR_NAME {
+            return Err(Error::Invalid(format!(
+                "tensor name '{shown}' has {} bytes, expected at most {MAX_TENSOR_NAME}",
+                name.len()
+            )));
+        }
+        let size = tensor_size(&shown, ty, shape)?;
+        if let Some(d) = data {
+            if d.len() as u64 != size {
+                return Err(Error::Invalid(format!(
+                    "tensor '{shown}' of type {ty} and shape {shape:?} takes {size} bytes, but {} were given",
+                    d.len()
+                )));
+            }
+        }
+        if self.tensors.iter().any(|t| t.name == name) {
+            return Err(Error::Invalid(format!(
+                "tensor '{shown}' was already added, expected unique tensor names"
+            )));
+        }
+        self.tensors.push(TensorSpec {
+            name,
+            ty,
+            shape: shape.to_vec(),
+            size,
+            data,
+        });
+        Ok(())
+    }
+
+    /// The tensors, in the order they will be written.
+    pub fn tensors(&self) -> &[TensorSpec<'a>] {
+        &self.tensors
+    }
+
+    /// Removes every tensor.
+    pub fn clear_tensors(&mut self) {
+        self.tensors.clear();
+    }
+
+    /// Replaces the type of tensor `i` (its bytes must then be given to the data writer).
+    pub fn retype_tensor(&mut self, i: usize, ty: GgmlType) -> Result<()> {
+        let t = self
+            .tensors
+            .get_mut(i)
+            .ok_or_else(|| Error::NotFound(format!("no tensor {i}")))?;
+        let shown = String::from_utf8_lossy(&t.name).into_owned();
+        t.size = tensor_size(&shown, ty, &t.shape)?;
+        t.ty = ty;
+        t.data = None;
+        Ok(())
+    }
+
+    // ---- layout and output -------------------------------------------------------------------
+
+    /// Computes where everything goes, from the shapes and types alone.
+    pub fn layout(&self) -> Result<Layout> {
+        let alignment = self.alignment()?;
+        let align = u64::from(alignment);
+        let mut header_len: u64 = 4 + 4 + 8 + 8;
+        for e in &self.entries {
+            header_len += self.entry_len(e)?;
+        }
+        let mut offsets = Vec::with_capacity(self.tensors.len());
+        let mut sizes = Vec::with_capacity(self.tensors.len());
+        let mut next: u64 = 0;
+        for t in &self.tensors {
+            header_len += 8 + t.name.len() as u64 + 4 + 8 * t.shape.len() as u64 + 4 + 8;
+            offsets.push(next);
+            sizes.push(t.size);
+            next = t
+                .size
+                .checked_add(align - 1)
+                .map(|s| s / align * align)
+                .and_then(|s| next.checked_add(s))
+                .ok_or_else(|| Error::Invalid("the tensor data exceeds 2^64 bytes".into()))?;
+        }
+        let data_offset = if self.tensors.is_empty() {
+            header_len
+        } else {
+            header_len.div_ceil(align) * align
+        };
+        let mut total_len = data_offset
+            .checked_add(next)
+            .ok_or_else(|| Error::Invalid("the file would exceed 2^64 bytes".into()))?;
+        if self.tensors.is_empty() && self.tensorless_padding {
+            total_len = header_len.div_ceil(align) * align;
+        }
+        Ok(Layout {
+            alignment,
+            header_len,
+            data_offset,
+            offsets,
+            sizes,
+            total_len,
+        })
+    }
+
+    fn entry_len(&self, e: &Entry<'_>) -> Result<u64> {
+        Ok(match &e.body {
+            Body::Value(v) => 8 + e.key.len() as u64 + 4 + v.encoded_len() as u64,
+            Body::Raw { bytes, .. } => bytes.len() as u64,
+        })
+    }
+
+    /// The header (magic through the padding before the tensor data) and the layout.
+    pub fn header(&self) -> Result<(Vec<u8>, Layout)> {
+        let layout = self.layout()?;
+        let e = self.endian;
+        let cap = usize::try_from(layout.data_offset)
+            .map_err(|_| Error::Invalid("the header does not fit in memory".into()))?;
+        let mut h = Vec::with_capacity(cap);
+        h.extend_from_slice(b"GGUF");
+        h.extend(e.u32_bytes(self.version));
+        h.extend(e.u64_bytes(self.tensors.len() as u64));
+        h.extend(e.u64_bytes(self.entries.len() as u64));
+        let mut seen: HashSet<&[u8]> = HashSet::with_capacity(self.entries.len());
+        for entry in &self.entries {
+            if !seen.insert(&entry.key) {
+                return Err(Error::Invalid(format!(
+                    "key '{}' appears twice, expected unique keys",
+                    String::from_utf8_lossy(&entry.key)
+                )));
+            }
+            match &entry.body {
+                Body::Value(v) => {
+                    put_str(&mut h, &entry.key, e);
+                    h.extend(e.u32_bytes(v.value_type().id()));
+                    v.encode(e, &mut h);
+                }
+                Body::Raw { bytes, endian } if *endian == e => h.extend_from_slice(bytes),
+                Body::Raw { bytes, endian } => h.extend(reencode_pair(bytes, *endian, e)?),
+            }
+        }
+        for (t, off) in self.tensors.iter().zip(&layout.offsets) {
+            put_str(&mut h, &t.name, e);
+            h.extend(e.u32_bytes(t.shape.len() as u32));
+            for d in &t.shape {
+                h.extend(e.u64_bytes(*d));
+            }
+            h.extend(e.u32_bytes(t.ty.id()));
+            h.extend(e.u64_bytes(*off));
+        }
+        debug_assert_eq!(h.len() as u64, layout.header_len);
+        h.resize(cap, 0);
+        Ok((h, layout))
+    }
+
+    /// Writes the header to `w` and returns the writer for the tensor data, which takes each
+    /// tensor's bytes in order.
+    pub fn write_header<W: Write>(&self, mut w: W) -> Result<TensorDataWriter<'a, W>> {
+        let (h, layout) = self.header()?;
+        w.write_all(&h)
+            .map_err(|e| Error::io("writing the header", e))?;
+        let trailing = layout.total_len - layout.data_offset;
+        Ok(TensorDataWriter {
+            w,
+            names: self.tensors.iter().map(|t| t.name.clone()).collect(),
+            sizes: layout.sizes,
+            align: u64::from(layout.alignment),
+            next: 0,
+            written_in_tensor: 0,
+            tensorless_trailing: if self.tensors.is_empty() { trailing } else { 0 },
+            progress: None,
+        })
+    }
+
+    /// Writes the whole file to `w`; every tensor must have its bytes attached.
+    pub fn write_to<W: Write>(&self, w: W) -> Result<W> {
+        let data: Vec<&[u8]> = self
+            .tensors
+            .iter()
+            .map(|t| {
+                t.data.ok_or_else(|| {
+                    Error::Invalid(format!(
+                        "tensor '{}' has no data attached; stream it through write_header instead",
+                        t.name()
+                    ))
+                })
+            })
+            .collect::<Result<_>>()?;
+        let mut dw = self.write_header(w)?;
+        for d in data {
+            dw.write_tensor(d)?;
+        }
+        dw.finish()
+    }
+
+    /// The whole file in memory.
+    pub fn to_vec(&self) -> Result<Vec<u8>> {
+        self.write_to(Vec::new())
+    }
+}
+
+fn check_alignment_value(v: &OwnedValue) -> Result<()> {
+    match v {
+        OwnedValue::U32(a) if *a != 0 && a.is_power_of_two() => Ok(()),
+        OwnedValue::U32(a) => Err(Error::Invalid(format!(
+            "{ALIGNMENT_KEY} is {a}, expected a non-zero power of two"
+        ))),
+        other => Err(Error::Invalid(format!(
+            "{ALIGNMENT_KEY} has type {}, expected uint32",
+            other.value_type()
+        ))),
+    }
+}
+
+/// Bytes of a tensor of this type and shape, checked as the spec checks them.
+pub fn tensor_size(name: &str, ty: GgmlType, shape: &[u64]) -> Result<u64> {
+    if shape.len() > 4 {
+        return Err(Error::Invalid(format!(
+            "tensor '{name}' has {} dimensions, expected at most 4",
+            shape.len()
+        )));
+    }
+    if ty.is_removed() {
+        return Err(Error::Invalid(format!(
+            "tensor '{name}' has type {ty}, which was {}",
+            ty.removal_note().unwrap_or("removed")
+        )));
+    }
+    if let Some(d) = shape.iter().find(|&&d| d > i64::MAX as u64) {
+        return Err(Error::Invalid(format!(
+            "tensor '{name}' has dimension {d}, which does not fit in a signed 64-bit integer"
+        )));
+    }
+    let ne0 = shape.first().copied().unwrap_or(1);
+    if ne0 % ty.block_size() != 0 {
+        return Err(Error::Invalid(format!(
+            "tensor '{name}' of type {ty} has {ne0} elements in its first dimension, expected a multiple of the block size {}",
+            ty.block_size()
+        )));
+    }
+    let n = if shape.contains(&0) {
+        Some(0)
+    } else {
+        shape
+            .iter()
+            .try_fold(1u64, |a, &d| a.checked_mul(d))
+            .filter(|&n| n <= i64::MAX as u64)
+    };
+    n.and_then(|n| ty.bytes_for(n))
+        .filter(|&s| s <= i64::MAX as u64)
+        .ok_or_else(|| {
+            Error::Invalid(format!(
+                "tensor '{name}' of shape {shape:?} has a size that does not fit in a signed 64-bit integer"
+            ))
+        })
+}
+
+/// True when `g` has no tensors and is followed by exactly the zero padding up to the alignment
+/// that ggml's and gguf-py's writers add to such files.
+pub(crate) fn has_tensorless_padding(g: &Gguf<'_>) -> bool {
+    if g.tensor_count() != 0 {
+        return false;
+    }
+    let Some(actual) = g.actual_len() else {
+        return false;
+    };
+    let end = g.expected_len();
+    let align = u64::from(g.alignment());
+    let padded = end.div_ceil(align) * align;
+    padded != end
+        && actual == padded
+        && g.as_bytes()[end as usize..padded as usize]
+            .iter()
+            .all(|&b| b == 0)
+}
+
+/// A callback told how many bytes of tensor data were just written.
+pub type ProgressFn = Box<dyn FnMut(u64)>;
+
+/// Takes the tensor data, tensor by tensor in the builder's order, writing padding after each.
+pub struct TensorDataWriter<'a, W> {
+    w: W,
+    names: Vec<Cow<'a, [u8]>>,
+    sizes: Vec<u64>,
+    align: u64,
+    next: usize,
+    written_in_tensor: u64,
+    tensorless_trailing: u64,
+    progress: Option<ProgressFn>,
+}
+
+const ZEROS: [u8; 4096] = [0; 4096];
+/// Bytes per step when copying from a file, so progress moves on huge tensors.
+const COPY_STEP: u64 = 64 << 20;
+
+impl<'a, W: Write> TensorDataWriter<'a, W> {
+    /// Reports every chunk written to `f`.
+    pub fn on_progress(&mut self, f: ProgressFn) {
+        self.progress = Some(f);
+    }
+
+    /// The name and size of the tensor whose bytes come next; `None` when all were written.
+    pub fn next_tensor(&self) -> Option<(Cow<'_, str>, u64)> {
+        let i = self.next;
+        Some((
+            String::from_utf8_lossy(self.names.get(i)?),
+            self.sizes[i] - self.written_in_tensor,
+        ))
+    }
+
+    /// Tensors still to be written (the current one included when partly written).
+    pub fn remaining(&self) -> usize {
+        self.names.len() - self.next
+    }
+
+    fn current(&self) -> Result<(usize, u64)> {
+        match self.sizes.get(self.next) {
+            Some(&s) => Ok((self.next, s)),
+            None => Err(Error::Invalid(
+                "all tensors were written already; no more data is expected".into(),
+            )),
+        }
+    }
+
+    fn name(&self, i: usize) -> String {
+        String::from_utf8_lossy(&self.names[i]).into_owned()
+    }
+
+    fn report(&mut self, n: u64) {
+        if let Some(p) = self.progress.as_mut() {
+            p(n);
+        }
+    }
+
+    /// Writes the whole of the next tensor's bytes (exactly its size).
+    pub fn write_tensor(&mut self, data: &[u8]) -> Result<()> {
+        let (i, size) = self.current()?;
+        if self.written_in_tensor != 0 || data.len() as u64 != size {
+            return Err(Error::Invalid(format!(
+                "tensor '{}' takes {size} bytes, but {} were given",
+                self.name(i),
+                data.len() as u64 + self.written_in_tensor
+            )));
+        }
+        self.write_part(data)
+    }
+
+    /// Writes the next part of the current tensor; after its last byte the padding follows and
+    /// the next tensor becomes current. Lets a caller transform data chunk by chunk.
+    pub fn write_part(&mut self, data: &[u8]) -> Result<()> {
+        let (i, size) = self.current()?;
+        let left = size - self.written_in_tensor;
+        if data.len() as u64 > left {
+            return Err(Error::Invalid(format!(
+                "tensor '{}' takes {size} bytes, but {} were given",
+                self.name(i),
+                self.written_in_tensor + data.len() as u64
+            )));
+        }
+        let r = self.w.write_all(data);
+        r.map_err(|e| Error::io(format!("writing the data of tensor '{}'", self.name(i)), e))?;
+        self.written_in_tensor += data.len() as u64;
+        self.report(data.len() as u64);
+        self.end_if_complete()
+    }
+
+    fn end_if_complete(&mut self) -> Result<()> {
+        let (i, size) = self.current()?;
+        if self.written_in_tensor == size {
+            let pad = (self.align - size % self.align) % self.align;
+            self.zeros(pad).map_err(|e| {
+                Error::io(
+                    format!("writing the padding after tensor '{}'", self.name(i)),
+                    e,
+                )
+            })?;
+            self.next += 1;
+            self.written_in_tensor = 0;
+        }
+        Ok(())
+    }
+
+    fn zeros(&mut self, mut n: u64) -> io::Result<()> {
+        while n > 0 {
+            let k = n.min(ZEROS.len() as u64) as usize;
+            self.w.write_all(&ZEROS[..k])?;
+            n -= k as u64;
+        }
+        Ok(())
+    }
+
+    /// Streams the next tensor's bytes from `r`: exactly its size is read (an error if `r` ends
+    /// sooner). Between files on Linux, `std::io::copy` uses `copy_file_range`.
+    pub fn copy_tensor<R: Read>(&mut self, r: R) -> Result<()> {
+        let (i, size) = self.current()?;
+        let left = size - self.written_in_tensor;
+        let mut r = r.take(left);
+        let n = io::copy(&mut r, &mut self.w)
+            .map_err(|e| Error::io(format!("copying the data of tensor '{}'", self.name(i)), e))?;
+        self.written_in_tensor += n;
+        self.report(n);
+        if n != left {
+            return Err(Error::Invalid(format!(
+                "the data of tensor '{}' ended after {} of its {size} bytes",
+                self.name(i),
+                self.written_in_tensor
+            )));
+        }
+        self.end_if_complete()
+    }
+
+    /// Copies the next tensor's bytes from `file` at `offset`, in steps of 64 MiB (progress), with
+    /// `copy_file_range` when the destination is a file too.
+    pub fn copy_tensor_from_file(&mut self, file: &File, offset: u64) -> Result<()> {
+        let (i, size) = self.current()?;
+        let mut f = file;
+        f.seek(SeekFrom::Start(offset)).map_err(|e| {
+            Error::io(
+                format!("seeking to the data of tensor '{}'", self.name(i)),
+                e,
+            )
+        })?;
+        let mut left = size - self.written_in_tensor;
+        loop {
+            let step = left.min(COPY_STEP);
+            let n = io::copy(&mut f.take(step), &mut self.w).map_err(|e| {
+                Error::io(format!("copying the data of tensor '{}'", self.name(i)), e)
+            })?;
+            self.written_in_tensor += n;
+            left -= n;
+            self.report(n);
+            if n != step {
+                return Err(Error::Invalid(format!(
+                    "the data of tensor '{}' ended after {} of its {size} bytes",
+                    self.name(i),
+                    self.written_in_tensor
+                )));
+            }
+            if left == 0 {
+                break;
+            }
+        }
+        self.end_if_complete()
+    }
+
+    /// Checks every tensor was written, writes the trailing padding of a tensor-less file when
+    /// asked, flushes, and returns the writer.
+    pub fn finish(mut self) -> Result<W> {
+        if let Some((name, left)) = self.next_tensor() {
+            return Err(Error::Invalid(format!(
+                "the file is incomplete: tensor '{name}' still needs {left} bytes ({} tensors left)",
+                self.remaining()
+            )));
+        }
+        let t = self.tensorless_trailing;
+        self.zeros(t)
+            .map_err(|e| Error::io("writing the padding after the header", e))?;
+        self.w
+            .flush()
+            .map_err(|e| Error::io("flushing the output", e))?;
+        Ok(self.w)
+    }
+}
