@@ -25,6 +25,16 @@ enum Command {
     Dump(cmd::dump::Args),
     /// Check files against the spec and against what ggml loads (exit 0 valid, 1 invalid, 2 error).
     Validate(cmd::validate::Args),
+    /// Edit metadata: set or remove keys, in place or into a new file.
+    Meta(cmd::meta::Args),
+    /// Rewrite a file as the writer lays it out, optionally in the other byte order.
+    Convert(cmd::convert::Args),
+    /// Split a model into shards compatible with llama.cpp's gguf-split.
+    Split(cmd::split::Args),
+    /// Merge the shards of a split model into one file.
+    Merge(cmd::merge::Args),
+    /// Cut a GGUF out of a larger file.
+    Carve(cmd::carve::Args),
 }
 
 fn main() -> ExitCode {
@@ -33,6 +43,11 @@ fn main() -> ExitCode {
         Command::Info(a) => cmd::info::run(a),
         Command::Dump(a) => cmd::dump::run(a),
         Command::Validate(a) => cmd::validate::run(a),
+        Command::Meta(a) => cmd::meta::run(a),
+        Command::Convert(a) => cmd::convert::run(a),
+        Command::Split(a) => cmd::split::run(a),
+        Command::Merge(a) => cmd::merge::run(a),
+        Command::Carve(a) => cmd::carve::run(a),
     };
     match result {
         Ok(code) => ExitCode::from(code),

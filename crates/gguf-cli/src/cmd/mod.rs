@@ -1,9 +1,15 @@
 //! One module per subcommand, and what they share: opening files and turning errors into the
 //! contract's one-line messages and exit codes.
 
+pub mod carve;
+pub mod convert;
 pub mod dump;
 pub mod info;
+pub mod merge;
+pub mod meta;
+pub mod split;
 pub mod validate;
+pub mod value_arg;
 
 use std::fmt;
 use std::path::Path;

@@ -1,6 +1,7 @@
 //! Output helpers shared by the subcommands: JSON, colour, human formatting, errors.
 
 pub mod json;
+pub mod progress;
 
 use std::io::{IsTerminal, Write};
 

@@ -7,6 +7,7 @@
 //! exception is the documented in-place header edit of [`edit::edit_file`].
 
 pub mod atomic;
+pub mod carve;
 pub mod edit;
 pub mod endian;
 pub mod value;
@@ -17,6 +18,7 @@ use std::io::Write;
 use std::path::Path;
 
 pub use atomic::{write_atomically, AtomicFile};
+pub use carve::{carve_file, find_gguf, Found};
 pub use edit::{edit_file, edit_to, EditOutcome, MetaEdit};
 pub use endian::{reencode_pair, swap_pair_in_place, swap_tensor_data};
 pub use value::{OwnedArray, OwnedValue};

@@ -1,0 +1,38 @@
+//! `gguf carve FILE -o OUT`: cut a GGUF out of a larger file.
+
+use std::path::PathBuf;
+
+use ggufkit::write::carve_file;
+
+use super::{CliError, CmdResult, OK};
+
+#[derive(clap::Args)]
+#[command(after_long_help = "\
+Scans FILE for the magic \"GGUF\" followed by version 2 or 3 (either byte order), validates the
+file from each candidate with the spec's rules, and writes exactly the bytes the first valid
+header implies (its len_file: data start plus the last tensor's padded end).")]
+pub struct Args {
+    /// The larger file to search.
+    file: PathBuf,
+    /// Where to write the GGUF found (refused if it exists, unless --force).
+    #[arg(short = 'o', long = "output", value_name = "OUT")]
+    out: PathBuf,
+    /// Overwrite OUT if it exists.
+    #[arg(long)]
+    force: bool,
+}
+
+pub fn run(args: Args) -> CmdResult {
+    let found = carve_file(&args.file, &args.out, args.force)
+        .map_err(|e| CliError::from_lib(&args.file, &e))?;
+    eprintln!(
+        "found GGUF v{} ({}-endian, {} tensors) at byte {}: wrote {} bytes to {}",
+        found.version,
+        found.endian,
+        found.tensors,
+        found.offset,
+        found.len,
+        args.out.display()
+    );
+    Ok(OK)
+}

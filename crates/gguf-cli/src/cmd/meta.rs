@@ -1,0 +1,171 @@
+//! `gguf meta set|rm`: metadata edits, in place when the header still fits before the tensor
+//! data, otherwise through a temporary file renamed over the target.
+
+use std::path::{Path, PathBuf};
+
+use ggufkit::write::{edit_file, edit_to, EditOutcome, MetaEdit};
+
+use super::value_arg::{parse_value, TypeSpec};
+use super::{open, CliError, CmdResult, OK};
+use crate::output::progress::Progress;
+
+#[derive(clap::Args)]
+pub struct Args {
+    #[command(subcommand)]
+    command: MetaCommand,
+}
+
+#[derive(clap::Subcommand)]
+enum MetaCommand {
+    /// Set one key (a new key goes last; an existing key keeps its place).
+    #[command(after_long_help = SET_HELP)]
+    Set(SetArgs),
+    /// Remove keys.
+    Rm(RmArgs),
+}
+
+const SET_HELP: &str = "\
+TYPES
+  uint8 int8 uint16 int16 uint32 int32 float32 bool string uint64 int64 float64
+  (short forms: u8 i8 u16 i16 u32 i32 f32 u64 i64 f64 str)
+  array            a JSON array, element type inferred
+  array[TYPE]      a JSON array whose elements have TYPE; nests: array[array[int8]]
+
+Without --type, an existing key keeps its type; a new key is inferred: true/false is a bool,
+a JSON array an array, an integer int32 (int64, uint64 when larger), another number float32,
+anything else a string. Use --type string to store text that looks like a number.
+
+In arrays, floats may be \"nan\", \"inf\", \"-inf\"; elements of array[array] may be objects
+as `gguf dump --json` prints them: {\"element_type\": \"int8\", \"value\": [1, 2]}.
+
+OUTPUT
+  -o OUT       write a new file (refused if OUT exists, unless --force)
+  --in-place   edit FILE: the header is rewritten in place when it still ends in the same
+               alignment block (the tensor data does not move); otherwise FILE is rewritten to a
+               temporary file next to it and renamed over it, so it is never left damaged.
+
+EXAMPLES
+  gguf meta set model.gguf general.name 'My model' --in-place
+  gguf meta set model.gguf llama.context_length 8192 -o out.gguf
+  gguf meta set model.gguf tokenizer.ggml.eos_token_ids '[1, 106]' --type 'array[uint32]' --in-place";
+
+/// Where an edit goes.
+#[derive(clap::Args)]
+#[group(required = true, multiple = false)]
+struct Output {
+    /// Write the result to this new file.
+    #[arg(short = 'o', long = "output", value_name = "OUT")]
+    out: Option<PathBuf>,
+    /// Edit FILE itself (in place when the header fits, else by an atomic rewrite).
+    #[arg(long)]
+    in_place: bool,
+}
+
+#[derive(clap::Args)]
+struct SetArgs {
+    /// The GGUF file.
+    file: PathBuf,
+    /// The key to set.
+    key: String,
+    /// The value (JSON for arrays).
+    #[arg(allow_hyphen_values = true)]
+    value: String,
+    /// The value's type: a scalar type, `array` or `array[TYPE]` (see below).
+    #[arg(long = "type", short = 't', value_name = "T")]
+    ty: Option<String>,
+    #[command(flatten)]
+    output: Output,
+    /// Overwrite OUT if it exists.
+    #[arg(long)]
+    force: bool,
+}
+
+#[derive(clap::Args)]
+struct RmArgs {
+    /// The GGUF file.
+    file: PathBuf,
+    /// The keys to remove.
+    #[arg(required = true)]
+    keys: Vec<String>,
+    #[command(flatten)]
+    output: Output,
+    /// Overwrite OUT if it exists.
+    #[arg(long)]
+    force: bool,
+}
+
+pub fn run(args: Args) -> CmdResult {
+    match args.command {
+        MetaCommand::Set(a) => set(a),
+        MetaCommand::Rm(a) => rm(a),
+    }
+}
+
+fn set(a: SetArgs) -> CmdResult {
+    let g = open(&a.file, false)?;
+    let spec = match &a.ty {
+        Some(t) => Some(TypeSpec::parse(t).map_err(CliError::failed)?),
+        None => g.get(&a.key).map(|v| TypeSpec::of(&v)),
+    };
+    let value = parse_value(&a.value, spec.as_ref())
+        .map_err(|e| CliError::failed(format!("value for '{}': {e}", a.key)))?;
+    let total = g.tensor_data_size();
+    drop(g);
+    apply(
+        &a.file,
+        &[MetaEdit::Set(a.key.clone(), value)],
+        &a.output,
+        a.force,
+        total,
+        &format!("set {}", a.key),
+    )
+}
+
+fn rm(a: RmArgs) -> CmdResult {
+    let g = open(&a.file, false)?;
+    let total = g.tensor_data_size();
+    drop(g);
+    let edits: Vec<_> = a.keys.iter().cloned().map(MetaEdit::Remove).collect();
+    apply(
+        &a.file,
+        &edits,
+        &a.output,
+        a.force,
+        total,
+        &format!("removed {}", a.keys.join(", ")),
+    )
+}
+
+fn apply(
+    file: &Path,
+    edits: &[MetaEdit],
+    output: &Output,
+    force: bool,
+    total: u64,
+    what: &str,
+) -> CmdResult {
+    let progress = Progress::bytes(total, "writing");
+    let lib = |e: ggufkit::Error| CliError::from_lib(file, &e);
+    match &output.out {
+        Some(out) => {
+            edit_to(file, out, edits, force, progress.callback()).map_err(lib)?;
+            progress.finish();
+            eprintln!("{what}: wrote {}", out.display());
+        }
+        None => {
+            let outcome = edit_file(file, edits, progress.callback()).map_err(lib)?;
+            progress.finish();
+            match outcome {
+                EditOutcome::InPlace { bytes_written } => eprintln!(
+                    "{what}: {} edited in place ({bytes_written} bytes written)",
+                    file.display()
+                ),
+                EditOutcome::Rewritten => eprintln!(
+                    "{what}: {} rewritten (the header no longer fit before the tensor data)",
+                    file.display()
+                ),
+            }
+        }
+    }
+    Ok(OK)
+}

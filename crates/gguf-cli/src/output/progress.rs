@@ -1,0 +1,49 @@
+//! Progress bars for long writes: shown on a terminal (stderr), never when output is redirected.
+
+use std::io::IsTerminal;
+
+use ggufkit::write::ProgressFn;
+use indicatif::{ProgressBar, ProgressStyle};
+
+/// A byte-count progress bar, or nothing when stderr is not a terminal.
+pub struct Progress {
+    bar: Option<ProgressBar>,
+}
+
+impl Progress {
+    /// A bar for `total` bytes labelled `what`; hidden unless both stdout and stderr are terminals.
+    pub fn bytes(total: u64, what: &str) -> Self {
+        let on = std::io::stderr().is_terminal() && std::io::stdout().is_terminal();
+        let bar = on.then(|| {
+            let bar = ProgressBar::new(total);
+            let style = ProgressStyle::with_template(
+                "{msg} [{bar:40}] {bytes}/{total_bytes} {binary_bytes_per_sec} eta {eta}",
+            )
+            .unwrap_or_else(|_| ProgressStyle::default_bar())
+            .progress_chars("=> ");
+            bar.set_style(style);
+            bar.set_message(what.to_string());
+            bar
+        });
+        Progress { bar }
+    }
+
+    /// The callback the library calls with each chunk's byte count.
+    pub fn callback(&self) -> Option<ProgressFn> {
+        let bar = self.bar.clone()?;
+        Some(Box::new(move |n| bar.inc(n)))
+    }
+
+    /// Removes the bar.
+    pub fn finish(&self) {
+        if let Some(b) = &self.bar {
+            b.finish_and_clear();
+        }
+    }
+}
+
+impl Drop for Progress {
+    fn drop(&mut self) {
+        self.finish();
+    }
+}

@@ -1,0 +1,133 @@
+//! Carving: finding a GGUF inside a larger file (a disk image, a container, a download with a
+//! prefix) and cutting out exactly the bytes its header implies (the spec's `len_file`).
+
+use std::io::{self, Read, Seek, SeekFrom};
+use std::path::Path;
+
+use crate::endian::Endian;
+use crate::error::{Error, Result};
+use crate::map::Map;
+use crate::read::Gguf;
+use crate::write::atomic::write_atomically;
+use crate::write::open_file;
+
+/// Where a GGUF was found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Found {
+    /// Offset of its magic in the larger file.
+    pub offset: u64,
+    /// Its length: the header's `len_file` (data start plus the last tensor's padded end).
+    pub len: u64,
+    /// Its version.
+    pub version: u32,
+    /// Its byte order.
+    pub endian: Endian,
+    /// Its tensor count.
+    pub tensors: usize,
+}
+
+/// True when the 4 bytes after a magic are version 2 or 3 in either byte order.
+fn plausible_version(b: &[u8]) -> bool {
+    let Some(v) = b.get(..4) else { return false };
+    let v: [u8; 4] = [v[0], v[1], v[2], v[3]];
+    matches!(u32::from_le_bytes(v), 2 | 3) || matches!(u32::from_be_bytes(v), 2 | 3)
+}
+
+/// Finds the first complete, valid GGUF in `bytes`: each `GGUF` magic followed by a plausible
+/// version is parsed with the spec's rules from there, tensor data included; the first that passes
+/// wins. The error names the first candidate's problem when none passes.
+pub fn find_gguf(bytes: &[u8]) -> Result<Found> {
+    let mut first_err: Option<(u64, Error)> = None;
+    let mut candidates = 0u64;
+    let mut from = 0usize;
+    while let Some(k) = bytes
+        .get(from..)
+        .and_then(|rest| rest.windows(4).position(|w| w == b"GGUF"))
+    {
+        let at = from + k;
+        from = at + 1;
+        if !plausible_version(&bytes[at + 4..]) {
+            continue;
+        }
+        candidates += 1;
+        match Gguf::from_bytes(&bytes[at..]) {
+            Ok(g) => {
+                return Ok(Found {
+                    offset: at as u64,
+                    len: g.expected_len(),
+                    version: g.version(),
+                    endian: g.endian(),
+                    tensors: g.tensor_count(),
+                })
+            }
+            Err(e) => {
+                if first_err.is_none() {
+                    first_err = Some((at as u64, e));
+                }
+            }
+        }
+    }
+    Err(match first_err {
+        Some((at, e)) => Error::NotFound(format!(
+            "no valid GGUF found among {candidates} candidates; the first, at byte {at}, fails: {e}"
+        )),
+        None => Error::NotFound(
+            "no GGUF found: no \"GGUF\" magic followed by version 2 or 3 in either byte order"
+                .into(),
+        ),
+    })
+}
+
+/// Finds the first valid GGUF inside `src` and writes exactly its bytes to `out` (atomically,
+/// copied file to file).
+pub fn carve_file(src: &Path, out: &Path, overwrite: bool) -> Result<Found> {
+    let file = open_file(src)?;
+    let map = Map::new(&file).map_err(|e| Error::io(format!("mapping {}", src.display()), e))?;
+    let found = find_gguf(map.as_slice())?;
+    drop(map);
+    write_atomically(out, overwrite, |w| {
+        let mut f = &file;
+        f.seek(SeekFrom::Start(found.offset))
+            .map_err(|e| Error::io(format!("seeking in {}", src.display()), e))?;
+        let n = io::copy(&mut f.take(found.len), w)
+            .map_err(|e| Error::io(format!("copying from {}", src.display()), e))?;
+        if n != found.len {
+            return Err(Error::Invalid(format!(
+                "{} changed while it was carved: {n} of {} bytes copied",
+                src.display(),
+                found.len
+            )));
+        }
+        Ok(())
+    })?;
+    Ok(found)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::write::GgufBuilder;
+    use crate::GgmlType;
+
+    #[test]
+    fn finds_a_gguf_after_decoys() {
+        let data = [1u8; 8];
+        let mut b = GgufBuilder::new();
+        b.set("general.name", "GGUF inside").unwrap();
+        b.add_tensor_with_data("t", GgmlType::I8, &[8], &data)
+            .unwrap();
+        let model = b.to_vec().unwrap();
+        // a decoy magic with a plausible version, a decoy without, then the model, then junk
+        let mut blob = b"junkGGUF\x03\x00\x00\x00\xff\xffGGUFxxxx".to_vec();
+        let at = blob.len();
+        blob.extend(&model);
+        blob.extend(b"GGUF trailing junk");
+        let found = find_gguf(&blob).unwrap();
+        assert_eq!(found.offset, at as u64);
+        assert_eq!(found.len, model.len() as u64);
+        assert_eq!(found.tensors, 1);
+        assert!(find_gguf(b"nothing here").is_err());
+        let e = find_gguf(&blob[..at + 40]).unwrap_err();
+        assert!(e.to_string().contains("the first, at byte 4"), "{e}");
+    }
+}
