@@ -17,8 +17,9 @@ type Row = (&'static str, bool, bool, Option<(Rule, u64)>, &'static str);
 /// - malformed/utf8-mangled-*: replacement characters made the real strings longer than their
 ///   lengths say, so a later length field reads text as a huge number: truncated at that field.
 /// - edge/bool_value_2: the spec's gguf_bool allows max 1; ggml reads any byte as true.
-/// - edge/trailing_padding_removed, malformed/truncated_in_tensor_data, tensor_data_past_eof: the
-///   last tensor's padded data runs past the end: truncated at that tensor's data.
+/// - malformed/truncated_in_tensor_data, tensor_data_past_eof: the last tensor's data runs past the
+///   end: truncated at that tensor's data. edge/trailing_padding_removed: the data is whole but the
+///   padding after it (which ggml reads too) is missing: truncated at the padding.
 /// - kv_nested_arrays: nested arrays are valid (gguf.md allows them), ggml rejects them.
 /// - kv_non_utf8_string: the spec decodes strings as UTF-8; ggml does not check.
 /// - alignment_*: general.alignment must be a uint32 power of two: alignment at the value.
@@ -131,7 +132,7 @@ const EXPECTED: &[Row] = &[
         "synthetic/edge/trailing_padding_removed.gguf",
         false,
         false,
-        Some((Rule::Truncated, 1600)),
+        Some((Rule::Truncated, 1604)),
         "",
     ),
     ("synthetic/header_only_no_kv.gguf", true, true, None, ""),

@@ -122,6 +122,11 @@ fn truncated_tensor_data_and_padding() {
     let data_start = b.len() as u64 - 32;
     b.pop();
     first_error(&b, Rule::Truncated, data_start);
+    // data whole, padding cut: at the padding
+    let mut c = one_f32_tensor(&[3]);
+    let data_start = c.pos();
+    c.data(12).raw(&[0; 19]);
+    first_error(&c.build(), Rule::Truncated, data_start + 12);
     // file ends inside the padding before the data
     let mut c = Craft::new(3, 1, 0);
     c.tensor("t", &[8], 0, 0);

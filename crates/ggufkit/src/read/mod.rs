@@ -597,15 +597,25 @@ fn check_data(h: &Header, bytes: &[u8], report: &mut Report) {
                     ty.bytes_for(n).expect("checked by the parser"),
                 )
             };
-            let end = parser::padded_end(h.data_offset + t.offset, info_size.1, align)
-                .unwrap_or(u64::MAX);
-            if end > total {
-                at = h.data_offset + t.offset;
+            let start = h.data_offset + t.offset;
+            let data_end = start.saturating_add(info_size.1);
+            let end = parser::padded_end(start, info_size.1, align).unwrap_or(u64::MAX);
+            if data_end > total {
+                // the data itself is cut: the offending field is the data
+                at = start;
                 what = format!(
-                    "the data of tensor '{}' ({} bytes and {} bytes of padding from byte {at})",
+                    "the data of tensor '{}' ({} bytes from byte {at})",
+                    info_size.0, info_size.1
+                );
+                break;
+            }
+            if end > total {
+                // the data is whole but its padding is cut: the offending field is the padding
+                at = data_end;
+                what = format!(
+                    "the padding after tensor '{}' ({} bytes from byte {at})",
                     info_size.0,
-                    info_size.1,
-                    end - at - info_size.1
+                    end - data_end
                 );
                 break;
             }
