@@ -33,6 +33,7 @@
 pub mod endian;
 pub mod error;
 mod map;
+pub mod quant;
 pub mod read;
 pub mod shard;
 pub mod types;

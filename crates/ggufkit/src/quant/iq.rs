@@ -1,0 +1,251 @@
+//! The i-quants: iq2_xxs, iq2_xs, iq2_s, iq3_xxs, iq3_s, iq1_s, iq1_m (lattice codebooks in
+//! `iq_grids`), and the non-linear iq4_nl, iq4_xs.
+//!
+//! Dequantization multiplies in ggml's order (`db * grid * ±1`), so even the rounding of products
+//! with subnormal or huge scales matches.
+
+#![forbid(unsafe_code)]
+
+use super::float::{f16_le, f16_to_f32};
+use super::iq_grids::{
+    IQ1S_GRID, IQ2S_GRID, IQ2XS_GRID, IQ2XXS_GRID, IQ3S_GRID, IQ3XXS_GRID, KSIGNS_IQ2XS,
+};
+
+const QK_K: usize = 256;
+
+/// The 16 non-linear levels of iq4_nl and iq4_xs.
+pub(crate) const KVALUES_IQ4NL: [i8; 16] = [
+    -127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113,
+];
+
+const IQ1S_DELTA: f32 = 0.125;
+
+#[inline(always)]
+fn sign(signs: u8, j: usize) -> f32 {
+    if signs & (1 << j) != 0 {
+        -1.0
+    } else {
+        1.0
+    }
+}
+
+#[inline(always)]
+fn u16_at(b: &[u8], off: usize) -> u16 {
+    u16::from_le_bytes([b[off], b[off + 1]])
+}
+
+#[inline(always)]
+fn u32_at(b: &[u8], off: usize) -> u32 {
+    u32::from_le_bytes([b[off], b[off + 1], b[off + 2], b[off + 3]])
+}
+
+/// Eight outputs from a u64 grid entry: `db * grid[j] * ±1`.
+#[inline(always)]
+fn emit8(y: &mut [f32], db: f32, grid: u64, signs: u8) {
+    for (j, o) in y.iter_mut().enumerate().take(8) {
+        *o = db * ((grid >> (8 * j)) as u8) as f32 * sign(signs, j);
+    }
+}
+
+pub(crate) fn dequant_iq2_xxs(data: &[u8], out: &mut [f32]) {
+    for (b, y) in data.chunks_exact(66).zip(out.chunks_exact_mut(QK_K)) {
+        let d = f16_le(b, 0);
+        for (ib, y) in y.chunks_exact_mut(32).enumerate() {
+            let o = 2 + 8 * ib;
+            let aux1 = u32_at(b, o + 4);
+            let db = d * (0.5 + (aux1 >> 28) as f32) * 0.25;
+            for (l, y8) in y.chunks_exact_mut(8).enumerate() {
+                let grid = IQ2XXS_GRID[usize::from(b[o + l])];
+                let signs = KSIGNS_IQ2XS[((aux1 >> (7 * l)) & 127) as usize];
+                emit8(y8, db, grid, signs);
+            }
+        }
+    }
+}
+
+pub(crate) fn dequant_iq2_xs(data: &[u8], out: &mut [f32]) {
+    for (b, y) in data.chunks_exact(74).zip(out.chunks_exact_mut(QK_K)) {
+        let d = f16_le(b, 0);
+        for (ib, y) in y.chunks_exact_mut(32).enumerate() {
+            let sc = b[66 + ib];
+            let db = [
+                d * (0.5 + f32::from(sc & 0x0f)) * 0.25,
+                d * (0.5 + f32::from(sc >> 4)) * 0.25,
+            ];
+            for (l, y8) in y.chunks_exact_mut(8).enumerate() {
+                let q = u16_at(b, 2 + 2 * (4 * ib + l));
+                let grid = IQ2XS_GRID[usize::from(q & 511)];
+                let signs = KSIGNS_IQ2XS[usize::from(q >> 9)];
+                emit8(y8, db[l / 2], grid, signs);
+            }
+        }
+    }
+}
+
+pub(crate) fn dequant_iq2_s(data: &[u8], out: &mut [f32]) {
+    for (b, y) in data.chunks_exact(82).zip(out.chunks_exact_mut(QK_K)) {
+        let d = f16_le(b, 0);
+        let qs = &b[2..34];
+        let signs = &b[34..66];
+        let qh = &b[66..74];
+        let scales = &b[74..82];
+        for (ib, y) in y.chunks_exact_mut(32).enumerate() {
+            let sc = scales[ib];
+            let db = [
+                d * (0.5 + f32::from(sc & 0x0f)) * 0.25,
+                d * (0.5 + f32::from(sc >> 4)) * 0.25,
+            ];
+            for (l, y8) in y.chunks_exact_mut(8).enumerate() {
+                let hi = (usize::from(qh[ib]) << (8 - 2 * l)) & 0x300;
+                let grid = IQ2S_GRID[usize::from(qs[4 * ib + l]) | hi];
+                emit8(y8, db[l / 2], grid, signs[4 * ib + l]);
+            }
+        }
+    }
+}
+
+/// Eight outputs from two u32 grid entries: `db * grid[j] * ±1`.
+#[inline(always)]
+fn emit4x2(y: &mut [f32], db: f32, g1: u32, g2: u32, signs: u8) {
+    for j in 0..4 {
+        y[j] = db * ((g1 >> (8 * j)) as u8) as f32 * sign(signs, j);
+        y[j + 4] = db * ((g2 >> (8 * j)) as u8) as f32 * sign(signs, j + 4);
+    }
+}
+
+pub(crate) fn dequant_iq3_xxs(data: &[u8], out: &mut [f32]) {
+    for (b, y) in data.chunks_exact(98).zip(out.chunks_exact_mut(QK_K)) {
+        let d = f16_le(b, 0);
+        let qs = &b[2..66];
+        for (ib, y) in y.chunks_exact_mut(32).enumerate() {
+            let aux = u32_at(b, 66 + 4 * ib);
+            let db = d * (0.5 + (aux >> 28) as f32) * 0.5;
+            for (l, y8) in y.chunks_exact_mut(8).enumerate() {
+                let signs = KSIGNS_IQ2XS[((aux >> (7 * l)) & 127) as usize];
+                let g1 = IQ3XXS_GRID[usize::from(qs[8 * ib + 2 * l])];
+                let g2 = IQ3XXS_GRID[usize::from(qs[8 * ib + 2 * l + 1])];
+                emit4x2(y8, db, g1, g2, signs);
+            }
+        }
+    }
+}
+
+pub(crate) fn dequant_iq3_s(data: &[u8], out: &mut [f32]) {
+    for (b, y) in data.chunks_exact(110).zip(out.chunks_exact_mut(QK_K)) {
+        let d = f16_le(b, 0);
+        let qs = &b[2..66];
+        let qh = &b[66..74];
+        let signs = &b[74..106];
+        let scales = &b[106..110];
+        for (ib, y) in y.chunks_exact_mut(32).enumerate() {
+            let s = (scales[ib / 2] >> (4 * (ib % 2))) & 0x0f;
+            let db = d * (1 + 2 * i32::from(s)) as f32;
+            let h = usize::from(qh[ib]);
+            for (l, y8) in y.chunks_exact_mut(8).enumerate() {
+                let i1 = usize::from(qs[8 * ib + 2 * l]) | ((h << (8 - 2 * l)) & 256);
+                let i2 = usize::from(qs[8 * ib + 2 * l + 1]) | ((h << (7 - 2 * l)) & 256);
+                emit4x2(y8, db, IQ3S_GRID[i1], IQ3S_GRID[i2], signs[4 * ib + l]);
+            }
+        }
+    }
+}
+
+/// Eight outputs from an iq1 grid entry (signed bytes): `dl * (grid[j] + delta)`.
+#[inline(always)]
+fn emit_iq1(y: &mut [f32], dl: f32, grid: u64, delta: f32) {
+    for (j, o) in y.iter_mut().enumerate().take(8) {
+        *o = dl * (f32::from((grid >> (8 * j)) as u8 as i8) + delta);
+    }
+}
+
+pub(crate) fn dequant_iq1_s(data: &[u8], out: &mut [f32]) {
+    for (b, y) in data.chunks_exact(50).zip(out.chunks_exact_mut(QK_K)) {
+        let d = f16_le(b, 0);
+        let qs = &b[2..34];
+        for (ib, y) in y.chunks_exact_mut(32).enumerate() {
+            let qh = u16_at(b, 34 + 2 * ib);
+            let dl = d * (2 * ((qh >> 12) & 7) + 1) as f32;
+            let delta = if qh & 0x8000 != 0 {
+                -IQ1S_DELTA
+            } else {
+                IQ1S_DELTA
+            };
+            for (l, y8) in y.chunks_exact_mut(8).enumerate() {
+                let idx = usize::from(qs[4 * ib + l]) | (usize::from((qh >> (3 * l)) & 7) << 8);
+                emit_iq1(y8, dl, IQ1S_GRID[idx], delta);
+            }
+        }
+    }
+}
+
+/// The f16 super-block scale of iq1_m, spread over the top nibbles of its four u16 scale words.
+#[inline(always)]
+pub(crate) fn iq1_m_scale(sc: &[u16; 4]) -> f32 {
+    let bits = (sc[0] >> 12) | ((sc[1] >> 8) & 0x00f0) | ((sc[2] >> 4) & 0x0f00) | (sc[3] & 0xf000);
+    f16_to_f32(bits)
+}
+
+pub(crate) fn dequant_iq1_m(data: &[u8], out: &mut [f32]) {
+    for (b, y) in data.chunks_exact(56).zip(out.chunks_exact_mut(QK_K)) {
+        let qs = &b[0..32];
+        let qh = &b[32..48];
+        let sc: [u16; 4] = std::array::from_fn(|k| u16_at(b, 48 + 2 * k));
+        let d = iq1_m_scale(&sc);
+        for (ib, y) in y.chunks_exact_mut(32).enumerate() {
+            let s = sc[ib / 2] >> (6 * (ib % 2));
+            let dl1 = d * (2 * (s & 7) + 1) as f32;
+            let dl2 = d * (2 * ((s >> 3) & 7) + 1) as f32;
+            let h0 = usize::from(qh[2 * ib]);
+            let h1 = usize::from(qh[2 * ib + 1]);
+            let q = &qs[4 * ib..4 * ib + 4];
+            let idx = [
+                usize::from(q[0]) | ((h0 << 8) & 0x700),
+                usize::from(q[1]) | ((h0 << 4) & 0x700),
+                usize::from(q[2]) | ((h1 << 8) & 0x700),
+                usize::from(q[3]) | ((h1 << 4) & 0x700),
+            ];
+            let delta = |h: usize, m: usize| if h & m != 0 { -IQ1S_DELTA } else { IQ1S_DELTA };
+            let deltas = [
+                delta(h0, 0x08),
+                delta(h0, 0x80),
+                delta(h1, 0x08),
+                delta(h1, 0x80),
+            ];
+            for (l, y8) in y.chunks_exact_mut(8).enumerate() {
+                let dl = if l < 2 { dl1 } else { dl2 };
+                emit_iq1(y8, dl, IQ1S_GRID[idx[l]], deltas[l]);
+            }
+        }
+    }
+}
+
+pub(crate) fn dequant_iq4_nl(data: &[u8], out: &mut [f32]) {
+    for (b, y) in data.chunks_exact(18).zip(out.chunks_exact_mut(32)) {
+        let d = f16_le(b, 0);
+        let (lo, hi) = y.split_at_mut(16);
+        for j in 0..16 {
+            let q = b[2 + j];
+            lo[j] = d * f32::from(KVALUES_IQ4NL[usize::from(q & 0x0f)]);
+            hi[j] = d * f32::from(KVALUES_IQ4NL[usize::from(q >> 4)]);
+        }
+    }
+}
+
+pub(crate) fn dequant_iq4_xs(data: &[u8], out: &mut [f32]) {
+    for (b, y) in data.chunks_exact(136).zip(out.chunks_exact_mut(QK_K)) {
+        let d = f16_le(b, 0);
+        let scales_h = u16_at(b, 2);
+        for (ib, y) in y.chunks_exact_mut(32).enumerate() {
+            let lo = (b[4 + ib / 2] >> (4 * (ib % 2))) & 0x0f;
+            let hi = ((scales_h >> (2 * ib)) & 3) as u8;
+            let ls = i32::from(lo | (hi << 4));
+            let dl = d * (ls - 32) as f32;
+            let qs = &b[8 + 16 * ib..24 + 16 * ib];
+            let (y0, y1) = y.split_at_mut(16);
+            for j in 0..16 {
+                y0[j] = dl * f32::from(KVALUES_IQ4NL[usize::from(qs[j] & 0x0f)]);
+                y1[j] = dl * f32::from(KVALUES_IQ4NL[usize::from(qs[j] >> 4)]);
+            }
+        }
+    }
+}

@@ -1,0 +1,742 @@
+//! The K-quants: 256-element super-blocks q2_k, q3_k, q4_k, q5_k, q6_k and q8_k.
+//!
+//! Little-endian whole blocks in, as everywhere in this module tree. The quantizers reproduce
+//! ggml's `quantize_row_*_ref` (no importance matrix) operation for operation: the same order of
+//! float operations, no fused multiply-add, and `nearest_int` (ties to even through the 1.5·2^23
+//! trick) wherever ggml uses it.
+
+#![forbid(unsafe_code)]
+
+use super::float::{f16_le, f16_to_f32, put_f16};
+use super::nearest_int;
+
+const QK_K: usize = 256;
+
+/// The 6-bit scale and min number `j` (0..8) of a q4_k/q5_k scales array.
+#[inline(always)]
+fn scale_min_k4(j: usize, q: &[u8; 12]) -> (u8, u8) {
+    if j < 4 {
+        (q[j] & 63, q[j + 4] & 63)
+    } else {
+        (
+            (q[j + 4] & 0x0f) | ((q[j - 4] >> 6) << 4),
+            (q[j + 4] >> 4) | ((q[j] >> 6) << 4),
+        )
+    }
+}
+
+#[inline(always)]
+fn arr12(b: &[u8]) -> &[u8; 12] {
+    b.try_into().expect("12-byte slice")
+}
+
+pub(crate) fn dequant_q2_k(data: &[u8], out: &mut [f32]) {
+    for (b, y) in data.chunks_exact(84).zip(out.chunks_exact_mut(QK_K)) {
+        let scales = &b[0..16];
+        let d = f16_le(b, 80);
+        let min = f16_le(b, 82);
+        for (n, (q, y)) in b[16..80]
+            .chunks_exact(32)
+            .zip(y.chunks_exact_mut(128))
+            .enumerate()
+        {
+            for (j, y) in y.chunks_exact_mut(32).enumerate() {
+                let shift = 2 * j;
+                let (y0, y1) = y.split_at_mut(16);
+                let sc = scales[n * 8 + 2 * j];
+                let dl = d * f32::from(sc & 0x0f);
+                let ml = min * f32::from(sc >> 4);
+                for (o, &q) in y0.iter_mut().zip(&q[..16]) {
+                    *o = dl * f32::from((q >> shift) & 3) - ml;
+                }
+                let sc = scales[n * 8 + 2 * j + 1];
+                let dl = d * f32::from(sc & 0x0f);
+                let ml = min * f32::from(sc >> 4);
+                for (o, &q) in y1.iter_mut().zip(&q[16..]) {
+                    *o = dl * f32::from((q >> shift) & 3) - ml;
+                }
+            }
+        }
+    }
+}
+
+/// The sixteen 6-bit signed scales of a q3_k block, minus 32.
+#[inline(always)]
+fn q3_k_scales(s: &[u8]) -> [i32; 16] {
+    let mut out = [0i32; 16];
+    for (j, o) in out.iter_mut().enumerate() {
+        let lo = if j < 8 { s[j] & 0x0f } else { s[j - 8] >> 4 };
+        let hi = (s[8 + j % 4] >> (2 * (j / 4))) & 3;
+        *o = i32::from(lo | (hi << 4)) - 32;
+    }
+    out
+}
+
+pub(crate) fn dequant_q3_k(data: &[u8], out: &mut [f32]) {
+    for (b, y) in data.chunks_exact(110).zip(out.chunks_exact_mut(QK_K)) {
+        let hm = &b[0..32];
+        let scales = q3_k_scales(&b[96..108]);
+        let d_all = f16_le(b, 108);
+        for (n, (q, y)) in b[32..96]
+            .chunks_exact(32)
+            .zip(y.chunks_exact_mut(128))
+            .enumerate()
+        {
+            for (j, y) in y.chunks_exact_mut(32).enumerate() {
+                let shift = 2 * j;
+                let m = 1u8 << (4 * n + j);
+                let (y0, y1) = y.split_at_mut(16);
+                let dl = d_all * scales[n * 8 + 2 * j] as f32;
+                for l in 0..16 {
+                    let v = i32::from((q[l] >> shift) & 3) - if hm[l] & m != 0 { 0 } else { 4 };
+                    y0[l] = dl * v as f32;
+                }
+                let dl = d_all * scales[n * 8 + 2 * j + 1] as f32;
+                for l in 0..16 {
+                    let v = i32::from((q[l + 16] >> shift) & 3)
+                        - if hm[l + 16] & m != 0 { 0 } else { 4 };
+                    y1[l] = dl * v as f32;
+                }
+            }
+        }
+    }
+}
+
+pub(crate) fn dequant_q4_k(data: &[u8], out: &mut [f32]) {
+    dequant_q4_k_scalar(data, out);
+}
+
+pub(crate) fn dequant_q4_k_scalar(data: &[u8], out: &mut [f32]) {
+    for (b, y) in data.chunks_exact(144).zip(out.chunks_exact_mut(QK_K)) {
+        let d = f16_le(b, 0);
+        let min = f16_le(b, 2);
+        let scales = arr12(&b[4..16]);
+        for (i, (q, y)) in b[16..144]
+            .chunks_exact(32)
+            .zip(y.chunks_exact_mut(64))
+            .enumerate()
+        {
+            let (sc, m) = scale_min_k4(2 * i, scales);
+            let (d1, m1) = (d * f32::from(sc), min * f32::from(m));
+            let (sc, m) = scale_min_k4(2 * i + 1, scales);
+            let (d2, m2) = (d * f32::from(sc), min * f32::from(m));
+            let (y0, y1) = y.split_at_mut(32);
+            for l in 0..32 {
+                y0[l] = d1 * f32::from(q[l] & 0x0f) - m1;
+                y1[l] = d2 * f32::from(q[l] >> 4) - m2;
+            }
+        }
+    }
+}
+
+pub(crate) fn dequant_q5_k(data: &[u8], out: &mut [f32]) {
+    for (b, y) in data.chunks_exact(176).zip(out.chunks_exact_mut(QK_K)) {
+        let d = f16_le(b, 0);
+        let min = f16_le(b, 2);
+        let scales = arr12(&b[4..16]);
+        let qh = &b[16..48];
+        for (i, (ql, y)) in b[48..176]
+            .chunks_exact(32)
+            .zip(y.chunks_exact_mut(64))
+            .enumerate()
+        {
+            let (sc, m) = scale_min_k4(2 * i, scales);
+            let (d1, m1) = (d * f32::from(sc), min * f32::from(m));
+            let (sc, m) = scale_min_k4(2 * i + 1, scales);
+            let (d2, m2) = (d * f32::from(sc), min * f32::from(m));
+            let (u1, u2) = (1u8 << (2 * i), 2u8 << (2 * i));
+            let (y0, y1) = y.split_at_mut(32);
+            for l in 0..32 {
+                let h0 = if qh[l] & u1 != 0 { 16 } else { 0 };
+                let h1 = if qh[l] & u2 != 0 { 16 } else { 0 };
+                y0[l] = d1 * f32::from((ql[l] & 0x0f) + h0) - m1;
+                y1[l] = d2 * f32::from((ql[l] >> 4) + h1) - m2;
+            }
+        }
+    }
+}
+
+pub(crate) fn dequant_q6_k(data: &[u8], out: &mut [f32]) {
+    dequant_q6_k_scalar(data, out);
+}
+
+pub(crate) fn dequant_q6_k_scalar(data: &[u8], out: &mut [f32]) {
+    for (b, y) in data.chunks_exact(210).zip(out.chunks_exact_mut(QK_K)) {
+        let d = f16_le(b, 208);
+        for n in 0..2 {
+            let ql = &b[64 * n..64 * n + 64];
+            let qh = &b[128 + 32 * n..128 + 32 * n + 32];
+            let sc = &b[192 + 8 * n..192 + 8 * n + 8];
+            let y = &mut y[128 * n..128 * n + 128];
+            // d * scale first, then times q: the order ggml uses (the second product can round).
+            let ds: [f32; 8] = std::array::from_fn(|k| d * f32::from(sc[k] as i8));
+            for l in 0..32 {
+                let is = l / 16;
+                let q1 = i32::from((ql[l] & 0x0f) | ((qh[l] & 3) << 4)) - 32;
+                let q2 = i32::from((ql[l + 32] & 0x0f) | (((qh[l] >> 2) & 3) << 4)) - 32;
+                let q3 = i32::from((ql[l] >> 4) | (((qh[l] >> 4) & 3) << 4)) - 32;
+                let q4 = i32::from((ql[l + 32] >> 4) | (((qh[l] >> 6) & 3) << 4)) - 32;
+                y[l] = ds[is] * q1 as f32;
+                y[l + 32] = ds[is + 2] * q2 as f32;
+                y[l + 64] = ds[is + 4] * q3 as f32;
+                y[l + 96] = ds[is + 6] * q4 as f32;
+            }
+        }
+    }
+}
+
+pub(crate) fn dequant_q8_k(data: &[u8], out: &mut [f32]) {
+    for (b, y) in data.chunks_exact(292).zip(out.chunks_exact_mut(QK_K)) {
+        let d = f32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+        for (o, &q) in y.iter_mut().zip(&b[4..260]) {
+            *o = d * f32::from(q as i8);
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reference quantizers.
+
+/// ggml's `make_qx_quants` with `rmse_type == 1` and no weights (the only form the reference
+/// quantizers use): weights are x², the scale is refined over 18 candidate inverse scales.
+fn make_qx_quants(nmax: i32, x: &[f32], l_out: &mut [i8]) -> f32 {
+    let mut max = 0.0f32;
+    let mut amax = 0.0f32;
+    for &v in x {
+        if v.abs() > amax {
+            amax = v.abs();
+            max = v;
+        }
+    }
+    if amax < 1e-15 {
+        l_out.iter_mut().for_each(|l| *l = 0);
+        return 0.0;
+    }
+    let mut iscale = -(nmax as f32) / max;
+    let mut sumlx = 0.0f32;
+    let mut suml2 = 0.0f32;
+    for (i, &xi) in x.iter().enumerate() {
+        let l = nearest_int(iscale * xi).clamp(-nmax, nmax - 1);
+        l_out[i] = (l + nmax) as i8;
+        let w = xi * xi;
+        sumlx += w * xi * l as f32;
+        suml2 += w * l as f32 * l as f32;
+    }
+    let mut scale = if suml2 != 0.0 { sumlx / suml2 } else { 0.0 };
+    let mut best = scale * sumlx;
+    for is in -9..=9 {
+        if is == 0 {
+            continue;
+        }
+        iscale = -(nmax as f32 + 0.1 * is as f32) / max;
+        sumlx = 0.0;
+        suml2 = 0.0;
+        for &xi in x {
+            let l = nearest_int(iscale * xi).clamp(-nmax, nmax - 1);
+            let w = xi * xi;
+            sumlx += w * xi * l as f32;
+            suml2 += w * l as f32 * l as f32;
+        }
+        if suml2 > 0.0 && sumlx * sumlx > best * suml2 {
+            for (i, &xi) in x.iter().enumerate() {
+                let l = nearest_int(iscale * xi).clamp(-nmax, nmax - 1);
+                l_out[i] = (nmax + l) as i8;
+            }
+            scale = sumlx / suml2;
+            best = scale * sumlx;
+        }
+    }
+    scale
+}
+
+/// ggml's `make_q3_quants` with `do_rmse == true`.
+fn make_q3_quants(nmax: i32, x: &[f32], l_out: &mut [i8]) -> f32 {
+    let mut max = 0.0f32;
+    let mut amax = 0.0f32;
+    for &v in x {
+        if v.abs() > amax {
+            amax = v.abs();
+            max = v;
+        }
+    }
+    if amax < 1e-15 {
+        l_out.iter_mut().for_each(|l| *l = 0);
+        return 0.0;
+    }
+    let iscale = -(nmax as f32) / max;
+    let mut sumlx = 0.0f32;
+    let mut suml2 = 0.0f32;
+    for (i, &xi) in x.iter().enumerate() {
+        let l = nearest_int(iscale * xi).clamp(-nmax, nmax - 1);
+        l_out[i] = l as i8;
+        let w = xi * xi;
+        sumlx += w * xi * l as f32;
+        suml2 += w * l as f32 * l as f32;
+    }
+    for _ in 0..5 {
+        let mut n_changed = 0;
+        for (i, &xi) in x.iter().enumerate() {
+            let w = xi * xi;
+            let li = f32::from(l_out[i]);
+            let mut slx = sumlx - w * xi * li;
+            if slx > 0.0 {
+                let mut sl2 = suml2 - w * li * li;
+                let new_l = nearest_int(xi * sl2 / slx).clamp(-nmax, nmax - 1);
+                if new_l != i32::from(l_out[i]) {
+                    slx += w * xi * new_l as f32;
+                    sl2 += w * new_l as f32 * new_l as f32;
+                    if sl2 > 0.0 && slx * slx * suml2 > sumlx * sumlx * sl2 {
+                        l_out[i] = new_l as i8;
+                        sumlx = slx;
+                        suml2 = sl2;
+                        n_changed += 1;
+                    }
+                }
+            }
+        }
+        if n_changed == 0 {
+            break;
+        }
+    }
+    for l in l_out.iter_mut() {
+        *l += nmax as i8;
+    }
+    if suml2 > 0.0 {
+        sumlx / suml2
+    } else {
+        0.0
+    }
+}
+
+/// ggml's `make_qkx2_quants`: scale and min of an asymmetric group, searched over `nstep + 1`
+/// candidate scales. Returns `(scale, -min)`.
+#[allow(clippy::too_many_arguments)]
+fn make_qkx2_quants(
+    nmax: i32,
+    x: &[f32],
+    weights: &[f32],
+    l_out: &mut [u8],
+    laux: &mut [u8],
+    rmin: f32,
+    rdelta: f32,
+    nstep: i32,
+    use_mad: bool,
+) -> (f32, f32) {
+    let n = x.len();
+    let mut min = x[0];
+    let mut max = x[0];
+    let mut sum_w = weights[0];
+    let mut sum_x = sum_w * x[0];
+    for i in 1..n {
+        if x[i] < min {
+            min = x[i];
+        }
+        if x[i] > max {
+            max = x[i];
+        }
+        let w = weights[i];
+        sum_w += w;
+        sum_x += w * x[i];
+    }
+    if min > 0.0 {
+        min = 0.0;
+    }
+    if max == min {
+        l_out.iter_mut().for_each(|l| *l = 0);
+        return (0.0, -min);
+    }
+    let err = |diff: f32| if use_mad { diff.abs() } else { diff * diff };
+    let mut iscale = nmax as f32 / (max - min);
+    let mut scale = 1.0 / iscale;
+    let mut best_error = 0.0f32;
+    for i in 0..n {
+        let l = nearest_int(iscale * (x[i] - min)).clamp(0, nmax);
+        l_out[i] = l as u8;
+        let diff = scale * l as f32 + min - x[i];
+        best_error += weights[i] * err(diff);
+    }
+    if nstep < 1 {
+        return (scale, -min);
+    }
+    for is in 0..=nstep {
+        iscale = (rmin + rdelta * is as f32 + nmax as f32) / (max - min);
+        let mut sum_l = 0.0f32;
+        let mut sum_l2 = 0.0f32;
+        let mut sum_xl = 0.0f32;
+        for i in 0..n {
+            let l = nearest_int(iscale * (x[i] - min)).clamp(0, nmax);
+            laux[i] = l as u8;
+            let w = weights[i];
+            let lf = l as f32;
+            sum_l += w * lf;
+            sum_l2 += w * lf * lf;
+            sum_xl += w * lf * x[i];
+        }
+        let dd = sum_w * sum_l2 - sum_l * sum_l;
+        if dd > 0.0 {
+            let mut this_scale = (sum_w * sum_xl - sum_x * sum_l) / dd;
+            let mut this_min = (sum_l2 * sum_x - sum_l * sum_xl) / dd;
+            if this_min > 0.0 {
+                this_min = 0.0;
+                this_scale = sum_xl / sum_l2;
+            }
+            let mut cur_error = 0.0f32;
+            for i in 0..n {
+                let diff = this_scale * f32::from(laux[i]) + this_min - x[i];
+                cur_error += weights[i] * err(diff);
+            }
+            if cur_error < best_error {
+                l_out[..n].copy_from_slice(&laux[..n]);
+                best_error = cur_error;
+                scale = this_scale;
+                min = this_min;
+            }
+        }
+    }
+    (scale, -min)
+}
+
+/// Packs 256 2-bit values as q2_k/q3_k do: byte `l` of each 32-byte group holds elements
+/// `l`, `l+32`, `l+64`, `l+96` of a 128-element half.
+fn pack_2bit(l: &[u8; QK_K], qs: &mut [u8]) {
+    for (h, q) in qs.chunks_exact_mut(32).enumerate() {
+        let j = 128 * h;
+        for (k, o) in q.iter_mut().enumerate() {
+            *o = l[j + k] | (l[j + k + 32] << 2) | (l[j + k + 64] << 4) | (l[j + k + 96] << 6);
+        }
+    }
+}
+
+pub(crate) fn quant_q2_k(src: &[f32], out: &mut [u8]) {
+    for (x, y) in src.chunks_exact(QK_K).zip(out.chunks_exact_mut(84)) {
+        let mut l = [0u8; QK_K];
+        let mut laux = [0u8; 16];
+        let mut weights = [0f32; 16];
+        let mut mins = [0f32; 16];
+        let mut scales = [0f32; 16];
+        let q4scale = 15.0f32;
+        let mut max_scale = 0.0f32;
+        let mut max_min = 0.0f32;
+        for j in 0..16 {
+            let xs = &x[16 * j..16 * j + 16];
+            for (w, &v) in weights.iter_mut().zip(xs) {
+                *w = v.abs();
+            }
+            let (s, m) = make_qkx2_quants(
+                3,
+                xs,
+                &weights,
+                &mut l[16 * j..16 * j + 16],
+                &mut laux,
+                -0.5,
+                0.1,
+                15,
+                true,
+            );
+            scales[j] = s;
+            mins[j] = m;
+            if s > max_scale {
+                max_scale = s;
+            }
+            if m > max_min {
+                max_min = m;
+            }
+        }
+        let (sc, rest) = y.split_at_mut(16);
+        if max_scale > 0.0 {
+            let iscale = q4scale / max_scale;
+            for j in 0..16 {
+                sc[j] = nearest_int(iscale * scales[j]) as u8;
+            }
+            put_f16(rest, 64, max_scale / q4scale);
+        } else {
+            sc.iter_mut().for_each(|s| *s = 0);
+            put_f16(rest, 64, 0.0);
+        }
+        if max_min > 0.0 {
+            let iscale = q4scale / max_min;
+            for j in 0..16 {
+                let lm = nearest_int(iscale * mins[j]);
+                sc[j] |= (lm << 4) as u8;
+            }
+            put_f16(rest, 66, max_min / q4scale);
+        } else {
+            put_f16(rest, 66, 0.0);
+        }
+        let d_all = f16_le(rest, 64);
+        let m_all = f16_le(rest, 66);
+        for j in 0..16 {
+            let d = d_all * f32::from(sc[j] & 0x0f);
+            if d == 0.0 {
+                continue;
+            }
+            let dm = m_all * f32::from(sc[j] >> 4);
+            for ii in 0..16 {
+                let q = nearest_int((x[16 * j + ii] + dm) / d).clamp(0, 3);
+                l[16 * j + ii] = q as u8;
+            }
+        }
+        pack_2bit(&l, &mut rest[..64]);
+    }
+}
+
+pub(crate) fn quant_q3_k(src: &[f32], out: &mut [u8]) {
+    for (x, y) in src.chunks_exact(QK_K).zip(out.chunks_exact_mut(110)) {
+        let mut l = [0i8; QK_K];
+        let mut scales = [0f32; 16];
+        let mut max_scale = 0.0f32;
+        let mut amax = 0.0f32;
+        for j in 0..16 {
+            scales[j] = make_q3_quants(4, &x[16 * j..16 * j + 16], &mut l[16 * j..16 * j + 16]);
+            let s = scales[j].abs();
+            if s > amax {
+                amax = s;
+                max_scale = scales[j];
+            }
+        }
+        let (hmask, rest) = y.split_at_mut(32);
+        let (qs, rest) = rest.split_at_mut(64);
+        let (sc, dpart) = rest.split_at_mut(12);
+        sc.iter_mut().for_each(|s| *s = 0);
+        if max_scale != 0.0 {
+            let iscale = -32.0 / max_scale;
+            for j in 0..16 {
+                let lq = nearest_int(iscale * scales[j]) as i8;
+                let lq = (lq.clamp(-32, 31) + 32) as u8;
+                if j < 8 {
+                    sc[j] = lq & 0x0f;
+                } else {
+                    sc[j - 8] |= (lq & 0x0f) << 4;
+                }
+                sc[j % 4 + 8] |= (lq >> 4) << (2 * (j / 4));
+            }
+            put_f16(dpart, 0, 1.0 / iscale);
+        } else {
+            put_f16(dpart, 0, 0.0);
+        }
+        let d_all = f16_le(dpart, 0);
+        let s6 = q3_k_scales(sc);
+        for j in 0..16 {
+            let d = d_all * s6[j] as f32;
+            if d == 0.0 {
+                continue;
+            }
+            for ii in 0..16 {
+                let q = nearest_int(x[16 * j + ii] / d).clamp(-4, 3);
+                l[16 * j + ii] = (q + 4) as i8;
+            }
+        }
+        hmask.iter_mut().for_each(|h| *h = 0);
+        let mut lu = [0u8; QK_K];
+        for j in 0..QK_K {
+            let mut v = l[j] as u8;
+            if l[j] > 3 {
+                hmask[j % 32] |= 1 << (j / 32);
+                v = v.wrapping_sub(4);
+            }
+            lu[j] = v;
+        }
+        pack_2bit(&lu, qs);
+    }
+}
+
+/// Writes the eight 6-bit scales and mins of q4_k/q5_k into their 12-byte packing.
+fn pack_scales_k4(scales: &[f32; 8], mins: &[f32; 8], max_scale: f32, max_min: f32, sc: &mut [u8]) {
+    let inv_scale = if max_scale > 0.0 {
+        63.0 / max_scale
+    } else {
+        0.0
+    };
+    let inv_min = if max_min > 0.0 { 63.0 / max_min } else { 0.0 };
+    for j in 0..8 {
+        let ls = (nearest_int(inv_scale * scales[j]) as u8).min(63);
+        let lm = (nearest_int(inv_min * mins[j]) as u8).min(63);
+        if j < 4 {
+            sc[j] = ls;
+            sc[j + 4] = lm;
+        } else {
+            sc[j + 4] = (ls & 0x0f) | ((lm & 0x0f) << 4);
+            sc[j - 4] |= (ls >> 4) << 6;
+            sc[j] |= (lm >> 4) << 6;
+        }
+    }
+}
+
+/// The shared first half of q4_k and q5_k quantization: per-32 scales and mins, packed header,
+/// requantized levels in `l`.
+fn quant_k4_common(x: &[f32], y: &mut [u8], nmax: i32, rmin: f32, nstep: i32, l: &mut [u8; QK_K]) {
+    let mut laux = [0u8; 32];
+    let mut weights = [0f32; 32];
+    let mut mins = [0f32; 8];
+    let mut scales = [0f32; 8];
+    let mut max_scale = 0.0f32;
+    let mut max_min = 0.0f32;
+    for j in 0..8 {
+        let xs = &x[32 * j..32 * j + 32];
+        let mut sum_x2 = 0.0f32;
+        for &v in xs {
+            sum_x2 += v * v;
+        }
+        let av_x = (sum_x2 / 32.0).sqrt();
+        for (w, &v) in weights.iter_mut().zip(xs) {
+            *w = av_x + v.abs();
+        }
+        let (s, m) = make_qkx2_quants(
+            nmax,
+            xs,
+            &weights,
+            &mut l[32 * j..32 * j + 32],
+            &mut laux,
+            rmin,
+            0.1,
+            nstep,
+            false,
+        );
+        scales[j] = s;
+        mins[j] = m;
+        if s > max_scale {
+            max_scale = s;
+        }
+        if m > max_min {
+            max_min = m;
+        }
+    }
+    pack_scales_k4(&scales, &mins, max_scale, max_min, &mut y[4..16]);
+    put_f16(y, 0, max_scale / 63.0);
+    put_f16(y, 2, max_min / 63.0);
+    let d_all = f16_le(y, 0);
+    let m_all = f16_le(y, 2);
+    let sc = arr12(&y[4..16]);
+    for j in 0..8 {
+        let (s, m) = scale_min_k4(j, sc);
+        let d = d_all * f32::from(s);
+        if d == 0.0 {
+            continue;
+        }
+        let dm = m_all * f32::from(m);
+        for ii in 0..32 {
+            let q = nearest_int((x[32 * j + ii] + dm) / d).clamp(0, nmax);
+            l[32 * j + ii] = q as u8;
+        }
+    }
+}
+
+pub(crate) fn quant_q4_k(src: &[f32], out: &mut [u8]) {
+    for (x, y) in src.chunks_exact(QK_K).zip(out.chunks_exact_mut(144)) {
+        let mut l = [0u8; QK_K];
+        quant_k4_common(x, y, 15, -1.0, 20, &mut l);
+        for (h, q) in y[16..144].chunks_exact_mut(32).enumerate() {
+            let j = 64 * h;
+            for (k, o) in q.iter_mut().enumerate() {
+                *o = l[j + k] | (l[j + k + 32] << 4);
+            }
+        }
+    }
+}
+
+pub(crate) fn quant_q5_k(src: &[f32], out: &mut [u8]) {
+    for (x, y) in src.chunks_exact(QK_K).zip(out.chunks_exact_mut(176)) {
+        let mut l = [0u8; QK_K];
+        quant_k4_common(x, y, 31, -0.5, 15, &mut l);
+        let (qh, ql) = y[16..176].split_at_mut(32);
+        qh.iter_mut().for_each(|h| *h = 0);
+        for (h, q) in ql.chunks_exact_mut(32).enumerate() {
+            let n = 64 * h;
+            let (m1, m2) = (1u8 << (2 * h), 2u8 << (2 * h));
+            for j in 0..32 {
+                let mut l1 = l[n + j];
+                if l1 > 15 {
+                    l1 -= 16;
+                    qh[j] |= m1;
+                }
+                let mut l2 = l[n + j + 32];
+                if l2 > 15 {
+                    l2 -= 16;
+                    qh[j] |= m2;
+                }
+                q[j] = l1 | (l2 << 4);
+            }
+        }
+    }
+}
+
+pub(crate) fn quant_q6_k(src: &[f32], out: &mut [u8]) {
+    for (x, y) in src.chunks_exact(QK_K).zip(out.chunks_exact_mut(210)) {
+        let mut l = [0i8; QK_K];
+        let mut scales = [0f32; 16];
+        let mut max_scale = 0.0f32;
+        let mut max_abs_scale = 0.0f32;
+        for ib in 0..16 {
+            let s = make_qx_quants(32, &x[16 * ib..16 * ib + 16], &mut l[16 * ib..16 * ib + 16]);
+            scales[ib] = s;
+            if s.abs() > max_abs_scale {
+                max_abs_scale = s.abs();
+                max_scale = s;
+            }
+        }
+        if max_abs_scale < 1e-15 {
+            y.iter_mut().for_each(|b| *b = 0);
+            continue;
+        }
+        let iscale = -128.0 / max_scale;
+        put_f16(y, 208, 1.0 / iscale);
+        for ib in 0..16 {
+            y[192 + ib] = nearest_int(iscale * scales[ib]).min(127) as i8 as u8;
+        }
+        let d_all = f16_to_f32(u16::from_le_bytes([y[208], y[209]]));
+        for j in 0..16 {
+            let d = d_all * f32::from(y[192 + j] as i8);
+            if d == 0.0 {
+                continue;
+            }
+            for ii in 0..16 {
+                let q = nearest_int(x[16 * j + ii] / d).clamp(-32, 31);
+                l[16 * j + ii] = (q + 32) as i8;
+            }
+        }
+        let (ql, rest) = y.split_at_mut(128);
+        let qh = &mut rest[..64];
+        for h in 0..2 {
+            let j = 128 * h;
+            for k in 0..32 {
+                let lv = |o: usize| l[j + k + o] as u8;
+                ql[64 * h + k] = (lv(0) & 0x0f) | ((lv(64) & 0x0f) << 4);
+                ql[64 * h + k + 32] = (lv(32) & 0x0f) | ((lv(96) & 0x0f) << 4);
+                qh[32 * h + k] = (lv(0) >> 4)
+                    | ((lv(32) >> 4) << 2)
+                    | ((lv(64) >> 4) << 4)
+                    | ((lv(96) >> 4) << 6);
+            }
+        }
+    }
+}
+
+pub(crate) fn quant_q8_k(src: &[f32], out: &mut [u8]) {
+    for (x, y) in src.chunks_exact(QK_K).zip(out.chunks_exact_mut(292)) {
+        let mut max = 0.0f32;
+        let mut amax = 0.0f32;
+        for &v in x {
+            if v.abs() > amax {
+                amax = v.abs();
+                max = v;
+            }
+        }
+        if amax == 0.0 {
+            // ggml leaves bsums unwritten here; zero is what a zeroed buffer holds.
+            y.iter_mut().for_each(|b| *b = 0);
+            continue;
+        }
+        let iscale = -127.0 / max;
+        for (o, &v) in y[4..260].iter_mut().zip(x) {
+            *o = nearest_int(iscale * v).min(127) as i8 as u8;
+        }
+        for j in 0..16 {
+            let sum: i32 = y[4 + 16 * j..4 + 16 * j + 16]
+                .iter()
+                .map(|&q| i32::from(q as i8))
+                .sum();
+            y[260 + 2 * j..262 + 2 * j].copy_from_slice(&(sum as i16).to_le_bytes());
+        }
+        y[0..4].copy_from_slice(&(1.0 / iscale).to_le_bytes());
+    }
+}

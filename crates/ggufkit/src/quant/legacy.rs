@@ -1,0 +1,239 @@
+//! The 32-element "legacy" formats: q4_0, q4_1, q5_0, q5_1, q8_0, q8_1.
+//!
+//! Every function here takes little-endian blocks (the dispatcher in `mod.rs` swaps big-endian data
+//! first) and whole blocks only: `data.len() == blocks * type_size`, `out.len() == blocks * 32`.
+//!
+//! q8_1 has no float form in ggml; it dequantizes here as `d * q` like q8_0 (its second f16, `s`,
+//! is `d * sum(q)`, a by-product for dot products, and is ignored).
+
+#![forbid(unsafe_code)]
+
+use super::float::{f16_le, put_f16};
+use super::{c_trunc_i32, fmax_c};
+
+const QK: usize = 32;
+
+pub(crate) fn dequant_q4_0(data: &[u8], out: &mut [f32]) {
+    if super::simd::dequant_q4_0(data, out) {
+        return;
+    }
+    dequant_q4_0_scalar(data, out);
+}
+
+pub(crate) fn dequant_q4_0_scalar(data: &[u8], out: &mut [f32]) {
+    for (b, y) in data.chunks_exact(18).zip(out.chunks_exact_mut(QK)) {
+        let d = f16_le(b, 0);
+        let qs = &b[2..18];
+        let (lo, hi) = y.split_at_mut(16);
+        for j in 0..16 {
+            lo[j] = ((qs[j] & 0x0f) as i32 - 8) as f32 * d;
+            hi[j] = ((qs[j] >> 4) as i32 - 8) as f32 * d;
+        }
+    }
+}
+
+pub(crate) fn dequant_q4_1(data: &[u8], out: &mut [f32]) {
+    for (b, y) in data.chunks_exact(20).zip(out.chunks_exact_mut(QK)) {
+        let d = f16_le(b, 0);
+        let m = f16_le(b, 2);
+        let qs = &b[4..20];
+        let (lo, hi) = y.split_at_mut(16);
+        for j in 0..16 {
+            lo[j] = f32::from(qs[j] & 0x0f) * d + m;
+            hi[j] = f32::from(qs[j] >> 4) * d + m;
+        }
+    }
+}
+
+pub(crate) fn dequant_q5_0(data: &[u8], out: &mut [f32]) {
+    for (b, y) in data.chunks_exact(22).zip(out.chunks_exact_mut(QK)) {
+        let d = f16_le(b, 0);
+        let qh = u32::from_le_bytes([b[2], b[3], b[4], b[5]]);
+        let qs = &b[6..22];
+        let (lo, hi) = y.split_at_mut(16);
+        for j in 0..16 {
+            let h0 = ((qh >> j) << 4) & 0x10;
+            let h1 = (qh >> (j + 12)) & 0x10;
+            lo[j] = ((u32::from(qs[j] & 0x0f) | h0) as i32 - 16) as f32 * d;
+            hi[j] = ((u32::from(qs[j] >> 4) | h1) as i32 - 16) as f32 * d;
+        }
+    }
+}
+
+pub(crate) fn dequant_q5_1(data: &[u8], out: &mut [f32]) {
+    for (b, y) in data.chunks_exact(24).zip(out.chunks_exact_mut(QK)) {
+        let d = f16_le(b, 0);
+        let m = f16_le(b, 2);
+        let qh = u32::from_le_bytes([b[4], b[5], b[6], b[7]]);
+        let qs = &b[8..24];
+        let (lo, hi) = y.split_at_mut(16);
+        for j in 0..16 {
+            let h0 = ((qh >> j) << 4) & 0x10;
+            let h1 = (qh >> (j + 12)) & 0x10;
+            lo[j] = (u32::from(qs[j] & 0x0f) | h0) as f32 * d + m;
+            hi[j] = (u32::from(qs[j] >> 4) | h1) as f32 * d + m;
+        }
+    }
+}
+
+pub(crate) fn dequant_q8_0(data: &[u8], out: &mut [f32]) {
+    if super::simd::dequant_q8_0(data, out) {
+        return;
+    }
+    dequant_q8_0_scalar(data, out);
+}
+
+pub(crate) fn dequant_q8_0_scalar(data: &[u8], out: &mut [f32]) {
+    for (b, y) in data.chunks_exact(34).zip(out.chunks_exact_mut(QK)) {
+        let d = f16_le(b, 0);
+        for (o, &q) in y.iter_mut().zip(&b[2..34]) {
+            *o = f32::from(q as i8) * d;
+        }
+    }
+}
+
+pub(crate) fn dequant_q8_1(data: &[u8], out: &mut [f32]) {
+    for (b, y) in data.chunks_exact(36).zip(out.chunks_exact_mut(QK)) {
+        let d = f16_le(b, 0);
+        for (o, &q) in y.iter_mut().zip(&b[4..36]) {
+            *o = f32::from(q as i8) * d;
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reference quantizers. Rounding follows ggml exactly: q4/q5 truncate `x + 8.5` (ties up), q8 uses
+// `roundf` (ties away from zero); C's float→int conversion is emulated by `c_trunc_i32`.
+
+/// Index and value of the element with the largest magnitude (the first one on ties).
+#[inline]
+fn signed_absmax(x: &[f32]) -> f32 {
+    let mut amax = 0.0f32;
+    let mut max = 0.0f32;
+    for &v in x {
+        if amax < v.abs() {
+            amax = v.abs();
+            max = v;
+        }
+    }
+    max
+}
+
+#[inline]
+fn min_max(x: &[f32]) -> (f32, f32) {
+    let mut min = f32::MAX;
+    let mut max = -f32::MAX;
+    for &v in x {
+        if v < min {
+            min = v;
+        }
+        if v > max {
+            max = v;
+        }
+    }
+    (min, max)
+}
+
+#[inline]
+fn inverse(d: f32) -> f32 {
+    if d != 0.0 {
+        1.0 / d
+    } else {
+        0.0
+    }
+}
+
+pub(crate) fn quant_q4_0(src: &[f32], out: &mut [u8]) {
+    for (x, b) in src.chunks_exact(QK).zip(out.chunks_exact_mut(18)) {
+        let d = signed_absmax(x) / -8.0;
+        let id = inverse(d);
+        put_f16(b, 0, d);
+        for j in 0..16 {
+            let q0 = 15.min(c_trunc_i32(x[j] * id + 8.5) as i8 as i32) as u8;
+            let q1 = 15.min(c_trunc_i32(x[j + 16] * id + 8.5) as i8 as i32) as u8;
+            b[2 + j] = q0 | (q1 << 4);
+        }
+    }
+}
+
+pub(crate) fn quant_q4_1(src: &[f32], out: &mut [u8]) {
+    for (x, b) in src.chunks_exact(QK).zip(out.chunks_exact_mut(20)) {
+        let (min, max) = min_max(x);
+        let d = (max - min) / 15.0;
+        let id = inverse(d);
+        put_f16(b, 0, d);
+        put_f16(b, 2, min);
+        for j in 0..16 {
+            let q0 = 15.min(c_trunc_i32((x[j] - min) * id + 0.5) as i8 as i32) as u8;
+            let q1 = 15.min(c_trunc_i32((x[j + 16] - min) * id + 0.5) as i8 as i32) as u8;
+            b[4 + j] = q0 | (q1 << 4);
+        }
+    }
+}
+
+pub(crate) fn quant_q5_0(src: &[f32], out: &mut [u8]) {
+    for (x, b) in src.chunks_exact(QK).zip(out.chunks_exact_mut(22)) {
+        let d = signed_absmax(x) / -16.0;
+        let id = inverse(d);
+        put_f16(b, 0, d);
+        let mut qh = 0u32;
+        for j in 0..16 {
+            let q0 = 31.min(c_trunc_i32(x[j] * id + 16.5) as i8 as i32) as u8;
+            let q1 = 31.min(c_trunc_i32(x[j + 16] * id + 16.5) as i8 as i32) as u8;
+            b[6 + j] = (q0 & 0x0f) | ((q1 & 0x0f) << 4);
+            qh |= u32::from((q0 & 0x10) >> 4) << j;
+            qh |= u32::from((q1 & 0x10) >> 4) << (j + 16);
+        }
+        b[2..6].copy_from_slice(&qh.to_le_bytes());
+    }
+}
+
+pub(crate) fn quant_q5_1(src: &[f32], out: &mut [u8]) {
+    for (x, b) in src.chunks_exact(QK).zip(out.chunks_exact_mut(24)) {
+        let (min, max) = min_max(x);
+        let d = (max - min) / 31.0;
+        let id = inverse(d);
+        put_f16(b, 0, d);
+        put_f16(b, 2, min);
+        let mut qh = 0u32;
+        for j in 0..16 {
+            let q0 = c_trunc_i32((x[j] - min) * id + 0.5) as u8;
+            let q1 = c_trunc_i32((x[j + 16] - min) * id + 0.5) as u8;
+            b[8 + j] = (q0 & 0x0f) | ((q1 & 0x0f) << 4);
+            qh |= u32::from((q0 & 0x10) >> 4) << j;
+            qh |= u32::from((q1 & 0x10) >> 4) << (j + 16);
+        }
+        b[4..8].copy_from_slice(&qh.to_le_bytes());
+    }
+}
+
+#[inline]
+fn absmax_c(x: &[f32]) -> f32 {
+    x.iter().fold(0.0f32, |m, &v| fmax_c(m, v.abs()))
+}
+
+pub(crate) fn quant_q8_0(src: &[f32], out: &mut [u8]) {
+    for (x, b) in src.chunks_exact(QK).zip(out.chunks_exact_mut(34)) {
+        let d = absmax_c(x) / 127.0;
+        let id = inverse(d);
+        put_f16(b, 0, d);
+        for (o, &v) in b[2..].iter_mut().zip(x) {
+            *o = c_trunc_i32((v * id).round()) as u8;
+        }
+    }
+}
+
+pub(crate) fn quant_q8_1(src: &[f32], out: &mut [u8]) {
+    for (x, b) in src.chunks_exact(QK).zip(out.chunks_exact_mut(36)) {
+        let d = absmax_c(x) / 127.0;
+        let id = inverse(d);
+        put_f16(b, 0, d);
+        let mut sum = 0i32;
+        for (o, &v) in b[4..].iter_mut().zip(x) {
+            let q = c_trunc_i32((v * id).round()) as i8;
+            *o = q as u8;
+            sum += i32::from(q);
+        }
+        put_f16(b, 2, sum as f32 * d);
+    }
+}

@@ -1,0 +1,362 @@
+//! Tensor data codecs: dequantization of every ggml type to f32, quantization from f32, and byte
+//! order swapping, all bit-identical to ggml's reference C code.
+//!
+//! ```
+//! use ggufkit::{quant, Endian, GgmlType};
+//!
+//! let x: Vec<f32> = (0..64).map(|i| i as f32 / 8.0 - 4.0).collect();
+//! let mut q = Vec::new();
+//! quant::quantize(GgmlType::Q8_0, &x, &mut q)?;
+//! assert_eq!(q.len(), 2 * 34);
+//! let y = quant::dequantize_to_vec(GgmlType::Q8_0, &q, Endian::Little)?;
+//! assert!(x.iter().zip(&y).all(|(a, b)| (a - b).abs() < 0.02));
+//! # Ok::<(), ggufkit::Error>(())
+//! ```
+//!
+//! # What each type gives
+//! * Every type with a float form in ggml dequantizes exactly as ggml's `to_float` does, including
+//!   NaN/Inf scales and the sign of zero.
+//! * q8_k dequantizes as ggml's `dequantize_row_q8_K` (`d * q`, f32 scale).
+//! * q8_1 (no float form in ggml) dequantizes as `d * q`, like q8_0; its `s` field is ignored.
+//! * f64 rounds to the nearest f32; i8/i16/i32/i64 convert to the nearest f32 (for statistics; an
+//!   export keeps their own dtype).
+//! * Quantization ([`quantize`]) gives the bytes of `ggml_quantize_chunk(type, ..., imatrix=NULL)`,
+//!   which is the reference quantizer `quantize_row_*_ref` for every type but iq4_nl (ggml's chunk
+//!   path searches 7 scales there; [`quantize_iq4_nl_ref`] gives the `_ref` bytes). q8_1 and q8_k use
+//!   their `_ref` quantizers. Quantized output is always little-endian.
+//!
+//! # Byte order
+//! Decoders take the [`Endian`] of the data. Big-endian data is the little-endian block with each
+//! multi-byte field reversed ([`Layout::fields`]); [`byteswap_blocks`] converts between the two.
+//!
+//! # Layout of the code
+//! `layout` (block layouts), `float` (f32/f16/bf16/f64/integers and the scalar conversions),
+//! `legacy` (q4_0..q8_1), `kquants` (q2_k..q8_k), `iq` + `iq_grids` (i-quants), `ternary`
+//! (tq1_0, tq2_0), `fp4` (mxfp4, nvfp4), `q1_q2` (q1_0, q2_0) and `simd`, the only module with
+//! `unsafe` (AVX2/F16C kernels chosen at run time, same bits as the scalar code).
+
+mod float;
+mod fp4;
+mod iq;
+mod iq_grids;
+mod kquants;
+mod layout;
+mod legacy;
+mod q1_q2;
+mod simd;
+mod ternary;
+
+use rayon::prelude::*;
+
+use crate::endian::Endian;
+use crate::error::{Error, Result};
+use crate::types::GgmlType;
+
+pub use float::{bf16_to_f32, f16_to_f32, f32_to_bf16, f32_to_f16};
+pub use layout::{layout, Field, Layout};
+
+type DequantFn = fn(&[u8], &mut [f32]);
+type QuantFn = fn(&[f32], &mut [u8]);
+
+fn dequant_fn(ty: GgmlType) -> Option<DequantFn> {
+    use GgmlType as T;
+    Some(match ty {
+        T::F32 => float::dequant_f32,
+        T::F16 => float::dequant_f16,
+        T::BF16 => float::dequant_bf16,
+        T::F64 => float::dequant_f64,
+        T::I8 => float::dequant_i8,
+        T::I16 => float::dequant_i16,
+        T::I32 => float::dequant_i32,
+        T::I64 => float::dequant_i64,
+        T::Q4_0 => legacy::dequant_q4_0,
+        T::Q4_1 => legacy::dequant_q4_1,
+        T::Q5_0 => legacy::dequant_q5_0,
+        T::Q5_1 => legacy::dequant_q5_1,
+        T::Q8_0 => legacy::dequant_q8_0,
+        T::Q8_1 => legacy::dequant_q8_1,
+        T::Q2_K => kquants::dequant_q2_k,
+        T::Q3_K => kquants::dequant_q3_k,
+        T::Q4_K => kquants::dequant_q4_k,
+        T::Q5_K => kquants::dequant_q5_k,
+        T::Q6_K => kquants::dequant_q6_k,
+        T::Q8_K => kquants::dequant_q8_k,
+        T::IQ2_XXS => iq::dequant_iq2_xxs,
+        T::IQ2_XS => iq::dequant_iq2_xs,
+        T::IQ2_S => iq::dequant_iq2_s,
+        T::IQ3_XXS => iq::dequant_iq3_xxs,
+        T::IQ3_S => iq::dequant_iq3_s,
+        T::IQ1_S => iq::dequant_iq1_s,
+        T::IQ1_M => iq::dequant_iq1_m,
+        T::IQ4_NL => iq::dequant_iq4_nl,
+        T::IQ4_XS => iq::dequant_iq4_xs,
+        T::TQ1_0 => ternary::dequant_tq1_0,
+        T::TQ2_0 => ternary::dequant_tq2_0,
+        T::MXFP4 => fp4::dequant_mxfp4,
+        T::NVFP4 => fp4::dequant_nvfp4,
+        T::Q1_0 => q1_q2::dequant_q1_0,
+        T::Q2_0 => q1_q2::dequant_q2_0,
+        T::Q4_2
+        | T::Q4_3
+        | T::Q4_0_4_4
+        | T::Q4_0_4_8
+        | T::Q4_0_8_8
+        | T::IQ4_NL_4_4
+        | T::IQ4_NL_4_8
+        | T::IQ4_NL_8_8 => return None,
+    })
+}
+
+fn quant_fn(ty: GgmlType) -> Option<QuantFn> {
+    use GgmlType as T;
+    Some(match ty {
+        T::F32 => float::quant_f32,
+        T::F16 => float::quant_f16,
+        T::BF16 => float::quant_bf16,
+        T::F64 => float::quant_f64,
+        T::Q4_0 => legacy::quant_q4_0,
+        T::Q4_1 => legacy::quant_q4_1,
+        T::Q5_0 => legacy::quant_q5_0,
+        T::Q5_1 => legacy::quant_q5_1,
+        T::Q8_0 => legacy::quant_q8_0,
+        T::Q8_1 => legacy::quant_q8_1,
+        T::Q2_K => kquants::quant_q2_k,
+        T::Q3_K => kquants::quant_q3_k,
+        T::Q4_K => kquants::quant_q4_k,
+        T::Q5_K => kquants::quant_q5_k,
+        T::Q6_K => kquants::quant_q6_k,
+        T::Q8_K => kquants::quant_q8_k,
+        T::TQ1_0 => ternary::quant_tq1_0,
+        T::TQ2_0 => ternary::quant_tq2_0,
+        T::MXFP4 => fp4::quant_mxfp4,
+        T::NVFP4 => fp4::quant_nvfp4,
+        T::Q1_0 => q1_q2::quant_q1_0,
+        T::Q2_0 => q1_q2::quant_q2_0,
+        _ => return None,
+    })
+}
+
+/// True when [`dequantize`] supports `ty`: every type a tensor may have (not the removed ids).
+pub fn can_dequantize(ty: GgmlType) -> bool {
+    dequant_fn(ty).is_some()
+}
+
+/// True when [`quantize`] supports `ty`.
+pub fn can_quantize(ty: GgmlType) -> bool {
+    quant_fn(ty).is_some()
+}
+
+fn layout_of(ty: GgmlType) -> Result<&'static Layout> {
+    layout(ty).ok_or_else(|| {
+        Error::Invalid(format!(
+            "tensor type {ty} was removed from ggml and has no block layout"
+        ))
+    })
+}
+
+/// Checks that `bytes` is whole blocks and `elems` the matching element count.
+fn check_sizes(l: &Layout, bytes: usize, elems: usize) -> Result<()> {
+    if bytes % l.block_bytes != 0 {
+        return Err(Error::Invalid(format!(
+            "{} data of {bytes} bytes is not a whole number of {}-byte blocks",
+            l.ty, l.block_bytes
+        )));
+    }
+    let blocks = bytes / l.block_bytes;
+    if blocks.checked_mul(l.block_elems) != Some(elems) {
+        return Err(Error::Invalid(format!(
+            "{} data of {bytes} bytes holds {} elements, not {elems}",
+            l.ty,
+            blocks.saturating_mul(l.block_elems)
+        )));
+    }
+    Ok(())
+}
+
+/// Number of elements `data` holds as whole blocks of `ty`.
+pub fn element_count(ty: GgmlType, data_len: usize) -> Result<usize> {
+    let l = layout_of(ty)?;
+    check_sizes(
+        l,
+        data_len,
+        (data_len / l.block_bytes).saturating_mul(l.block_elems),
+    )?;
+    Ok(data_len / l.block_bytes * l.block_elems)
+}
+
+/// Dequantizes `data` (whole blocks of `ty`, stored in byte order `endian`) into `out`, which must
+/// hold exactly the elements of those blocks.
+pub fn dequantize(ty: GgmlType, data: &[u8], endian: Endian, out: &mut [f32]) -> Result<()> {
+    let l = layout_of(ty)?;
+    let f = dequant_fn(ty)
+        .ok_or_else(|| Error::Invalid(format!("no float form for tensor type {ty}")))?;
+    check_sizes(l, data.len(), out.len())?;
+    if endian == Endian::Little || l.fields.is_empty() {
+        f(data, out);
+        return Ok(());
+    }
+    // Big-endian: swap a few KiB of blocks at a time into a buffer, then decode as little-endian.
+    let blocks_per_chunk = (16384 / l.block_bytes).max(1);
+    let mut buf = vec![0u8; blocks_per_chunk * l.block_bytes];
+    for (d, o) in data
+        .chunks(blocks_per_chunk * l.block_bytes)
+        .zip(out.chunks_mut(blocks_per_chunk * l.block_elems))
+    {
+        let b = &mut buf[..d.len()];
+        b.copy_from_slice(d);
+        layout::swap_fields(l, b);
+        f(b, o);
+    }
+    Ok(())
+}
+
+/// [`dequantize`] into a new vector.
+pub fn dequantize_to_vec(ty: GgmlType, data: &[u8], endian: Endian) -> Result<Vec<f32>> {
+    let n = element_count(ty, data.len())?;
+    let mut out = vec![0f32; n];
+    dequantize(ty, data, endian, &mut out)?;
+    Ok(out)
+}
+
+/// Blocks per parallel task: about 64 KiB of output.
+fn par_blocks(l: &Layout) -> usize {
+    (16384 / l.block_elems).max(1)
+}
+
+/// [`dequantize`] on all threads of rayon's pool (same result, split into runs of blocks).
+pub fn dequantize_par(ty: GgmlType, data: &[u8], endian: Endian, out: &mut [f32]) -> Result<()> {
+    let l = layout_of(ty)?;
+    if !can_dequantize(ty) {
+        return Err(Error::Invalid(format!(
+            "no float form for tensor type {ty}"
+        )));
+    }
+    check_sizes(l, data.len(), out.len())?;
+    let nb = par_blocks(l);
+    out.par_chunks_mut(nb * l.block_elems)
+        .zip(data.par_chunks(nb * l.block_bytes))
+        .try_for_each(|(o, d)| dequantize(ty, d, endian, o))
+}
+
+/// Quantizes `src` to `ty` and appends the little-endian blocks to `out`. `src.len()` must be a
+/// multiple of the block size. Rows are irrelevant: every format quantizes block by block.
+pub fn quantize(ty: GgmlType, src: &[f32], out: &mut Vec<u8>) -> Result<()> {
+    let l = layout_of(ty)?;
+    let start = out.len();
+    let bytes = quant_len(l, src.len())?;
+    out.resize(start + bytes, 0);
+    quantize_into(ty, src, &mut out[start..])
+}
+
+fn quant_len(l: &Layout, n: usize) -> Result<usize> {
+    if n % l.block_elems != 0 {
+        return Err(Error::Invalid(format!(
+            "{n} elements are not a whole number of {}-element {} blocks",
+            l.block_elems, l.ty
+        )));
+    }
+    Ok(n / l.block_elems * l.block_bytes)
+}
+
+/// Like [`quantize`], but through ggml's `from_float_ref` path (`quantize_row_*_ref`). Identical
+/// to [`quantize`] for every type except iq4_nl, whose reference searches no extra scales
+/// (`ntry = -1`, where `ggml_quantize_chunk` uses 7).
+pub fn quantize_ref(ty: GgmlType, src: &[f32], out: &mut Vec<u8>) -> Result<()> {
+    let l = layout_of(ty)?;
+    let f = quant_ref_fn(ty)
+        .ok_or_else(|| Error::Invalid(format!("no quantizer for tensor type {ty}")))?;
+    let bytes = quant_len(l, src.len())?;
+    let start = out.len();
+    out.resize(start + bytes, 0);
+    f(src, &mut out[start..]);
+    Ok(())
+}
+
+fn quant_ref_fn(ty: GgmlType) -> Option<QuantFn> {
+    quant_fn(ty)
+}
+
+/// Quantizes `src` into `out`, which must be exactly the size of the blocks.
+pub fn quantize_into(ty: GgmlType, src: &[f32], out: &mut [u8]) -> Result<()> {
+    let l = layout_of(ty)?;
+    let f =
+        quant_fn(ty).ok_or_else(|| Error::Invalid(format!("no quantizer for tensor type {ty}")))?;
+    check_sizes(l, out.len(), src.len())?;
+    f(src, out);
+    Ok(())
+}
+
+/// [`quantize_into`] on all threads of rayon's pool (same bytes).
+pub fn quantize_par(ty: GgmlType, src: &[f32], out: &mut [u8]) -> Result<()> {
+    let l = layout_of(ty)?;
+    if !can_quantize(ty) {
+        return Err(Error::Invalid(format!("no quantizer for tensor type {ty}")));
+    }
+    check_sizes(l, out.len(), src.len())?;
+    let nb = (par_blocks(l) / 4).max(1);
+    out.par_chunks_mut(nb * l.block_bytes)
+        .zip(src.par_chunks(nb * l.block_elems))
+        .try_for_each(|(o, s)| quantize_into(ty, s, o))
+}
+
+/// Reverses the byte order of every multi-byte field of every block of `ty` in `data`, converting
+/// little-endian blocks to big-endian ones and back (f32/f16/bf16/f64/i16/i32/i64 elements are
+/// their own single field; packed bits and i8 stay as they are).
+pub fn byteswap_blocks(ty: GgmlType, data: &mut [u8]) -> Result<()> {
+    let l = layout_of(ty)?;
+    if data.len() % l.block_bytes != 0 {
+        return Err(Error::Invalid(format!(
+            "{ty} data of {} bytes is not a whole number of {}-byte blocks",
+            data.len(),
+            l.block_bytes
+        )));
+    }
+    layout::swap_fields(l, data);
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
+// C arithmetic the reference code relies on, shared by the families.
+
+/// ggml's `nearest_int`: rounds to nearest, ties to even, through the 1.5·2^23 trick (garbage in,
+/// the same garbage out, for |x| > 2^22).
+#[inline(always)]
+pub(crate) fn nearest_int(fval: f32) -> i32 {
+    let val = fval + 12_582_912.0;
+    (val.to_bits() & 0x007f_ffff) as i32 - 0x0040_0000
+}
+
+/// C's float → int conversion as x86-64 compiles it (`cvttss2si`): truncation toward zero, and
+/// `i32::MIN` for NaN and values out of range. Narrower C targets (`(int8_t)x`) keep the low bits.
+#[inline(always)]
+pub(crate) fn c_trunc_i32(x: f32) -> i32 {
+    if (-2_147_483_648.0..2_147_483_648.0).contains(&x) {
+        x as i32
+    } else {
+        i32::MIN
+    }
+}
+
+/// glibc's `lroundf` on x86-64: half away from zero; `i64::MIN` for NaN and out of range.
+#[inline(always)]
+pub(crate) fn c_lroundf(x: f32) -> i64 {
+    let r = x.round();
+    if (-9.223_372e18..9.223_372e18).contains(&r) {
+        r as i64
+    } else {
+        i64::MIN
+    }
+}
+
+/// ggml's `MAX(a, b)` macro: `a > b ? a : b` (NaN handling included).
+#[inline(always)]
+pub(crate) fn fmax_c(a: f32, b: f32) -> f32 {
+    if a > b {
+        a
+    } else {
+        b
+    }
+}
+
+#[cfg(test)]
+mod tests;

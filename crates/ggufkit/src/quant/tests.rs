@@ -1,0 +1,225 @@
+//! Unit tests across families: SIMD against scalar, byte order round trips, no panics.
+
+use super::*;
+
+/// A small deterministic generator (xorshift64*), so the tests need no dependency.
+pub(crate) struct Rng(u64);
+
+impl Rng {
+    pub(crate) fn new(seed: u64) -> Self {
+        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
+    }
+    pub(crate) fn next_u64(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    pub(crate) fn bytes(&mut self, n: usize) -> Vec<u8> {
+        (0..n).map(|_| (self.next_u64() >> 56) as u8).collect()
+    }
+}
+
+fn same_bits(a: &[f32], b: &[f32]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits())
+}
+
+/// Random blocks whose f16 fields are random too, so NaN, Inf and subnormal scales occur.
+fn random_blocks(ty: GgmlType, blocks: usize, seed: u64) -> Vec<u8> {
+    Rng::new(seed).bytes(blocks * ty.type_size() as usize)
+}
+
+fn all_types() -> impl Iterator<Item = GgmlType> {
+    GgmlType::supported()
+}
+
+#[test]
+fn f16_simd_matches_scalar_for_every_pattern() {
+    let data: Vec<u8> = (0..=u16::MAX).flat_map(|h| h.to_le_bytes()).collect();
+    let mut a = vec![0f32; 65536];
+    let mut b = vec![0f32; 65536];
+    float::dequant_f16_scalar(&data, &mut a);
+    float::dequant_f16(&data, &mut b);
+    assert!(same_bits(&a, &b));
+    // Odd lengths exercise the scalar tail of the SIMD loop.
+    let mut c = vec![0f32; 13];
+    float::dequant_f16(&data[..26], &mut c);
+    assert!(same_bits(&a[..13], &c));
+}
+
+#[test]
+fn block_simd_matches_scalar() {
+    type Pair = (GgmlType, DequantFn, DequantFn);
+    let pairs: [Pair; 2] = [
+        (
+            GgmlType::Q4_0,
+            legacy::dequant_q4_0,
+            legacy::dequant_q4_0_scalar,
+        ),
+        (
+            GgmlType::Q8_0,
+            legacy::dequant_q8_0,
+            legacy::dequant_q8_0_scalar,
+        ),
+    ];
+    for (ty, fast, scalar) in pairs {
+        for seed in 0..20 {
+            let data = random_blocks(ty, 37, seed);
+            let n = 37 * ty.block_size() as usize;
+            let (mut a, mut b) = (vec![0f32; n], vec![0f32; n]);
+            fast(&data, &mut a);
+            scalar(&data, &mut b);
+            assert!(same_bits(&a, &b), "{ty} seed {seed}");
+        }
+    }
+}
+
+#[test]
+fn byteswap_twice_is_identity_and_big_endian_decodes_the_same() {
+    for ty in all_types() {
+        let data = random_blocks(ty, 9, u64::from(ty.id()));
+        let mut swapped = data.clone();
+        byteswap_blocks(ty, &mut swapped).unwrap();
+        let l = layout(ty).unwrap();
+        if l.fields.iter().any(|f| f.width > 1) {
+            assert_ne!(swapped, data, "{ty}: swapping changed nothing");
+        }
+        let little = dequantize_to_vec(ty, &data, Endian::Little).unwrap();
+        let big = dequantize_to_vec(ty, &swapped, Endian::Big).unwrap();
+        assert!(same_bits(&little, &big), "{ty}: big-endian decode differs");
+        let mut par = vec![0f32; little.len()];
+        dequantize_par(ty, &swapped, Endian::Big, &mut par).unwrap();
+        assert!(
+            same_bits(&little, &par),
+            "{ty}: parallel big-endian decode differs"
+        );
+        byteswap_blocks(ty, &mut swapped).unwrap();
+        assert_eq!(swapped, data, "{ty}: swapping twice is not the identity");
+    }
+}
+
+#[test]
+fn big_endian_fields_are_read_big_endian() {
+    // q8_0 with d = 1.0 stored big-endian (0x3C00 → bytes 3C 00).
+    let mut block = vec![0x3c, 0x00];
+    block.extend((0..32).map(|i| i as u8));
+    let y = dequantize_to_vec(GgmlType::Q8_0, &block, Endian::Big).unwrap();
+    assert_eq!(y, (0..32).map(|i| i as f32).collect::<Vec<_>>());
+    // f32 elements are their own field.
+    let y = dequantize_to_vec(GgmlType::F32, &1.5f32.to_be_bytes(), Endian::Big).unwrap();
+    assert_eq!(y, [1.5]);
+}
+
+#[test]
+fn arbitrary_bytes_never_panic() {
+    for ty in all_types() {
+        for seed in 0..8 {
+            let data = random_blocks(ty, 3, seed * 1000 + u64::from(ty.id()));
+            let y = dequantize_to_vec(ty, &data, Endian::Little).unwrap();
+            assert_eq!(y.len(), 3 * ty.block_size() as usize);
+        }
+    }
+}
+
+#[test]
+fn wrong_sizes_and_removed_types_are_errors() {
+    let err = |r: Result<()>| matches!(r, Err(Error::Invalid(_)));
+    let mut out = vec![0f32; 32];
+    assert!(err(dequantize(
+        GgmlType::Q4_0,
+        &[0; 17],
+        Endian::Little,
+        &mut out
+    )));
+    assert!(err(dequantize(
+        GgmlType::Q4_0,
+        &[0; 18],
+        Endian::Little,
+        &mut out[..31]
+    )));
+    assert!(err(dequantize(
+        GgmlType::Q4_2,
+        &[],
+        Endian::Little,
+        &mut []
+    )));
+    assert!(err(dequantize_par(
+        GgmlType::Q4_K,
+        &[0; 100],
+        Endian::Little,
+        &mut out
+    )));
+    assert!(err(byteswap_blocks(GgmlType::Q8_0, &mut [0; 35])));
+    assert!(err(quantize(GgmlType::Q4_K, &[0.0; 100], &mut Vec::new())));
+    assert!(err(quantize_into(GgmlType::Q8_0, &[0.0; 32], &mut [0; 33])));
+    assert!(err(quantize(GgmlType::I32, &[0.0; 4], &mut Vec::new())));
+    assert!(dequantize(GgmlType::Q4_0, &[], Endian::Little, &mut []).is_ok());
+    assert!(!can_dequantize(GgmlType::Q4_0_4_4));
+    assert!(can_dequantize(GgmlType::Q8_1) && can_dequantize(GgmlType::I64));
+}
+
+/// Gaussian-ish test data from the generator (sum of uniforms), 256·k values.
+fn signal(n: usize, seed: u64) -> Vec<f32> {
+    let mut r = Rng::new(seed);
+    (0..n)
+        .map(|_| {
+            let s: f32 = (0..4)
+                .map(|_| (r.next_u64() >> 40) as f32 / (1u64 << 24) as f32)
+                .sum();
+            s - 2.0
+        })
+        .collect()
+}
+
+/// Quantizing then dequantizing stays within a per-type relative RMS error, and quantizing
+/// hostile input (NaN, Inf, huge, subnormal) never panics.
+#[test]
+fn quantize_round_trips_within_bounds() {
+    let x = signal(1024, 7);
+    let rms = (x.iter().map(|v| v * v).sum::<f32>() / x.len() as f32).sqrt();
+    for ty in all_types().filter(|&t| can_quantize(t)) {
+        let mut q = Vec::new();
+        quantize(ty, &x, &mut q).unwrap();
+        assert_eq!(q.len() as u64, ty.bytes_for(1024).unwrap(), "{ty}");
+        let y = dequantize_to_vec(ty, &q, Endian::Little).unwrap();
+        let err = (x
+            .iter()
+            .zip(&y)
+            .map(|(a, b)| (a - b) * (a - b))
+            .sum::<f32>()
+            / x.len() as f32)
+            .sqrt()
+            / rms;
+        let bound = match ty {
+            GgmlType::F32 | GgmlType::F64 => 0.0,
+            GgmlType::F16 => 1e-3,
+            GgmlType::BF16 => 5e-3,
+            GgmlType::Q8_0 | GgmlType::Q8_1 | GgmlType::Q8_K => 0.01,
+            GgmlType::Q6_K => 0.03,
+            GgmlType::Q5_0 | GgmlType::Q5_1 | GgmlType::Q5_K => 0.06,
+            GgmlType::Q4_0 | GgmlType::Q4_1 | GgmlType::Q4_K | GgmlType::IQ4_NL => 0.12,
+            GgmlType::IQ4_XS | GgmlType::MXFP4 | GgmlType::NVFP4 => 0.15,
+            GgmlType::Q3_K | GgmlType::IQ3_S | GgmlType::IQ3_XXS => 0.25,
+            _ => 0.8, // 1- and 2-bit formats
+        };
+        assert!(err <= bound, "{ty}: relative RMS error {err} > {bound}");
+
+        let mut hostile = x.clone();
+        for (i, v) in [
+            f32::NAN,
+            f32::INFINITY,
+            -f32::INFINITY,
+            f32::MAX,
+            1e-40,
+            -0.0,
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            hostile[i * 37] = v;
+        }
+        let mut q = Vec::new();
+        quantize(ty, &hostile, &mut q).unwrap();
+        dequantize_to_vec(ty, &q, Endian::Little).unwrap();
+    }
+}
