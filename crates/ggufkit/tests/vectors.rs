@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use ggufkit::{quant, Endian, GgmlType, Gguf};
 
 /// Quantizers not written yet. Every other type of `quant/` must match.
-const KNOWN_MISSING_QUANT: &[&str] = &["iq3_xxs", "iq3_s", "iq2_s", "iq4_nl", "iq4_xs", "iq1_m"];
+const KNOWN_MISSING_QUANT: &[&str] = &["iq3_xxs", "iq3_s", "iq2_s", "iq1_m"];
 
 fn vectors_dir() -> Option<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/vectors");

@@ -249,3 +249,156 @@ pub(crate) fn dequant_iq4_xs(data: &[u8], out: &mut [f32]) {
         }
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// iq4_nl / iq4_xs quantization (ggml's `quantize_row_iq4_nl_impl`, no importance matrix).
+
+/// ggml's `best_index_int8` over the 16 iq4 levels: the nearest level, the upper one on ties.
+#[inline]
+fn best_index_iq4(x: f32) -> u8 {
+    let val = &KVALUES_IQ4NL;
+    if x <= f32::from(val[0]) {
+        return 0;
+    }
+    if x >= f32::from(val[15]) {
+        return 15;
+    }
+    let (mut ml, mut mu) = (0usize, 15usize);
+    while mu - ml > 1 {
+        let mav = (ml + mu) / 2;
+        if x < f32::from(val[mav]) {
+            mu = mav;
+        } else {
+            ml = mav;
+        }
+    }
+    if x - f32::from(val[mu - 1]) < f32::from(val[mu]) - x {
+        (mu - 1) as u8
+    } else {
+        mu as u8
+    }
+}
+
+/// The scale of one 32-element group and its levels in `l`; `None` for an all-zero group (ggml
+/// then leaves the levels as they were).
+fn iq4_group(xb: &[f32], l: &mut [u8], ntry: i32) -> Option<f32> {
+    let v0 = f32::from(KVALUES_IQ4NL[0]);
+    let mut amax = 0.0f32;
+    let mut max = 0.0f32;
+    for &v in xb {
+        if v.abs() > amax {
+            amax = v.abs();
+            max = v;
+        }
+    }
+    if amax < 1e-15 {
+        return None;
+    }
+    let d = if ntry > 0 { -max / v0 } else { max / v0 };
+    let id = 1.0 / d;
+    let mut sumqx = 0.0f32;
+    let mut sumq2 = 0.0f32;
+    for (j, &x) in xb.iter().enumerate() {
+        let li = best_index_iq4(id * x);
+        l[j] = li;
+        let q = f32::from(KVALUES_IQ4NL[usize::from(li)]);
+        let w = x * x;
+        sumqx += w * q * x;
+        sumq2 += w * q * q;
+    }
+    let mut d = if sumq2 > 0.0 { sumqx / sumq2 } else { 0.0 };
+    let mut best = d * sumqx;
+    for itry in -ntry..=ntry {
+        let id = (itry + i32::from(KVALUES_IQ4NL[0])) as f32 / max;
+        sumqx = 0.0;
+        sumq2 = 0.0;
+        for &x in xb {
+            let q = f32::from(KVALUES_IQ4NL[usize::from(best_index_iq4(id * x))]);
+            let w = x * x;
+            sumqx += w * q * x;
+            sumq2 += w * q * q;
+        }
+        if sumq2 > 0.0 && sumqx * sumqx > best * sumq2 {
+            d = sumqx / sumq2;
+            best = d * sumqx;
+        }
+    }
+    Some(d)
+}
+
+fn pack_iq4(l: &[u8], q4: &mut [u8]) {
+    for (i, q) in q4.chunks_exact_mut(16).enumerate() {
+        for (j, o) in q.iter_mut().enumerate() {
+            *o = l[32 * i + j] | (l[32 * i + 16 + j] << 4);
+        }
+    }
+}
+
+fn quant_iq4_nl_with(src: &[f32], out: &mut [u8], ntry: i32) {
+    for (x, y) in src.chunks_exact(32).zip(out.chunks_exact_mut(18)) {
+        // ggml's chunk path keeps one level buffer across blocks; for ntry > 0 it is always
+        // rewritten below, and the reference path (ntry < 0) leaves an all-zero block's levels
+        // unspecified: here they are 0.
+        let mut l = [0u8; 32];
+        let scale = iq4_group(x, &mut l, ntry).unwrap_or(0.0);
+        super::float::put_f16(y, 0, scale);
+        if ntry > 0 {
+            let id = if scale != 0.0 { 1.0 / scale } else { 0.0 };
+            for (lj, &xj) in l.iter_mut().zip(x) {
+                *lj = best_index_iq4(id * xj);
+            }
+        }
+        pack_iq4(&l, &mut y[2..18]);
+    }
+}
+
+/// iq4_nl as `ggml_quantize_chunk` makes it (7 extra scale candidates).
+pub(crate) fn quant_iq4_nl(src: &[f32], out: &mut [u8]) {
+    quant_iq4_nl_with(src, out, 7);
+}
+
+/// iq4_nl as `quantize_row_iq4_nl_ref` makes it (no extra candidates).
+pub(crate) fn quant_iq4_nl_ref(src: &[f32], out: &mut [u8]) {
+    quant_iq4_nl_with(src, out, -1);
+}
+
+pub(crate) fn quant_iq4_xs(src: &[f32], out: &mut [u8]) {
+    for (x, y) in src.chunks_exact(QK_K).zip(out.chunks_exact_mut(136)) {
+        let mut l = [0u8; QK_K];
+        let mut scales = [0f32; 8];
+        let mut max_scale = 0.0f32;
+        let mut amax_scale = 0.0f32;
+        for (ib, scale) in scales.iter_mut().enumerate() {
+            let r = 32 * ib..32 * ib + 32;
+            match iq4_group(&x[r.clone()], &mut l[r], 7) {
+                None => *scale = 0.0,
+                Some(d) => {
+                    *scale = d;
+                    if d.abs() > amax_scale {
+                        amax_scale = d.abs();
+                        max_scale = d;
+                    }
+                }
+            }
+        }
+        let d = -max_scale / 32.0;
+        super::float::put_f16(y, 0, d);
+        let id = if d != 0.0 { 1.0 / d } else { 0.0 };
+        let mut scales_h = 0u16;
+        let scales_l = &mut [0u8; 4];
+        for (ib, &scale) in scales.iter().enumerate() {
+            let ls = super::nearest_int(id * scale).clamp(-32, 31);
+            let dl = d * ls as f32;
+            let idl = if dl != 0.0 { 1.0 / dl } else { 0.0 };
+            for j in 0..32 {
+                l[32 * ib + j] = best_index_iq4(idl * x[32 * ib + j]);
+            }
+            let ls = (ls + 32) as u8;
+            scales_l[ib / 2] |= (ls & 0x0f) << (4 * (ib % 2));
+            scales_h |= u16::from(ls >> 4) << (2 * ib);
+        }
+        y[2..4].copy_from_slice(&scales_h.to_le_bytes());
+        y[4..8].copy_from_slice(scales_l);
+        pack_iq4(&l, &mut y[8..136]);
+    }
+}

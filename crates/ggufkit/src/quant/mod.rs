@@ -22,7 +22,7 @@
 //!   export keeps their own dtype).
 //! * Quantization ([`quantize`]) gives the bytes of `ggml_quantize_chunk(type, ..., imatrix=NULL)`,
 //!   which is the reference quantizer `quantize_row_*_ref` for every type but iq4_nl (ggml's chunk
-//!   path searches 7 scales there; [`quantize_iq4_nl_ref`] gives the `_ref` bytes). q8_1 and q8_k use
+//!   path searches 7 scales there; [`quantize_ref`] gives the `_ref` bytes). q8_1 and q8_k use
 //!   their `_ref` quantizers. Quantized output is always little-endian.
 //!
 //! # Byte order
@@ -132,6 +132,8 @@ fn quant_fn(ty: GgmlType) -> Option<QuantFn> {
         T::NVFP4 => fp4::quant_nvfp4,
         T::Q1_0 => q1_q2::quant_q1_0,
         T::Q2_0 => q1_q2::quant_q2_0,
+        T::IQ4_NL => iq::quant_iq4_nl,
+        T::IQ4_XS => iq::quant_iq4_xs,
         _ => return None,
     })
 }
@@ -273,7 +275,10 @@ pub fn quantize_ref(ty: GgmlType, src: &[f32], out: &mut Vec<u8>) -> Result<()> 
 }
 
 fn quant_ref_fn(ty: GgmlType) -> Option<QuantFn> {
-    quant_fn(ty)
+    match ty {
+        GgmlType::IQ4_NL => Some(iq::quant_iq4_nl_ref),
+        _ => quant_fn(ty),
+    }
 }
 
 /// Quantizes `src` into `out`, which must be exactly the size of the blocks.
