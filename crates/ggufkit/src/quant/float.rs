@@ -119,6 +119,13 @@ pub(crate) fn dequant_f16_scalar(data: &[u8], out: &mut [f32]) {
 }
 
 pub(crate) fn dequant_bf16(data: &[u8], out: &mut [f32]) {
+    if super::simd::dequant_bf16(data, out) {
+        return;
+    }
+    dequant_bf16_scalar(data, out);
+}
+
+pub(crate) fn dequant_bf16_scalar(data: &[u8], out: &mut [f32]) {
     for (o, b) in out.iter_mut().zip(data.chunks_exact(2)) {
         *o = bf16_to_f32(u16::from_le_bytes([b[0], b[1]]));
     }

@@ -69,6 +69,13 @@ pub(crate) fn f32_to_ue4m3(mut x: f32) -> u8 {
 }
 
 pub(crate) fn dequant_mxfp4(data: &[u8], out: &mut [f32]) {
+    if super::simd::dequant_mxfp4(data, out) {
+        return;
+    }
+    dequant_mxfp4_scalar(data, out);
+}
+
+pub(crate) fn dequant_mxfp4_scalar(data: &[u8], out: &mut [f32]) {
     for (b, y) in data.chunks_exact(17).zip(out.chunks_exact_mut(32)) {
         let d = e8m0_half(b[0]);
         let (lo, hi) = y.split_at_mut(16);
@@ -81,6 +88,13 @@ pub(crate) fn dequant_mxfp4(data: &[u8], out: &mut [f32]) {
 }
 
 pub(crate) fn dequant_nvfp4(data: &[u8], out: &mut [f32]) {
+    if super::simd::dequant_nvfp4(data, out) {
+        return;
+    }
+    dequant_nvfp4_scalar(data, out);
+}
+
+pub(crate) fn dequant_nvfp4_scalar(data: &[u8], out: &mut [f32]) {
     for (b, y) in data.chunks_exact(36).zip(out.chunks_exact_mut(64)) {
         for (s, ys) in y.chunks_exact_mut(16).enumerate() {
             let d = ue4m3_half(b[s]);

@@ -159,6 +159,13 @@ fn emit_iq1(y: &mut [f32], dl: f32, grid: u64, delta: f32) {
 }
 
 pub(crate) fn dequant_iq1_s(data: &[u8], out: &mut [f32]) {
+    if super::simd::dequant_iq1_s(data, out) {
+        return;
+    }
+    dequant_iq1_s_scalar(data, out);
+}
+
+pub(crate) fn dequant_iq1_s_scalar(data: &[u8], out: &mut [f32]) {
     for (b, y) in data.chunks_exact(50).zip(out.chunks_exact_mut(QK_K)) {
         let d = f16_le(b, 0);
         let qs = &b[2..34];

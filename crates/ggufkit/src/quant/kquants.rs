@@ -14,7 +14,7 @@ const QK_K: usize = 256;
 
 /// The 6-bit scale and min number `j` (0..8) of a q4_k/q5_k scales array.
 #[inline(always)]
-fn scale_min_k4(j: usize, q: &[u8; 12]) -> (u8, u8) {
+pub(crate) fn scale_min_k4(j: usize, q: &[u8; 12]) -> (u8, u8) {
     if j < 4 {
         (q[j] & 63, q[j + 4] & 63)
     } else {
@@ -62,7 +62,7 @@ pub(crate) fn dequant_q2_k(data: &[u8], out: &mut [f32]) {
 
 /// The sixteen 6-bit signed scales of a q3_k block, minus 32.
 #[inline(always)]
-fn q3_k_scales(s: &[u8]) -> [i32; 16] {
+pub(crate) fn q3_k_scales(s: &[u8]) -> [i32; 16] {
     let mut out = [0i32; 16];
     for (j, o) in out.iter_mut().enumerate() {
         let lo = if j < 8 { s[j] & 0x0f } else { s[j - 8] >> 4 };
@@ -73,6 +73,13 @@ fn q3_k_scales(s: &[u8]) -> [i32; 16] {
 }
 
 pub(crate) fn dequant_q3_k(data: &[u8], out: &mut [f32]) {
+    if super::simd::dequant_q3_k(data, out) {
+        return;
+    }
+    dequant_q3_k_scalar(data, out);
+}
+
+pub(crate) fn dequant_q3_k_scalar(data: &[u8], out: &mut [f32]) {
     for (b, y) in data.chunks_exact(110).zip(out.chunks_exact_mut(QK_K)) {
         let hm = &b[0..32];
         let scales = q3_k_scales(&b[96..108]);
@@ -103,6 +110,9 @@ pub(crate) fn dequant_q3_k(data: &[u8], out: &mut [f32]) {
 }
 
 pub(crate) fn dequant_q4_k(data: &[u8], out: &mut [f32]) {
+    if super::simd::dequant_q4_k(data, out) {
+        return;
+    }
     dequant_q4_k_scalar(data, out);
 }
 
@@ -130,6 +140,13 @@ pub(crate) fn dequant_q4_k_scalar(data: &[u8], out: &mut [f32]) {
 }
 
 pub(crate) fn dequant_q5_k(data: &[u8], out: &mut [f32]) {
+    if super::simd::dequant_q5_k(data, out) {
+        return;
+    }
+    dequant_q5_k_scalar(data, out);
+}
+
+pub(crate) fn dequant_q5_k_scalar(data: &[u8], out: &mut [f32]) {
     for (b, y) in data.chunks_exact(176).zip(out.chunks_exact_mut(QK_K)) {
         let d = f16_le(b, 0);
         let min = f16_le(b, 2);

@@ -43,11 +43,48 @@ pub(crate) fn dequant_q8_0(data: &[u8], out: &mut [f32]) -> bool {
     false
 }
 
+macro_rules! avx2_kernel {
+    ($(#[$doc:meta] $name:ident;)*) => {$(
+        #[$doc]
+        pub(crate) fn $name(data: &[u8], out: &mut [f32]) -> bool {
+            #[cfg(target_arch = "x86_64")]
+            if x86::has_avx2() {
+                // SAFETY: the CPU supports AVX2 (checked just above).
+                unsafe { x86::$name(data, out) };
+                return true;
+            }
+            let _ = (data, out);
+            false
+        }
+    )*};
+}
+
+avx2_kernel! {
+    /// q4_k blocks with AVX2.
+    dequant_q4_k;
+    /// q5_k blocks with AVX2.
+    dequant_q5_k;
+    /// q3_k blocks with AVX2.
+    dequant_q3_k;
+    /// iq1_s blocks with AVX2.
+    dequant_iq1_s;
+    /// tq1_0 blocks with AVX2.
+    dequant_tq1_0;
+    /// bf16 elements with AVX2.
+    dequant_bf16;
+    /// mxfp4 blocks with AVX2 (a byte shuffle looks up the E2M1 values).
+    dequant_mxfp4;
+    /// nvfp4 blocks with AVX2.
+    dequant_nvfp4;
+}
+
 #[cfg(target_arch = "x86_64")]
 mod x86 {
     use std::arch::x86_64::*;
 
     use crate::quant::float::f16_le;
+    use crate::quant::iq_grids::IQ1S_GRID;
+    use crate::quant::kquants::scale_min_k4;
 
     pub(super) fn has_avx2() -> bool {
         is_x86_feature_detected!("avx2")
@@ -121,6 +158,290 @@ mod x86 {
                 store_scaled(&mut y[8..], _mm256_cvtepi8_epi32(_mm_srli_si128(q0, 8)), d);
                 store_scaled(&mut y[16..], _mm256_cvtepi8_epi32(q1), d);
                 store_scaled(&mut y[24..], _mm256_cvtepi8_epi32(_mm_srli_si128(q1, 8)), d);
+            }
+        }
+    }
+
+    /// The 32 bytes of `v` (as unsigned) → `d * v - m`, stored to `y[..32]`.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    unsafe fn emit32_u8(y: &mut [f32], v: __m256i, d: f32, m: f32) {
+        assert!(y.len() >= 32);
+        let (dv, mv) = (_mm256_set1_ps(d), _mm256_set1_ps(m));
+        let lo = _mm256_castsi256_si128(v);
+        let hi = _mm256_extracti128_si256(v, 1);
+        let parts = [lo, _mm_srli_si128(lo, 8), hi, _mm_srli_si128(hi, 8)];
+        for (k, p) in parts.into_iter().enumerate() {
+            let f = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(p));
+            // SAFETY: y has at least 32 floats (asserted), so y[8k..8k+8] is in bounds.
+            unsafe {
+                _mm256_storeu_ps(
+                    y[8 * k..].as_mut_ptr(),
+                    _mm256_sub_ps(_mm256_mul_ps(f, dv), mv),
+                )
+            };
+        }
+    }
+
+    /// Loads 32 bytes from the start of `b`.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    unsafe fn load32(b: &[u8]) -> __m256i {
+        assert!(b.len() >= 32);
+        // SAFETY: at least 32 readable bytes (asserted); unaligned load.
+        unsafe { _mm256_loadu_si256(b.as_ptr().cast()) }
+    }
+
+    /// # Safety
+    /// The CPU must support AVX2.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn dequant_q4_k(data: &[u8], out: &mut [f32]) {
+        let m4 = _mm256_set1_epi8(0x0f);
+        for (b, y) in data.chunks_exact(144).zip(out.chunks_exact_mut(256)) {
+            let d = f16_le(b, 0);
+            let min = f16_le(b, 2);
+            let scales: &[u8; 12] = b[4..16].try_into().expect("12 bytes");
+            for (i, y) in y.chunks_exact_mut(64).enumerate() {
+                let (sc1, m1) = scale_min_k4(2 * i, scales);
+                let (sc2, m2) = scale_min_k4(2 * i + 1, scales);
+                // SAFETY: AVX2 is enabled for this function; slices are bounds-checked.
+                unsafe {
+                    let q = load32(&b[16 + 32 * i..]);
+                    let lo = _mm256_and_si256(q, m4);
+                    let hi = _mm256_and_si256(_mm256_srli_epi16(q, 4), m4);
+                    emit32_u8(&mut y[..32], lo, d * f32::from(sc1), min * f32::from(m1));
+                    emit32_u8(&mut y[32..], hi, d * f32::from(sc2), min * f32::from(m2));
+                }
+            }
+        }
+    }
+
+    /// # Safety
+    /// The CPU must support AVX2.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn dequant_q5_k(data: &[u8], out: &mut [f32]) {
+        let m4 = _mm256_set1_epi8(0x0f);
+        let sixteen = _mm256_set1_epi8(16);
+        let zero = _mm256_setzero_si256();
+        for (b, y) in data.chunks_exact(176).zip(out.chunks_exact_mut(256)) {
+            let d = f16_le(b, 0);
+            let min = f16_le(b, 2);
+            let scales: &[u8; 12] = b[4..16].try_into().expect("12 bytes");
+            // SAFETY: AVX2 is enabled for this function; slices are bounds-checked.
+            let qh = unsafe { load32(&b[16..48]) };
+            for (i, y) in y.chunks_exact_mut(64).enumerate() {
+                let (sc1, m1) = scale_min_k4(2 * i, scales);
+                let (sc2, m2) = scale_min_k4(2 * i + 1, scales);
+                let (u1, u2) = ((1u8 << (2 * i)) as i8, (2u8 << (2 * i)) as i8);
+                // SAFETY: AVX2 is enabled for this function; slices are bounds-checked.
+                unsafe {
+                    let q = load32(&b[48 + 32 * i..]);
+                    let bit = |u: i8| {
+                        let set =
+                            _mm256_cmpeq_epi8(_mm256_and_si256(qh, _mm256_set1_epi8(u)), zero);
+                        _mm256_andnot_si256(set, sixteen)
+                    };
+                    let lo = _mm256_add_epi8(_mm256_and_si256(q, m4), bit(u1));
+                    let hi =
+                        _mm256_add_epi8(_mm256_and_si256(_mm256_srli_epi16(q, 4), m4), bit(u2));
+                    emit32_u8(&mut y[..32], lo, d * f32::from(sc1), min * f32::from(m1));
+                    emit32_u8(&mut y[32..], hi, d * f32::from(sc2), min * f32::from(m2));
+                }
+            }
+        }
+    }
+
+    /// Sixteen signed bytes → `dl * v`, stored to `y[..16]`.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    unsafe fn emit16_i8(y: &mut [f32], v: __m128i, dl: f32) {
+        assert!(y.len() >= 16);
+        let dv = _mm256_set1_ps(dl);
+        let a = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(v)), dv);
+        let b = _mm256_mul_ps(
+            _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_srli_si128(v, 8))),
+            dv,
+        );
+        // SAFETY: y has at least 16 floats (asserted).
+        unsafe {
+            _mm256_storeu_ps(y.as_mut_ptr(), a);
+            _mm256_storeu_ps(y[8..].as_mut_ptr(), b);
+        }
+    }
+
+    /// # Safety
+    /// The CPU must support AVX2.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn dequant_q3_k(data: &[u8], out: &mut [f32]) {
+        let m3 = _mm256_set1_epi8(3);
+        let four = _mm256_set1_epi8(4);
+        let zero = _mm256_setzero_si256();
+        for (b, y) in data.chunks_exact(110).zip(out.chunks_exact_mut(256)) {
+            let scales = crate::quant::kquants::q3_k_scales(&b[96..108]);
+            let d_all = f16_le(b, 108);
+            // SAFETY: AVX2 is enabled for this function; slices are bounds-checked.
+            let hm = unsafe { load32(&b[0..32]) };
+            for (n, y) in y.chunks_exact_mut(128).enumerate() {
+                // SAFETY: as above.
+                let q = unsafe { load32(&b[32 + 32 * n..]) };
+                for (j, y) in y.chunks_exact_mut(32).enumerate() {
+                    let m = (1u8 << (4 * n + j)) as i8;
+                    let dl0 = d_all * scales[n * 8 + 2 * j] as f32;
+                    let dl1 = d_all * scales[n * 8 + 2 * j + 1] as f32;
+                    // SAFETY: as above.
+                    unsafe {
+                        let sh = _mm_cvtsi32_si128(2 * j as i32);
+                        let v = _mm256_and_si256(_mm256_srl_epi16(q, sh), m3);
+                        let clear =
+                            _mm256_cmpeq_epi8(_mm256_and_si256(hm, _mm256_set1_epi8(m)), zero);
+                        let v = _mm256_sub_epi8(v, _mm256_and_si256(clear, four));
+                        emit16_i8(&mut y[..16], _mm256_castsi256_si128(v), dl0);
+                        emit16_i8(&mut y[16..], _mm256_extracti128_si256(v, 1), dl1);
+                    }
+                }
+            }
+        }
+    }
+
+    /// # Safety
+    /// The CPU must support AVX2.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn dequant_iq1_s(data: &[u8], out: &mut [f32]) {
+        for (b, y) in data.chunks_exact(50).zip(out.chunks_exact_mut(256)) {
+            let d = f16_le(b, 0);
+            for (ib, y) in y.chunks_exact_mut(32).enumerate() {
+                let qh = u16::from_le_bytes([b[34 + 2 * ib], b[35 + 2 * ib]]);
+                let dl = _mm256_set1_ps(d * (2 * ((qh >> 12) & 7) + 1) as f32);
+                let delta = _mm256_set1_ps(if qh & 0x8000 != 0 { -0.125 } else { 0.125 });
+                for (l, y8) in y.chunks_exact_mut(8).enumerate() {
+                    let idx =
+                        usize::from(b[2 + 4 * ib + l]) | (usize::from((qh >> (3 * l)) & 7) << 8);
+                    let g = _mm_cvtsi64_si128(IQ1S_GRID[idx] as i64);
+                    let f = _mm256_add_ps(_mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(g)), delta);
+                    // SAFETY: y8 is 8 floats (chunks_exact).
+                    unsafe { _mm256_storeu_ps(y8.as_mut_ptr(), _mm256_mul_ps(dl, f)) };
+                }
+            }
+        }
+    }
+
+    /// Sixteen i16 lanes → `v * d`, stored to `y[..16]`.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    unsafe fn emit16_i16(y: &mut [f32], v: __m256i, d: __m256) {
+        assert!(y.len() >= 16);
+        let a = _mm256_cvtepi32_ps(_mm256_cvtepi16_epi32(_mm256_castsi256_si128(v)));
+        let b = _mm256_cvtepi32_ps(_mm256_cvtepi16_epi32(_mm256_extracti128_si256(v, 1)));
+        // SAFETY: y has at least 16 floats (asserted).
+        unsafe {
+            _mm256_storeu_ps(y.as_mut_ptr(), _mm256_mul_ps(a, d));
+            _mm256_storeu_ps(y[8..].as_mut_ptr(), _mm256_mul_ps(b, d));
+        }
+    }
+
+    /// The top trit of each base-3 fixed-point byte after multiplying by `p` (mod 256), minus 1.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    unsafe fn trits(x: __m256i, p: i16) -> __m256i {
+        let m = _mm256_and_si256(
+            _mm256_mullo_epi16(x, _mm256_set1_epi16(p)),
+            _mm256_set1_epi16(0xff),
+        );
+        let t = _mm256_srli_epi16(_mm256_mullo_epi16(m, _mm256_set1_epi16(3)), 8);
+        _mm256_sub_epi16(t, _mm256_set1_epi16(1))
+    }
+
+    /// # Safety
+    /// The CPU must support AVX2.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn dequant_tq1_0(data: &[u8], out: &mut [f32]) {
+        const POW3: [i16; 5] = [1, 3, 9, 27, 81];
+        for (b, y) in data.chunks_exact(54).zip(out.chunks_exact_mut(256)) {
+            let d = _mm256_set1_ps(f16_le(b, 52));
+            // SAFETY: AVX2 is enabled; every load reads 16 bytes inside the 54-byte block.
+            unsafe {
+                let xa = _mm256_cvtepu8_epi16(_mm_loadu_si128(b[0..16].as_ptr().cast()));
+                let xb = _mm256_cvtepu8_epi16(_mm_loadu_si128(b[16..32].as_ptr().cast()));
+                let xc = _mm256_cvtepu8_epi16(_mm_loadu_si128(b[32..48].as_ptr().cast()));
+                for (n, &p) in POW3.iter().enumerate() {
+                    emit16_i16(&mut y[32 * n..], trits(xa, p), d);
+                    emit16_i16(&mut y[32 * n + 16..], trits(xb, p), d);
+                    emit16_i16(&mut y[160 + 16 * n..], trits(xc, p), d);
+                }
+            }
+            crate::quant::ternary::dequant_tq1_0_tail(b, &mut y[240..]);
+        }
+    }
+
+    /// # Safety
+    /// The CPU must support AVX2.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn dequant_bf16(data: &[u8], out: &mut [f32]) {
+        let n = out.len().min(data.len() / 2);
+        let mut src = data[..2 * n].chunks_exact(16);
+        let mut dst = out[..n].chunks_exact_mut(8);
+        for (s, d) in (&mut src).zip(&mut dst) {
+            // SAFETY: `s` is 16 bytes and `d` 8 floats (chunks_exact); unaligned load and store.
+            unsafe {
+                let h = _mm256_cvtepu16_epi32(_mm_loadu_si128(s.as_ptr().cast()));
+                _mm256_storeu_ps(
+                    d.as_mut_ptr(),
+                    _mm256_castsi256_ps(_mm256_slli_epi32(h, 16)),
+                );
+            }
+        }
+        crate::quant::float::dequant_bf16_scalar(src.remainder(), dst.into_remainder());
+    }
+
+    /// Eight 4-bit E2M1 codes (low nibbles of `q`'s first 8 bytes, or high nibbles when `high`)
+    /// → `kvalue * d`, stored to `y[..8]`.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    unsafe fn fp4x8(y: &mut [f32], q: __m128i, d: __m256) {
+        assert!(y.len() >= 8);
+        let table = _mm_setr_epi8(0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12);
+        let v = _mm_shuffle_epi8(table, q);
+        let f = _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(v));
+        // SAFETY: y has at least 8 floats (asserted).
+        unsafe { _mm256_storeu_ps(y.as_mut_ptr(), _mm256_mul_ps(f, d)) };
+    }
+
+    /// # Safety
+    /// The CPU must support AVX2.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn dequant_mxfp4(data: &[u8], out: &mut [f32]) {
+        let m4 = _mm_set1_epi8(0x0f);
+        for (b, y) in data.chunks_exact(17).zip(out.chunks_exact_mut(32)) {
+            let d = _mm256_set1_ps(crate::quant::fp4::e8m0_half(b[0]));
+            // SAFETY: bytes 1..17 of the block are one 16-byte load; the y slices are in bounds.
+            unsafe {
+                let q = _mm_loadu_si128(b[1..17].as_ptr().cast());
+                let lo = _mm_and_si128(q, m4);
+                let hi = _mm_and_si128(_mm_srli_epi16(q, 4), m4);
+                fp4x8(&mut y[0..], lo, d);
+                fp4x8(&mut y[8..], _mm_srli_si128(lo, 8), d);
+                fp4x8(&mut y[16..], hi, d);
+                fp4x8(&mut y[24..], _mm_srli_si128(hi, 8), d);
+            }
+        }
+    }
+
+    /// # Safety
+    /// The CPU must support AVX2.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn dequant_nvfp4(data: &[u8], out: &mut [f32]) {
+        let m4 = _mm_set1_epi8(0x0f);
+        for (b, y) in data.chunks_exact(36).zip(out.chunks_exact_mut(64)) {
+            for (s, ys) in y.chunks_exact_mut(16).enumerate() {
+                let d = _mm256_set1_ps(crate::quant::fp4::ue4m3_half(b[s]));
+                let mut q8 = [0u8; 8];
+                q8.copy_from_slice(&b[4 + 8 * s..12 + 8 * s]);
+                let q = _mm_cvtsi64_si128(i64::from_le_bytes(q8));
+                // SAFETY: the ys slices are in bounds (16 floats).
+                unsafe {
+                    fp4x8(&mut ys[0..], _mm_and_si128(q, m4), d);
+                    fp4x8(&mut ys[8..], _mm_and_si128(_mm_srli_epi16(q, 4), m4), d);
+                }
             }
         }
     }

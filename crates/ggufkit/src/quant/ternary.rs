@@ -17,6 +17,13 @@ fn trit(q: u8, n: usize) -> f32 {
 }
 
 pub(crate) fn dequant_tq1_0(data: &[u8], out: &mut [f32]) {
+    if super::simd::dequant_tq1_0(data, out) {
+        return;
+    }
+    dequant_tq1_0_scalar(data, out);
+}
+
+pub(crate) fn dequant_tq1_0_scalar(data: &[u8], out: &mut [f32]) {
     for (b, y) in data.chunks_exact(54).zip(out.chunks_exact_mut(QK_K)) {
         let d = f16_le(b, 52);
         let (y0, rest) = y.split_at_mut(160);
@@ -31,10 +38,16 @@ pub(crate) fn dequant_tq1_0(data: &[u8], out: &mut [f32]) {
                 *o = trit(q, n) * d;
             }
         }
-        for (n, yn) in y2.chunks_exact_mut(4).enumerate() {
-            for (o, &q) in yn.iter_mut().zip(&b[48..52]) {
-                *o = trit(q, n) * d;
-            }
+        dequant_tq1_0_tail(b, y2);
+    }
+}
+
+/// The last 16 elements of a tq1_0 block (four per `qh` byte).
+pub(crate) fn dequant_tq1_0_tail(b: &[u8], y2: &mut [f32]) {
+    let d = f16_le(b, 52);
+    for (n, yn) in y2.chunks_exact_mut(4).enumerate() {
+        for (o, &q) in yn.iter_mut().zip(&b[48..52]) {
+            *o = trit(q, n) * d;
         }
     }
 }

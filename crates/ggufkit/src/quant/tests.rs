@@ -50,7 +50,22 @@ fn f16_simd_matches_scalar_for_every_pattern() {
 #[test]
 fn block_simd_matches_scalar() {
     type Pair = (GgmlType, DequantFn, DequantFn);
-    let pairs: [Pair; 2] = [
+    let pairs: [Pair; 10] = [
+        (
+            GgmlType::BF16,
+            float::dequant_bf16,
+            float::dequant_bf16_scalar,
+        ),
+        (
+            GgmlType::MXFP4,
+            fp4::dequant_mxfp4,
+            fp4::dequant_mxfp4_scalar,
+        ),
+        (
+            GgmlType::NVFP4,
+            fp4::dequant_nvfp4,
+            fp4::dequant_nvfp4_scalar,
+        ),
         (
             GgmlType::Q4_0,
             legacy::dequant_q4_0,
@@ -60,6 +75,27 @@ fn block_simd_matches_scalar() {
             GgmlType::Q8_0,
             legacy::dequant_q8_0,
             legacy::dequant_q8_0_scalar,
+        ),
+        (
+            GgmlType::Q3_K,
+            kquants::dequant_q3_k,
+            kquants::dequant_q3_k_scalar,
+        ),
+        (
+            GgmlType::Q4_K,
+            kquants::dequant_q4_k,
+            kquants::dequant_q4_k_scalar,
+        ),
+        (
+            GgmlType::Q5_K,
+            kquants::dequant_q5_k,
+            kquants::dequant_q5_k_scalar,
+        ),
+        (GgmlType::IQ1_S, iq::dequant_iq1_s, iq::dequant_iq1_s_scalar),
+        (
+            GgmlType::TQ1_0,
+            ternary::dequant_tq1_0,
+            ternary::dequant_tq1_0_scalar,
         ),
     ];
     for (ty, fast, scalar) in pairs {
