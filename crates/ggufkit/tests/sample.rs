@@ -1,0 +1,23 @@
+//! The committed sample (`samples/tiny-llama.gguf`, the README's first command) is exactly what
+//! our own example program writes, and it is valid and ggml-compatible.
+
+#[allow(dead_code)]
+#[path = "../examples/make_sample.rs"]
+mod make_sample;
+
+#[test]
+fn committed_sample_is_what_make_sample_writes() {
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../samples/tiny-llama.gguf");
+    let committed = std::fs::read(&path).expect("samples/tiny-llama.gguf is committed");
+    let made = make_sample::build().unwrap();
+    assert!(
+        committed == made,
+        "regenerate with: cargo run -p ggufkit --example make_sample"
+    );
+    let report = ggufkit::validate(&committed);
+    assert!(report.valid() && report.ggml_compatible(), "{report:?}");
+    let g = ggufkit::Gguf::from_bytes(&committed).unwrap();
+    let vocab = g.get_array("tokenizer.ggml.tokens").unwrap().len();
+    assert_eq!(g.tensor("token_embd.weight").unwrap().shape(), &[64, vocab]);
+}
