@@ -59,7 +59,50 @@ fn shared() -> Option<PathBuf> {
     p.is_dir().then_some(p)
 }
 
+/// The stress header: 1,000,000 tokens, 1,000,000 merges and 10,000 tensor infos, made by
+/// our own writer (tensor data is not needed to walk the header, so the buffer ends after it and
+/// is opened permissively).
+fn stress_header() -> Vec<u8> {
+    use ggufkit::write::{GgufBuilder, OwnedArray, OwnedValue};
+    let mut b = GgufBuilder::new();
+    b.set("general.architecture", "llama").unwrap();
+    let tokens: Vec<OwnedValue> = (0..1_000_000u32)
+        .map(|i| OwnedValue::String(format!("tok{i:06}\u{2581}")))
+        .collect();
+    b.set(
+        "tokenizer.ggml.tokens",
+        OwnedArray::new(ValueType::String, tokens).unwrap(),
+    )
+    .unwrap();
+    let merges: Vec<OwnedValue> = (0..1_000_000u32)
+        .map(|i| OwnedValue::String(format!("t{} {}", i % 977, i / 977)))
+        .collect();
+    b.set(
+        "tokenizer.ggml.merges",
+        OwnedArray::new(ValueType::String, merges).unwrap(),
+    )
+    .unwrap();
+    for i in 0..10_000 {
+        let name = format!("blk.{}.ffn_down.{i}.weight", i / 100);
+        b.add_tensor(&name, ggufkit::GgmlType::Q4_K, &[4096, 14336])
+            .unwrap();
+    }
+    b.header().unwrap().0
+}
+
 fn bench(c: &mut Criterion) {
+    let stress = stress_header();
+    let permissive = ggufkit::ReadOptions::permissive();
+    let mut group = c.benchmark_group("open_walk_generated");
+    group.throughput(Throughput::Bytes(stress.len() as u64));
+    group.bench_function("1M tokens + 1M merges + 10k tensors", |b| {
+        b.iter(|| {
+            let g = Gguf::from_bytes_with(black_box(&stress), &permissive).unwrap();
+            black_box(walk(&g))
+        })
+    });
+    group.finish();
+
     let Some(corpus) = shared() else {
         eprintln!("SKIP: ../shared/corpus not found");
         return;
