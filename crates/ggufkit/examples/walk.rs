@@ -3,32 +3,10 @@
 
 use std::time::Instant;
 
-use ggufkit::{Gguf, Value, ValueType};
+use ggufkit::Gguf;
 
-fn walk_value(v: &Value<'_>) -> u64 {
-    match v {
-        Value::String(s) => s.as_str().map_or(0, |s| s.len() as u64),
-        Value::Array(a) => match a.element_type() {
-            ValueType::String => a
-                .strings()
-                .map(|it| it.map(|s| s.as_str().map_or(0, |s| s.len() as u64)).sum())
-                .unwrap_or(0),
-            ValueType::F32 => a.typed::<f32>().map_or(0, |t| {
-                t.iter()
-                    .map(|x| x.to_bits() as u64)
-                    .fold(0, u64::wrapping_add)
-            }),
-            ValueType::I32 => a
-                .typed::<i32>()
-                .map_or(0, |t| t.iter().map(|x| x as u64).fold(0, u64::wrapping_add)),
-            ValueType::U32 => a
-                .typed::<u32>()
-                .map_or(0, |t| t.iter().map(u64::from).fold(0, u64::wrapping_add)),
-            _ => a.iter().map(|v| walk_value(&v)).fold(0, u64::wrapping_add),
-        },
-        other => other.as_u64().unwrap_or(1),
-    }
-}
+#[path = "../benches/common/walk.rs"]
+mod walk_fn;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args: Vec<String> = std::env::args().skip(1).collect();
@@ -43,12 +21,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         for _ in 0..n {
             let t = Instant::now();
             let g = Gguf::open(path)?;
-            for kv in g.metadata() {
-                sum = sum.wrapping_add(walk_value(&kv.value));
-            }
-            for t in g.tensors() {
-                sum = sum.wrapping_add(t.n_elements() + t.offset());
-            }
+            sum = sum.wrapping_add(walk_fn::walk(&g));
             times.push(t.elapsed().as_secs_f64() * 1e3);
         }
         times.sort_by(|a, b| a.total_cmp(b));
