@@ -35,6 +35,8 @@ enum Command {
     Merge(cmd::merge::Args),
     /// Cut a GGUF out of a larger file.
     Carve(cmd::carve::Args),
+    /// Export one tensor to .npy, or every tensor to .safetensors, dequantized.
+    Export(cmd::export::Args),
 }
 
 fn main() -> ExitCode {
@@ -48,6 +50,7 @@ fn main() -> ExitCode {
         Command::Split(a) => cmd::split::run(a),
         Command::Merge(a) => cmd::merge::run(a),
         Command::Carve(a) => cmd::carve::run(a),
+        Command::Export(a) => cmd::export::run(a),
     };
     match result {
         Ok(code) => ExitCode::from(code),

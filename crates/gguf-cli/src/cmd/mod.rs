@@ -4,6 +4,7 @@
 pub mod carve;
 pub mod convert;
 pub mod dump;
+pub mod export;
 pub mod info;
 pub mod merge;
 pub mod meta;
