@@ -216,10 +216,11 @@ impl GgmlType {
     /// result overflows `u64`.
     pub fn bytes_for(self, n_elements: u64) -> Option<u64> {
         let blck = self.block_size();
-        if blck == 0 || n_elements % blck != 0 {
+        // every block size in the table is a power of two (tested), so shifts replace divisions
+        if blck == 0 || n_elements & (blck - 1) != 0 {
             return None;
         }
-        (n_elements / blck).checked_mul(self.type_size())
+        (n_elements >> blck.trailing_zeros()).checked_mul(self.type_size())
     }
 }
 
@@ -259,6 +260,7 @@ mod tests {
             assert_eq!(t.block_size(), blck[t.id() as usize], "{t}");
             assert_eq!(t.type_size(), size[t.id() as usize], "{t}");
             assert_eq!(t.is_removed(), t.removal_note().is_some(), "{t}");
+            assert!(t.is_removed() || t.block_size().is_power_of_two(), "{t}");
         }
         assert_eq!(GgmlType::supported().count(), 35);
     }

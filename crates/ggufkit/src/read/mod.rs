@@ -429,7 +429,7 @@ impl<'a> Gguf<'a> {
         }
         let ty = GgmlType::from_id(rd32(p)).expect("checked by the parser");
         let n_elements = parser::element_count(&dims).expect("checked by the parser");
-        let size = ty.bytes_for(n_elements).expect("checked by the parser");
+        let size = t.size;
         let abs = self.header.data_offset + t.offset;
         let data = if self.has_data {
             abs.checked_add(size)
@@ -577,26 +577,7 @@ fn check_data(h: &Header, bytes: &[u8], report: &mut Report) {
         let mut what = String::from("the tensor data");
         let src = bytes;
         for t in &h.tensors {
-            let info_size = {
-                // size from the type table, exactly as the parser computed it
-                let name = parser::tensor_name(src, *t, h.endian);
-                let p = t.start as usize + 8 + name.len();
-                let n_dims = h.endian.u32(src[p..p + 4].try_into().expect("4 bytes")) as usize;
-                let mut dims = [1u64; 4];
-                for (d, dim) in dims.iter_mut().enumerate().take(n_dims) {
-                    let q = p + 4 + 8 * d;
-                    *dim = h.endian.u64(src[q..q + 8].try_into().expect("8 bytes"));
-                }
-                let q = p + 4 + 8 * n_dims;
-                let ty =
-                    GgmlType::from_id(h.endian.u32(src[q..q + 4].try_into().expect("4 bytes")))
-                        .expect("checked by the parser");
-                let n = parser::element_count(&dims).expect("checked by the parser");
-                (
-                    parser::show(name),
-                    ty.bytes_for(n).expect("checked by the parser"),
-                )
-            };
+            let info_size = (parser::show(parser::tensor_name(src, *t, h.endian)), t.size);
             let start = h.data_offset + t.offset;
             let data_end = start.saturating_add(info_size.1);
             let end = parser::padded_end(start, info_size.1, align).unwrap_or(u64::MAX);

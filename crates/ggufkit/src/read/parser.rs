@@ -44,11 +44,12 @@ pub(crate) struct KvEntry {
     pub end: u64,
 }
 
-/// One tensor info: where it starts, and its data offset (relative to the data section).
+/// One tensor info: where it starts, its data offset (relative to the data section) and size.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct TensorEntry {
     pub start: u64,
     pub offset: u64,
+    pub size: u64,
 }
 
 /// The parsed shape of a header: positions into the bytes plus the computed layout.
@@ -649,7 +650,11 @@ impl<S: Source> Parser<'_, S> {
                     ),
                 ))
             })?;
-            tensors.push(TensorEntry { start, offset });
+            tensors.push(TensorEntry {
+                start,
+                offset,
+                size,
+            });
         }
 
         // padding before the data, only when there are tensors
@@ -975,6 +980,8 @@ pub(crate) fn element_count(dims: &[u64; 4]) -> Option<u64> {
 
 /// `offset + size` rounded up to the alignment, exactly.
 pub(crate) fn padded_end(offset: u64, size: u64, align: u64) -> Option<u64> {
-    let pad = (align - size % align) % align;
+    // alignments are powers of two (checked when read), so a mask replaces the modulo
+    debug_assert!(align.is_power_of_two());
+    let pad = size.wrapping_neg() & (align - 1);
     offset.checked_add(size)?.checked_add(pad)
 }
