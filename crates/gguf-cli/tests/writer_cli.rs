@@ -292,20 +292,43 @@ fn convert_round_trips_and_refuses_what_it_cannot_do() {
         .arg(&back)
         .assert()
         .code(2);
-    // re-quantization is not in this build
+    // re-quantization says which tensors it converted
+    let mut b = GgufBuilder::new();
+    let w: Vec<u8> = (0..64u32).flat_map(|i| (i as f32).to_le_bytes()).collect();
+    b.add_tensor_with_data("x.weight", GgmlType::F32, &[32, 2], &w)
+        .unwrap();
+    b.add_tensor_with_data("x.bias", GgmlType::F32, &[32], &w[..128])
+        .unwrap();
+    let p = put(dir.path(), "f.gguf", &b.to_vec().unwrap());
+    let q = dir.path().join("q.gguf");
     let out = gguf()
         .arg("convert")
         .arg(&p)
         .args(["--type", "q8_0", "-o"])
-        .arg(dir.path().join("q.gguf"))
+        .arg(&q)
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(2));
+    assert!(out.status.success(), "{}", stderr_of(&out));
     assert!(
-        stderr_of(&out).contains("not yet supported"),
+        stderr_of(&out).contains("re-quantized 1 of 2 tensors to q8_0: x.weight"),
         "{}",
         stderr_of(&out)
     );
+    let bytes = fs::read(&q).unwrap();
+    let g = Gguf::from_bytes(&bytes).unwrap();
+    assert_eq!(g.tensor("x.weight").unwrap().ggml_type(), GgmlType::Q8_0);
+    assert_eq!(g.tensor("x.bias").unwrap().ggml_type(), GgmlType::F32);
+    // unknown or unquantizable types
+    for t in ["q9_9", "q4_2", "iq2_xxs"] {
+        gguf()
+            .arg("convert")
+            .arg(&p)
+            .args(["--type", t, "-o"])
+            .arg(dir.path().join("bad.gguf"))
+            .assert()
+            .code(2);
+    }
+    assert!(!dir.path().join("bad.gguf").exists());
 }
 
 #[test]

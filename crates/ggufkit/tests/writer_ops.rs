@@ -294,6 +294,7 @@ fn big_endian_corpus_files_convert_to_the_little_endian_originals() {
         let opts = ConvertOptions {
             endian: Some(Endian::Little),
             overwrite: true,
+            ..Default::default()
         };
         convert_file(&dir.join(be), &out, opts, None).unwrap();
         assert!(
@@ -304,6 +305,7 @@ fn big_endian_corpus_files_convert_to_the_little_endian_originals() {
         let opts = ConvertOptions {
             endian: Some(Endian::Big),
             overwrite: true,
+            ..Default::default()
         };
         convert_file(&out, &back, opts, None).unwrap();
         assert!(
@@ -337,6 +339,7 @@ fn little_big_little_is_the_identity_for_every_convertible_file() {
         let opts = |e| ConvertOptions {
             endian: Some(e),
             overwrite: true,
+            ..Default::default()
         };
         convert_file(&path, &there, opts(other), None).unwrap();
         let t = fs::read(&there).unwrap();
@@ -351,22 +354,80 @@ fn little_big_little_is_the_identity_for_every_convertible_file() {
 }
 
 #[test]
-fn unconvertible_types_are_refused_before_writing() {
+fn quantized_blocks_swap_their_fields_and_back() {
     let dir = tempfile::tempdir().unwrap();
-    let p = write_tmp(dir.path(), "m.gguf", &model("q"));
-    let out = dir.path().join("be.gguf");
-    let opts = ConvertOptions {
-        endian: Some(Endian::Big),
-        overwrite: false,
+    let bytes = model("q");
+    let p = write_tmp(dir.path(), "m.gguf", &bytes);
+    let be = dir.path().join("be.gguf");
+    let back = dir.path().join("back.gguf");
+    let opts = |e| ConvertOptions {
+        endian: Some(e),
+        ..Default::default()
     };
-    if ggufkit::write::endian::can_swap(GgmlType::Q8_0) {
+    convert_file(&p, &be, opts(Endian::Big), None).unwrap();
+    let b = fs::read(&be).unwrap();
+    let g = Gguf::from_bytes(&b).unwrap();
+    // q8_0: the f16 scale is swapped, the 32 int8 quants are not
+    let c = g.tensor("c").unwrap().data().unwrap();
+    let orig: Vec<u8> = (0..34u8).collect();
+    assert_eq!(&c[..2], &[1, 0]);
+    assert_eq!(&c[2..], &orig[2..]);
+    convert_file(&be, &back, opts(Endian::Little), None).unwrap();
+    assert_eq!(fs::read(&back).unwrap(), bytes);
+}
+
+#[test]
+fn requantizing_converts_the_weights_and_says_which() {
+    let dir = tempfile::tempdir().unwrap();
+    let w: Vec<f32> = (0..256).map(|i| (i as f32 * 0.37).sin()).collect();
+    let wb: Vec<u8> = w.iter().flat_map(|x| x.to_le_bytes()).collect();
+    let norm: Vec<u8> = (0..64).flat_map(|i| (i as f32).to_le_bytes()).collect();
+    let ids: Vec<u8> = (0..32).flat_map(|i: i32| i.to_le_bytes()).collect();
+    let mut b = GgufBuilder::new();
+    b.set("general.architecture", "llama").unwrap();
+    b.add_tensor_with_data("blk.0.attn_q.weight", GgmlType::F32, &[64, 4], &wb)
+        .unwrap();
+    b.add_tensor_with_data("blk.0.attn_norm.weight", GgmlType::F32, &[64], &norm)
+        .unwrap();
+    b.add_tensor_with_data("ids", GgmlType::I32, &[32], &ids)
+        .unwrap();
+    let bytes = b.to_vec().unwrap();
+    let p = write_tmp(dir.path(), "m.gguf", &bytes);
+    let g = Gguf::from_bytes(&bytes).unwrap();
+    assert_eq!(
+        ggufkit::write::requantize_plan(&g, GgmlType::Q8_0, false).unwrap(),
+        vec![0]
+    );
+    assert_eq!(
+        ggufkit::write::requantize_plan(&g, GgmlType::Q8_0, true).unwrap(),
+        vec![0, 1]
+    );
+    assert!(ggufkit::write::requantize_plan(&g, GgmlType::IQ2_XXS, false).is_err());
+    for (e, all) in [(Endian::Little, false), (Endian::Big, true)] {
+        let out = dir.path().join(format!("q-{e}.gguf"));
+        let opts = ConvertOptions {
+            endian: Some(e),
+            quantize: Some(GgmlType::Q8_0),
+            all,
+            overwrite: false,
+        };
         convert_file(&p, &out, opts, None).unwrap();
-        return;
+        let qb = fs::read(&out).unwrap();
+        let q = Gguf::from_bytes(&qb).unwrap();
+        let t = q.tensor("blk.0.attn_q.weight").unwrap();
+        assert_eq!(t.ggml_type(), GgmlType::Q8_0);
+        let mut expect = Vec::new();
+        ggufkit::quant::quantize(GgmlType::Q8_0, &w, &mut expect).unwrap();
+        if e == Endian::Big {
+            ggufkit::quant::byteswap_blocks(GgmlType::Q8_0, &mut expect).unwrap();
+        }
+        assert_eq!(t.data().unwrap(), &expect[..]);
+        let n = q.tensor("blk.0.attn_norm.weight").unwrap();
+        let want = if all { GgmlType::Q8_0 } else { GgmlType::F32 };
+        assert_eq!(n.ggml_type(), want);
+        assert_eq!(q.tensor("ids").unwrap().ggml_type(), GgmlType::I32);
+        assert_eq!(q.kv_count(), 1);
     }
-    let e = convert_file(&p, &out, opts, None).unwrap_err();
-    assert!(e.to_string().contains("q8_0"), "{e}");
-    assert!(!out.exists());
-    assert_eq!(files_in(dir.path()), ["m.gguf"]);
 }
 
 #[test]
@@ -389,8 +450,8 @@ fn convert_without_a_change_is_a_clean_copy() {
         &q,
         &out,
         ConvertOptions {
-            endian: None,
             overwrite: true,
+            ..Default::default()
         },
         None,
     )

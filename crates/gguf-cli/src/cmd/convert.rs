@@ -3,8 +3,8 @@
 
 use std::path::PathBuf;
 
-use ggufkit::write::{convert_file, ConvertOptions};
-use ggufkit::Endian;
+use ggufkit::write::{convert_file, requantize_plan, ConvertOptions};
+use ggufkit::{Endian, GgmlType};
 
 use super::{open, CliError, CmdResult, OK};
 use crate::output::progress::Progress;
@@ -21,7 +21,13 @@ Without --endian or --type, FILE is rewritten as the writer lays files out: bit-
 file already laid out that way, and a clean copy (zero padding, no trailing bytes) of any other.
 
 --endian converts every metadata value and every tensor's data to that byte order, including
-the multi-byte fields inside quantized blocks: a file's byte order applies to all of it.")]
+the multi-byte fields inside quantized blocks: a file's byte order applies to all of it.
+
+--type TYPE re-quantizes the weights: tensors of 2 or more dimensions whose name ends in
+`weight`, whose first dimension is a multiple of TYPE's block size and whose type is not TYPE
+(norms, biases and integer tensors keep theirs); it says which. With --all, every tensor whose
+first dimension is a multiple of the block size is converted, 1-D ones included. Nothing else
+changes (metadata such as general.file_type is kept as it was).")]
 pub struct Args {
     /// The GGUF file to convert.
     file: PathBuf,
@@ -31,7 +37,7 @@ pub struct Args {
     /// Byte order of the output.
     #[arg(long, value_enum)]
     endian: Option<EndianArg>,
-    /// Re-quantize the weights to this ggml type.
+    /// Re-quantize the weights (tensors of 2 or more dimensions named *weight) to this ggml type.
     #[arg(long = "type", value_name = "TYPE")]
     ty: Option<String>,
     /// With --type: convert every tensor whose first dimension is a multiple of the block size.
@@ -43,27 +49,54 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> CmdResult {
-    if let Some(t) = &args.ty {
-        return Err(CliError::failed(format!(
-            "{}: --type {t}{}: re-quantization is not yet supported (it needs ggufkit::quant's \
-             quantize/dequantize, which this build does not have)",
-            args.file.display(),
-            if args.all { " --all" } else { "" }
-        )));
-    }
+    let lib = |e: ggufkit::Error| CliError::from_lib(&args.file, &e);
+    let quantize = match &args.ty {
+        Some(t) => Some(
+            GgmlType::from_name(t)
+                .filter(|t| !t.is_removed())
+                .ok_or_else(|| {
+                    CliError::failed(format!(
+                        "--type {t}: not a ggml tensor type (q4_0, q8_0, q4_k, f16, ...)"
+                    ))
+                })?,
+        ),
+        None => None,
+    };
     let g = open(&args.file, false)?;
     let total = g.tensor_data_size();
+    let plan = match quantize {
+        Some(ty) => Some((ty, requantize_plan(&g, ty, args.all).map_err(lib)?)),
+        None => None,
+    };
+    let names: Vec<String> = match &plan {
+        Some((_, idx)) => idx
+            .iter()
+            .filter_map(|&i| g.tensor_at(i))
+            .map(|t| t.name().into_owned())
+            .collect(),
+        None => Vec::new(),
+    };
+    let count = g.tensor_count();
     drop(g);
     let opts = ConvertOptions {
         endian: args.endian.map(|e| match e {
             EndianArg::Little => Endian::Little,
             EndianArg::Big => Endian::Big,
         }),
+        quantize,
+        all: args.all,
         overwrite: args.force,
     };
     let progress = Progress::bytes(total, "converting");
-    convert_file(&args.file, &args.out, opts, progress.callback())
-        .map_err(|e| CliError::from_lib(&args.file, &e))?;
+    convert_file(&args.file, &args.out, opts, progress.callback()).map_err(lib)?;
     progress.finish();
+    if let Some((ty, _)) = plan {
+        eprintln!(
+            "re-quantized {} of {count} tensors to {ty}{}{}",
+            names.len(),
+            if names.is_empty() { "" } else { ": " },
+            names.join(", ")
+        );
+    }
     Ok(OK)
 }

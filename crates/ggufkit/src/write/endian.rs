@@ -7,9 +7,8 @@
 //! blocks raw in big-endian files while its `gguf_convert_endian` swaps them (for four types); we
 //! follow the converter, because only that reading gives every field of the file one byte order, so
 //! a big-endian reader decodes a block with the same native loads it uses for everything else, and
-//! little → big → little is the identity for every type. The per-type layouts come from one
-//! definition of each block ([`crate::quant`]'s `byteswap_blocks` once it is available); until
-//! then quantized types are refused with a clear error rather than guessed.
+//! little → big → little is the identity for every type. The per-type layouts come from the one
+//! definition of each block in [`crate::quant`] ([`crate::quant::byteswap_blocks`]).
 
 use crate::endian::Endian;
 use crate::error::{Error, Result};
@@ -147,47 +146,17 @@ impl Walker<'_> {
 }
 
 /// Swaps the byte order of a tensor's data in place: every element of the float and integer
-/// types, every multi-byte field of every block of the quantized ones.
+/// types, every multi-byte field of every block of the quantized ones, from the one definition of
+/// each block layout in [`crate::quant`].
 ///
 /// `data` must hold whole elements (whole blocks for quantized types).
 pub fn swap_tensor_data(ty: GgmlType, data: &mut [u8]) -> Result<()> {
-    let ts = ty.type_size() as usize;
-    if ts == 0 || data.len() % ts != 0 {
-        return Err(Error::Invalid(format!(
-            "{} bytes are not a whole number of {ty} blocks of {ts} bytes",
-            data.len()
-        )));
-    }
-    match ty {
-        GgmlType::I8 => Ok(()),
-        GgmlType::F16 | GgmlType::BF16 | GgmlType::I16 => {
-            swap_each::<2>(data);
-            Ok(())
-        }
-        GgmlType::F32 | GgmlType::I32 => {
-            swap_each::<4>(data);
-            Ok(())
-        }
-        GgmlType::F64 | GgmlType::I64 => {
-            swap_each::<8>(data);
-            Ok(())
-        }
-        t => Err(Error::Invalid(format!(
-            "byte-order conversion of {t} tensors is not supported yet: its block layout comes from \
-             ggufkit::quant::byteswap_blocks, which this build does not have"
-        ))),
-    }
+    crate::quant::byteswap_blocks(ty, data)
 }
 
-/// True when [`swap_tensor_data`] can convert tensors of this type.
+/// True when [`swap_tensor_data`] can convert tensors of this type (every type but the removed).
 pub fn can_swap(ty: GgmlType) -> bool {
-    !ty.is_removed() && !ty.is_quantized()
-}
-
-fn swap_each<const N: usize>(data: &mut [u8]) {
-    for c in data.chunks_exact_mut(N) {
-        c.reverse();
-    }
+    crate::quant::layout(ty).is_some()
 }
 
 #[cfg(test)]

@@ -29,7 +29,8 @@ pub use writer::{
 
 use crate::endian::Endian;
 use crate::error::{Error, Result};
-use crate::read::Gguf;
+use crate::read::{Gguf, TensorInfo};
+use crate::types::GgmlType;
 
 /// Opens a file for reading, with the path in the error.
 pub(crate) fn open_file(path: &Path) -> Result<File> {
@@ -66,15 +67,45 @@ pub fn write_copying<W: Write>(
 pub struct ConvertOptions {
     /// The byte order of the output; `None` keeps the input's.
     pub endian: Option<Endian>,
+    /// Re-quantize to this type the tensors [`requantize_plan`] picks.
+    pub quantize: Option<GgmlType>,
+    /// With `quantize`: every tensor whose first dimension is a multiple of the type's block
+    /// size, not only the weights.
+    pub all: bool,
     /// Replace an existing output.
     pub overwrite: bool,
 }
 
-/// Rewrites `src` into `out` as the writer lays files out, in the byte order asked for: every
-/// metadata value and every tensor's data (multi-byte fields of quantized blocks included) is
-/// converted. Without a byte-order change the output is bit-identical to any input laid out as
-/// the writer lays it out, and the tensor data is copied file to file without passing through
-/// user space.
+/// The tensors `convert --type ty` re-quantizes: those whose first dimension is a multiple of
+/// `ty`'s block size, whose type is not already `ty` and can be decoded to floats, and that are
+/// not integer tensors; without `all`, only the weights users expect to be re-quantized: tensors
+/// of 2 or more dimensions whose name ends in `weight` (norms, biases and other 1-D tensors keep
+/// their type, as llama.cpp's quantizer keeps them).
+pub fn requantize_plan(g: &Gguf<'_>, ty: GgmlType, all: bool) -> Result<Vec<usize>> {
+    if !crate::quant::can_quantize(ty) {
+        return Err(Error::Invalid(format!(
+            "cannot quantize to {ty}: ggml has no reference quantizer for it (it needs an importance matrix)"
+        )));
+    }
+    Ok(g.tensors()
+        .enumerate()
+        .filter(|(_, t)| {
+            let ne0 = t.shape().first().copied().unwrap_or(1);
+            ne0 % ty.block_size() == 0
+                && t.ggml_type() != ty
+                && !t.ggml_type().is_integer()
+                && crate::quant::can_dequantize(t.ggml_type())
+                && (all || (t.n_dims() >= 2 && t.name().ends_with("weight")))
+        })
+        .map(|(i, _)| i)
+        .collect())
+}
+
+/// Rewrites `src` into `out` as the writer lays it out, in the byte order asked for (every
+/// metadata value and every tensor's data, multi-byte fields of quantized blocks included), with
+/// the tensors [`requantize_plan`] picks re-quantized when asked. Without a change the output is
+/// bit-identical to any input laid out as the writer lays it out, and the tensor data is copied
+/// file to file without passing through user space.
 pub fn convert_file(
     src: &Path,
     out: &Path,
@@ -86,58 +117,108 @@ pub fn convert_file(
     let mut b = GgufBuilder::from_gguf(&g);
     let to = opts.endian.unwrap_or(g.endian());
     b.endian(to);
+    let targets = match opts.quantize {
+        Some(ty) => requantize_plan(&g, ty, opts.all)?,
+        None => Vec::new(),
+    };
+    if let Some(ty) = opts.quantize {
+        for &i in &targets {
+            b.retype_tensor(i, ty)?;
+        }
+    }
     write_atomically(out, opts.overwrite, |w| {
-        if to == g.endian() {
+        if to == g.endian() && targets.is_empty() {
             let sources: Vec<(&File, u64)> =
                 g.tensors().map(|t| (&file, t.absolute_offset())).collect();
             write_copying(&b, w, &sources, progress)?;
-        } else {
-            write_swapped(&g, &b, w, progress)?;
+            return Ok(());
         }
+        let mut dw = b.write_header(w)?;
+        if let Some(p) = progress {
+            dw.on_progress(p);
+        }
+        let mut buf = Vec::new();
+        for (i, t) in g.tensors().enumerate() {
+            match opts.quantize {
+                Some(ty) if targets.contains(&i) => requantize(&t, ty, to, &mut dw, &mut buf)?,
+                _ if to == g.endian() => dw.copy_tensor_from_file(&file, t.absolute_offset())?,
+                _ => swap_tensor(&t, &mut dw, &mut buf)?,
+            }
+        }
+        dw.finish()?;
         Ok(())
     })
 }
 
-/// Bytes converted at a time when swapping tensor data.
-const SWAP_CHUNK: usize = 4 << 20;
+/// Bytes converted at a time when swapping or re-quantizing tensor data.
+const CHUNK: usize = 4 << 20;
 
-/// Writes `b` (whose byte order differs from `g`'s) with every tensor of `g` swapped.
-pub fn write_swapped<W: Write>(
-    g: &Gguf<'_>,
-    b: &GgufBuilder<'_>,
-    w: W,
-    progress: Option<ProgressFn>,
-) -> Result<W> {
-    // refuse before writing anything
-    if let Some(t) = g.tensors().find(|t| !endian::can_swap(t.ggml_type())) {
-        endian::swap_tensor_data(t.ggml_type(), &mut [])?;
+fn tensor_data<'t>(t: &TensorInfo<'t>) -> Result<&'t [u8]> {
+    t.data().ok_or_else(|| {
+        Error::Invalid(format!(
+            "the data of tensor '{}' is not in the file",
+            t.name()
+        ))
+    })
+}
+
+/// Writes tensor `t`'s data with every multi-byte field swapped.
+fn swap_tensor<W: Write>(
+    t: &TensorInfo<'_>,
+    dw: &mut TensorDataWriter<'_, W>,
+    buf: &mut Vec<u8>,
+) -> Result<()> {
+    let data = tensor_data(t)?;
+    let unit = t.ggml_type().type_size().max(1) as usize;
+    let step = (CHUNK / unit).max(1) * unit;
+    if data.is_empty() {
+        return dw.write_part(&[]);
     }
-    let mut dw = b.write_header(w)?;
-    if let Some(p) = progress {
-        dw.on_progress(p);
+    for chunk in data.chunks(step) {
+        buf.clear();
+        buf.extend_from_slice(chunk);
+        endian::swap_tensor_data(t.ggml_type(), buf)
+            .map_err(|e| Error::Invalid(format!("converting tensor '{}': {e}", t.name())))?;
+        dw.write_part(buf)?;
     }
-    let mut buf = Vec::with_capacity(SWAP_CHUNK);
-    for t in g.tensors() {
-        let data = t.data().ok_or_else(|| {
-            Error::Invalid(format!(
-                "the data of tensor '{}' is not in the file",
-                t.name()
-            ))
-        })?;
-        let unit = t.ggml_type().type_size().max(1) as usize;
-        let step = (SWAP_CHUNK / unit).max(1) * unit;
-        if data.is_empty() {
-            dw.write_part(&[])?;
+    Ok(())
+}
+
+/// Writes tensor `t` re-quantized to `ty`, in `to` byte order, a run of whole rows at a time.
+fn requantize<W: Write>(
+    t: &TensorInfo<'_>,
+    ty: GgmlType,
+    to: Endian,
+    dw: &mut TensorDataWriter<'_, W>,
+    out: &mut Vec<u8>,
+) -> Result<()> {
+    let data = tensor_data(t)?;
+    let src_ty = t.ggml_type();
+    let ne0 = t.shape().first().copied().unwrap_or(1).max(1);
+    let rows = (CHUNK as u64 / 4 / ne0).max(1);
+    let elems = rows * ne0;
+    let step = src_ty
+        .bytes_for(elems)
+        .and_then(|s| usize::try_from(s).ok())
+        .ok_or_else(|| Error::Invalid(format!("tensor '{}' is too large", t.name())))?;
+    let what = |e: Error| Error::Invalid(format!("re-quantizing tensor '{}': {e}", t.name()));
+    if data.is_empty() {
+        return dw.write_part(&[]);
+    }
+    let mut floats = Vec::new();
+    for chunk in data.chunks(step) {
+        let n = crate::quant::element_count(src_ty, chunk.len()).map_err(what)?;
+        floats.clear();
+        floats.resize(n, 0f32);
+        crate::quant::dequantize(src_ty, chunk, t.endian(), &mut floats).map_err(what)?;
+        out.clear();
+        crate::quant::quantize(ty, &floats, out).map_err(what)?;
+        if to == Endian::Big {
+            endian::swap_tensor_data(ty, out).map_err(what)?;
         }
-        for chunk in data.chunks(step) {
-            buf.clear();
-            buf.extend_from_slice(chunk);
-            endian::swap_tensor_data(t.ggml_type(), &mut buf)
-                .map_err(|e| Error::Invalid(format!("converting tensor '{}': {e}", t.name())))?;
-            dw.write_part(&buf)?;
-        }
+        dw.write_part(out)?;
     }
-    dw.finish()
+    Ok(())
 }
 
 /// Byte order swapped.
