@@ -37,6 +37,8 @@ enum Command {
     Carve(cmd::carve::Args),
     /// Export one tensor to .npy, or every tensor to .safetensors, dequantized.
     Export(cmd::export::Args),
+    /// The tensor table: name, type, shape, elements, bytes, offset, with totals.
+    Tensors(cmd::tensors::Args),
 }
 
 fn main() -> ExitCode {
@@ -51,6 +53,7 @@ fn main() -> ExitCode {
         Command::Merge(a) => cmd::merge::run(a),
         Command::Carve(a) => cmd::carve::run(a),
         Command::Export(a) => cmd::export::run(a),
+        Command::Tensors(a) => cmd::tensors::run(a),
     };
     match result {
         Ok(code) => ExitCode::from(code),

@@ -1,5 +1,5 @@
-//! `gguf meta set|rm`: metadata edits, in place when the header still fits before the tensor
-//! data, otherwise through a temporary file renamed over the target.
+//! `gguf meta get|set|rm`: read one value (`get`, in `meta_get.rs`), or edit metadata, in place
+//! when the header still fits before the tensor data, otherwise through a temporary file renamed over the target.
 
 use std::path::{Path, PathBuf};
 
@@ -17,6 +17,8 @@ pub struct Args {
 
 #[derive(clap::Subcommand)]
 enum MetaCommand {
+    /// Print one value (arrays whole); exit 1 when the key is absent.
+    Get(super::meta_get::Args),
     /// Set one key (a new key goes last; an existing key keeps its place).
     #[command(after_long_help = SET_HELP)]
     Set(SetArgs),
@@ -96,6 +98,7 @@ struct RmArgs {
 
 pub fn run(args: Args) -> CmdResult {
     match args.command {
+        MetaCommand::Get(a) => super::meta_get::run(a),
         MetaCommand::Set(a) => set(a),
         MetaCommand::Rm(a) => rm(a),
     }

@@ -8,7 +8,9 @@ pub mod export;
 pub mod info;
 pub mod merge;
 pub mod meta;
+pub mod meta_get;
 pub mod split;
+pub mod tensors;
 pub mod validate;
 pub mod value_arg;
 
@@ -66,4 +68,20 @@ pub type CmdResult = Result<u8, CliError>;
 pub fn open(file: &Path, permissive: bool) -> Result<Gguf<'static>, CliError> {
     let opts = ReadOptions { permissive };
     Gguf::open_with(file, &opts).map_err(|e| CliError::from_lib(file, &e))
+}
+
+/// Opens a file permissively, as a command that shows what it can of a damaged file: what is
+/// wrong goes to stderr, one line per finding, and the command goes on.
+pub fn open_reporting(file: &Path) -> Result<Gguf<'static>, CliError> {
+    let g = open(file, true)?;
+    for d in &g.report().errors {
+        eprintln!(
+            "gguf: {}: at byte {}: {} [{}]",
+            file.display(),
+            d.offset,
+            d.message,
+            d.rule
+        );
+    }
+    Ok(g)
 }

@@ -1,7 +1,9 @@
 //! Output helpers shared by the subcommands: JSON, colour, human formatting, errors.
 
+pub mod glob;
 pub mod json;
 pub mod progress;
+pub mod table;
 
 use std::io::{IsTerminal, Write};
 
@@ -97,6 +99,12 @@ pub fn short_count(n: u64) -> String {
     } else {
         n.to_string()
     }
+}
+
+/// A shape as people write it: `[4096, 32000]`.
+pub fn shape_text(shape: &[u64]) -> String {
+    let dims: Vec<String> = shape.iter().map(|d| d.to_string()).collect();
+    format!("[{}]", dims.join(", "))
 }
 
 #[cfg(test)]
