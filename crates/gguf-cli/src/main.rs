@@ -3,6 +3,7 @@
 #![forbid(unsafe_code)]
 
 mod cmd;
+mod hashing;
 mod output;
 
 use std::process::ExitCode;
@@ -39,6 +40,10 @@ enum Command {
     Export(cmd::export::Args),
     /// The tensor table: name, type, shape, elements, bytes, offset, with totals.
     Tensors(cmd::tensors::Args),
+    /// What differs between two files: header, metadata, tensors (data by hash); exit 1 if any.
+    Diff(cmd::diff::Args),
+    /// Hash every tensor and the whole data section; --check verifies a manifest (exit 1 on mismatch).
+    Hash(cmd::hash::Args),
 }
 
 fn main() -> ExitCode {
@@ -54,6 +59,8 @@ fn main() -> ExitCode {
         Command::Carve(a) => cmd::carve::run(a),
         Command::Export(a) => cmd::export::run(a),
         Command::Tensors(a) => cmd::tensors::run(a),
+        Command::Diff(a) => cmd::diff::run(a),
+        Command::Hash(a) => cmd::hash::run(a),
     };
     match result {
         Ok(code) => ExitCode::from(code),

@@ -3,8 +3,10 @@
 
 pub mod carve;
 pub mod convert;
+pub mod diff;
 pub mod dump;
 pub mod export;
+pub mod hash;
 pub mod info;
 pub mod merge;
 pub mod meta;
