@@ -229,21 +229,7 @@ impl<'a> Gguf<'a> {
     }
 
     fn kv(&self, e: KvEntry) -> Kv<'_> {
-        let src = self.bytes.get();
-        let endian = self.header.endian;
-        let key = parser::key_bytes(src, e, endian);
-        let type_pos = e.start as usize + 8 + key.len();
-        let vt = endian.u32(src[type_pos..type_pos + 4].try_into().expect("4 bytes"));
-        let vt = ValueType::from_id(vt).expect("checked by the parser");
-        let raw = &src[e.start as usize..e.end as usize];
-        let value_bytes = &src[type_pos + 4..e.end as usize];
-        let value = decode_exact(vt, value_bytes, endian).expect("checked by the parser");
-        Kv {
-            key: Str::from_bytes(key),
-            value,
-            offset: e.start,
-            raw,
-        }
+        make_kv(self.bytes.get(), self.header.endian, e)
     }
 
     /// Position of `key` among the key-value pairs (the last occurrence, when permissive reading
@@ -414,42 +400,106 @@ impl<'a> Gguf<'a> {
     }
 
     fn tensor_info(&self, t: TensorEntry) -> TensorInfo<'_> {
-        let src = self.bytes.get();
-        let e = self.header.endian;
-        let name = parser::tensor_name(src, t, e);
-        let mut p = t.start as usize + 8 + name.len();
-        let rd32 = |p: usize| e.u32(src[p..p + 4].try_into().expect("4 bytes"));
-        let rd64 = |p: usize| e.u64(src[p..p + 8].try_into().expect("8 bytes"));
-        let n_dims = rd32(p);
-        p += 4;
-        let mut dims = [1u64; 4];
-        for d in dims.iter_mut().take(n_dims as usize) {
+
+                .and_then(|end| src.get(abs as usize..end as usize))
             *d = rd64(p);
+            .and_then(|end| src.get(abs as usize..end as usize))
+            None
+            abs.checked_add(size)
+            data,
+            data_offset,
+            data_offset: abs,
+            dims,
+            endian: e,
+            info_offset: t.start,
+            n_dims,
+            n_elements,
+            name: Str::from_bytes(name),
+            offset: t.offset,
             p += 8;
-        }
-        let ty = GgmlType::from_id(rd32(p)).expect("checked by the parser");
-        let n_elements = parser::element_count(&dims).expect("checked by the parser");
-        let size = t.size;
+            self.bytes.get(),
+            self.has_data,
+            self.header.endian,
+            size,
+            t,
+            ty,
+        )
+        *d = rd64(p);
+        None
+        TensorInfo {
+        abs.checked_add(size)
+        data,
+        data_offset: abs,
+        dims,
+        endian: e,
+        for d in dims.iter_mut().take(n_dims as usize) {
+        info_offset: t.start,
+        key: Str::from_bytes(key),
         let abs = self.header.data_offset + t.offset;
         let data = if self.has_data {
-            abs.checked_add(size)
-                .and_then(|end| src.get(abs as usize..end as usize))
-        } else {
-            None
-        };
-        TensorInfo {
-            name: Str::from_bytes(name),
-            n_dims,
-            dims,
-            ty,
-            offset: t.offset,
-            size,
-            n_elements,
-            info_offset: t.start,
-            data_offset: abs,
-            data,
-            endian: e,
+        let data_offset = self.header.data_offset;
+        let e = self.header.endian;
+        let mut dims = [1u64; 4];
+        let mut p = t.start as usize + 8 + name.len();
+        let n_dims = rd32(p);
+        let n_elements = parser::element_count(&dims).expect("checked by the parser");
+        let name = parser::tensor_name(src, t, e);
+        let rd32 = |p: usize| e.u32(src[p..p + 4].try_into().expect("4 bytes"));
+        let rd64 = |p: usize| e.u64(src[p..p + 8].try_into().expect("8 bytes"));
+        let size = t.size;
+        let src = self.bytes.get();
+        let ty = GgmlType::from_id(rd32(p)).expect("checked by the parser");
+        make_tensor_info(
+        n_dims,
+        n_elements,
+        name: Str::from_bytes(name),
+        offset: e.start,
+        offset: t.offset,
+        p += 4;
+        p += 8;
+        raw,
+        size,
+        ty,
+        value,
         }
+        } else {
+        };
+    Kv {
+    TensorInfo {
+    data_offset: u64,
+    e: Endian,
+    for d in dims.iter_mut().take(n_dims as usize) {
+    has_data: bool,
+    let abs = data_offset + t.offset;
+    let data = if has_data {
+    let key = parser::key_bytes(src, e, endian);
+    let mut dims = [1u64; 4];
+    let mut p = t.start as usize + 8 + name.len();
+    let n_dims = rd32(p);
+    let n_elements = parser::element_count(&dims).expect("checked by the parser");
+    let name = parser::tensor_name(src, t, e);
+    let raw = &src[e.start as usize..e.end as usize];
+    let rd32 = |p: usize| e.u32(src[p..p + 4].try_into().expect("4 bytes"));
+    let rd64 = |p: usize| e.u64(src[p..p + 8].try_into().expect("8 bytes"));
+    let size = ty.bytes_for(n_elements).expect("checked by the parser");
+    let ty = GgmlType::from_id(rd32(p)).expect("checked by the parser");
+    let type_pos = e.start as usize + 8 + key.len();
+    let value = decode_exact(vt, value_bytes, endian).expect("checked by the parser");
+    let value_bytes = &src[type_pos + 4..e.end as usize];
+    let vt = ValueType::from_id(vt).expect("checked by the parser");
+    let vt = endian.u32(src[type_pos..type_pos + 4].try_into().expect("4 bytes"));
+    p += 4;
+    src: &[u8],
+    t: TensorEntry,
+    }
+    } else {
+    };
+) -> TensorInfo<'_> {
+/// A key-value pair from its parsed position (the parser checked every byte of it).
+/// A tensor info from its parsed position; `data_offset` is where the data section starts.
+fn make_kv(src: &[u8], endian: Endian, e: KvEntry) -> Kv<'_> {
+fn make_tensor_info(
+}
     }
 }
 
@@ -648,6 +698,81 @@ pub fn validate(bytes: &[u8]) -> Report {
         }
         Err(Stop::Rule(d)) => Report::from_findings(found, Some(d)),
         Err(Stop::Io(_)) => unreachable_io(found),
+    }
+}
+
+/// How far the parser got through a GGUF in memory, whether or not the file is valid: for tools
+/// that map a file's structure (a byte layout, a hex editor's structure view) and must show a
+/// broken file up to the field where it breaks.
+///
+/// Parsing is permissive, so rules that leave the structure readable (bool bytes, UTF-8, repeated
+/// keys or names) do not stop it; they are in `report` with the rest.
+#[derive(Debug)]
+pub struct Outline<'a> {
+    /// The byte order, as detected from the version field (little-endian when the file stops
+    /// before it).
+    pub endian: Endian,
+    /// Every key-value pair read completely, in file order.
+    pub kvs: Vec<Kv<'a>>,
+    /// Every tensor info read completely, in file order. Their data is borrowed only when the whole
+    /// header was read (`data_offset` is `Some`); otherwise [`TensorInfo::data`] is `None` and
+    /// [`TensorInfo::absolute_offset`] equals [`TensorInfo::offset`].
+    pub tensors: Vec<TensorInfo<'a>>,
+    /// Where the tensor data starts, when the header was read to its end.
+    pub data_offset: Option<u64>,
+    /// The alignment of tensor data, when the header was read to its end.
+    pub alignment: Option<u32>,
+    /// The length the header implies (`file_size`), when the header was read to its end.
+    pub expected_len: Option<u64>,
+    /// Every finding, as [`validate`] reports them; when parsing stopped, the stop is the last error.
+    pub report: Report,
+    /// True when parsing stopped before the end of the header.
+    pub stopped: bool,
+}
+
+/// Parses `bytes` as far as they go: see [`Outline`]. Never fails.
+pub fn outline(bytes: &[u8]) -> Outline<'_> {
+    let (r, found, reached) = parser::parse_reaching(&mut SliceSource(bytes), Mode::Permissive);
+    match r {
+        Ok(h) => {
+            let mut report = Report::from_findings(found, None);
+            check_data(&h, bytes, &mut report);
+            Outline {
+                endian: h.endian,
+                kvs: h.kvs.iter().map(|e| make_kv(bytes, h.endian, *e)).collect(),
+                tensors: h
+                    .tensors
+                    .iter()
+                    .map(|t| make_tensor_info(bytes, h.endian, *t, h.data_offset, true))
+                    .collect(),
+                data_offset: Some(h.data_offset),
+                alignment: Some(h.alignment),
+                expected_len: Some(h.file_size),
+                report,
+                stopped: false,
+            }
+        }
+        Err(stop) => {
+            let report = match stop {
+                Stop::Rule(d) => Report::from_findings(found, Some(d)),
+                Stop::Io(_) => unreachable_io(found),
+            };
+            let e = reached.endian;
+            Outline {
+                endian: e,
+                kvs: reached.kvs.iter().map(|k| make_kv(bytes, e, *k)).collect(),
+                tensors: reached
+                    .tensors
+                    .iter()
+                    .map(|t| make_tensor_info(bytes, e, *t, 0, false))
+                    .collect(),
+                data_offset: None,
+                alignment: None,
+                expected_len: None,
+                report,
+                stopped: true,
+            }
+        }
     }
 }
 

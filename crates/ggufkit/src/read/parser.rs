@@ -147,6 +147,24 @@ struct Parser<'s, S: Source> {
 /// Parses a header. On success the header and the findings (errors only in permissive mode); on
 /// failure the stop reason and the findings gathered before it.
 pub(crate) fn parse<S: Source>(src: &mut S, mode: Mode) -> (Result<Header, Stop>, Findings) {
+    let (r, found, _) = parse_reaching(src, mode);
+    (r, found)
+}
+
+/// How far a parse that stopped had got: its byte order and the key-value pairs and tensor infos
+/// it had read completely (empty after a successful parse: they are in the [`Header`]).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Reached {
+    pub endian: Endian,
+    pub kvs: Vec<KvEntry>,
+    pub tensors: Vec<TensorEntry>,
+}
+
+/// [`parse`], also giving back what was read before a stop, for tools that map broken files.
+pub(crate) fn parse_reaching<S: Source>(
+    src: &mut S,
+    mode: Mode,
+) -> (Result<Header, Stop>, Findings, Reached) {
     let mut p = Parser {
         src,
         pos: 0,
@@ -156,8 +174,10 @@ pub(crate) fn parse<S: Source>(src: &mut S, mode: Mode) -> (Result<Header, Stop>
         stack: Vec::new(),
         saw_nul: false,
     };
-    let r = p.header();
-    (r, p.found)
+    let mut reached = Reached::default();
+    let r = p.header(&mut reached.kvs, &mut reached.tensors);
+    reached.endian = p.endian;
+    (r, p.found, reached)
 }
 
 impl<S: Source> Parser<'_, S> {
@@ -328,7 +348,13 @@ impl<S: Source> Parser<'_, S> {
         Ok(())
     }
 
-    fn header(&mut self) -> PResult<Header> {
+    /// Reads the header; `kvs` and `tensors` collect the entries as they are read, so that a caller
+    /// still has them when parsing stops.
+    fn header(
+        &mut self,
+        kvs: &mut Vec<KvEntry>,
+        tensors: &mut Vec<TensorEntry>,
+    ) -> PResult<Header> {
         // magic
         let have = self.src.available(4)?;
         let head = self.src.bytes();
@@ -391,7 +417,7 @@ impl<S: Source> Parser<'_, S> {
 
         // key-value pairs
         // The counts were checked against the bytes, so sizing by them is bounded by the input.
-        let mut kvs = Vec::with_capacity(n_kv as usize);
+        kvs.reserve(n_kv as usize);
         let mut key_index: HashTable<usize> = HashTable::with_capacity(n_kv as usize);
         let hasher = hashbrown::DefaultHashBuilder::default();
         let mut alignment = DEFAULT_ALIGNMENT;
@@ -423,7 +449,7 @@ impl<S: Source> Parser<'_, S> {
             }
             let key = self.slice(key_pos, key_len);
             let hash = hash_bytes(&hasher, key);
-            let kvs_ref = &kvs;
+            let kvs_ref = &*kvs;
             let src = self.src.bytes();
             let dup = key_index
                 .find(hash, |&j: &usize| {
@@ -472,7 +498,7 @@ impl<S: Source> Parser<'_, S> {
         }
 
         // tensor infos
-        let mut tensors: Vec<TensorEntry> = Vec::with_capacity(n_tensors as usize);
+        tensors.reserve(n_tensors as usize);
         let mut name_index: HashTable<usize> = HashTable::with_capacity(n_tensors as usize);
         let mut expected_offset: u64 = 0;
         let align = u64::from(alignment);
@@ -501,7 +527,7 @@ impl<S: Source> Parser<'_, S> {
             let name = self.slice(name_pos, name_len);
             let hash = hash_bytes(&hasher, name);
             let src = self.src.bytes();
-            let tensors_ref = &tensors;
+            let tensors_ref = &*tensors;
             let dup = name_index
                 .find(hash, |&j: &usize| {
                     tensor_name(src, tensors_ref[j], self.endian) == name
@@ -676,15 +702,15 @@ impl<S: Source> Parser<'_, S> {
         })?;
 
         if self.saw_nul {
-            self.ggml_nul_duplicates(&kvs, &tensors);
+            self.ggml_nul_duplicates(kvs, tensors);
         }
 
         Ok(Header {
             endian: self.endian,
             version,
-            kvs,
+            kvs: std::mem::take(kvs),
             key_index,
-            tensors,
+            tensors: std::mem::take(tensors),
             name_index,
             hasher,
             alignment,
