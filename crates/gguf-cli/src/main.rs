@@ -44,6 +44,8 @@ enum Command {
     Diff(cmd::diff::Args),
     /// Hash every tensor and the whole data section; --check verifies a manifest (exit 1 on mismatch).
     Hash(cmd::hash::Args),
+    /// The byte map of a file as the spec structures it: every field's offset, length and value.
+    Layout(cmd::layout::Args),
 }
 
 fn main() -> ExitCode {
@@ -61,6 +63,7 @@ fn main() -> ExitCode {
         Command::Tensors(a) => cmd::tensors::run(a),
         Command::Diff(a) => cmd::diff::run(a),
         Command::Hash(a) => cmd::hash::run(a),
+        Command::Layout(a) => cmd::layout::run(a),
     };
     match result {
         Ok(code) => ExitCode::from(code),

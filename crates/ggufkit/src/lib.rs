@@ -43,7 +43,9 @@ pub mod write;
 
 pub use endian::Endian;
 pub use error::{Diagnostic, Error, Result, Rule};
-pub use read::{outline, validate, validate_file, Gguf, Kv, Outline, ReadOptions, TensorInfo};
+pub use read::{
+    outline, validate, validate_file, Gguf, Kv, MappedFile, Outline, ReadOptions, TensorInfo,
+};
 pub use shard::ShardedModel;
 pub use types::GgmlType;
 pub use validate::Report;

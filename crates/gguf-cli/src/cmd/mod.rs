@@ -8,6 +8,7 @@ pub mod dump;
 pub mod export;
 pub mod hash;
 pub mod info;
+pub mod layout;
 pub mod merge;
 pub mod meta;
 pub mod meta_get;

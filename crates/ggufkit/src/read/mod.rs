@@ -701,6 +701,27 @@ pub fn validate(bytes: &[u8]) -> Report {
     }
 }
 
+/// A whole file, memory-mapped read-only: for callers that need the bytes themselves, such as
+/// [`outline`] of a file that may not parse.
+pub struct MappedFile(map::Map);
+
+impl MappedFile {
+    /// Maps the file (an empty file gives an empty slice).
+    pub fn open(path: impl AsRef<Path>) -> Result<Self> {
+        let path = path.as_ref();
+        let file =
+            File::open(path).map_err(|e| Error::io(format!("opening {}", path.display()), e))?;
+        let map = map::Map::new(&file)
+            .map_err(|e| Error::io(format!("mapping {}", path.display()), e))?;
+        Ok(MappedFile(map))
+    }
+
+    /// The file's bytes.
+    pub fn bytes(&self) -> &[u8] {
+        self.0.as_slice()
+    }
+}
+
 /// How far the parser got through a GGUF in memory, whether or not the file is valid: for tools
 /// that map a file's structure (a byte layout, a hex editor's structure view) and must show a
 /// broken file up to the field where it breaks.
