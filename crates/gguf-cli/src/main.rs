@@ -3,6 +3,7 @@
 #![forbid(unsafe_code)]
 
 mod cmd;
+mod facts;
 mod hashing;
 mod output;
 

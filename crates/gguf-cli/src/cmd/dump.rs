@@ -14,8 +14,11 @@ pub struct Args {
     /// The file to dump.
     file: PathBuf,
     /// The contract's JSON object, complete.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "markdown")]
     json: bool,
+    /// A Markdown document for a model card: summary, tensor types, metadata, tensors.
+    #[arg(long)]
+    markdown: bool,
     /// Also dump files that break rules which leave them readable (bool bytes, UTF-8, repeated
     /// keys or names, data cut short), reporting what is wrong on stderr.
     #[arg(long)]
@@ -36,7 +39,14 @@ pub fn run(args: Args) -> CmdResult {
             d.rule
         );
     }
-    let text = if args.json {
+    let text = if args.markdown {
+        let name = args
+            .file
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| args.file.display().to_string());
+        super::markdown::markdown(&name, &g)
+    } else if args.json {
         let mut j = json(&g);
         j.out.push('\n');
         j.out

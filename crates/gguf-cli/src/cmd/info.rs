@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use ggufkit::{GgmlType, Gguf};
 
 use super::{open, CmdResult, FAILED, OK};
+use crate::facts;
 use crate::output::{grouped, human_bytes, print, short_count, Style};
 
 #[derive(clap::Args)]
@@ -167,12 +168,58 @@ pub fn summary(file: &Path, g: &Gguf<'_>, s: &Style) -> String {
             line(&mut out, s, label, grouped(v));
         }
     }
-    if let Some(model) = g.get_str("tokenizer.ggml.model") {
-        let vocab = g
-            .get_array("tokenizer.ggml.tokens")
-            .map(|a| format!(", {} tokens", grouped(a.len())))
+    if data > 0 {
+        line(
+            &mut out,
+            s,
+            "memory to load",
+            format!(
+                "{} ({} bytes of tensor data; KV cache and compute buffers come on top)",
+                human_bytes(data),
+                grouped(data)
+            ),
+        );
+    }
+    if let Some(kv) = facts::kv_cache(g) {
+        let at_ctx = kv
+            .at_context()
+            .map(|b| format!(", {} at the full context", human_bytes(b)))
             .unwrap_or_default();
-        line(&mut out, s, "tokenizer", format!("{model}{vocab}"));
+        line(
+            &mut out,
+            s,
+            "kv cache",
+            format!(
+                "{} per {} tokens of context{at_ctx}",
+                human_bytes(kv.per_1k()),
+                grouped(facts::KV_TOKENS)
+            ),
+        );
+        line(&mut out, s, "", s.dim(&kv.formula()));
+    }
+    if let Some(t) = facts::tokenizer(g) {
+        let mut parts = vec![t.model.clone().unwrap_or_else(|| "unknown model".into())];
+        if let Some(pre) = &t.pre {
+            parts[0].push_str(&format!(" (pre-tokenizer {pre})"));
+        }
+        if let Some(n) = t.vocab_size {
+            parts.push(format!("{} tokens", grouped(n)));
+        }
+        if let Some(m) = t.merges {
+            parts.push(format!("{} merges", grouped(m)));
+        }
+        line(&mut out, s, "tokenizer", parts.join(", "));
+        if !t.special.is_empty() {
+            let sp: Vec<String> = t
+                .special
+                .iter()
+                .map(|x| match &x.text {
+                    Some(text) => format!("{} {} {}", x.role, x.id, facts::token_text(text)),
+                    None => format!("{} {} (not in the vocabulary)", x.role, x.id),
+                })
+                .collect();
+            line(&mut out, s, "special tokens", sp.join(", "));
+        }
     }
     let template = g
         .get_kv("tokenizer.chat_template")

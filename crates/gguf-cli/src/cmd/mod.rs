@@ -9,6 +9,7 @@ pub mod export;
 pub mod hash;
 pub mod info;
 pub mod layout;
+pub mod markdown;
 pub mod merge;
 pub mod meta;
 pub mod meta_get;
