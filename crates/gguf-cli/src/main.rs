@@ -47,6 +47,8 @@ enum Command {
     Hash(cmd::hash::Args),
     /// The byte map of a file as the spec structures it: every field's offset, length and value.
     Layout(cmd::layout::Args),
+    /// One self-contained HTML page: summary, searchable tables, where the bytes go, the layout.
+    Report(cmd::report::Args),
 }
 
 fn main() -> ExitCode {
@@ -65,6 +67,7 @@ fn main() -> ExitCode {
         Command::Diff(a) => cmd::diff::run(a),
         Command::Hash(a) => cmd::hash::run(a),
         Command::Layout(a) => cmd::layout::run(a),
+        Command::Report(a) => cmd::report::run(a),
     };
     match result {
         Ok(code) => ExitCode::from(code),

@@ -13,6 +13,7 @@ pub mod markdown;
 pub mod merge;
 pub mod meta;
 pub mod meta_get;
+pub mod report;
 pub mod split;
 pub mod tensors;
 pub mod validate;
