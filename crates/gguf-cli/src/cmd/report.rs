@@ -276,9 +276,9 @@ pub fn page(file_name: &str, g: &Gguf<'_>) -> String {
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width\"><title>{} — gguf report</title><style>{STYLE}</style></head><body>\n",
         esc(title)
     );
-    let _ = write!(
+    let _ = writeln!(
         h,
-        "<header><h1>{}</h1><p>{} · GGUF v{} · {}-endian · written by <code>gguf report</code></p></header><main>\n",
+        "<header><h1>{}</h1><p>{} · GGUF v{} · {}-endian · written by <code>gguf report</code></p></header><main>",
         esc(title),
         esc(file_name),
         g.version(),
