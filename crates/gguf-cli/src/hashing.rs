@@ -1,12 +1,11 @@
 //! Hashes of tensor data, streamed over the memory map and spread across cores: what `hash` and
 //! `diff` share. A progress bar shows on a terminal (stderr) for large inputs.
 
-use std::io::IsTerminal;
-
 use ggufkit::Gguf;
-use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use sha2::Digest as _;
+
+pub use crate::output::progress::Progress;
 
 /// A hash algorithm.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -61,37 +60,6 @@ pub fn digest(algo: Algo, data: &[u8], progress: &(dyn Fn(u64) + Sync)) -> Strin
     }
 }
 
-/// A progress bar on stderr when it is a terminal and the work is big enough to be worth one.
-pub struct Progress(Option<ProgressBar>);
-
-impl Progress {
-    pub fn new(total: u64, what: &str) -> Self {
-        if total < (64 << 20) || !std::io::stderr().is_terminal() {
-            return Progress(None);
-        }
-        let pb = ProgressBar::new(total);
-        if let Ok(style) = ProgressStyle::with_template(
-            "{msg} [{bar:30}] {bytes}/{total_bytes} {bytes_per_sec} eta {eta}",
-        ) {
-            pb.set_style(style.progress_chars("=> "));
-        }
-        pb.set_message(what.to_string());
-        Progress(Some(pb))
-    }
-
-    pub fn add(&self, n: u64) {
-        if let Some(pb) = &self.0 {
-            pb.inc(n);
-        }
-    }
-
-    pub fn finish(&self) {
-        if let Some(pb) = &self.0 {
-            pb.finish_and_clear();
-        }
-    }
-}
-
 /// The tensor data section: from the data offset to the length the header implies, or `None` when
 /// the file is shorter than that.
 pub fn data_section<'g>(g: &'g Gguf<'_>) -> Option<&'g [u8]> {
@@ -118,7 +86,7 @@ pub fn hash_file(g: &Gguf<'_>, algo: Algo, label: &str) -> Option<FileHashes> {
         .map(|t| t.data().map(|d| (t.name().into_owned(), d)))
         .collect::<Option<_>>()?;
     let total: u64 = section.len() as u64 + tensors.iter().map(|t| t.1.len() as u64).sum::<u64>();
-    let bar = Progress::new(total, label);
+    let bar = Progress::bytes(total, label);
     let add = |n: u64| bar.add(n);
     let (data, tensors) = rayon::join(
         || digest(algo, section, &add),

@@ -178,7 +178,7 @@ pub fn diff<'a, 'b>(ga: &'a Gguf<'_>, gb: &'b Gguf<'_>) -> Result<Diff<'a, 'b>, 
         }
     }
     let total = parts.iter().map(|p| p.len() as u64).sum();
-    let bar = Progress::new(total, "comparing");
+    let bar = Progress::bytes(total, "comparing");
     let digests = hashing::digest_all(Algo::Xxh64, &parts, &bar);
     bar.finish();
     let mut next = digests.into_iter();

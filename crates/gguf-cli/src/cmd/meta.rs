@@ -1,5 +1,6 @@
-//! `gguf meta get|set|rm`: read one value (`get`, in `meta_get.rs`), or edit metadata, in place
-//! when the header still fits before the tensor data, otherwise through a temporary file renamed over the target.
+//! `gguf meta get|set|rm`: read one value (`get`, in `meta_get.rs`), or edit metadata: in place
+//! when the header still fits before the tensor data, otherwise through a temporary file renamed
+//! over the target.
 
 use std::path::{Path, PathBuf};
 

@@ -34,6 +34,13 @@ impl Progress {
         Some(Box::new(move |n| bar.inc(n)))
     }
 
+    /// Counts `n` more bytes done (callable from several threads at once).
+    pub fn add(&self, n: u64) {
+        if let Some(b) = &self.bar {
+            b.inc(n);
+        }
+    }
+
     /// Removes the bar.
     pub fn finish(&self) {
         if let Some(b) = &self.bar {
