@@ -400,106 +400,75 @@ impl<'a> Gguf<'a> {
     }
 
     fn tensor_info(&self, t: TensorEntry) -> TensorInfo<'_> {
-
-                .and_then(|end| src.get(abs as usize..end as usize))
-            *d = rd64(p);
-            .and_then(|end| src.get(abs as usize..end as usize))
-            None
-            abs.checked_add(size)
-            data,
-            data_offset,
-            data_offset: abs,
-            dims,
-            endian: e,
-            info_offset: t.start,
-            n_dims,
-            n_elements,
-            name: Str::from_bytes(name),
-            offset: t.offset,
-            p += 8;
-            self.bytes.get(),
-            self.has_data,
-            self.header.endian,
-            size,
-            t,
-            ty,
-        )
-        *d = rd64(p);
-        None
-        TensorInfo {
-        abs.checked_add(size)
-        data,
-        data_offset: abs,
-        dims,
-        endian: e,
-        for d in dims.iter_mut().take(n_dims as usize) {
-        info_offset: t.start,
-        key: Str::from_bytes(key),
-        let abs = self.header.data_offset + t.offset;
-        let data = if self.has_data {
         let data_offset = self.header.data_offset;
-        let e = self.header.endian;
-        let mut dims = [1u64; 4];
-        let mut p = t.start as usize + 8 + name.len();
-        let n_dims = rd32(p);
-        let n_elements = parser::element_count(&dims).expect("checked by the parser");
-        let name = parser::tensor_name(src, t, e);
-        let rd32 = |p: usize| e.u32(src[p..p + 4].try_into().expect("4 bytes"));
-        let rd64 = |p: usize| e.u64(src[p..p + 8].try_into().expect("8 bytes"));
-        let size = t.size;
-        let src = self.bytes.get();
-        let ty = GgmlType::from_id(rd32(p)).expect("checked by the parser");
         make_tensor_info(
-        n_dims,
-        n_elements,
-        name: Str::from_bytes(name),
-        offset: e.start,
-        offset: t.offset,
-        p += 4;
-        p += 8;
-        raw,
-        size,
-        ty,
-        value,
-        }
-        } else {
-        };
-    Kv {
-    TensorInfo {
-    data_offset: u64,
-    e: Endian,
-    for d in dims.iter_mut().take(n_dims as usize) {
-    has_data: bool,
-    let abs = data_offset + t.offset;
-    let data = if has_data {
+            self.bytes.get(),
+            self.header.endian,
+            t,
+            data_offset,
+            self.has_data,
+        )
+    }
+}
+
+/// A key-value pair from its parsed position (the parser checked every byte of it).
+fn make_kv(src: &[u8], endian: Endian, e: KvEntry) -> Kv<'_> {
     let key = parser::key_bytes(src, e, endian);
-    let mut dims = [1u64; 4];
-    let mut p = t.start as usize + 8 + name.len();
-    let n_dims = rd32(p);
-    let n_elements = parser::element_count(&dims).expect("checked by the parser");
-    let name = parser::tensor_name(src, t, e);
+    let type_pos = e.start as usize + 8 + key.len();
+    let vt = endian.u32(src[type_pos..type_pos + 4].try_into().expect("4 bytes"));
+    let vt = ValueType::from_id(vt).expect("checked by the parser");
     let raw = &src[e.start as usize..e.end as usize];
+    let value_bytes = &src[type_pos + 4..e.end as usize];
+    let value = decode_exact(vt, value_bytes, endian).expect("checked by the parser");
+    Kv {
+        key: Str::from_bytes(key),
+        value,
+        offset: e.start,
+        raw,
+    }
+}
+
+/// A tensor info from its parsed position; `data_offset` is where the data section starts.
+fn make_tensor_info(
+    src: &[u8],
+    e: Endian,
+    t: TensorEntry,
+    data_offset: u64,
+    has_data: bool,
+) -> TensorInfo<'_> {
+    let name = parser::tensor_name(src, t, e);
+    let mut p = t.start as usize + 8 + name.len();
     let rd32 = |p: usize| e.u32(src[p..p + 4].try_into().expect("4 bytes"));
     let rd64 = |p: usize| e.u64(src[p..p + 8].try_into().expect("8 bytes"));
-    let size = ty.bytes_for(n_elements).expect("checked by the parser");
-    let ty = GgmlType::from_id(rd32(p)).expect("checked by the parser");
-    let type_pos = e.start as usize + 8 + key.len();
-    let value = decode_exact(vt, value_bytes, endian).expect("checked by the parser");
-    let value_bytes = &src[type_pos + 4..e.end as usize];
-    let vt = ValueType::from_id(vt).expect("checked by the parser");
-    let vt = endian.u32(src[type_pos..type_pos + 4].try_into().expect("4 bytes"));
+    let n_dims = rd32(p);
     p += 4;
-    src: &[u8],
-    t: TensorEntry,
+    let mut dims = [1u64; 4];
+    for d in dims.iter_mut().take(n_dims as usize) {
+        *d = rd64(p);
+        p += 8;
     }
+    let ty = GgmlType::from_id(rd32(p)).expect("checked by the parser");
+    let n_elements = parser::element_count(&dims).expect("checked by the parser");
+    let size = t.size;
+    let abs = data_offset + t.offset;
+    let data = if has_data {
+        abs.checked_add(size)
+            .and_then(|end| src.get(abs as usize..end as usize))
     } else {
+        None
     };
-) -> TensorInfo<'_> {
-/// A key-value pair from its parsed position (the parser checked every byte of it).
-/// A tensor info from its parsed position; `data_offset` is where the data section starts.
-fn make_kv(src: &[u8], endian: Endian, e: KvEntry) -> Kv<'_> {
-fn make_tensor_info(
-}
+    TensorInfo {
+        name: Str::from_bytes(name),
+        n_dims,
+        dims,
+        ty,
+        offset: t.offset,
+        size,
+        n_elements,
+        info_offset: t.start,
+        data_offset: abs,
+        data,
+        endian: e,
     }
 }
 
