@@ -1,0 +1,386 @@
+//! Allocation and time bounds on crafted inputs: huge counts, lengths and dimensions, deep nesting,
+//! many tiny entries. A counting global allocator measures the peak of live heap bytes while a
+//! file is parsed (strictly, permissively, by `validate`, from a stream); the peak must stay under
+//! twice the file size plus a small constant (with the exceptions [`factor`] explains), and parsing a 1 MB adversarial header
+//! must take milliseconds (asserted generously, < 2 s, so debug builds on a busy machine pass).
+//!
+//! One `#[test]` runs every case in sequence: the counters are process-wide.
+//! `cargo test --release -p ggufkit --test hostile_alloc -- --nocapture` prints the figures.
+
+mod hostile;
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
+use std::time::{Duration, Instant};
+
+use ggufkit::{GgmlType, Gguf, ReadOptions};
+use hostile::{Chunked, Model, T, V};
+
+struct Counting;
+
+static CURRENT: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+fn grew(n: usize) {
+    let now = CURRENT.fetch_add(n, SeqCst) + n;
+    PEAK.fetch_max(now, SeqCst);
+}
+
+// SAFETY: every call forwards to the system allocator with the caller's arguments unchanged; the
+// counters are plain atomics and never allocate.
+#[allow(unsafe_code)]
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: forwarded as is; the caller upholds `alloc`'s contract.
+        let p = unsafe { System.alloc(layout) };
+        if !p.is_null() {
+            grew(layout.size());
+        }
+        p
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: forwarded as is.
+        let p = unsafe { System.alloc_zeroed(layout) };
+        if !p.is_null() {
+            grew(layout.size());
+        }
+        p
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: forwarded as is; `ptr` came from this allocator with this layout.
+        unsafe { System.dealloc(ptr, layout) };
+        CURRENT.fetch_sub(layout.size(), SeqCst);
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        // SAFETY: forwarded as is.
+        let p = unsafe { System.realloc(ptr, layout, new_size) };
+        if !p.is_null() {
+            // a moving realloc holds both blocks for a moment
+            grew(new_size);
+            CURRENT.fetch_sub(layout.size(), SeqCst);
+        }
+        p
+    }
+}
+
+#[global_allocator]
+static ALLOC: Counting = Counting;
+
+/// Peak live heap bytes allocated while `f` runs, above what was live before it.
+fn peak_of<R>(f: impl FnOnce() -> R) -> (usize, R) {
+    let base = CURRENT.load(SeqCst);
+    PEAK.store(base, SeqCst);
+    let r = f();
+    (PEAK.load(SeqCst).saturating_sub(base), r)
+}
+
+/// What the bound allows above the file: twice its size plus this.
+const SLACK: usize = 64 * 1024;
+/// Parsing a 1 MB header must take less than this, even unoptimised on a loaded machine.
+const TIME_LIMIT: Duration = Duration::from_secs(2);
+
+struct Case {
+    name: &'static str,
+    bytes: Vec<u8>,
+}
+
+/// Peak heap allowed for parsing a slice, as a multiple of the file size (plus [`SLACK`]).
+///
+/// Twice the file everywhere, except for files made of tens of thousands of minimum-size
+/// key-value pairs: the key index costs a 16-byte position and a hash slot per pair (13 bytes at
+/// least in the file), 2.1 times the file at worst, and keys holding NUL bytes need a second
+/// index for ggml's NUL-cut comparison (3.1 times). Measured figures: docs/security.md.
+fn factor(name: &str) -> f64 {
+    if name.contains("keys with NUL") {
+        3.5
+    } else if name.contains("key-value pairs") {
+        2.5
+    } else {
+        2.0
+    }
+}
+
+/// What reading from a stream may add on top: its buffer (the header, once) and the doubling of
+/// that buffer as it grows (a moving reallocation holds both copies for a moment).
+const STREAM_EXTRA: f64 = 2.5;
+
+fn header(n_tensors: u64, n_kv: u64) -> Vec<u8> {
+    let mut b = b"GGUF\x03\0\0\0".to_vec();
+    b.extend(n_tensors.to_le_bytes());
+    b.extend(n_kv.to_le_bytes());
+    b
+}
+
+const MB: usize = 1 << 20;
+
+/// A distinct name for each `i` below 195,112: three letters, or with `nul` a letter, a NUL
+/// byte and two letters (names ggml would cut at the NUL).
+fn name3(i: usize, nul: bool) -> Vec<u8> {
+    let l = |k: usize| b'A' + (k % 58) as u8;
+    let mut v = vec![l(i), l(i / 58), l(i / 3364)];
+    if nul {
+        v.insert(1, 0);
+    }
+    v
+}
+
+fn cases() -> Vec<Case> {
+    let mut out = Vec::new();
+    // counts far past the bytes
+    for (name, t, k) in [
+        ("kv count 2^63", 0, 1u64 << 63),
+        ("kv count 2^64-1", 0, u64::MAX),
+        ("tensor count 2^62", 1u64 << 62, 0),
+        ("tensor count 2^64-1", u64::MAX, 0),
+    ] {
+        let mut b = header(t, k);
+        b.resize(MB, 0);
+        out.push(Case { name, bytes: b });
+    }
+    // a string length of 2^64-1, and one just past the bytes
+    for len in [u64::MAX, MB as u64] {
+        let mut b = header(0, 1);
+        b.extend(1u64.to_le_bytes());
+        b.push(b'k');
+        b.extend(8u32.to_le_bytes());
+        b.extend(len.to_le_bytes());
+        b.resize(MB, b'x');
+        out.push(Case {
+            name: "string length past the end",
+            bytes: b,
+        });
+    }
+    // arrays claiming 2^63 elements of every type
+    for et in 0u32..13 {
+        let mut b = header(0, 1);
+        b.extend(1u64.to_le_bytes());
+        b.push(b'k');
+        b.extend(9u32.to_le_bytes());
+        b.extend(et.to_le_bytes());
+        b.extend((1u64 << 63).to_le_bytes());
+        b.resize(MB, 0);
+        out.push(Case {
+            name: "array of 2^63 elements",
+            bytes: b,
+        });
+    }
+    // huge dimensions: exabyte tensors backed by a megabyte
+    for dims in [
+        [1u64 << 62, 1 << 62],
+        [1 << 40, 1 << 20],
+        [i64::MAX as u64, 1],
+    ] {
+        let m = Model {
+            tensors: vec![T {
+                name: b"w".to_vec(),
+                dims: dims.to_vec(),
+                ty: GgmlType::F32.id(),
+                data: Vec::new(),
+                offset: Some(0),
+            }],
+            ..Model::default()
+        };
+        let mut b = m.encode();
+        b.resize(MB, 0);
+        out.push(Case {
+            name: "huge dimensions",
+            bytes: b,
+        });
+    }
+    // deep nesting: a megabyte of array headers (12 bytes a level)
+    let depth = (MB - 64) / 12;
+    let mut b = header(0, 1);
+    b.extend(1u64.to_le_bytes());
+    b.push(b'k');
+    b.extend(9u32.to_le_bytes());
+    for _ in 0..depth {
+        b.extend(9u32.to_le_bytes());
+        b.extend(1u64.to_le_bytes());
+    }
+    b.extend(0u32.to_le_bytes());
+    b.extend(0u64.to_le_bytes());
+    out.push(Case {
+        name: "nesting 87k deep",
+        bytes: b.clone(),
+    });
+    // the same, cut short at the bottom
+    b.truncate(b.len() - 20);
+    out.push(Case {
+        name: "nesting 87k deep, truncated",
+        bytes: b,
+    });
+    // deep nesting that keeps a frame open at every level: [[[...], []], []]
+    let depth = (MB - 64) / 24;
+    let mut b = header(0, 1);
+    b.extend(1u64.to_le_bytes());
+    b.push(b'k');
+    b.extend(9u32.to_le_bytes());
+    for _ in 0..depth {
+        b.extend(9u32.to_le_bytes());
+        b.extend(2u64.to_le_bytes());
+    }
+    b.extend(0u32.to_le_bytes());
+    b.extend(0u64.to_le_bytes());
+    for _ in 0..depth {
+        b.extend(0u32.to_le_bytes());
+        b.extend(0u64.to_le_bytes());
+    }
+    out.push(Case {
+        name: "nesting 43k deep, two a level",
+        bytes: b,
+    });
+    // many tiny key-value pairs (3-byte keys, u8 values: 16 bytes each), with keys of letters
+    // and with keys holding a NUL byte (which ggml compares only up to the NUL)
+    let n = MB / 16;
+    for (name, nul) in [
+        ("65k tiny key-value pairs", false),
+        ("65k tiny keys with NUL", true),
+    ] {
+        let mut b = header(0, n as u64);
+        for i in 0..n {
+            b.extend((name3(i, nul).len() as u64).to_le_bytes());
+            b.extend(name3(i, nul));
+            b.extend(0u32.to_le_bytes());
+            b.push(1);
+        }
+        out.push(Case { name, bytes: b });
+    }
+    // many tiny tensor infos (3-byte names, one zero dimension: 35 bytes each, no data)
+    let n = MB / 35;
+    for (name, nul) in [
+        ("30k empty tensors", false),
+        ("30k empty tensors with NUL", true),
+    ] {
+        let mut b = header(n as u64, 0);
+        for i in 0..n {
+            b.extend((name3(i, nul).len() as u64).to_le_bytes());
+            b.extend(name3(i, nul));
+            b.extend(1u32.to_le_bytes());
+            b.extend(0u64.to_le_bytes());
+            b.extend(0u32.to_le_bytes());
+            b.extend(0u64.to_le_bytes());
+        }
+        b.resize(b.len().div_ceil(32) * 32, 0);
+        out.push(Case { name, bytes: b });
+    }
+    // a megabyte of empty strings in one array (a vocabulary's shape)
+    let n = MB / 8;
+    let mut b = header(0, 1);
+    b.extend(1u64.to_le_bytes());
+    b.push(b'k');
+    b.extend(9u32.to_le_bytes());
+    b.extend(8u32.to_le_bytes());
+    b.extend((n as u64).to_le_bytes());
+    for _ in 0..n {
+        b.extend(0u64.to_le_bytes());
+    }
+    out.push(Case {
+        name: "131k empty strings",
+        bytes: b,
+    });
+    // thousands of errors for permissive reading: bool bytes of 2 and strings that are not UTF-8
+    let n = MB / 24;
+    let mut b = header(0, n as u64);
+    for i in 0..n {
+        b.extend(3u64.to_le_bytes());
+        b.extend(name3(i, false));
+        if i % 2 == 0 {
+            b.extend(7u32.to_le_bytes());
+            b.push(2);
+        } else {
+            b.extend(8u32.to_le_bytes());
+            b.extend(1u64.to_le_bytes());
+            b.push(0xff);
+        }
+    }
+    out.push(Case {
+        name: "43k invalid values",
+        bytes: b,
+    });
+    // a valid model with every value type, for comparison
+    let m = Model {
+        kvs: (0..13u32)
+            .filter(|t| *t != 9)
+            .map(|t| {
+                (
+                    format!("k{t}").into_bytes(),
+                    V::Arr(0, vec![V::U8(t as u8); 64]),
+                )
+            })
+            .collect(),
+        tensors: vec![T::new("w", &[256, 4], GgmlType::Q4_K)],
+        ..Model::default()
+    };
+    out.push(Case {
+        name: "small valid model",
+        bytes: m.encode(),
+    });
+    out
+}
+
+#[test]
+fn allocation_and_time_stay_bounded() {
+    let cases = cases();
+    println!(
+        "{:<32} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}",
+        "case", "bytes", "strict", "permiss.", "validate", "stream", "parse ms", "walk ms"
+    );
+    let mut failures = Vec::new();
+    for c in &cases {
+        let b = &c.bytes;
+        let bound = (factor(c.name) * b.len() as f64) as usize + SLACK;
+        let stream_bound = ((factor(c.name) + STREAM_EXTRA) * b.len() as f64) as usize + SLACK;
+        let t0 = Instant::now();
+        let (strict, r) = peak_of(|| Gguf::from_bytes(b).is_ok());
+        let parse_time = t0.elapsed();
+        let (permissive, _) =
+            peak_of(|| Gguf::from_bytes_with(b, &ReadOptions::permissive()).is_ok());
+        let (validate, report) = peak_of(|| ggufkit::validate(b));
+        let (stream, _) = peak_of(|| Gguf::read_header(Chunked::new(b, vec![4096])).is_ok());
+        // walking every value: linear except through deep nesting, whose walk is quadratic in
+        // the depth (see docs/security.md) and is left to hostile_cases' 20,000 levels
+        let t1 = Instant::now();
+        if !c.name.starts_with("nesting") {
+            if let Ok(g) = Gguf::from_bytes_with(b, &ReadOptions::permissive()) {
+                hostile::walk(&g);
+            }
+        }
+        let walk_time = t1.elapsed();
+        assert_eq!(r, report.valid(), "{}", c.name);
+        println!(
+            "{:<32} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9.2} {:>9.2}",
+            c.name,
+            b.len(),
+            strict,
+            permissive,
+            validate,
+            stream,
+            parse_time.as_secs_f64() * 1e3,
+            walk_time.as_secs_f64() * 1e3
+        );
+        for (what, peak, bound) in [
+            ("from_bytes", strict, bound),
+            ("permissive", permissive, bound),
+            ("validate", validate, bound),
+            ("read_header", stream, stream_bound),
+        ] {
+            if peak > bound {
+                failures.push(format!(
+                    "{}: {what} peaked at {peak} bytes for a {}-byte file (bound {bound})",
+                    c.name,
+                    b.len()
+                ));
+            }
+        }
+        if parse_time >= TIME_LIMIT || walk_time >= TIME_LIMIT {
+            failures.push(format!(
+                "{}: {parse_time:?} to parse, {walk_time:?} to walk",
+                c.name
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
