@@ -699,10 +699,16 @@ pub(crate) fn measure_elements(elem: ValueType, count: u64, b: &[u8], e: Endian)
                 return None;
             }
         } else {
+            let last = top.1 == 0;
             let head = b.get(pos..pos.checked_add(12)?)?;
             let inner = ValueType::from_id(e.u32(*head.first_chunk::<4>()?))?;
             let n = e.u64(*head[4..].first_chunk::<8>()?);
             pos += 12;
+            if last {
+                // this frame ends with its last element: keep the stack as short as the
+                // nesting that still has elements to come
+                stack.pop();
+            }
             stack.push((inner, n));
         }
     }

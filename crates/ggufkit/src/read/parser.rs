@@ -828,6 +828,11 @@ impl<S: Source> Parser<'_, S> {
                 }
                 ValueType::Array => {
                     top.1 -= 1;
+                    if top.1 == 0 {
+                        // the last element: this frame ends with it, so drop it now and keep
+                        // the stack as short as the nesting that still has elements to come
+                        self.stack.pop();
+                    }
                     self.array_header(kv, false)?;
                 }
                 t => {
@@ -925,43 +930,72 @@ impl<S: Source> Parser<'_, S> {
     /// ggml compares keys and tensor names only up to a first NUL byte: names equal up to it are
     /// duplicates for ggml (a warning: the spec compares whole names).
     fn ggml_nul_duplicates(&mut self, kvs: &[KvEntry], tensors: &[TensorEntry]) {
+        // Indices into `kvs` / `tensors` hashed by the name cut at its first NUL: no copy of a
+        // name, and no message formatted past the diagnostics kept (a hostile header can hold
+        // tens of thousands of such names).
         let src = self.src.bytes();
-        let cut = |b: &[u8]| -> Vec<u8> { b.split(|&c| c == 0).next().unwrap_or(b).to_vec() };
-        let mut found = Vec::new();
-        let mut seen = std::collections::HashMap::new();
+        let e = self.endian;
+        let found = &mut self.found;
+        let hasher = hashbrown::DefaultHashBuilder::default();
+        let mut seen: HashTable<usize> = HashTable::with_capacity(kvs.len());
         for (i, kv) in kvs.iter().enumerate() {
-            let k = cut(key_bytes(src, *kv, self.endian));
-            if let Some(j) = seen.insert(k.clone(), i) {
-                if key_bytes(src, kvs[j], self.endian) != key_bytes(src, *kv, self.endian) {
-                    found.push(diag(
-                        Rule::KeyDuplicate,
-                        kv.start,
-                        format!(
-                            "key '{}' equals the key of pair {j} up to a NUL byte, and ggml compares keys only up to it",
-                            show(key_bytes(src, *kv, self.endian))
-                        ),
-                    ));
+            let full = key_bytes(src, *kv, e);
+            let k = cut(full);
+            let h = hash_bytes(&hasher, k);
+            match seen.find_mut(h, |&j| cut(key_bytes(src, kvs[j], e)) == k) {
+                Some(slot) => {
+                    let j = std::mem::replace(slot, i);
+                    if key_bytes(src, kvs[j], e) != full {
+                        if found.warnings.len() < MAX_DIAGNOSTICS {
+                            found.warnings.push(diag(
+                                Rule::KeyDuplicate,
+                                kv.start,
+                                format!(
+                                    "key '{}' equals the key of pair {j} up to a NUL byte, and ggml compares keys only up to it",
+                                    show(full)
+                                ),
+                            ));
+                        } else {
+                            found.dropped += 1;
+                        }
+                    }
+                }
+                None => {
+                    seen.insert_unique(h, i, |&j| {
+                        hash_bytes(&hasher, cut(key_bytes(src, kvs[j], e)))
+                    });
                 }
             }
         }
-        let mut seen = std::collections::HashMap::new();
+        let mut seen: HashTable<usize> = HashTable::with_capacity(tensors.len());
         for (i, t) in tensors.iter().enumerate() {
-            let n = cut(tensor_name(src, *t, self.endian));
-            if let Some(j) = seen.insert(n, i) {
-                if tensor_name(src, tensors[j], self.endian) != tensor_name(src, *t, self.endian) {
-                    found.push(diag(
-                        Rule::TensorDuplicate,
-                        t.start,
-                        format!(
-                            "tensor name '{}' equals the name of tensor {j} up to a NUL byte, and ggml compares names only up to it",
-                            show(tensor_name(src, *t, self.endian))
-                        ),
-                    ));
+            let full = tensor_name(src, *t, e);
+            let n = cut(full);
+            let h = hash_bytes(&hasher, n);
+            match seen.find_mut(h, |&j| cut(tensor_name(src, tensors[j], e)) == n) {
+                Some(slot) => {
+                    let j = std::mem::replace(slot, i);
+                    if tensor_name(src, tensors[j], e) != full {
+                        if found.warnings.len() < MAX_DIAGNOSTICS {
+                            found.warnings.push(diag(
+                                Rule::TensorDuplicate,
+                                t.start,
+                                format!(
+                                    "tensor name '{}' equals the name of tensor {j} up to a NUL byte, and ggml compares names only up to it",
+                                    show(full)
+                                ),
+                            ));
+                        } else {
+                            found.dropped += 1;
+                        }
+                    }
+                }
+                None => {
+                    seen.insert_unique(h, i, |&j| {
+                        hash_bytes(&hasher, cut(tensor_name(src, tensors[j], e)))
+                    });
                 }
             }
-        }
-        for d in found {
-            self.warn(d);
         }
     }
 }
@@ -970,6 +1004,11 @@ impl<S: Source> Parser<'_, S> {
 #[inline]
 fn has_nul(b: &[u8]) -> bool {
     b.iter().fold(false, |acc, &c| acc | (c == 0))
+}
+
+/// A name up to its first NUL byte, as ggml compares names.
+fn cut(b: &[u8]) -> &[u8] {
+    b.split(|&c| c == 0).next().unwrap_or(b)
 }
 
 #[inline]
