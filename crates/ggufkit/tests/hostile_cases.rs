@@ -421,8 +421,11 @@ fn duplicate_names() {
 fn data_one_byte_short() {
     let m = base();
     let (b, lay) = m.encode_with_layout();
-    // the last tensor's padding counts: a file cut inside it is truncated at that tensor's data
-    expect_err(&b[..b.len() - 1], Rule::Truncated, lay.tensor_data[1]);
+    // the last tensor's padding counts: a file cut inside it is truncated at that padding
+    // (tensor b is 3 f32, 12 bytes)
+    expect_err(&b[..b.len() - 1], Rule::Truncated, lay.tensor_data[1] + 12);
+    // a file cut inside the data is truncated at the data
+    expect_err(&b[..b.len() - 21], Rule::Truncated, lay.tensor_data[1]);
     let mut m2 = base();
     m2.tensors[1].dims = vec![8];
     m2.tensors[1].data = vec![1; 32];
