@@ -27,7 +27,7 @@ enum Command {
     Dump(cmd::dump::Args),
     /// Check files against the spec and against what ggml loads (exit 0 valid, 1 invalid, 2 error).
     Validate(cmd::validate::Args),
-    /// Edit metadata: set or remove keys, in place or into a new file.
+    /// Metadata: read one value (get), set or remove keys (in place or into a new file).
     Meta(cmd::meta::Args),
     /// Rewrite a file as the writer lays it out, optionally in the other byte order.
     Convert(cmd::convert::Args),

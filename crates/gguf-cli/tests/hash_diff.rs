@@ -254,3 +254,47 @@ fn diff_on_corpus() {
     assert_eq!(code, 2);
     assert!(err.starts_with("gguf: nope.gguf: "), "{err}");
 }
+
+#[test]
+fn hash_several_files_into_one_manifest_and_check_each() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = tiny_model().write(dir.path(), "a.gguf");
+    let b = tiny_model()
+        .f32("extra", &[4], &[1.0, 2.0, 3.0, 4.0])
+        .write(dir.path(), "b.gguf");
+    let (code, manifest, _) = run(dir.path(), &["hash", &a, &b]);
+    assert_eq!(code, 0);
+    assert_eq!(manifest.matches("# gguf hash: ").count(), 2);
+    std::fs::write(dir.path().join("m.txt"), &manifest).unwrap();
+    let (code, out, _) = run(dir.path(), &["hash", &b, &a, "--check", "m.txt"]);
+    assert_eq!(code, 0, "{out}");
+    assert_eq!(
+        out,
+        "b.gguf: OK (8 tensors and the data section match, xxh64)\na.gguf: OK (7 tensors and the data section match, xxh64)\n"
+    );
+    // a copy under another name is matched by neither path nor name: two sections, no pick
+    std::fs::copy(dir.path().join(&a), dir.path().join("c.gguf")).unwrap();
+    let (code, _, err) = run(dir.path(), &["hash", "c.gguf", "--check", "m.txt"]);
+    assert_eq!(code, 2);
+    assert_eq!(
+        err,
+        "gguf: m.txt: no section for c.gguf (its sections: a.gguf, b.gguf)\n"
+    );
+    // checked against the other file's section: the extra tensor and the data differ
+    std::fs::write(
+        dir.path().join("only_b.txt"),
+        manifest
+            .split("# gguf hash: b.gguf")
+            .nth(1)
+            .map(|s| format!("# gguf hash: b.gguf{s}"))
+            .unwrap(),
+    )
+    .unwrap();
+    let (code, out, _) = run(dir.path(), &["hash", &a, "--check", "only_b.txt"]);
+    assert_eq!(code, 1);
+    assert!(
+        out.contains("a.gguf: MISSING   tensor  extra  (in the manifest, not in the file)\n"),
+        "{out}"
+    );
+    assert!(out.ends_with("a.gguf: FAILED (2 problems)\n"), "{out}");
+}
