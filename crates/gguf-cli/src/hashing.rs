@@ -33,31 +33,47 @@ impl Algo {
     }
 }
 
-/// Bytes hashed between two progress updates.
+/// Bytes hashed between two progress updates, and the step of the two-core pass in [`hash_file`].
 const CHUNK: usize = 4 << 20;
 
-/// The hex digest of `data` (XXH64 as 16 hex digits of the big-endian value, like `xxhsum`),
-/// calling `progress` with the bytes done after each chunk.
-pub fn digest(algo: Algo, data: &[u8], progress: &(dyn Fn(u64) + Sync)) -> String {
-    match algo {
-        Algo::Xxh64 => {
-            let mut h = xxhash_rust::xxh64::Xxh64::new(0);
-            for c in data.chunks(CHUNK) {
-                h.update(c);
-                progress(c.len() as u64);
-            }
-            format!("{:016x}", h.digest())
-        }
-        Algo::Sha256 => {
-            let mut h = sha2::Sha256::new();
-            for c in data.chunks(CHUNK) {
-                h.update(c);
-                progress(c.len() as u64);
-            }
-            let out = h.finalize();
-            out.iter().map(|b| format!("{b:02x}")).collect()
+/// A running hash.
+enum State {
+    Xxh64(Box<xxhash_rust::xxh64::Xxh64>),
+    Sha256(Box<sha2::Sha256>),
+}
+
+impl State {
+    fn new(algo: Algo) -> State {
+        match algo {
+            Algo::Xxh64 => State::Xxh64(Box::new(xxhash_rust::xxh64::Xxh64::new(0))),
+            Algo::Sha256 => State::Sha256(Box::default()),
         }
     }
+
+    fn update(&mut self, b: &[u8]) {
+        match self {
+            State::Xxh64(h) => h.update(b),
+            State::Sha256(h) => h.update(b),
+        }
+    }
+
+    /// The hex digest (XXH64 as 16 hex digits of the big-endian value, like `xxhsum`).
+    fn finish(self) -> String {
+        match self {
+            State::Xxh64(h) => format!("{:016x}", h.digest()),
+            State::Sha256(h) => h.finalize().iter().map(|b| format!("{b:02x}")).collect(),
+        }
+    }
+}
+
+/// The hex digest of `data`, calling `progress` with the bytes done after each chunk.
+pub fn digest(algo: Algo, data: &[u8], progress: &(dyn Fn(u64) + Sync)) -> String {
+    let mut h = State::new(algo);
+    for c in data.chunks(CHUNK) {
+        h.update(c);
+        progress(c.len() as u64);
+    }
+    h.finish()
 }
 
 /// The tensor data section: from the data offset to the length the header implies, or `None` when
@@ -76,29 +92,59 @@ pub struct FileHashes {
     pub data: String,
 }
 
-/// Hashes every tensor and the whole data section of `g`: the data section on one core while the
-/// tensors share the others (so with two cores each reads the data once, in parallel).
-/// `None` when the data is not all there.
+/// Hashes every tensor and the whole data section of `g` in one sequential pass over the data, a
+/// chunk at a time: one core feeds the chunk to the data-section hash while the other feeds it to
+/// the hashes of the tensors it holds. So each byte is read once, in file order (kind to a file
+/// larger than memory), and two cores share the hashing. `None` when the data is not all there.
 pub fn hash_file(g: &Gguf<'_>, algo: Algo, label: &str) -> Option<FileHashes> {
     let section = data_section(g)?;
-    let tensors: Vec<(String, &[u8])> = g
-        .tensors()
-        .map(|t| t.data().map(|d| (t.name().into_owned(), d)))
-        .collect::<Option<_>>()?;
-    let total: u64 = section.len() as u64 + tensors.iter().map(|t| t.1.len() as u64).sum::<u64>();
-    let bar = Progress::bytes(total, label);
-    let add = |n: u64| bar.add(n);
-    let (data, tensors) = rayon::join(
-        || digest(algo, section, &add),
-        || {
-            tensors
-                .par_iter()
-                .map(|(name, d)| (name.clone(), digest(algo, d, &add)))
-                .collect::<Vec<_>>()
-        },
-    );
+    let base = g.data_offset();
+    // each tensor's byte range within the section (the parser checked that they follow each
+    // other in file order and end within `file_size`)
+    let mut spans: Vec<(String, usize, usize)> = Vec::with_capacity(g.tensor_count());
+    for t in g.tensors() {
+        let start = usize::try_from(t.absolute_offset() - base).ok()?;
+        let end = start.checked_add(usize::try_from(t.size()).ok()?)?;
+        if end > section.len() {
+            return None;
+        }
+        spans.push((t.name().into_owned(), start, end));
+    }
+    let mut whole = State::new(algo);
+    let mut states: Vec<State> = spans.iter().map(|_| State::new(algo)).collect();
+    let bar = Progress::bytes(section.len() as u64, label);
+    let mut first_open = 0usize;
+    for (ci, chunk) in section.chunks(CHUNK).enumerate() {
+        let (c0, c1) = (ci * CHUNK, ci * CHUNK + chunk.len());
+        let (spans, states_ref) = (&spans, &mut states);
+        rayon::join(
+            || whole.update(chunk),
+            || {
+                let mut k = first_open;
+                while k < spans.len() && spans[k].1 < c1 {
+                    let (s, e) = (spans[k].1.max(c0), spans[k].2.min(c1));
+                    if s < e {
+                        states_ref[k].update(&section[s..e]);
+                    }
+                    k += 1;
+                }
+            },
+        );
+        while first_open < spans.len() && spans[first_open].2 <= c1 {
+            first_open += 1;
+        }
+        bar.add(chunk.len() as u64);
+    }
     bar.finish();
-    Some(FileHashes { tensors, data })
+    let tensors = spans
+        .into_iter()
+        .zip(states)
+        .map(|((name, _, _), st)| (name, st.finish()))
+        .collect();
+    Some(FileHashes {
+        tensors,
+        data: whole.finish(),
+    })
 }
 
 /// Digests of many byte ranges at once, each one a job for the pool (largest first, so one big

@@ -298,3 +298,35 @@ fn hash_several_files_into_one_manifest_and_check_each() {
     );
     assert!(out.ends_with("a.gguf: FAILED (2 problems)\n"), "{out}");
 }
+
+#[test]
+fn tensor_sha256_matches_the_corpus_manifest() {
+    let Some(c) = corpus() else { return };
+    let syn = c.join("synthetic");
+    let m: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(syn.join("manifest.json")).unwrap()).unwrap();
+    let mut compared = 0;
+    for (file, entry) in m["files"].as_object().unwrap() {
+        let (code, out, _) = run(&syn, &["hash", file, "--algo", "sha256"]);
+        if code != 0 {
+            continue; // malformed files: no data to hash
+        }
+        let got: std::collections::HashMap<&str, &str> = out
+            .lines()
+            .filter_map(|l| {
+                let f: Vec<&str> = l.splitn(4, "  ").collect();
+                (f.len() == 4 && f[2] == "tensor").then(|| (f[3], f[1]))
+            })
+            .collect();
+        for t in entry["tensors"].as_array().unwrap() {
+            // the manifest lists a split model's tensors under its first shard only
+            let Some(h) = got.get(t["name"].as_str().unwrap()) else {
+                assert!(file.starts_with("split"), "{file}: {} missing", t["name"]);
+                continue;
+            };
+            assert_eq!(*h, t["sha256"].as_str().unwrap(), "{file}: {}", t["name"]);
+            compared += 1;
+        }
+    }
+    assert!(compared > 50, "only {compared} tensors compared");
+}
