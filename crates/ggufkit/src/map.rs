@@ -21,6 +21,16 @@ impl Map {
         Ok(Map(Some(map)))
     }
 
+    /// Tells the kernel the whole map is about to be read front to back (hashing, diffing,
+    /// copying): read-ahead starts now and pages arrive in bulk instead of fault by fault. Only
+    /// a hint: failure changes nothing.
+    pub fn advise_sequential(&self) {
+        if let Some(m) = &self.0 {
+            let _ = m.advise(memmap2::Advice::Sequential);
+            let _ = m.advise(memmap2::Advice::WillNeed);
+        }
+    }
+
     pub fn as_slice(&self) -> &[u8] {
         self.0.as_deref().unwrap_or(&[])
     }

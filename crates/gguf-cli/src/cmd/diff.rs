@@ -82,6 +82,8 @@ impl Diff<'_, '_> {
 pub fn run(args: Args) -> CmdResult {
     let ga = open_reporting(&args.a)?;
     let gb = open_reporting(&args.b)?;
+    ga.advise_sequential();
+    gb.advise_sequential();
     let d = diff(&ga, &gb).map_err(|which| {
         let (f, g) = if which == 0 {
             (&args.a, &ga)

@@ -59,6 +59,7 @@ pub fn run(args: Args) -> CmdResult {
 
 fn hash_one(file: &Path, algo: Algo) -> Result<FileHashes, CliError> {
     let g = open_reporting(file)?;
+    g.advise_sequential();
     hashing::hash_file(&g, algo, &file.display().to_string()).ok_or_else(|| {
         CliError::failed(format!(
             "{}: at byte {}: the file is {} bytes long, but its tensor data needs {} bytes",

@@ -165,6 +165,15 @@ impl<'a> Gguf<'a> {
         })
     }
 
+    /// Hints that all the tensor data is about to be read front to back (hashing, diffing,
+    /// copying, dequantizing a whole model), so the kernel reads ahead. No effect on slices and
+    /// stream headers.
+    pub fn advise_sequential(&self) {
+        if let Bytes::Mapped(m) = &self.bytes {
+            m.advise_sequential();
+        }
+    }
+
     /// The format version (2 or 3).
     pub fn version(&self) -> u32 {
         self.header.version
