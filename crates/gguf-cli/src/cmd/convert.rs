@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use ggufkit::write::{convert_file, requantize_plan, ConvertOptions};
+use ggufkit::write::{convert_opened, requantize_plan, ConvertOptions};
 use ggufkit::{Endian, GgmlType};
 
 use super::{open, CliError, CmdResult, OK};
@@ -77,7 +77,6 @@ pub fn run(args: Args) -> CmdResult {
         None => Vec::new(),
     };
     let count = g.tensor_count();
-    drop(g);
     let opts = ConvertOptions {
         endian: args.endian.map(|e| match e {
             EndianArg::Little => Endian::Little,
@@ -88,7 +87,7 @@ pub fn run(args: Args) -> CmdResult {
         overwrite: args.force,
     };
     let progress = Progress::bytes(total, "converting");
-    convert_file(&args.file, &args.out, opts, progress.callback()).map_err(lib)?;
+    convert_opened(&g, &args.file, &args.out, opts, progress.callback()).map_err(lib)?;
     progress.finish();
     if let Some((ty, _)) = plan {
         eprintln!(

@@ -4,7 +4,8 @@
 
 use std::path::{Path, PathBuf};
 
-use ggufkit::write::{edit_file, edit_to, EditOutcome, MetaEdit};
+use ggufkit::write::{edit_opened, edit_opened_to, EditOutcome, MetaEdit};
+use ggufkit::Gguf;
 
 use super::value_arg::{parse_value, TypeSpec};
 use super::{open, CliError, CmdResult, OK};
@@ -113,51 +114,47 @@ fn set(a: SetArgs) -> CmdResult {
     };
     let value = parse_value(&a.value, spec.as_ref())
         .map_err(|e| CliError::failed(format!("value for '{}': {e}", a.key)))?;
-    let total = g.tensor_data_size();
-    drop(g);
     apply(
+        &g,
         &a.file,
         &[MetaEdit::Set(a.key.clone(), value)],
         &a.output,
         a.force,
-        total,
         &format!("set {}", a.key),
     )
 }
 
 fn rm(a: RmArgs) -> CmdResult {
     let g = open(&a.file, false)?;
-    let total = g.tensor_data_size();
-    drop(g);
     let edits: Vec<_> = a.keys.iter().cloned().map(MetaEdit::Remove).collect();
     apply(
+        &g,
         &a.file,
         &edits,
         &a.output,
         a.force,
-        total,
         &format!("removed {}", a.keys.join(", ")),
     )
 }
 
 fn apply(
+    g: &Gguf<'_>,
     file: &Path,
     edits: &[MetaEdit],
     output: &Output,
     force: bool,
-    total: u64,
     what: &str,
 ) -> CmdResult {
-    let progress = Progress::bytes(total, "writing");
+    let progress = Progress::bytes(g.tensor_data_size(), "writing");
     let lib = |e: ggufkit::Error| CliError::from_lib(file, &e);
     match &output.out {
         Some(out) => {
-            edit_to(file, out, edits, force, progress.callback()).map_err(lib)?;
+            edit_opened_to(g, file, out, edits, force, progress.callback()).map_err(lib)?;
             progress.finish();
             eprintln!("{what}: wrote {}", out.display());
         }
         None => {
-            let outcome = edit_file(file, edits, progress.callback()).map_err(lib)?;
+            let outcome = edit_opened(g, file, edits, progress.callback()).map_err(lib)?;
             progress.finish();
             match outcome {
                 EditOutcome::InPlace { bytes_written } => eprintln!(

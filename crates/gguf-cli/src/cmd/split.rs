@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use ggufkit::shard::{parse_size, plan_split, split_file, SplitLimit, SplitOptions};
+use ggufkit::shard::{parse_size, plan_split, split_opened, SplitLimit, SplitOptions};
 
 use super::{open, CliError, CmdResult, OK};
 use crate::output::progress::Progress;
@@ -61,7 +61,6 @@ pub fn run(args: Args) -> CmdResult {
     let g = open(&args.file, false)?;
     let plan = plan_split(&g, &args.prefix, &opts).map_err(lib)?;
     let total = g.tensor_data_size();
-    drop(g);
     let mut out = format!("{} shards\n", plan.len());
     for p in &plan {
         out.push_str(&format!(
@@ -73,7 +72,7 @@ pub fn run(args: Args) -> CmdResult {
     }
     if !args.dry_run {
         let progress = Progress::bytes(total, "splitting");
-        split_file(&args.file, &args.prefix, &opts, progress.callback()).map_err(lib)?;
+        split_opened(&g, &args.file, &args.prefix, &opts, progress.callback()).map_err(lib)?;
         progress.finish();
     }
     print(&out);

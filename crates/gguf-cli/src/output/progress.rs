@@ -11,10 +11,14 @@ pub struct Progress {
 }
 
 impl Progress {
-    /// A bar for `total` bytes labelled `what`; hidden unless both stdout and stderr are terminals.
+    /// True when a bar would be shown: both stdout and stderr are terminals.
+    pub fn shown() -> bool {
+        std::io::stderr().is_terminal() && std::io::stdout().is_terminal()
+    }
+
+    /// A bar for `total` bytes labelled `what`; hidden unless [`Progress::shown`].
     pub fn bytes(total: u64, what: &str) -> Self {
-        let on = std::io::stderr().is_terminal() && std::io::stdout().is_terminal();
-        let bar = on.then(|| {
+        let bar = Self::shown().then(|| {
             let bar = ProgressBar::new(total);
             let style = ProgressStyle::with_template(
                 "{msg} [{bar:40}] {bytes}/{total_bytes} {binary_bytes_per_sec} eta {eta}",

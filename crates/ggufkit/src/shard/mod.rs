@@ -213,7 +213,18 @@ pub fn split_file(
     progress: Option<ProgressFn>,
 ) -> Result<Vec<ShardPlan>> {
     let g = Gguf::open(src)?;
-    let plan = plan_split(&g, prefix, opts)?;
+    split_opened(&g, src, prefix, opts, progress)
+}
+
+/// [`split_file`] with the source already opened (`g` maps `src`).
+pub fn split_opened(
+    g: &Gguf<'_>,
+    src: &Path,
+    prefix: &Path,
+    opts: &SplitOptions,
+    progress: Option<ProgressFn>,
+) -> Result<Vec<ShardPlan>> {
+    let plan = plan_split(g, prefix, opts)?;
     if !opts.overwrite {
         if let Some(p) = plan.iter().find(|p| p.path.exists()) {
             return Err(Error::Invalid(format!(
@@ -227,7 +238,7 @@ pub fn split_file(
     let mut written: Vec<&Path> = Vec::new();
     let shared = progress.map(|f| Rc::new(RefCell::new(f)));
     for (i, shard) in plan.iter().enumerate() {
-        let b = shard_builder(&g, i, n, &shard.tensors)?;
+        let b = shard_builder(g, i, n, &shard.tensors)?;
         let sources: Vec<(&File, u64)> = shard
             .tensors
             .iter()

@@ -1,7 +1,12 @@
 //! Writing a file so that the target is never seen half-written: everything goes to a temporary
-//! file in the target's directory, which is synced and then renamed over the target. A failed or
-//! interrupted write (an error, a full disk, `SIGKILL`, a power cut before the rename) leaves the
-//! target exactly as it was; at worst a `.NAME.*.tmp` file is left behind by a killed process.
+//! file in the target's directory, which is renamed over the target once complete. A failed or
+//! interrupted write (an error, a full disk, `SIGKILL`) leaves the target exactly as it was; at
+//! worst a `.NAME.*.tmp` file is left behind by a killed process.
+//!
+//! When the rename replaces an existing file, the new data and then the directory are synced
+//! around the rename, so even a power cut leaves either the old file or the whole new one. A new
+//! file (nothing replaced) is not synced, like `cp`: a power cut can lose it, but never anything
+//! that existed before, and copies run at the speed of the page cache.
 
 use std::fs::{self, File};
 use std::io::{self, BufWriter, Write};
@@ -19,6 +24,8 @@ pub struct AtomicFile {
     tmp: tempfile::NamedTempFile,
     target: PathBuf,
     overwrite: bool,
+    /// The target existed when writing started: sync before and after the rename.
+    replacing: bool,
 }
 
 impl AtomicFile {
@@ -46,13 +53,15 @@ impl AtomicFile {
             .tempfile_in(&dir)
             .map_err(|e| Error::io(format!("creating a temporary file in {}", dir.display()), e))?;
         // keep the permissions of a file being replaced
-        if let Ok(meta) = fs::metadata(&target) {
+        let existing = fs::metadata(&target).ok();
+        if let Some(meta) = &existing {
             let _ = tmp.as_file().set_permissions(meta.permissions());
         }
         Ok(AtomicFile {
             tmp,
             target,
             overwrite,
+            replacing: existing.is_some(),
         })
     }
 
@@ -76,16 +85,20 @@ impl AtomicFile {
         &self.target
     }
 
-    /// Syncs the data and renames the temporary file over the target.
+    /// Renames the temporary file over the target (syncing around the rename when it replaces a
+    /// file that existed).
     pub fn commit(self) -> Result<()> {
         let AtomicFile {
             tmp,
             target,
             overwrite,
+            replacing,
         } = self;
-        tmp.as_file()
-            .sync_all()
-            .map_err(|e| Error::io(format!("syncing {}", tmp.path().display()), e))?;
+        if replacing {
+            tmp.as_file()
+                .sync_all()
+                .map_err(|e| Error::io(format!("syncing {}", tmp.path().display()), e))?;
+        }
         let persisted = if overwrite {
             tmp.persist(&target)
         } else {
@@ -107,7 +120,7 @@ impl AtomicFile {
             }
         })?;
         // make the rename itself durable
-        if let Some(dir) = target.parent() {
+        if let (true, Some(dir)) = (replacing, target.parent()) {
             let dir = if dir.as_os_str().is_empty() {
                 Path::new(".")
             } else {

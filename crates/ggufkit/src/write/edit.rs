@@ -72,7 +72,18 @@ pub fn edit_file(
     progress: Option<ProgressFn>,
 ) -> Result<EditOutcome> {
     let g = Gguf::open(path)?;
-    let mut b = GgufBuilder::from_gguf(&g);
+    edit_opened(&g, path, edits, progress)
+}
+
+/// [`edit_file`] with the file already opened: `g` must be `path` as [`Gguf::open`] mapped it
+/// (so a caller that looked at the file first does not parse it twice).
+pub fn edit_opened(
+    g: &Gguf<'_>,
+    path: &Path,
+    edits: &[MetaEdit],
+    progress: Option<ProgressFn>,
+) -> Result<EditOutcome> {
+    let mut b = GgufBuilder::from_gguf(g);
     apply(&mut b, edits)?;
     let (header, layout) = b.header()?;
     let actual = g.actual_len().unwrap_or(0);
@@ -93,15 +104,9 @@ pub fn edit_file(
             0,
         );
         let old = &g.as_bytes()[..new.len()];
-        let first = old.iter().zip(&new).position(|(a, b)| a != b);
-        let Some(first) = first else {
+        let Some((first, last)) = differing_range(old, &new) else {
             return Ok(EditOutcome::InPlace { bytes_written: 0 });
         };
-        let last = old
-            .iter()
-            .zip(&new)
-            .rposition(|(a, b)| a != b)
-            .unwrap_or(first);
         let before = old[first..=last].to_vec();
         let f = OpenOptions::new()
             .write(true)
@@ -123,8 +128,38 @@ pub fn edit_file(
             bytes_written: (last - first + 1) as u64,
         });
     }
-    rewrite(&g, &b, path, path, true, progress)?;
+    rewrite(g, &b, path, path, true, progress)?;
     Ok(EditOutcome::Rewritten)
+}
+
+/// The first and last positions where two equally long buffers differ, compared a chunk at a
+/// time (a vocabulary header is megabytes; byte-by-byte scans cost milliseconds).
+fn differing_range(a: &[u8], b: &[u8]) -> Option<(usize, usize)> {
+    const CHUNK: usize = 4096;
+    let n = a.len().min(b.len());
+    let (a, b) = (&a[..n], &b[..n]);
+    let chunk = a
+        .chunks(CHUNK)
+        .zip(b.chunks(CHUNK))
+        .position(|(x, y)| x != y)?;
+    let start = chunk * CHUNK;
+    let first = start
+        + a[start..]
+            .iter()
+            .zip(&b[start..])
+            .position(|(x, y)| x != y)?;
+    let tail = a
+        .rchunks(CHUNK)
+        .zip(b.rchunks(CHUNK))
+        .position(|(x, y)| x != y)?;
+    let end = n - tail * CHUNK;
+    let lo = end.saturating_sub(CHUNK);
+    let last = lo
+        + a[lo..end]
+            .iter()
+            .zip(&b[lo..end])
+            .rposition(|(x, y)| x != y)?;
+    Some((first, last))
 }
 
 /// Writes `path` with `edits` applied to `out` (atomically; an existing `out` only with
@@ -137,9 +172,21 @@ pub fn edit_to(
     progress: Option<ProgressFn>,
 ) -> Result<()> {
     let g = Gguf::open(path)?;
-    let mut b = GgufBuilder::from_gguf(&g);
+    edit_opened_to(&g, path, out, edits, overwrite, progress)
+}
+
+/// [`edit_to`] with the file already opened (`g` maps `path`).
+pub fn edit_opened_to(
+    g: &Gguf<'_>,
+    path: &Path,
+    out: &Path,
+    edits: &[MetaEdit],
+    overwrite: bool,
+    progress: Option<ProgressFn>,
+) -> Result<()> {
+    let mut b = GgufBuilder::from_gguf(g);
     apply(&mut b, edits)?;
-    rewrite(&g, &b, path, out, overwrite, progress)
+    rewrite(g, &b, path, out, overwrite, progress)
 }
 
 /// Writes `b` to `out` atomically, copying every tensor's data from `src` (the file `g` maps).
@@ -156,4 +203,21 @@ fn rewrite(
     write_atomically(out, overwrite, |w| {
         write_copying(b, w, &sources, progress).map(|_| ())
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::differing_range;
+
+    #[test]
+    fn differing_ranges_at_chunk_edges() {
+        let a = vec![0u8; 10_000];
+        assert_eq!(differing_range(&a, &a), None);
+        for (i, j) in [(0, 0), (4095, 4096), (4096, 9999), (17, 8191), (9999, 9999)] {
+            let mut b = a.clone();
+            b[i] = 1;
+            b[j] = 1;
+            assert_eq!(differing_range(&a, &b), Some((i, j)), "{i} {j}");
+        }
+    }
 }

@@ -19,7 +19,7 @@ use std::path::Path;
 
 pub use atomic::{write_atomically, AtomicFile};
 pub use carve::{carve_file, find_gguf, Found};
-pub use edit::{edit_file, edit_to, EditOutcome, MetaEdit};
+pub use edit::{edit_file, edit_opened, edit_opened_to, edit_to, EditOutcome, MetaEdit};
 pub use endian::{reencode_pair, swap_pair_in_place, swap_tensor_data};
 pub use value::{OwnedArray, OwnedValue};
 pub use writer::{
@@ -113,12 +113,23 @@ pub fn convert_file(
     progress: Option<ProgressFn>,
 ) -> Result<()> {
     let g = Gguf::open(src)?;
+    convert_opened(&g, src, out, opts, progress)
+}
+
+/// [`convert_file`] with the source already opened (`g` maps `src`).
+pub fn convert_opened(
+    g: &Gguf<'_>,
+    src: &Path,
+    out: &Path,
+    opts: ConvertOptions,
+    progress: Option<ProgressFn>,
+) -> Result<()> {
     let file = open_file(src)?;
-    let mut b = GgufBuilder::from_gguf(&g);
+    let mut b = GgufBuilder::from_gguf(g);
     let to = opts.endian.unwrap_or(g.endian());
     b.endian(to);
     let targets = match opts.quantize {
-        Some(ty) => requantize_plan(&g, ty, opts.all)?,
+        Some(ty) => requantize_plan(g, ty, opts.all)?,
         None => Vec::new(),
     };
     if let Some(ty) = opts.quantize {
