@@ -33,21 +33,23 @@ fn plausible_version(b: &[u8]) -> bool {
     matches!(u32::from_le_bytes(v), 2 | 3) || matches!(u32::from_be_bytes(v), 2 | 3)
 }
 
+/// Candidates parsed before giving up. Each parse is bounded by the bytes after its magic, so a
+/// hostile blob packed with fake headers could otherwise take time quadratic in its size.
+pub const MAX_CANDIDATES: u64 = 1024;
+
 /// Finds the first complete, valid GGUF in `bytes`: each `GGUF` magic followed by a plausible
 /// version is parsed with the spec's rules from there, tensor data included; the first that passes
-/// wins. The error names the first candidate's problem when none passes.
+/// wins (at most [`MAX_CANDIDATES`] are tried). The error names the first candidate's problem when
+/// none passes.
 pub fn find_gguf(bytes: &[u8]) -> Result<Found> {
     let mut first_err: Option<(u64, Error)> = None;
     let mut candidates = 0u64;
-    let mut from = 0usize;
-    while let Some(k) = bytes
-        .get(from..)
-        .and_then(|rest| rest.windows(4).position(|w| w == b"GGUF"))
-    {
-        let at = from + k;
-        from = at + 1;
+    for at in memchr::memmem::find_iter(bytes, b"GGUF") {
         if !plausible_version(&bytes[at + 4..]) {
             continue;
+        }
+        if candidates == MAX_CANDIDATES {
+            break;
         }
         candidates += 1;
         match Gguf::from_bytes(&bytes[at..]) {
@@ -129,5 +131,22 @@ mod tests {
         assert!(find_gguf(b"nothing here").is_err());
         let e = find_gguf(&blob[..at + 40]).unwrap_err();
         assert!(e.to_string().contains("the first, at byte 4"), "{e}");
+    }
+
+    #[test]
+    fn a_blob_of_fake_headers_is_given_up_on_in_bounded_work() {
+        // each fake declares a huge tensor count: it fails at once, and only MAX_CANDIDATES are tried
+        let fake = b"GGUF\x03\x00\x00\x00\xff\xff\xff\xff\xff\xff\xff\x7f";
+        let blob: Vec<u8> = fake
+            .iter()
+            .copied()
+            .cycle()
+            .take(fake.len() * 5000)
+            .collect();
+        let e = find_gguf(&blob).unwrap_err().to_string();
+        assert!(
+            e.contains(&format!("among {MAX_CANDIDATES} candidates")),
+            "{e}"
+        );
     }
 }
