@@ -31,7 +31,8 @@
 //!
 //! # Layout of the code
 //! `layout` (block layouts), `float` (f32/f16/bf16/f64/integers and the scalar conversions),
-//! `legacy` (q4_0..q8_1), `kquants` (q2_k..q8_k), `iq` + `iq_grids` (i-quants), `ternary`
+//! `legacy` (q4_0..q8_1), `kquants` (q2_k..q8_k), `iq` + `iq_grids` (i-quants), `iq_quant` (quantizers of the lattice
+//! i-quants), `ternary`
 //! (tq1_0, tq2_0), `fp4` (mxfp4, nvfp4), `q1_q2` (q1_0, q2_0) and `simd`, the only module with
 //! `unsafe` (AVX2/F16C kernels chosen at run time, same bits as the scalar code).
 
@@ -39,6 +40,7 @@ mod float;
 mod fp4;
 mod iq;
 mod iq_grids;
+mod iq_quant;
 mod kquants;
 mod layout;
 mod legacy;
@@ -134,6 +136,10 @@ fn quant_fn(ty: GgmlType) -> Option<QuantFn> {
         T::Q2_0 => q1_q2::quant_q2_0,
         T::IQ4_NL => iq::quant_iq4_nl,
         T::IQ4_XS => iq::quant_iq4_xs,
+        T::IQ3_XXS => iq_quant::quant_iq3_xxs,
+        T::IQ3_S => iq_quant::quant_iq3_s,
+        T::IQ2_S => iq_quant::quant_iq2_s,
+        T::IQ1_M => iq_quant::quant_iq1_m,
         _ => return None,
     })
 }

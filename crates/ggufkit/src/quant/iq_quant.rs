@@ -1,0 +1,972 @@
+//! Reference quantizers (no importance matrix) of the lattice i-quants iq3_xxs, iq3_s, iq2_s and
+//! iq1_m, bit-identical to ggml's `quantize_iq3_xxs`, `quantize_iq3_s`, `quantize_iq2_s` and
+//! `quantize_iq1_m` called with `imatrix = NULL` (their `quantize_row_*_ref` entry points give the
+//! same bytes).
+//!
+//! Each format picks, for every group of 4 or 8 values, a point of a fixed codebook ("grid").
+//! ggml derives from the codebook a map from every point of the surrounding integer lattice to its
+//! grid index and, for lattice points that are not on the grid, the list of grid points at the
+//! `nwant` smallest distances, ordered by (distance, index). [`Lattice`] is that structure: the
+//! grid levels come from the value tables of `iq_grids`, the map is built once, and each
+//! neighbour list is computed the first time it is needed (the lists only depend on the point, so
+//! computing them on demand gives the same lists ggml builds up front).
+//!
+//! Floating point follows ggml's operation order exactly (products left to right, no fused
+//! multiply-add, sums in index order); ggml's `qsort` in iq1_m is glibc 2.36's stable merge sort
+//! and is reproduced as such. Where ggml would abort (a `GGML_ASSERT` on non-finite input), these
+//! functions fall back to a valid grid point instead and never panic.
+
+#![forbid(unsafe_code)]
+
+use std::sync::OnceLock;
+
+use super::float::put_f16;
+use super::iq_grids::{IQ1S_GRID, IQ2S_GRID, IQ3S_GRID, IQ3XXS_GRID};
+use super::{fmax_c, nearest_int};
+
+const QK_K: usize = 256;
+
+/// A codebook of `N`-dimensional points with levels `0..2^bits`, as ggml's `iq2xs_init_impl` /
+/// `iq3xs_init_impl` see it: level `l` stands for the value `2l + 1`.
+pub(crate) struct Lattice<const N: usize> {
+    /// Levels of each grid point, by grid index.
+    grid: Vec<[u8; N]>,
+    bits: u32,
+    /// How many distinct smallest distances the neighbour lists cover.
+    nwant: usize,
+    /// Grid index of each lattice code, or -1 when the code is not on the grid.
+    map: Vec<i32>,
+    /// Neighbour lists of the off-grid codes, filled on first use.
+    near: Vec<OnceLock<Box<[u16]>>>,
+}
+
+impl<const N: usize> Lattice<N> {
+    fn new(grid: Vec<[u8; N]>, bits: u32, nwant: usize) -> Self {
+        let size = 1usize << (bits as usize * N);
+        let mut map = vec![-1i32; size];
+        for (i, g) in grid.iter().enumerate() {
+            let u = Self::code_of(bits, g);
+            map[u] = i as i32;
+        }
+        let near = (0..size).map(|_| OnceLock::new()).collect();
+        Lattice {
+            grid,
+            bits,
+            nwant,
+            map,
+            near,
+        }
+    }
+
+    fn code_of(bits: u32, levels: &[u8; N]) -> usize {
+        levels.iter().enumerate().fold(0usize, |u, (i, &l)| {
+            u | (usize::from(l) << (bits as usize * i))
+        })
+    }
+
+    /// The lattice code of `levels` (each below `2^bits`).
+    #[inline]
+    fn code(&self, levels: &[u8]) -> usize {
+        let mask = (1u8 << self.bits) - 1;
+        levels
+            .iter()
+            .take(N)
+            .enumerate()
+            .fold(0usize, |u, (i, &l)| {
+                u | (usize::from(l & mask) << (self.bits as usize * i))
+            })
+    }
+
+    /// Grid index of a code, if the code is a grid point.
+    #[inline]
+    fn index(&self, code: usize) -> Option<u16> {
+        match self.map.get(code) {
+            Some(&i) if i >= 0 => Some(i as u16),
+            _ => None,
+        }
+    }
+
+    #[inline]
+    fn levels(&self, index: u16) -> [u8; N] {
+        self.grid.get(usize::from(index)).copied().unwrap_or([0; N])
+    }
+
+    /// The grid points nearest to the lattice point `code`: every point whose squared distance is
+    /// one of the `nwant` smallest distances, in increasing (distance, index) order, which is the
+    /// order of ggml's qsort with `iq2_compare_func` / `iq3_compare_func`.
+    fn neighbours(&self, code: usize) -> &[u16] {
+        let Some(slot) = self.near.get(code) else {
+            return &[];
+        };
+        slot.get_or_init(|| {
+            let mask = (1usize << self.bits) - 1;
+            let p: [i32; N] =
+                std::array::from_fn(|k| ((code >> (self.bits as usize * k)) & mask) as i32);
+            let d2: Vec<i32> = self
+                .grid
+                .iter()
+                .map(|g| {
+                    g.iter()
+                        .zip(&p)
+                        .map(|(&a, &b)| {
+                            let d = 2 * (i32::from(a) - b);
+                            d * d
+                        })
+                        .sum()
+                })
+                .collect();
+            // The nwant smallest distinct distances.
+            let mut smallest: Vec<i32> = Vec::with_capacity(self.nwant + 1);
+            for &d in &d2 {
+                if smallest.contains(&d) {
+                    continue;
+                }
+                if smallest.len() < self.nwant || smallest.last().is_some_and(|&m| d < m) {
+                    let at = smallest.partition_point(|&m| m < d);
+                    smallest.insert(at, d);
+                    smallest.truncate(self.nwant);
+                }
+            }
+            let limit = smallest.last().copied().unwrap_or(i32::MAX);
+            let mut list: Vec<u16> = (0..d2.len())
+                .filter(|&j| d2[j] <= limit)
+                .map(|j| j as u16)
+                .collect();
+            list.sort_by_key(|&j| (d2[usize::from(j)], j));
+            list.into_boxed_slice()
+        })
+    }
+}
+
+/// Levels of a grid point stored as bytes, found by looking each byte up in `values`.
+fn grid_levels<const N: usize>(entry: u64, values: &[u8]) -> [u8; N] {
+    std::array::from_fn(|i| {
+        let b = (entry >> (8 * i)) as u8;
+        values.iter().position(|&v| v == b).unwrap_or(0) as u8
+    })
+}
+
+fn iq3xxs_lattice() -> &'static Lattice<4> {
+    static L: OnceLock<Lattice<4>> = OnceLock::new();
+    L.get_or_init(|| {
+        let values = [4u8, 12, 20, 28, 36, 44, 52, 62];
+        let grid = IQ3XXS_GRID
+            .iter()
+            .map(|&e| grid_levels(u64::from(e), &values))
+            .collect();
+        Lattice::new(grid, 3, 2)
+    })
+}
+
+fn iq3s_lattice() -> &'static Lattice<4> {
+    static L: OnceLock<Lattice<4>> = OnceLock::new();
+    L.get_or_init(|| {
+        let values = [1u8, 3, 5, 7, 9, 11, 13, 15];
+        let grid = IQ3S_GRID
+            .iter()
+            .map(|&e| grid_levels(u64::from(e), &values))
+            .collect();
+        Lattice::new(grid, 3, 3)
+    })
+}
+
+fn iq2s_lattice() -> &'static Lattice<8> {
+    static L: OnceLock<Lattice<8>> = OnceLock::new();
+    L.get_or_init(|| {
+        let grid = IQ2S_GRID
+            .iter()
+            .map(|&e| grid_levels(e, &[0x08, 0x19, 0x2b]))
+            .collect();
+        Lattice::new(grid, 2, 1)
+    })
+}
+
+fn iq1s_lattice() -> &'static Lattice<8> {
+    static L: OnceLock<Lattice<8>> = OnceLock::new();
+    L.get_or_init(|| {
+        // Grid bytes are the signed values -1, 0, +1.
+        let grid = IQ1S_GRID
+            .iter()
+            .map(|&e| grid_levels(e, &[0xff, 0x00, 0x01]))
+            .collect();
+        Lattice::new(grid, 2, 3)
+    })
+}
+
+/// ggml's `iq2_find_best_neighbour` / `iq3_find_best_neighbour`: the neighbour minimising
+/// `sum w * (scale * (2l + 1) - x)^2` (first one on ties); its levels go to `l_out`.
+fn best_neighbour<const N: usize>(
+    lat: &Lattice<N>,
+    code: usize,
+    xval: &[f32],
+    waux: &[f32],
+    scale: f32,
+    l_out: &mut [u8],
+) -> u16 {
+    let nb = lat.neighbours(code);
+    let mut best_d2 = f32::MAX;
+    let mut best = None;
+    for &j in nb {
+        let g = lat.levels(j);
+        let mut d2 = 0.0f32;
+        for i in 0..N {
+            let q = f32::from(2 * g[i] + 1);
+            let diff = scale * q - xval[i];
+            d2 += waux[i] * diff * diff;
+        }
+        if d2 < best_d2 {
+            best_d2 = d2;
+            best = Some(j);
+        }
+    }
+    // ggml asserts here (only reachable with non-finite input): take the nearest point instead.
+    let gi = best.or_else(|| nb.first().copied()).unwrap_or(0);
+    let g = lat.levels(gi);
+    l_out[..N].copy_from_slice(&g);
+    gi
+}
+
+// ---------------------------------------------------------------------------------------------
+// iq3_xxs and iq3_s (`quantize_row_iq3_xxs_impl`, `quantize_row_iq3_s_impl`)
+
+/// Result of the scale search of one 32-value group of iq3.
+struct Iq3Group {
+    scale: f32,
+    indices: [u16; 8],
+    signs: [u8; 4],
+}
+
+/// Searches the scale and grid points of one 32-value group. `xxs` selects iq3_xxs's variant
+/// (even sign parity, 31 candidate scales, ...); `None` when the group is (nearly) zero.
+fn iq3_group(lat: &Lattice<4>, xb: &[f32], xxs: bool) -> Option<Iq3Group> {
+    const KMAXQ: i32 = 8;
+    let mut weight = [0f32; 32];
+    let mut waux = [0f32; 32];
+    let mut xval = [0f32; 32];
+    for i in 0..32 {
+        weight[i] = xb[i] * xb[i];
+        waux[i] = weight[i].sqrt();
+    }
+    let mut signs = [0u8; 4];
+    for k in 0..4 {
+        let mut nflip = 0;
+        let mut s = 0u8;
+        for i in 0..8 {
+            let x = xb[8 * k + i];
+            if x >= 0.0 {
+                xval[8 * k + i] = x;
+            } else {
+                xval[8 * k + i] = -x;
+                nflip += 1;
+                s |= 1 << i;
+            }
+        }
+        if xxs && nflip % 2 == 1 {
+            let mut imin = 0;
+            let mut min = weight[8 * k] * xb[8 * k] * xb[8 * k];
+            for i in 1..8 {
+                let ax = weight[8 * k + i] * xb[8 * k + i] * xb[8 * k + i];
+                if ax < min {
+                    min = ax;
+                    imin = i;
+                }
+            }
+            xval[8 * k + imin] = -xval[8 * k + imin];
+            s ^= 1 << imin;
+        }
+        signs[k] = if xxs { s & 127 } else { s };
+    }
+    let mut max = xval[0];
+    for &v in &xval[1..] {
+        max = fmax_c(max, v);
+    }
+    let zero = if xxs { max < 1e-8 } else { max == 0.0 };
+    if zero {
+        return None;
+    }
+    let mut l = [0u8; 32];
+    let mut laux = [0u8; 32];
+    let mut best = 0.0f32;
+    let mut scale = max / (2 * KMAXQ - 1) as f32;
+    let mut on_grid = [xxs; 8];
+    let mut on_grid_aux = [false; 8];
+    let range = if xxs { 15 } else { 9 };
+    for is in -range..=range {
+        let id = ((2 * KMAXQ - 1) as f32 + is as f32 * 0.2) / max;
+        let this_scale = 1.0 / id;
+        for k in 0..8 {
+            for i in 0..4 {
+                let q = nearest_int(0.5 * (id * xval[4 * k + i] - 1.0));
+                laux[4 * k + i] = q.clamp(0, KMAXQ - 1) as u8;
+            }
+            let u = lat.code(&laux[4 * k..4 * k + 4]);
+            on_grid_aux[k] = lat.index(u).is_some();
+            if !on_grid_aux[k] {
+                best_neighbour(
+                    lat,
+                    u,
+                    &xval[4 * k..],
+                    &waux[4 * k..],
+                    this_scale,
+                    &mut laux[4 * k..4 * k + 4],
+                );
+            }
+        }
+        let (sumqx, sumq2) = sums_odd(&weight, &xval, &laux);
+        if sumq2 > 0.0 && sumqx * sumqx > best * sumq2 {
+            scale = sumqx / sumq2;
+            best = scale * sumqx;
+            l = laux;
+            on_grid = on_grid_aux;
+        }
+    }
+    if on_grid.iter().any(|&g| !g) && scale > 0.0 {
+        let id = 1.0 / scale;
+        for k in 0..8 {
+            if xxs && on_grid[k] {
+                continue;
+            }
+            let mut lv = [0u8; 4];
+            for i in 0..4 {
+                let q = nearest_int(0.5 * (id * xval[4 * k + i] - 1.0));
+                lv[i] = q.clamp(0, KMAXQ - 1) as u8;
+            }
+            let u = lat.code(&lv);
+            let gi = match lat.index(u) {
+                Some(gi) => gi,
+                None => best_neighbour(
+                    lat,
+                    u,
+                    &xval[4 * k..],
+                    &waux[4 * k..],
+                    scale,
+                    &mut l[4 * k..4 * k + 4],
+                ),
+            };
+            l[4 * k..4 * k + 4].copy_from_slice(&lat.levels(gi));
+        }
+        let (sumqx, sumq2) = sums_odd(&weight, &xval, &l);
+        if sumq2 > 0.0 {
+            scale = sumqx / sumq2;
+        }
+    }
+    if scale < 0.0 {
+        // ggml: "should never happen"; flip the scale and the signs.
+        scale = -scale;
+        for s in &mut signs {
+            *s = if xxs { !*s & 127 } else { !*s };
+        }
+    }
+    let mut indices = [0u16; 8];
+    for (k, idx) in indices.iter_mut().enumerate() {
+        // Always on the grid (ggml aborts otherwise).
+        *idx = lat.index(lat.code(&l[4 * k..4 * k + 4])).unwrap_or(0);
+    }
+    Some(Iq3Group {
+        scale,
+        indices,
+        signs,
+    })
+}
+
+/// `sum w*x*q` and `sum w*q*q` with `q = 2l + 1`, in ggml's order.
+#[inline]
+fn sums_odd(weight: &[f32], xval: &[f32], l: &[u8]) -> (f32, f32) {
+    let mut sumqx = 0.0f32;
+    let mut sumq2 = 0.0f32;
+    for ((&w, &x), &li) in weight.iter().zip(xval).zip(l) {
+        let q = f32::from(2 * li + 1);
+        sumqx += w * x * q;
+        sumq2 += w * q * q;
+    }
+    (sumqx, sumq2)
+}
+
+pub(crate) fn quant_iq3_xxs(src: &[f32], out: &mut [u8]) {
+    let lat = iq3xxs_lattice();
+    for (x, y) in src.chunks_exact(QK_K).zip(out.chunks_exact_mut(98)) {
+        y.fill(0);
+        let mut scales = [0f32; 8];
+        let mut max_scale = 0.0f32;
+        let mut q3 = [0u8; 96];
+        for ib in 0..8 {
+            let Some(g) = iq3_group(lat, &x[32 * ib..32 * ib + 32], true) else {
+                continue;
+            };
+            for (k, &gi) in g.indices.iter().enumerate() {
+                q3[8 * ib + k] = gi as u8;
+            }
+            let ss = u32::from(g.signs[0])
+                | (u32::from(g.signs[1]) << 7)
+                | (u32::from(g.signs[2]) << 14)
+                | (u32::from(g.signs[3]) << 21);
+            q3[64 + 4 * ib..68 + 4 * ib].copy_from_slice(&ss.to_le_bytes());
+            scales[ib] = g.scale;
+            max_scale = fmax_c(max_scale, g.scale);
+        }
+        if max_scale == 0.0 {
+            continue;
+        }
+        let d = max_scale / 31.0;
+        put_f16(y, 0, d * 1.0125);
+        let id = 1.0 / d;
+        for (ib, &s) in scales.iter().enumerate() {
+            let l = nearest_int(0.5 * (id * s - 1.0)).clamp(0, 15) as u8;
+            q3[64 + 4 * ib + 3] |= l << 4;
+        }
+        y[2..98].copy_from_slice(&q3);
+    }
+}
+
+pub(crate) fn quant_iq3_s(src: &[f32], out: &mut [u8]) {
+    let lat = iq3s_lattice();
+    for (x, y) in src.chunks_exact(QK_K).zip(out.chunks_exact_mut(110)) {
+        y.fill(0);
+        let mut scales = [0f32; 8];
+        let mut max_scale = 0.0f32;
+        for ib in 0..8 {
+            let Some(g) = iq3_group(lat, &x[32 * ib..32 * ib + 32], false) else {
+                continue;
+            };
+            for (k, &gi) in g.indices.iter().enumerate() {
+                y[2 + 8 * ib + k] = gi as u8;
+                y[66 + ib] |= ((gi >> 8) as u8 & 1) << k;
+            }
+            y[74 + 4 * ib..78 + 4 * ib].copy_from_slice(&g.signs);
+            scales[ib] = g.scale;
+            max_scale = fmax_c(max_scale, g.scale);
+        }
+        if max_scale == 0.0 {
+            continue;
+        }
+        let d = max_scale / 31.0;
+        put_f16(y, 0, d * 1.033);
+        let id = 1.0 / d;
+        for ib in (0..8).step_by(2) {
+            let l1 = nearest_int(0.5 * (id * scales[ib] - 1.0)).clamp(0, 15) as u8;
+            let l2 = nearest_int(0.5 * (id * scales[ib + 1] - 1.0)).clamp(0, 15) as u8;
+            y[106 + ib / 2] = l1 | (l2 << 4);
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// iq2_s (`quantize_row_iq2_s_impl`)
+
+pub(crate) fn quant_iq2_s(src: &[f32], out: &mut [u8]) {
+    const KMAXQ: i32 = 3;
+    let lat = iq2s_lattice();
+    for (xbl, y) in src.chunks_exact(QK_K).zip(out.chunks_exact_mut(82)) {
+        y.fill(0);
+        let mut scales = [0f32; 16];
+        let mut max_scale = 0.0f32;
+        let mut sumx2 = 0.0f32;
+        for &v in xbl {
+            sumx2 += v * v;
+        }
+        let sigma2 = 2.0 * sumx2 / QK_K as f32;
+        for ib in 0..16 {
+            let xb = &xbl[16 * ib..16 * ib + 16];
+            let mut weight = [0f32; 16];
+            let mut waux = [0f32; 16];
+            let mut xval = [0f32; 16];
+            for i in 0..16 {
+                weight[i] = 0.25 * sigma2 + xb[i] * xb[i];
+                waux[i] = weight[i].sqrt();
+            }
+            let mut signs = [0u8; 2];
+            for k in 0..2 {
+                for i in 0..8 {
+                    let v = xb[8 * k + i];
+                    if v >= 0.0 {
+                        xval[8 * k + i] = v;
+                    } else {
+                        xval[8 * k + i] = -v;
+                        signs[k] |= 1 << i;
+                    }
+                }
+            }
+            let mut max = xval[0];
+            for &v in &xval[1..] {
+                max = fmax_c(max, v);
+            }
+            if max < 1e-8 {
+                continue;
+            }
+            let mut l = [0u8; 16];
+            let mut laux = [0u8; 16];
+            let mut best = 0.0f32;
+            let mut scale = max / (2 * KMAXQ - 1) as f32;
+            let mut on_grid = [true; 2];
+            let mut on_grid_aux = [true; 2];
+            for is in -9..=9 {
+                let id = ((2 * KMAXQ - 1) as f32 + is as f32 * 0.1) / max;
+                let this_scale = 1.0 / id;
+                for k in 0..2 {
+                    for i in 0..8 {
+                        let q = nearest_int(0.5 * (id * xval[8 * k + i] - 1.0));
+                        laux[8 * k + i] = q.clamp(0, KMAXQ - 1) as u8;
+                    }
+                    let u = lat.code(&laux[8 * k..8 * k + 8]);
+                    on_grid_aux[k] = lat.index(u).is_some();
+                    if !on_grid_aux[k] {
+                        best_neighbour(
+                            lat,
+                            u,
+                            &xval[8 * k..],
+                            &waux[8 * k..],
+                            this_scale,
+                            &mut laux[8 * k..8 * k + 8],
+                        );
+                    }
+                }
+                let (sumqx, sumq2) = sums_odd(&weight, &xval, &laux);
+                if sumq2 > 0.0 && sumqx * sumqx > best * sumq2 {
+                    scale = sumqx / sumq2;
+                    best = scale * sumqx;
+                    l = laux;
+                    on_grid = on_grid_aux;
+                }
+            }
+            if on_grid.iter().any(|&g| !g) && scale > 0.0 {
+                let id = 1.0 / scale;
+                for k in 0..2 {
+                    if on_grid[k] {
+                        continue;
+                    }
+                    for i in 0..8 {
+                        let q = nearest_int(0.5 * (id * xval[8 * k + i] - 1.0));
+                        l[8 * k + i] = q.clamp(0, KMAXQ - 1) as u8;
+                    }
+                    let u = lat.code(&l[8 * k..8 * k + 8]);
+                    if lat.index(u).is_none() {
+                        best_neighbour(
+                            lat,
+                            u,
+                            &xval[8 * k..],
+                            &waux[8 * k..],
+                            scale,
+                            &mut l[8 * k..8 * k + 8],
+                        );
+                    }
+                }
+                let (sumqx, sumq2) = sums_odd(&weight, &xval, &l);
+                if sumq2 > 0.0 {
+                    scale = sumqx / sumq2;
+                }
+            }
+            if scale < 0.0 {
+                scale = -scale;
+                for s in &mut signs {
+                    *s = !*s;
+                }
+            }
+            for k in 0..2 {
+                let gi = lat.index(lat.code(&l[8 * k..8 * k + 8])).unwrap_or(0);
+                let i8 = 2 * ib + k;
+                y[2 + i8] = gi as u8;
+                y[66 + i8 / 4] |= ((gi >> 8) as u8 & 3) << (2 * (i8 % 4));
+                y[2 + 32 + i8] = signs[k];
+            }
+            scales[ib] = scale;
+            max_scale = fmax_c(max_scale, scale);
+        }
+        if max_scale == 0.0 {
+            continue;
+        }
+        let d = max_scale / 31.0;
+        put_f16(y, 0, d * 0.9875);
+        let id = 1.0 / d;
+        for (ib, &s) in scales.iter().enumerate() {
+            let l = nearest_int(0.5 * (id * s - 1.0)).clamp(0, 15) as u8;
+            y[74 + ib / 2] |= l << (4 * (ib % 2));
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// iq1_m (`quantize_row_iq1_m_impl`)
+
+const IQ1M_DELTA: f32 = 0.125;
+const X_P: [f32; 3] = [-1.0 + IQ1M_DELTA, IQ1M_DELTA, 1.0 + IQ1M_DELTA];
+const X_M: [f32; 3] = [-1.0 - IQ1M_DELTA, -IQ1M_DELTA, 1.0 - IQ1M_DELTA];
+
+/// glibc 2.36 `qsort` on small arrays: top-down merge sort (`msort_with_tmp`), taking the left
+/// element while `cmp(left, right) <= 0`, with ggml's `iq1_sort_helper` comparator
+/// (`l < r ? -1 : l > r ? 1 : 0`). Stable, and identical to glibc even with NaN keys.
+fn glibc_msort(v: &mut [(f32, u8)], tmp: &mut Vec<(f32, u8)>) {
+    let n = v.len();
+    if n <= 1 {
+        return;
+    }
+    let n1 = n / 2;
+    let (a, b) = v.split_at_mut(n1);
+    glibc_msort(a, tmp);
+    glibc_msort(b, tmp);
+    tmp.clear();
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        // cmp(a, b) <= 0 exactly when !(a > b).
+        if a[i].0 > b[j].0 {
+            tmp.push(b[j]);
+            j += 1;
+        } else {
+            tmp.push(a[i]);
+            i += 1;
+        }
+    }
+    tmp.extend_from_slice(&a[i..]);
+    // The rest of `b` is already in place.
+    let done = tmp.len();
+    v[..done].copy_from_slice(tmp);
+}
+
+/// ggml's `iq1_find_best_neighbour2`: the neighbour minimising `sum w * (scale * xx[l] - x)^2`.
+fn iq1_best_neighbour(
+    lat: &Lattice<8>,
+    code: usize,
+    xb: &[f32],
+    weight: &[f32],
+    scale: f32,
+    xx: &[f32; 3],
+) -> u16 {
+    let d2_of = |g: &[u8; 8]| {
+        let mut d2 = 0.0f32;
+        for j in 0..8 {
+            let q = xx[usize::from(g[j].min(2))];
+            let diff = scale * q - xb[j];
+            d2 += weight[j] * diff * diff;
+        }
+        d2
+    };
+    let mut best_score = f32::MAX;
+    let mut best = None;
+    let nb = lat.neighbours(code);
+    for &j in nb {
+        let d2 = d2_of(&lat.levels(j));
+        if d2 < best_score {
+            best_score = d2;
+            best = Some(j);
+        }
+    }
+    if best.is_none() {
+        // Only reached when every distance overflows (ggml then scans the whole grid, reading
+        // past its input, and aborts in practice): scan the whole grid with the intended values.
+        for (i, g) in lat.grid.iter().enumerate() {
+            let d2 = d2_of(g);
+            if d2 < best_score {
+                best_score = d2;
+                best = Some(i as u16);
+            }
+        }
+    }
+    best.or_else(|| nb.first().copied()).unwrap_or(0)
+}
+
+/// The value table of a 8-value half of an iq1_m group for shift `k` (ggml's `xx`).
+#[inline]
+fn iq1m_values(shift: u8, half: usize) -> &'static [f32; 3] {
+    let plus = if half == 0 { shift < 2 } else { shift % 2 == 0 };
+    if plus {
+        &X_P
+    } else {
+        &X_M
+    }
+}
+
+/// Scale search of one 16-value group: `(scale, shift, [index0, index1])`, or `None` for a zero
+/// group.
+fn iq1m_group(lat: &Lattice<8>, xb: &[f32]) -> Option<(f32, u8, [u16; 2])> {
+    const BS: usize = 16;
+    let mut weight = [0f32; BS];
+    for i in 0..BS {
+        weight[i] = xb[i] * xb[i];
+    }
+    let mut max = xb[0].abs();
+    for &v in &xb[1..] {
+        max = fmax_c(max, v.abs());
+    }
+    if max < 1e-7 {
+        return None;
+    }
+    let mut pairs: [(f32, u8); BS] = std::array::from_fn(|j| (xb[j], j as u8));
+    let mut tmp = Vec::with_capacity(BS);
+    glibc_msort(&mut pairs, &mut tmp);
+    let mut best_score = -f32::MAX;
+    let mut scale = max;
+    let mut best: Option<(usize, usize, usize)> = None;
+    for i1 in 0..=BS {
+        for i2 in i1..=BS {
+            let mut sumqx = [0f32; 4];
+            let mut sumq2 = [0f32; 4];
+            for (j, &(_, i)) in pairs.iter().enumerate() {
+                let i = usize::from(i);
+                let lv = if j < i1 {
+                    0
+                } else if j < i2 {
+                    1
+                } else {
+                    2
+                };
+                let (p, m) = (X_P[lv], X_M[lv]);
+                let w = weight[i];
+                let x = xb[i];
+                // Shift k: first half uses x_p for k < 2, second half for even k.
+                let (first, second) = if i < BS / 2 {
+                    ([0, 1], [2, 3])
+                } else {
+                    ([0, 2], [1, 3])
+                };
+                for k in first {
+                    sumqx[k] += w * p * x;
+                    sumq2[k] += w * p * p;
+                }
+                for k in second {
+                    sumqx[k] += w * m * x;
+                    sumq2[k] += w * m * m;
+                }
+            }
+            for k in 0..4 {
+                if sumq2[k] > 0.0 && sumqx[k] * sumqx[k] > best_score * sumq2[k] {
+                    scale = sumqx[k] / sumq2[k];
+                    best_score = scale * sumqx[k];
+                    best = Some((i1, i2, k));
+                }
+            }
+        }
+    }
+    let (i1, i2, mut best_k) = best?;
+    let mut l = [0u8; BS];
+    for (j, &(_, i)) in pairs.iter().enumerate() {
+        l[usize::from(i)] = if j < i1 {
+            0
+        } else if j < i2 {
+            1
+        } else {
+            2
+        };
+    }
+    if scale < 0.0 {
+        for v in &mut l {
+            *v = 2 - *v;
+        }
+        scale = -scale;
+        best_k = 3 - best_k;
+    }
+    let shift = best_k as u8;
+    let mut index = [0u16; 2];
+    let mut all_on_grid = true;
+    for (k, idx) in index.iter_mut().enumerate() {
+        let u = lat.code(&l[8 * k..8 * k + 8]);
+        *idx = match lat.index(u) {
+            Some(gi) => gi,
+            None => {
+                all_on_grid = false;
+                iq1_best_neighbour(
+                    lat,
+                    u,
+                    &xb[8 * k..8 * k + 8],
+                    &weight[8 * k..8 * k + 8],
+                    scale,
+                    iq1m_values(shift, k),
+                )
+            }
+        };
+    }
+    if !all_on_grid {
+        let mut sumqx = 0.0f32;
+        let mut sumq2 = 0.0f32;
+        for (k, &gi) in index.iter().enumerate() {
+            let xx = iq1m_values(shift, k);
+            let g = lat.levels(gi);
+            for j in 0..8 {
+                let w = weight[8 * k + j];
+                let q = xx[usize::from(g[j].min(2))];
+                sumqx += w * q * xb[8 * k + j];
+                sumq2 += w * q * q;
+            }
+        }
+        if sumqx > 0.0 && sumq2 > 0.0 {
+            scale = sumqx / sumq2;
+        }
+    }
+    Some((scale, shift, index))
+}
+
+pub(crate) fn quant_iq1_m(src: &[f32], out: &mut [u8]) {
+    const BS: usize = 16;
+    const MASKS: [u8; 4] = [0x00, 0x80, 0x08, 0x88];
+    let lat = iq1s_lattice();
+    for (xbl, y) in src.chunks_exact(QK_K).zip(out.chunks_exact_mut(56)) {
+        y.fill(0);
+        let (qs, rest) = y.split_at_mut(32);
+        let (qh, scb) = rest.split_at_mut(16);
+        let mut scales = [0f32; QK_K / BS];
+        let mut shifts = [0u8; QK_K / BS];
+        let mut max_scale = 0.0f32;
+        for ib in 0..QK_K / BS {
+            let Some((scale, shift, index)) = iq1m_group(lat, &xbl[BS * ib..BS * ib + BS]) else {
+                continue;
+            };
+            qs[2 * ib] = index[0] as u8;
+            qs[2 * ib + 1] = index[1] as u8;
+            qh[ib] = (index[0] >> 8) as u8 | (((index[1] >> 8) as u8) << 4);
+            scales[ib] = scale;
+            shifts[ib] = shift;
+            max_scale = fmax_c(max_scale, scale);
+        }
+        if max_scale == 0.0 {
+            continue;
+        }
+        let mut sc = [0u16; 4];
+        let mut d = max_scale / 15.0;
+        let id = 1.0 / d;
+        let mut sumqx = 0.0f32;
+        let mut sumq2 = 0.0f32;
+        for ib in 0..QK_K / BS {
+            let l = nearest_int(0.5 * (id * scales[ib] - 1.0)).clamp(0, 7);
+            sc[ib / 4] |= (l as u16) << (3 * (ib % 4));
+            qh[ib] |= MASKS[usize::from(shifts[ib] & 3)];
+            let xb = &xbl[BS * ib..BS * ib + BS];
+            let mult = (2 * l + 1) as f32;
+            for k in 0..2 {
+                let xx = iq1m_values(shifts[ib], k);
+                let gi =
+                    usize::from(qs[2 * ib + k]) + ((usize::from(qh[ib]) << (8 - 4 * k)) & 0x700);
+                let g = lat.levels(gi as u16);
+                for j in 0..8 {
+                    let x = xb[8 * k + j];
+                    let w = x * x;
+                    let q = xx[usize::from(g[j].min(2))] * mult;
+                    sumqx += w * q * x;
+                    sumq2 += w * q * q;
+                }
+            }
+        }
+        if sumq2 > 0.0 {
+            d = sumqx / sumq2;
+        }
+        let h = super::float::f32_to_f16(d * 1.1125);
+        sc[0] |= (h & 0x000f) << 12;
+        sc[1] |= (h & 0x00f0) << 8;
+        sc[2] |= (h & 0x0f00) << 4;
+        sc[3] |= h & 0xf000;
+        for (k, &s) in sc.iter().enumerate() {
+            scb[2 * k..2 * k + 2].copy_from_slice(&s.to_le_bytes());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// ggml's way: every grid point's distance, sorted by (distance, index) with a full sort, cut
+    /// after the `nwant`-th distinct distance.
+    fn brute_neighbours<const N: usize>(lat: &Lattice<N>, code: usize) -> Vec<u16> {
+        let mask = (1usize << lat.bits) - 1;
+        let mut d: Vec<(i32, usize)> = lat
+            .grid
+            .iter()
+            .enumerate()
+            .map(|(j, g)| {
+                let s = (0..N)
+                    .map(|k| {
+                        let pos = 2 * ((code >> (lat.bits as usize * k)) & mask) as i32 + 1;
+                        let dd = 2 * i32::from(g[k]) + 1 - pos;
+                        dd * dd
+                    })
+                    .sum();
+                (s, j)
+            })
+            .collect();
+        d.sort();
+        let mut out = Vec::new();
+        let mut cur = d[0].0;
+        let mut nhave = 1;
+        for &(dist, j) in &d {
+            if dist > cur {
+                if nhave == lat.nwant {
+                    break;
+                }
+                cur = dist;
+                nhave += 1;
+            }
+            out.push(j as u16);
+        }
+        out
+    }
+
+    fn check_lattice<const N: usize>(lat: &Lattice<N>, size: usize, stride: usize) {
+        assert_eq!(lat.map.iter().filter(|&&i| i >= 0).count(), size);
+        for (i, g) in lat.grid.iter().enumerate() {
+            assert_eq!(lat.index(lat.code(g)), Some(i as u16));
+        }
+        let mut checked = 0;
+        for code in (0..lat.map.len()).step_by(stride) {
+            if lat.index(code).is_some() {
+                continue;
+            }
+            assert_eq!(lat.neighbours(code), &brute_neighbours(lat, code)[..]);
+            checked += 1;
+        }
+        assert!(checked > 10);
+    }
+
+    #[test]
+    fn lattices_match_ggml_construction() {
+        check_lattice(iq3xxs_lattice(), 256, 7);
+        check_lattice(iq3s_lattice(), 512, 7);
+        check_lattice(iq2s_lattice(), 1024, 331);
+        check_lattice(iq1s_lattice(), 2048, 677);
+        // ggml's kgrid tables start 0, 2, 4, 9 (iq3_xxs) and 0, 1, 2, 5 (iq3_s).
+        let l = iq3xxs_lattice();
+        let codes: Vec<usize> = (0..4)
+            .map(|i| Lattice::<4>::code_of(3, &l.grid[i]))
+            .collect();
+        assert_eq!(codes, [0, 2, 4, 9]);
+        let l = iq3s_lattice();
+        let codes: Vec<usize> = (0..4)
+            .map(|i| Lattice::<4>::code_of(3, &l.grid[i]))
+            .collect();
+        assert_eq!(codes, [0, 1, 2, 5]);
+    }
+
+    #[test]
+    fn msort_is_stable_and_sorted() {
+        let keys = [
+            3.0, 1.0, 2.0, 1.0, 3.0, 0.0, 2.0, 1.0, -0.0, 0.0, 5.0, -2.5, 1.0,
+        ];
+        let mut v: Vec<(f32, u8)> = keys
+            .iter()
+            .enumerate()
+            .map(|(i, &k)| (k, i as u8))
+            .collect();
+        glibc_msort(&mut v, &mut Vec::new());
+        let order: Vec<u8> = v.iter().map(|p| p.1).collect();
+        // Equal keys (+0 and -0 included) keep their input order.
+        assert_eq!(order, [11, 5, 8, 9, 1, 3, 7, 12, 2, 6, 0, 4, 10]);
+    }
+
+    #[test]
+    fn non_finite_input_does_not_panic() {
+        let mut x = vec![0.5f32; 256];
+        x[3] = f32::NAN;
+        x[40] = f32::INFINITY;
+        x[77] = f32::NEG_INFINITY;
+        x[200] = 1e38;
+        x[201] = -3e-45;
+        for (f, bytes) in [
+            (quant_iq3_xxs as fn(&[f32], &mut [u8]), 98),
+            (quant_iq3_s, 110),
+            (quant_iq2_s, 82),
+            (quant_iq1_m, 56),
+        ] {
+            let mut out = vec![0xAAu8; bytes];
+            f(&x, &mut out);
+            let mut zero = vec![0xAAu8; bytes];
+            f(&[0.0; 256], &mut zero);
+            assert!(zero.iter().all(|&b| b == 0), "zero block must be all zero");
+        }
+    }
+}
