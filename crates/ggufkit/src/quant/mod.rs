@@ -31,10 +31,10 @@
 //!
 //! # Layout of the code
 //! `layout` (block layouts), `float` (f32/f16/bf16/f64/integers and the scalar conversions),
-//! `legacy` (q4_0..q8_1), `kquants` (q2_k..q8_k), `iq` + `iq_grids` (i-quants), `iq_quant` (quantizers of the lattice
-//! i-quants), `ternary`
-//! (tq1_0, tq2_0), `fp4` (mxfp4, nvfp4), `q1_q2` (q1_0, q2_0) and `simd`, the only module with
-//! `unsafe` (AVX2/F16C kernels chosen at run time, same bits as the scalar code).
+//! `legacy` (q4_0..q8_1), `kquants` (q2_k..q8_k), `iq` + `iq_grids` (i-quants), `iq_quant`
+//! (quantizers of iq3_xxs, iq3_s, iq2_s, iq1_m), `ternary` (tq1_0, tq2_0), `fp4` (mxfp4, nvfp4),
+//! `q1_q2` (q1_0, q2_0) and `simd`, the only module with `unsafe` (AVX2/F16C kernels chosen at
+//! run time, same bits as the scalar code).
 
 mod float;
 mod fp4;
