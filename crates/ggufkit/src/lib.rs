@@ -35,6 +35,8 @@ pub mod error;
 mod map;
 pub mod quant;
 pub mod read;
+#[cfg(feature = "remote")]
+pub mod remote;
 pub mod shard;
 pub mod types;
 pub mod validate;

@@ -73,6 +73,8 @@ pub struct Gguf<'a> {
     report: Report,
     /// Whether the tensor data section is present in `bytes` (not for stream headers).
     has_data: bool,
+    /// The real length of a remote object whose header alone is held.
+    remote_len: Option<u64>,
 }
 
 impl std::fmt::Debug for Gguf<'_> {
@@ -129,9 +131,42 @@ impl Gguf<'static> {
                 header,
                 report,
                 has_data: false,
+                remote_len: None,
             },
             reader,
         ))
+    }
+}
+
+impl Gguf<'static> {
+    /// A header parsed by the remote reader (same parser, a source that knows the object's length):
+    /// `bytes` are the object's first bytes (through the data offset, and for a file without
+    /// tensors through its padding), `total_len` the object's real length. The verdicts are those
+    /// of a local file of that length; tensor data is not held.
+    #[cfg(feature = "remote")]
+    pub(crate) fn from_remote_parts(
+        mut bytes: Vec<u8>,
+        total_len: u64,
+        header: Header,
+        found: Findings,
+        mode: Mode,
+    ) -> Result<Self> {
+        let mut report = Report::from_findings(found, None);
+        check_data(&header, &bytes, total_len, &mut report);
+        if mode == Mode::Strict {
+            if let Some(e) = report.errors.first() {
+                return Err(Error::Format(e.clone()));
+            }
+        }
+        bytes.truncate(header.data_offset as usize);
+        bytes.shrink_to_fit();
+        Ok(Gguf {
+            bytes: Bytes::Owned(bytes),
+            header,
+            report,
+            has_data: false,
+            remote_len: Some(total_len),
+        })
     }
 }
 
@@ -151,7 +186,7 @@ impl<'a> Gguf<'a> {
         let (r, found) = parser::parse(&mut SliceSource(bytes.get()), mode);
         let header = r?;
         let mut report = Report::from_findings(found, None);
-        check_data(&header, bytes.get(), &mut report);
+        check_data(&header, bytes.get(), bytes.get().len() as u64, &mut report);
         if mode == Mode::Strict {
             if let Some(e) = report.errors.first() {
                 return Err(Error::Format(e.clone()));
@@ -162,6 +197,7 @@ impl<'a> Gguf<'a> {
             header,
             report,
             has_data: true,
+            remote_len: None,
         })
     }
 
@@ -200,9 +236,14 @@ impl<'a> Gguf<'a> {
         self.header.file_size
     }
 
-    /// Bytes actually present (the file or slice length); `None` for a header read from a stream.
+    /// Bytes actually present (the file, slice or remote object length); `None` for a header
+    /// read from a stream.
     pub fn actual_len(&self) -> Option<u64> {
-        self.has_data.then(|| self.bytes.get().len() as u64)
+        if self.has_data {
+            Some(self.bytes.get().len() as u64)
+        } else {
+            self.remote_len
+        }
     }
 
     /// What was found wrong or worth a warning while opening (errors only in permissive mode).
@@ -595,9 +636,10 @@ impl<'a> TensorInfo<'a> {
     }
 }
 
-/// Checks what the header implies against the bytes present: data cut short, trailing bytes.
-fn check_data(h: &Header, bytes: &[u8], report: &mut Report) {
-    let total = bytes.len() as u64;
+/// Checks what the header implies against the file's length `total`: data cut short, trailing
+/// bytes. `bytes` holds the file from its start at least through the header (and, for a file
+/// without tensors, through the padding after it).
+fn check_data(h: &Header, bytes: &[u8], total: u64, report: &mut Report) {
     if total < h.file_size {
         // the first tensor whose padded data runs past the end
         let align = u64::from(h.alignment);
@@ -643,9 +685,9 @@ fn check_data(h: &Header, bytes: &[u8], report: &mut Report) {
             // ggml's writer pads a tensor-less file to the alignment: zeros there are not trailing
             let align = u64::from(h.alignment);
             let pad_end = h.file_size.div_ceil(align).saturating_mul(align).min(total);
-            if bytes[h.file_size as usize..pad_end as usize]
-                .iter()
-                .all(|&b| b == 0)
+            if bytes
+                .get(h.file_size as usize..pad_end as usize)
+                .is_some_and(|pad| pad.iter().all(|&b| b == 0))
             {
                 start = pad_end;
             }
@@ -668,10 +710,21 @@ fn check_data(h: &Header, bytes: &[u8], report: &mut Report) {
 /// `gguf validate`. Never fails: a file that cannot be parsed is an invalid file.
 pub fn validate(bytes: &[u8]) -> Report {
     let (r, found) = parser::parse(&mut SliceSource(bytes), Mode::Permissive);
+    verdicts(r, found, bytes, bytes.len() as u64)
+}
+
+/// The report of a permissive parse of a file `total` bytes long whose first bytes are `bytes`
+/// (see [`check_data`]): shared by local and remote validation.
+pub(crate) fn verdicts(
+    r: std::result::Result<Header, Stop>,
+    found: Findings,
+    bytes: &[u8],
+    total: u64,
+) -> Report {
     match r {
         Ok(h) => {
             let mut report = Report::from_findings(found, None);
-            check_data(&h, bytes, &mut report);
+            check_data(&h, bytes, total, &mut report);
             report
         }
         Err(Stop::Rule(d)) => Report::from_findings(found, Some(d)),

@@ -201,6 +201,13 @@ impl<S: Source> Parser<'_, S> {
         self.src.total_len().map(|t| t.saturating_sub(from))
     }
 
+    /// The file's length when known (slices, remote objects), else the bytes that arrived.
+    fn file_len(&self) -> u64 {
+        self.src
+            .total_len()
+            .unwrap_or(self.src.bytes().len() as u64)
+    }
+
     /// Ensures `n` bytes at the cursor, or stops with `truncated` at `field` (naming `what`).
     #[inline]
     fn need(&mut self, n: u64, field: u64, what: &dyn Fn(&[u8]) -> String) -> PResult<()> {
@@ -208,7 +215,7 @@ impl<S: Source> Parser<'_, S> {
         match end {
             Some(end) if self.src.available(end)? => Ok(()),
             _ => {
-                let have = self.src.bytes().len() as u64;
+                let have = self.file_len();
                 Err(Stop::Rule(diag(
                     Rule::Truncated,
                     field,
@@ -919,7 +926,7 @@ impl<S: Source> Parser<'_, S> {
     }
 
     fn short_element(&self, at: u64, k: u64, kv: u64) -> Stop {
-        let have = self.src.bytes().len() as u64;
+        let have = self.file_len();
         Stop::Rule(diag(
             Rule::Truncated,
             at,

@@ -1,0 +1,186 @@
+//! Turning a location (`https://…`, `s3://…`, `gs://…`, `az://…`) into an `ObjectStore` and a
+//! path, configured from the environment the way each store usually is, with our timeouts and
+//! retries, and an HTTP connector that counts every request sent (retries included).
+#![forbid(unsafe_code)]
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use object_store::aws::{AmazonS3Builder, AmazonS3ConfigKey};
+use object_store::azure::{AzureConfigKey, MicrosoftAzureBuilder};
+use object_store::client::{
+    HttpClient, HttpConnector, HttpError, HttpRequest, HttpResponse, HttpService,
+    ReqwestConnector,
+};
+use object_store::gcp::{GoogleCloudStorageBuilder, GoogleConfigKey};
+use object_store::http::HttpBuilder;
+use object_store::path::Path;
+use object_store::{BackoffConfig, ClientConfigKey, ClientOptions, ObjectStore, RetryConfig};
+use url::Url;
+
+use super::RemoteOptions;
+
+/// What a remote reader counts: HTTP requests sent (retries included) and body bytes received.
+#[derive(Debug, Default)]
+pub(crate) struct Counters {
+    pub requests: AtomicU64,
+    pub bytes: AtomicU64,
+}
+
+impl Counters {
+    pub fn add_bytes(&self, n: u64) {
+        self.bytes.fetch_add(n, Ordering::Relaxed);
+    }
+}
+
+/// An object: its store, its path in the store, and the URL it was named by.
+#[derive(Clone, Debug)]
+pub(crate) struct Located {
+    pub store: Arc<dyn ObjectStore>,
+    pub path: Path,
+}
+
+/// True when `s` names a location the remote reader handles (rather than a local path).
+pub fn is_remote(s: &str) -> bool {
+    let Some((scheme, rest)) = s.split_once("://") else {
+        return false;
+    };
+    !rest.is_empty()
+        && matches!(
+            scheme.to_ascii_lowercase().as_str(),
+            "http" | "https" | "s3" | "s3a" | "gs" | "az" | "azure" | "abfs" | "abfss"
+        )
+}
+
+/// Builds the store for `url`. Credentials and endpoints come from the environment (`AWS_*`,
+/// `GOOGLE_*`, `AZURE_*`) as each store's builder reads them; timeouts and retries from `opts`.
+pub(crate) fn locate(
+    url: &str,
+    opts: &RemoteOptions,
+    counters: &Arc<Counters>,
+) -> Result<Located, String> {
+    let parsed = Url::parse(url).map_err(|e| format!("not a valid URL: {e}"))?;
+    let path = Path::from_url_path(parsed.path())
+        .map_err(|e| format!("not a valid object path: {e}"))?;
+    if path.as_ref().is_empty() {
+        return Err("the URL names no object (its path is empty)".into());
+    }
+    let connector = CountingConnector {
+        counters: Arc::clone(counters),
+    };
+    let retry = retry_config(opts);
+    let client = client_settings(opts);
+    let store: Arc<dyn ObjectStore> = match parsed.scheme() {
+        "http" | "https" => {
+            let origin = parsed.origin().ascii_serialization();
+            let mut b = HttpBuilder::new()
+                .with_url(origin)
+                .with_retry(retry)
+                .with_http_connector(connector)
+                .with_config(ClientConfigKey::AllowHttp, "true");
+            for (k, v) in client {
+                b = b.with_config(k, v);
+            }
+            Arc::new(b.build().map_err(|e| e.to_string())?)
+        }
+        "s3" | "s3a" => {
+            let mut b = AmazonS3Builder::from_env()
+                .with_url(url)
+                .with_retry(retry)
+                .with_http_connector(connector);
+            for (k, v) in client {
+                b = b.with_config(AmazonS3ConfigKey::Client(k), v);
+            }
+            // `AWS_ENDPOINT` pointing at plain HTTP (a local S3-compatible server) needs this
+            if let Ok(v) = std::env::var("AWS_ALLOW_HTTP") {
+                b = b.with_config(AmazonS3ConfigKey::Client(ClientConfigKey::AllowHttp), v);
+            }
+            Arc::new(b.build().map_err(|e| e.to_string())?)
+        }
+        "gs" => {
+            let mut b = GoogleCloudStorageBuilder::from_env()
+                .with_url(url)
+                .with_retry(retry)
+                .with_http_connector(connector);
+            for (k, v) in client {
+                b = b.with_config(GoogleConfigKey::Client(k), v);
+            }
+            Arc::new(b.build().map_err(|e| e.to_string())?)
+        }
+        "az" | "azure" | "abfs" | "abfss" => {
+            let mut b = MicrosoftAzureBuilder::from_env()
+                .with_url(url)
+                .with_retry(retry)
+                .with_http_connector(connector);
+            for (k, v) in client {
+                b = b.with_config(AzureConfigKey::Client(k), v);
+            }
+            Arc::new(b.build().map_err(|e| e.to_string())?)
+        }
+        other => return Err(format!("unsupported URL scheme '{other}'")),
+    };
+    // for s3://bucket/key, gs://bucket/key and az://container/key the host is the bucket and the
+    // URL path the key, as for http://host/path
+    Ok(Located { store, path })
+}
+
+fn retry_config(o: &RemoteOptions) -> RetryConfig {
+    RetryConfig {
+        backoff: BackoffConfig {
+            init_backoff: o.retry_backoff,
+            max_backoff: o.retry_backoff.saturating_mul(32),
+            base: 2.0,
+        },
+        max_retries: o.max_retries,
+        retry_timeout: o.retry_timeout,
+    }
+}
+
+fn client_settings(o: &RemoteOptions) -> Vec<(ClientConfigKey, String)> {
+    let ms = |d: std::time::Duration| format!("{}ms", d.as_millis().max(1));
+    vec![
+        (ClientConfigKey::ConnectTimeout, ms(o.connect_timeout)),
+        (ClientConfigKey::ReadTimeout, ms(o.read_timeout)),
+        (ClientConfigKey::Timeout, ms(o.request_timeout)),
+    ]
+}
+
+/// The reqwest connector, counting each request it sends.
+#[derive(Debug)]
+struct CountingConnector {
+    counters: Arc<Counters>,
+}
+
+impl HttpConnector for CountingConnector {
+    fn connect(&self, options: &ClientOptions) -> object_store::Result<HttpClient> {
+        install_crypto();
+        let inner = ReqwestConnector::default().connect(options)?;
+        Ok(HttpClient::new(CountingService {
+            inner,
+            counters: Arc::clone(&self.counters),
+        }))
+    }
+}
+
+#[derive(Debug)]
+struct CountingService {
+    inner: HttpClient,
+    counters: Arc<Counters>,
+}
+
+#[async_trait::async_trait]
+impl HttpService for CountingService {
+    async fn call(&self, req: HttpRequest) -> Result<HttpResponse, HttpError> {
+        self.counters.requests.fetch_add(1, Ordering::Relaxed);
+        self.inner.execute(req).await
+    }
+}
+
+/// rustls is built with ring only (no aws-lc): install it as the process's TLS provider once.
+fn install_crypto() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        // an application may have installed its own provider first: keep it
+        let _ = rustls::crypto::ring::default_provider().install_default();
+    });
+}
