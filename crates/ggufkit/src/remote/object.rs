@@ -80,6 +80,7 @@ impl Object {
                 Ok((obj, Start::Whole(res.into_stream())))
             }
             Err(e @ object_store::Error::NotFound { .. }) => Err(describe(e, &loc)),
+            Err(e) if !range_not_satisfiable(&e) => Err(describe(e, &loc)),
             Err(e) => {
                 // an empty object has no byte 0 to ask for (416): learn its size another way
                 match loc.store.head(&loc.path).await {
@@ -177,6 +178,18 @@ impl Object {
         }
         Ok(())
     }
+}
+
+/// A 416 answer (`Range Not Satisfiable`): `object_store` keeps the status inside a private error
+/// type, so it is recognised from the error's text.
+fn range_not_satisfiable(e: &object_store::Error) -> bool {
+    let mut text = e.to_string();
+    let mut src = std::error::Error::source(e);
+    while let Some(s) = src {
+        text.push_str(&s.to_string());
+        src = s.source();
+    }
+    text.contains("416") || text.contains("Range Not Satisfiable")
 }
 
 fn changed(what: String) -> io::Error {
