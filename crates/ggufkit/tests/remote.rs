@@ -108,7 +108,10 @@ fn large_header_grows_geometrically_and_stops_after_it() {
     let mut held = 0u64;
     for l in &log {
         assert_eq!(l.status, 206);
-        assert!(l.sent >= held, "each request at least doubles what is held: {log:?}");
+        assert!(
+            l.sent >= held,
+            "each request at least doubles what is held: {log:?}"
+        );
         held += l.sent;
     }
     assert_eq!(s.bytes, held);
@@ -224,7 +227,14 @@ fn tensor_data_is_one_range_request() {
     let last = srv.log().last().unwrap().clone();
     assert_eq!(
         last.range.as_deref(),
-        Some(format!("bytes={}-{}", t.absolute_offset(), t.absolute_offset() + 1199).as_str())
+        Some(
+            format!(
+                "bytes={}-{}",
+                t.absolute_offset(),
+                t.absolute_offset() + 1199
+            )
+            .as_str()
+        )
     );
     assert!(matches!(
         r.tensor_bytes("nope"),
@@ -288,7 +298,10 @@ fn server_errors_are_retried_with_backoff() {
         },
     );
     let r = open(&srv.url("/m.gguf"));
-    assert_eq!(r.gguf().header_bytes(), Gguf::from_bytes(&bytes).unwrap().header_bytes());
+    assert_eq!(
+        r.gguf().header_bytes(),
+        Gguf::from_bytes(&bytes).unwrap().header_bytes()
+    );
     let statuses: Vec<u16> = srv.log().iter().map(|l| l.status).collect();
     assert_eq!(statuses, [503, 503, 206]);
     assert_eq!(r.stats().requests, 3);
@@ -318,7 +331,10 @@ fn reset_connections_are_retried() {
         },
     );
     let r = open(&srv.url("/m.gguf"));
-    assert_eq!(r.gguf().header_bytes(), Gguf::from_bytes(&bytes).unwrap().header_bytes());
+    assert_eq!(
+        r.gguf().header_bytes(),
+        Gguf::from_bytes(&bytes).unwrap().header_bytes()
+    );
     assert!(r.stats().requests >= 2, "{:?}", r.stats());
 }
 
@@ -341,7 +357,10 @@ fn a_stalled_server_times_out() {
         .unwrap_err()
         .to_string();
     assert!(t0.elapsed() < Duration::from_secs(8), "{:?}", t0.elapsed());
-    assert!(e.to_lowercase().contains("timed out") || e.contains("timeout"), "{e}");
+    assert!(
+        e.to_lowercase().contains("timed out") || e.contains("timeout"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -369,7 +388,10 @@ fn a_body_shorter_than_announced_is_an_error_or_retried() {
         },
     );
     let r = open(&srv.url("/m.gguf"));
-    assert_eq!(r.gguf().header_bytes(), Gguf::from_bytes(&bytes).unwrap().header_bytes());
+    assert_eq!(
+        r.gguf().header_bytes(),
+        Gguf::from_bytes(&bytes).unwrap().header_bytes()
+    );
 }
 
 #[test]
@@ -415,7 +437,9 @@ fn missing_objects_and_bad_locations_are_clear_errors() {
     let e = RemoteGguf::open_with(&srv.url("/nope.gguf"), &quick(), &ReadOptions::default())
         .unwrap_err();
     assert!(e.to_string().contains("no such object"), "{e}");
-    assert!(matches!(&e, ggufkit::Error::Io { source, .. } if source.kind() == std::io::ErrorKind::NotFound));
+    assert!(
+        matches!(&e, ggufkit::Error::Io { source, .. } if source.kind() == std::io::ErrorKind::NotFound)
+    );
     let e = RemoteGguf::open_with("http://127.0.0.1:1/", &quick(), &ReadOptions::default())
         .unwrap_err();
     assert!(e.to_string().contains("names no object"), "{e}");
@@ -482,5 +506,8 @@ fn split_models_are_read_as_one_with_shards_fetched_concurrently() {
     )
     .unwrap_err()
     .to_string();
-    assert!(e.contains("x-00002-of-00002.gguf") && e.contains("no such object"), "{e}");
+    assert!(
+        e.contains("x-00002-of-00002.gguf") && e.contains("no such object"),
+        "{e}"
+    );
 }

@@ -49,6 +49,7 @@ pub fn run(args: Args) -> CmdResult {
     } else if args.json {
         let mut j = json(&g);
         j.out.push('\n');
+        super::remote::add_member(&mut j.out, &args.file);
         j.out
     } else {
         human(&g, args.max_elements, &Style::detect())

@@ -43,6 +43,9 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> CmdResult {
+    if super::remote::is_remote(&args.file) {
+        return run_remote(&args);
+    }
     let g = open(&args.file, false)?;
     match &args.tensor {
         Some(name) => {
@@ -58,6 +61,29 @@ pub fn run(args: Args) -> CmdResult {
         }
         None => export_safetensors(&args.file, &g, &args.out, args.dtype, args.force)?,
     }
+    Ok(OK)
+}
+
+/// A remote FILE: the header with range requests, then the one tensor with one more.
+fn run_remote(args: &Args) -> CmdResult {
+    let Some(name) = &args.tensor else {
+        return Err(CliError::failed(format!(
+            "{}: exporting every tensor of a remote file is not supported; name one with --tensor",
+            args.file.display()
+        )));
+    };
+    if args.dtype != Dtype::F32 {
+        return Err(CliError::failed(
+            "--dtype applies to .safetensors exports; a .npy export is float32",
+        ));
+    }
+    let r = super::remote::open_remote(&args.file, false)?;
+    let g = r.gguf();
+    let t = g.tensor(name).ok_or_else(|| {
+        CliError::failed(format!("{}: no tensor named '{name}'", args.file.display()))
+    })?;
+    let data = r.tensor_bytes(name).map_err(lib_err(&args.file))?;
+    write_npy(&args.file, &t, &data, &args.out, args.force)?;
     Ok(OK)
 }
 
@@ -96,10 +122,21 @@ fn write_values(
     dtype: Dtype,
     w: &mut dyn Write,
 ) -> Result<(), ggufkit::Error> {
-    let ty = t.ggml_type();
     let data = t
         .data()
         .ok_or_else(|| ggufkit::Error::Invalid(format!("tensor '{}' has no data", t.name())))?;
+    write_data(file, t, data, dtype, w)
+}
+
+/// [`write_values`] for the tensor's bytes `data` (fetched from a remote file).
+fn write_data(
+    file: &Path,
+    t: &TensorInfo<'_>,
+    data: &[u8],
+    dtype: Dtype,
+    w: &mut dyn Write,
+) -> Result<(), ggufkit::Error> {
+    let ty = t.ggml_type();
     let io = |e| ggufkit::Error::Io {
         context: format!("writing the export of {}", file.display()),
         source: e,
@@ -174,8 +211,19 @@ fn npy_header(descr: &str, shape: &[u64]) -> Vec<u8> {
 }
 
 fn export_npy(file: &Path, t: &TensorInfo<'_>, out: &Path, force: bool) -> Result<(), CliError> {
+    let data = tensor_bytes(file, t)?;
+    write_npy(file, t, data, out, force)
+}
+
+/// Writes the .npy of tensor `t` whose bytes are `data`.
+fn write_npy(
+    file: &Path,
+    t: &TensorInfo<'_>,
+    data: &[u8],
+    out: &Path,
+    force: bool,
+) -> Result<(), CliError> {
     let ty = t.ggml_type();
-    tensor_bytes(file, t)?;
     let descr = int_dtype(ty).map_or("<f4", |d| d.1);
     let header = npy_header(descr, t.shape());
     if header.len() > usize::from(u16::MAX) {
@@ -190,7 +238,7 @@ fn export_npy(file: &Path, t: &TensorInfo<'_>, out: &Path, force: bool) -> Resul
             context: format!("writing {}", out.display()),
             source: e,
         })?;
-        write_values(file, t, Dtype::F32, w)
+        write_data(file, t, data, Dtype::F32, w)
     })
 }
 

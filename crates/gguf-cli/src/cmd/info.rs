@@ -25,7 +25,13 @@ pub fn run(args: Args) -> CmdResult {
         }
         // permissive: show what can be shown of a damaged file, and say what is wrong
         match open(file, true) {
-            Ok(g) => print(&summary(file, &g, &style)),
+            Ok(g) => {
+                let mut text = summary(file, &g, &style);
+                if let Some(line) = super::remote::human_line(file) {
+                    text.push_str(&line);
+                }
+                print(&text)
+            }
             Err(e) => {
                 eprintln!("{e}");
                 code = FAILED;

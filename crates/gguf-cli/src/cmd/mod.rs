@@ -13,6 +13,7 @@ pub mod markdown;
 pub mod merge;
 pub mod meta;
 pub mod meta_get;
+pub mod remote;
 pub mod report;
 pub mod split;
 pub mod tensors;
@@ -70,7 +71,12 @@ pub fn describe(file: &Path, e: &Error) -> String {
 pub type CmdResult = Result<u8, CliError>;
 
 /// Opens a file with the spec's rules (or permissively), as a command that needs its header.
+/// A FILE that is a remote location (`http(s)://`, `s3://`, `gs://`, `az://`) is read with range
+/// requests, its header only.
 pub fn open(file: &Path, permissive: bool) -> Result<Gguf<'static>, CliError> {
+    if remote::is_remote(file) {
+        return remote::open(file, permissive);
+    }
     let opts = ReadOptions { permissive };
     Gguf::open_with(file, &opts).map_err(|e| CliError::from_lib(file, &e))
 }

@@ -22,10 +22,15 @@ pub fn run(args: Args) -> CmdResult {
     let style = Style::detect();
     let mut code = OK;
     for file in &args.files {
-        let report = match ggufkit::validate_file(file) {
+        let checked = if super::remote::is_remote(file) {
+            super::remote::validate(file)
+        } else {
+            ggufkit::validate_file(file).map_err(|e| describe(file, &e))
+        };
+        let report = match checked {
             Ok(r) => r,
             Err(e) => {
-                eprintln!("gguf: {}", describe(file, &e));
+                eprintln!("gguf: {e}");
                 code = FAILED;
                 continue;
             }
@@ -34,7 +39,9 @@ pub fn run(args: Args) -> CmdResult {
             code = FOUND;
         }
         if args.json {
-            print(&json_line(&file.display().to_string(), &report));
+            let mut line = json_line(&file.display().to_string(), &report);
+            super::remote::add_member(&mut line, file);
+            print(&line);
         } else {
             print(&human(&file.display().to_string(), &report, &style));
         }

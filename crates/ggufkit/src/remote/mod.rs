@@ -89,7 +89,11 @@ impl RemoteOptions {
     /// `GGUF_REMOTE_RETRIES` (a count) when they are set to numbers.
     pub fn from_env() -> Self {
         let mut o = RemoteOptions::default();
-        let num = |k: &str| std::env::var(k).ok().and_then(|v| v.trim().parse::<f64>().ok());
+        let num = |k: &str| {
+            std::env::var(k)
+                .ok()
+                .and_then(|v| v.trim().parse::<f64>().ok())
+        };
         if let Some(s) = num("GGUF_REMOTE_TIMEOUT").filter(|s| *s > 0.0 && s.is_finite()) {
             o.connect_timeout = Duration::from_secs_f64(s);
             o.read_timeout = Duration::from_secs_f64(s);
@@ -284,7 +288,9 @@ impl RemoteGguf {
             .tensor(name)
             .ok_or_else(|| Error::NotFound(format!("no tensor named '{name}'")))?;
         let start = t.absolute_offset();
-        let end = start.checked_add(t.size()).filter(|&e| e <= self.object.size);
+        let end = start
+            .checked_add(t.size())
+            .filter(|&e| e <= self.object.size);
         let Some(end) = end else {
             return Err(Error::Invalid(format!(
                 "the data of tensor '{name}' ({} bytes from byte {start}) runs past the end of the \

@@ -60,7 +60,9 @@ impl Object {
                 if res.range != want {
                     return Err(unexpected_range(&want, &res.range));
                 }
-                let bytes = obj.read_body(res.into_stream(), want.end - want.start).await?;
+                let bytes = obj
+                    .read_body(res.into_stream(), want.end - want.start)
+                    .await?;
                 Ok((obj, Start::Ranged(bytes)))
             }
             Err(object_store::Error::NotSupported { .. }) => {

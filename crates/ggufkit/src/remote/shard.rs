@@ -305,7 +305,10 @@ mod tests {
     fn shard_names() {
         let (stem, q, no, n) =
             parse_shard_url("https://h/m/model-00001-of-00003.gguf?download=1").unwrap();
-        assert_eq!((stem.as_str(), q.as_str(), no, n), ("https://h/m/model", "?download=1", 0, 3));
+        assert_eq!(
+            (stem.as_str(), q.as_str(), no, n),
+            ("https://h/m/model", "?download=1", 0, 3)
+        );
         assert_eq!(
             super::shard_url(&stem, &q, 2, 3),
             "https://h/m/model-00003-of-00003.gguf?download=1"

@@ -9,8 +9,7 @@ use std::sync::Arc;
 use object_store::aws::{AmazonS3Builder, AmazonS3ConfigKey};
 use object_store::azure::{AzureConfigKey, MicrosoftAzureBuilder};
 use object_store::client::{
-    HttpClient, HttpConnector, HttpError, HttpRequest, HttpResponse, HttpService,
-    ReqwestConnector,
+    HttpClient, HttpConnector, HttpError, HttpRequest, HttpResponse, HttpService, ReqwestConnector,
 };
 use object_store::gcp::{GoogleCloudStorageBuilder, GoogleConfigKey};
 use object_store::http::HttpBuilder;
@@ -60,8 +59,8 @@ pub(crate) fn locate(
     counters: &Arc<Counters>,
 ) -> Result<Located, String> {
     let parsed = Url::parse(url).map_err(|e| format!("not a valid URL: {e}"))?;
-    let path = Path::from_url_path(parsed.path())
-        .map_err(|e| format!("not a valid object path: {e}"))?;
+    let path =
+        Path::from_url_path(parsed.path()).map_err(|e| format!("not a valid object path: {e}"))?;
     if path.as_ref().is_empty() {
         return Err("the URL names no object (its path is empty)".into());
     }

@@ -290,7 +290,11 @@ async fn respond(
         end - start
     );
     if status == 206 {
-        head.push_str(&format!("content-range: bytes {}-{}/{len}\r\n", start, end - 1));
+        head.push_str(&format!(
+            "content-range: bytes {}-{}/{len}\r\n",
+            start,
+            end - 1
+        ));
     }
     head.push_str("\r\n");
     wr.write_all(head.as_bytes()).await?;
