@@ -511,3 +511,57 @@ fn split_models_are_read_as_one_with_shards_fetched_concurrently() {
         "{e}"
     );
 }
+
+/// Gemma 3 270M (253 MB, 6.5 MB header) over loopback: the header plus at most one chunk, in a
+/// handful of requests, in less than twice the time of reading the same bytes locally plus the
+/// requests' round trips. Needs the model (`shared/corpus/get-gemma3-270m.sh /tmp/gemma`, or
+/// `GGUF_GEMMA=path`); skipped without it.
+#[test]
+fn gemma_header_costs_the_header_plus_one_chunk() {
+    let path = std::env::var("GGUF_GEMMA")
+        .unwrap_or_else(|_| "/tmp/gemma/gemma-3-270m-q4_k_m.gguf".to_string());
+    if !std::path::Path::new(&path).exists() {
+        eprintln!("SKIP: {path} not found (make it with shared/corpus/get-gemma3-270m.sh)");
+        return;
+    }
+    let bytes = std::fs::read(&path).unwrap();
+    let total = bytes.len() as u64;
+    let header_len = Gguf::from_bytes(&bytes).unwrap().data_offset();
+    let srv = Server::one("/gemma.gguf", bytes);
+    let url = srv.url("/gemma.gguf");
+    // warm the connection machinery once, then measure
+    drop(open(&url));
+    let t = Instant::now();
+    let r = open(&url);
+    let remote = t.elapsed();
+    let s = r.stats();
+    let last = srv.log().last().unwrap().sent;
+    assert!(s.bytes <= header_len + last, "{} bytes for a {header_len}-byte header", s.bytes);
+    assert!(s.bytes < header_len * 2);
+    assert_eq!(r.len(), total);
+    assert!(r.gguf().report().valid());
+    // the same bytes read and parsed locally
+    let t = Instant::now();
+    let mut f = std::fs::File::open(&path).unwrap();
+    let mut head = vec![0u8; s.bytes as usize];
+    std::io::Read::read_exact(&mut f, &mut head).unwrap();
+    let (local_report, _) = {
+        let g = Gguf::read_header(&head[..]).unwrap();
+        (g.report().clone(), g.tensor_count())
+    };
+    let local = t.elapsed();
+    assert_eq!(&local_report, r.gguf().report());
+    // one round trip: a one-byte range
+    let t = Instant::now();
+    for _ in 0..10 {
+        r.read_range(0..1).unwrap();
+    }
+    let rtt = t.elapsed() / 10;
+    let budget = 2 * (local + rtt * s.requests as u32);
+    eprintln!(
+        "gemma over loopback: header {header_len} B, fetched {} B in {} requests, {:?} remote vs \
+         {:?} local + {} x {:?} round trip (budget {:?})",
+        s.bytes, s.requests, remote, local, s.requests, rtt, budget
+    );
+    assert!(remote < budget, "{remote:?} over budget {budget:?}");
+}

@@ -175,6 +175,7 @@ async fn connection(st: Arc<State>, sock: TcpStream) -> std::io::Result<()> {
         let _ = tokio::time::timeout(Duration::from_secs(2), s.read(&mut buf)).await;
         return Ok(());
     }
+    sock.set_nodelay(true)?;
     let (rd, mut wr) = sock.into_split();
     let mut rd = BufReader::new(rd);
     loop {
