@@ -536,7 +536,11 @@ fn gemma_header_costs_the_header_plus_one_chunk() {
     let remote = t.elapsed();
     let s = r.stats();
     let last = srv.log().last().unwrap().sent;
-    assert!(s.bytes <= header_len + last, "{} bytes for a {header_len}-byte header", s.bytes);
+    assert!(
+        s.bytes <= header_len + last,
+        "{} bytes for a {header_len}-byte header",
+        s.bytes
+    );
     assert!(s.bytes < header_len * 2);
     assert_eq!(r.len(), total);
     assert!(r.gguf().report().valid());
@@ -563,5 +567,7 @@ fn gemma_header_costs_the_header_plus_one_chunk() {
          {:?} local + {} x {:?} round trip (budget {:?})",
         s.bytes, s.requests, remote, local, s.requests, rtt, budget
     );
+    let ranges: Vec<String> = srv.log().iter().filter_map(|l| l.range.clone()).collect();
+    eprintln!("gemma requests (last open, then the round trips): {ranges:?}");
     assert!(remote < budget, "{remote:?} over budget {budget:?}");
 }

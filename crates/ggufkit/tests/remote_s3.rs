@@ -1,0 +1,176 @@
+//! The remote reader against S3: moto's S3-compatible server on 127.0.0.1 (a random free port),
+//! started and stopped by this test, configured the way S3 users configure it (`AWS_ENDPOINT`,
+//! `AWS_ALLOW_HTTP`, dummy credentials). Skipped, saying so, when moto is not installed
+//! (`scripts/setup-moto.sh` installs it).
+#![cfg(feature = "remote")]
+
+mod common;
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::Craft;
+use ggufkit::remote::{validate_url, RemoteGguf, RemoteModel, RemoteOptions};
+use ggufkit::{Gguf, ReadOptions, Rule};
+
+/// moto_server from `GGUF_MOTO_SERVER`, the venv `scripts/setup-moto.sh` makes, or `PATH`.
+fn moto_server() -> Option<PathBuf> {
+    if let Ok(p) = std::env::var("GGUF_MOTO_SERVER") {
+        return Some(PathBuf::from(p));
+    }
+    let venv = std::env::var("GGUF_MOTO_VENV").unwrap_or_else(|_| "/tmp/ggufkit-moto-venv".into());
+    let p = PathBuf::from(venv).join("bin/moto_server");
+    if p.exists() {
+        return Some(p);
+    }
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|d| d.join("moto_server"))
+        .find(|p| p.exists())
+}
+
+/// The moto process, killed (by its own handle) when dropped.
+struct Moto {
+    child: Child,
+    port: u16,
+}
+
+impl Drop for Moto {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn start_moto(bin: &PathBuf) -> Option<Moto> {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .ok()?
+        .local_addr()
+        .ok()?
+        .port();
+    let child = Command::new(bin)
+        .args(["-H", "127.0.0.1", "-p", &port.to_string()])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .ok()?;
+    let moto = Moto { child, port };
+    let t0 = Instant::now();
+    while t0.elapsed() < Duration::from_secs(60) {
+        if TcpStream::connect(("127.0.0.1", port)).is_ok() {
+            return Some(moto);
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    None
+}
+
+/// A plain HTTP request to moto (which does not check signatures): creating the bucket and
+/// uploading objects needs nothing from the code under test.
+fn put(port: u16, path: &str, body: &[u8]) {
+    let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    write!(
+        s,
+        "PUT {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    )
+    .unwrap();
+    s.write_all(body).unwrap();
+    let mut answer = String::new();
+    let _ = s.read_to_string(&mut answer);
+    assert!(answer.starts_with("HTTP/1.1 200"), "PUT {path}: {answer}");
+}
+
+fn model(tensors: &[(&str, u64)], extra: &[(&str, u16)]) -> Vec<u8> {
+    let mut c = Craft::new(3, tensors.len() as u64, 1 + extra.len() as u64);
+    c.kv_str("general.architecture", "llama");
+    for (k, v) in extra {
+        c.key(k, 2).u16(*v);
+    }
+    let mut off = 0;
+    for (name, n) in tensors {
+        c.tensor(name, &[*n], 0, off);
+        off += (n * 4).div_ceil(32) * 32;
+    }
+    c.pad(32);
+    for (_, n) in tensors {
+        c.data((n * 4) as usize).pad(32);
+    }
+    c.build()
+}
+
+#[test]
+fn s3_objects_read_like_local_files() {
+    let Some(bin) = moto_server() else {
+        eprintln!("SKIP: moto_server not found; run scripts/setup-moto.sh to test S3 (HTTP is tested in remote.rs)");
+        return;
+    };
+    let Some(moto) = start_moto(&bin) else {
+        eprintln!("SKIP: {} did not start; S3 untested", bin.display());
+        return;
+    };
+    let port = moto.port;
+    // configured as S3 users do; this test binary holds no other test, so no one else reads these
+    std::env::set_var("AWS_ENDPOINT", format!("http://127.0.0.1:{port}"));
+    std::env::set_var("AWS_ALLOW_HTTP", "true");
+    std::env::set_var("AWS_ACCESS_KEY_ID", "testing");
+    std::env::set_var("AWS_SECRET_ACCESS_KEY", "testing");
+    std::env::set_var("AWS_REGION", "us-east-1");
+
+    put(port, "/models", b"");
+    let one = model(&[("a", 100), ("b", 9)], &[]);
+    put(port, "/models/one.gguf", &one);
+    let mut cut = one.clone();
+    cut.truncate(one.len() - 8);
+    put(port, "/models/cut.gguf", &cut);
+    for i in 0..2u16 {
+        let names: &[(&str, u64)] = if i == 0 { &[("x", 8)] } else { &[("y", 8)] };
+        let mut c = Craft::new(3, 1, 3);
+        c.key("split.no", 2).u16(i);
+        c.key("split.count", 2).u16(2);
+        c.key("split.tensors.count", 5).u32(2);
+        c.tensor(names[0].0, &[8], 0, 0).pad(32).data(32);
+        put(
+            port,
+            &format!("/models/s-{:05}-of-00002.gguf", i + 1),
+            &c.build(),
+        );
+    }
+
+    let opts = RemoteOptions::default();
+    let r = RemoteGguf::open_with("s3://models/one.gguf", &opts, &ReadOptions::default()).unwrap();
+    let local = Gguf::from_bytes(&one).unwrap();
+    assert_eq!(r.gguf().header_bytes(), local.header_bytes());
+    assert_eq!(r.gguf().report(), local.report());
+    assert_eq!(r.len(), one.len() as u64);
+    assert_eq!(r.stats().requests, 1);
+    assert_eq!(
+        r.tensor_bytes("b").unwrap(),
+        local.tensor("b").unwrap().data().unwrap()
+    );
+    assert_eq!(r.stats().requests, 2);
+
+    let (report, _) = validate_url("s3://models/cut.gguf", &opts).unwrap();
+    assert_eq!(report, ggufkit::validate(&cut));
+    assert_eq!(report.errors[0].rule, Rule::Truncated);
+
+    let m = RemoteModel::open_with(
+        "s3://models/s-00001-of-00002.gguf",
+        &opts,
+        &ReadOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(m.tensor_count(), 2);
+    assert_eq!(m.tensor("y").unwrap().shard, 1);
+    assert_eq!(m.tensor_bytes("y").unwrap().len(), 32);
+
+    let e = RemoteGguf::open_with("s3://models/none.gguf", &opts, &ReadOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("no such object"), "{e}");
+    drop(moto);
+}
