@@ -788,7 +788,7 @@ pub fn outline(bytes: &[u8]) -> Outline<'_> {
     match r {
         Ok(h) => {
             let mut report = Report::from_findings(found, None);
-            check_data(&h, bytes, &mut report);
+            check_data(&h, bytes, bytes.len() as u64, &mut report);
             Outline {
                 endian: h.endian,
                 kvs: h.kvs.iter().map(|e| make_kv(bytes, h.endian, *e)).collect(),
