@@ -194,3 +194,50 @@ fn unreadable_locations_fail_with_one_line_and_exit_2() {
         assert!(err.starts_with("gguf: http://127.0.0.1:"), "{err}");
     }
 }
+
+#[test]
+fn tensors_json_is_the_local_table_plus_what_it_cost() {
+    let bytes = model();
+    let (srv, _d, local) = serve(&bytes);
+    let url = srv.url("/m.gguf");
+    let r = gguf().args(["tensors", &url, "--json"]).assert().success();
+    let mut remote = json(&r.get_output().stdout);
+    let l = gguf()
+        .args(["tensors", local.to_str().unwrap(), "--json"])
+        .assert()
+        .success();
+    let mut local_v = json(&l.get_output().stdout);
+    let cost = remote.as_object_mut().unwrap().remove("remote").unwrap();
+    remote.as_object_mut().unwrap().remove("file");
+    local_v.as_object_mut().unwrap().remove("file");
+    assert_eq!(remote, local_v);
+    assert_eq!(cost["requests"], 1);
+}
+
+#[test]
+fn hash_streams_the_data_and_matches_the_local_hashes() {
+    let bytes = model();
+    let (srv, _d, local) = serve(&bytes);
+    let url = srv.url("/m.gguf");
+    let local = local.to_str().unwrap();
+    for algo in ["xxh64", "sha256"] {
+        let r = gguf()
+            .args(["hash", &url, "--algo", algo])
+            .assert()
+            .success();
+        let l = gguf()
+            .args(["hash", local, "--algo", algo])
+            .assert()
+            .success();
+        let remote = String::from_utf8_lossy(&r.get_output().stdout).replace(&url, "F");
+        let local_out = String::from_utf8_lossy(&l.get_output().stdout).replace(local, "F");
+        assert_eq!(remote, local_out);
+        assert!(remote.lines().count() >= 3, "{remote}");
+    }
+    // per hash: the header, then the data section in one request
+    let log = srv.log();
+    assert_eq!(log.len(), 4);
+    let g = ggufkit::Gguf::from_bytes(&bytes).unwrap();
+    let want = format!("bytes={}-{}", g.data_offset(), g.expected_len() - 1);
+    assert_eq!(log[1].range.as_deref(), Some(want.as_str()));
+}

@@ -58,6 +58,9 @@ pub fn run(args: Args) -> CmdResult {
 }
 
 fn hash_one(file: &Path, algo: Algo) -> Result<FileHashes, CliError> {
+    if super::remote::is_remote(file) {
+        return super::remote::hash(file, algo);
+    }
     let g = open_reporting(file)?;
     g.advise_sequential();
     hashing::hash_file(&g, algo, &file.display().to_string()).ok_or_else(|| {

@@ -51,7 +51,9 @@ pub fn run(args: Args) -> CmdResult {
         };
         let rows = select(&g, args.filter.as_deref(), args.sort);
         if args.json {
-            print(&json_line(&file.display().to_string(), &rows));
+            let mut line = json_line(&file.display().to_string(), &rows);
+            super::remote::add_member(&mut line, file);
+            print(&line);
         } else {
             if i > 0 {
                 print("\n");
