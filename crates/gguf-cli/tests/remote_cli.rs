@@ -241,3 +241,38 @@ fn hash_streams_the_data_and_matches_the_local_hashes() {
     let want = format!("bytes={}-{}", g.data_offset(), g.expected_len() - 1);
     assert_eq!(log[1].range.as_deref(), Some(want.as_str()));
 }
+
+#[test]
+fn layout_of_a_url_is_the_local_layout() {
+    let mut bytes = model();
+    // 200 KB of trailing data, beyond the first 64 KiB fetched: a field and a warning, judged
+    // from the object's length
+    bytes.extend(vec![7u8; 200_000]);
+    let (srv, _d, local) = serve(&bytes);
+    let url = srv.url("/m.gguf");
+    let r = gguf().args(["layout", &url, "--json"]).assert().success();
+    let l = gguf()
+        .args(["layout", local.to_str().unwrap(), "--json"])
+        .assert()
+        .success();
+    assert_eq!(json(&r.get_output().stdout), json(&l.get_output().stdout));
+    assert_eq!(srv.log()[0].sent, 65_536);
+    let mut cut = model();
+    cut.truncate(cut.len() - 30); // tensor data cut short: exit 1, as locally
+    let (srv, _d, local) = serve(&cut);
+    let r = gguf()
+        .args(["layout", &srv.url("/m.gguf"), "--json"])
+        .assert()
+        .code(1);
+    let l = gguf()
+        .args(["layout", local.to_str().unwrap(), "--json"])
+        .assert()
+        .code(1);
+    assert_eq!(json(&r.get_output().stdout), json(&l.get_output().stdout));
+    let h = gguf()
+        .args(["layout", &srv.url("/m.gguf")])
+        .assert()
+        .code(1);
+    let out = String::from_utf8_lossy(&h.get_output().stdout).into_owned();
+    assert!(out.contains("fetched"), "{out}");
+}

@@ -45,6 +45,8 @@ pub mod write;
 
 pub use endian::Endian;
 pub use error::{Diagnostic, Error, Result, Rule};
+#[cfg(feature = "remote")]
+pub use read::outline_sized;
 pub use read::{
     outline, validate, validate_file, Gguf, Kv, MappedFile, Outline, ReadOptions, TensorInfo,
 };

@@ -571,3 +571,36 @@ fn gemma_header_costs_the_header_plus_one_chunk() {
     eprintln!("gemma requests (last open, then the round trips): {ranges:?}");
     assert!(remote < budget, "{remote:?} over budget {budget:?}");
 }
+
+#[test]
+fn outline_of_a_fetched_prefix_is_the_local_outline() {
+    let big = model(5, &[("a", 100_000), ("b", 8)]);
+    let cut = big[..big.len() - 1000].to_vec();
+    let garbage = {
+        let mut g = big.clone();
+        g[30] = 0xff; // a key length far past the end: the parse stops
+        g
+    };
+    for (name, bytes) in [("big", &big), ("cut", &cut), ("garbage", &garbage)] {
+        let srv = Server::one("/m.gguf", bytes.clone());
+        let (prefix, total, stats) =
+            ggufkit::remote::header_prefix(&srv.url("/m.gguf"), &quick()).unwrap();
+        assert_eq!(total, bytes.len() as u64);
+        assert!(
+            prefix.len() < bytes.len(),
+            "{name}: the data is not fetched"
+        );
+        assert_eq!(stats.bytes, prefix.len() as u64);
+        let remote = ggufkit::outline_sized(&prefix, total);
+        let local = ggufkit::outline(bytes);
+        assert_eq!(remote.report, local.report, "{name}");
+        assert_eq!(remote.stopped, local.stopped, "{name}");
+        assert_eq!(remote.data_offset, local.data_offset, "{name}");
+        assert_eq!(remote.expected_len, local.expected_len, "{name}");
+        let names = |o: &ggufkit::Outline<'_>| -> Vec<String> {
+            o.tensors.iter().map(|t| t.name().into_owned()).collect()
+        };
+        assert_eq!(names(&remote), names(&local), "{name}");
+        assert_eq!(remote.kvs.len(), local.kvs.len(), "{name}");
+    }
+}

@@ -54,6 +54,15 @@ pub fn open(file: &Path, permissive: bool) -> Result<Gguf<'static>, CliError> {
     open_remote(file, permissive).map(RemoteGguf::into_gguf)
 }
 
+/// The first bytes of a remote file as far as the parser reads them, and the object's length.
+pub fn header_prefix(file: &Path) -> Result<(Vec<u8>, u64), CliError> {
+    let url = file.to_string_lossy();
+    let (bytes, total, stats) = remote::header_prefix(&url, &RemoteOptions::from_env())
+        .map_err(|e| CliError::from_lib(file, &e))?;
+    record(file, stats);
+    Ok((bytes, total))
+}
+
 /// Both verdicts of a remote file (`Err` for I/O errors, as for a local file).
 pub fn validate(file: &Path) -> Result<Report, String> {
     let url = file.to_string_lossy();

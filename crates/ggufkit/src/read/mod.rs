@@ -785,10 +785,29 @@ pub struct Outline<'a> {
 /// Parses `bytes` as far as they go: see [`Outline`]. Never fails.
 pub fn outline(bytes: &[u8]) -> Outline<'_> {
     let (r, found, reached) = parser::parse_reaching(&mut SliceSource(bytes), Mode::Permissive);
+    outline_of(bytes, bytes.len() as u64, r, found, reached)
+}
+
+/// [`outline`] of a remote file `total` bytes long, from `bytes`, the prefix that
+/// [`crate::remote::header_prefix`] fetched for it (exactly what the parser reads of it).
+#[cfg(feature = "remote")]
+pub fn outline_sized(bytes: &[u8], total: u64) -> Outline<'_> {
+    let mut src = source::PrefixSource { bytes, total };
+    let (r, found, reached) = parser::parse_reaching(&mut src, Mode::Permissive);
+    outline_of(bytes, total, r, found, reached)
+}
+
+fn outline_of<'a>(
+    bytes: &'a [u8],
+    total: u64,
+    r: std::result::Result<Header, Stop>,
+    found: Findings,
+    reached: parser::Reached,
+) -> Outline<'a> {
     match r {
         Ok(h) => {
             let mut report = Report::from_findings(found, None);
-            check_data(&h, bytes, bytes.len() as u64, &mut report);
+            check_data(&h, bytes, total, &mut report);
             Outline {
                 endian: h.endian,
                 kvs: h.kvs.iter().map(|e| make_kv(bytes, h.endian, *e)).collect(),

@@ -86,3 +86,37 @@ impl<R: Read> Source for StreamSource<R> {
         None
     }
 }
+
+/// The first bytes of a file of known length, as far as a previous parse of the same file read
+/// them (a remote header): the parser is deterministic, so a second parse asks for no byte past
+/// them; if it did, that is an I/O error, never a wrong verdict.
+#[cfg(feature = "remote")]
+pub(crate) struct PrefixSource<'a> {
+    pub bytes: &'a [u8],
+    pub total: u64,
+}
+
+#[cfg(feature = "remote")]
+impl Source for PrefixSource<'_> {
+    fn available(&mut self, end: u64) -> io::Result<bool> {
+        if end > self.total {
+            Ok(false)
+        } else if end <= self.bytes.len() as u64 {
+            Ok(true)
+        } else {
+            Err(io::Error::other(format!(
+                "byte {} of the {}-byte file was not fetched",
+                end - 1,
+                self.total
+            )))
+        }
+    }
+
+    fn bytes(&self) -> &[u8] {
+        self.bytes
+    }
+
+    fn total_len(&self) -> Option<u64> {
+        Some(self.total)
+    }
+}

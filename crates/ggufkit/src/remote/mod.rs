@@ -197,6 +197,14 @@ pub fn validate_url(url: &str, opts: &RemoteOptions) -> Result<(Report, RemoteSt
     Ok((report, RemoteStats::of(&f.counters)))
 }
 
+/// The first bytes of a remote file, as far as the parser reads them (through the header, and a
+/// tensor-less file's padding), with the object's length and what fetching them cost: the input
+/// of [`outline_sized`](crate::read::outline_sized) (`gguf layout`).
+pub fn header_prefix(url: &str, opts: &RemoteOptions) -> Result<(Vec<u8>, u64, RemoteStats)> {
+    let f = fetch_header(url, opts, Mode::Permissive)?;
+    Ok((f.bytes, f.object.size, RemoteStats::of(&f.counters)))
+}
+
 /// A GGUF header read from a remote object, with on-demand access to its tensor data.
 pub struct RemoteGguf {
     url: String,
