@@ -325,51 +325,74 @@ mod x86 {
         }
     }
 
-    /// Sixteen i16 lanes → `v * d`, stored to `y[..16]`.
+    /// Base-3 decoding of 32 bytes at once. Each byte of `x` is multiplied (mod 256) by the
+    /// multiplier of its i16 lane in `p` (one lane per byte pair), and its top trit
+    /// `t = (3m) >> 8` is returned as the byte `-t` (0, -1 or -2).
+    /// `t >= 1` exactly when `m >= 86`, `t == 2` exactly when `m >= 171`.
     #[inline]
     #[target_feature(enable = "avx2")]
-    unsafe fn emit16_i16(y: &mut [f32], v: __m256i, d: __m256) {
-        assert!(y.len() >= 16);
-        let a = _mm256_cvtepi32_ps(_mm256_cvtepi16_epi32(_mm256_castsi256_si128(v)));
-        let b = _mm256_cvtepi32_ps(_mm256_cvtepi16_epi32(_mm256_extracti128_si256(v, 1)));
-        // SAFETY: y has at least 16 floats (asserted).
-        unsafe {
-            _mm256_storeu_ps(y.as_mut_ptr(), _mm256_mul_ps(a, d));
-            _mm256_storeu_ps(y[8..].as_mut_ptr(), _mm256_mul_ps(b, d));
-        }
+    unsafe fn neg_trits32(x: __m256i, p: __m256i) -> __m256i {
+        // Even bytes: the low byte of x * p. Odd bytes: (hi << 8) * p keeps hi * p (mod 256)
+        // in the high byte with a zero low byte.
+        let lo = _mm256_and_si256(_mm256_mullo_epi16(x, p), _mm256_set1_epi16(0x00ff));
+        let hi = _mm256_mullo_epi16(_mm256_and_si256(x, _mm256_set1_epi16(-256)), p);
+        let m = _mm256_or_si256(lo, hi);
+        let ge86 = _mm256_cmpeq_epi8(_mm256_max_epu8(m, _mm256_set1_epi8(86)), m);
+        let ge171 = _mm256_cmpeq_epi8(_mm256_max_epu8(m, _mm256_set1_epi8(-85)), m);
+        _mm256_add_epi8(ge86, ge171)
     }
 
-    /// The top trit of each base-3 fixed-point byte after multiplying by `p` (mod 256), minus 1.
+    /// 32 outputs from 32 bytes `-t` (see [`neg_trits32`]): `tbl` holds `(t - 1) * d` at lane
+    /// `-t & 7` (lanes 0, 7 and 6), so one permute yields each product as the scalar code
+    /// computes it.
     #[inline]
     #[target_feature(enable = "avx2")]
-    unsafe fn trits(x: __m256i, p: i16) -> __m256i {
-        let m = _mm256_and_si256(
-            _mm256_mullo_epi16(x, _mm256_set1_epi16(p)),
-            _mm256_set1_epi16(0xff),
-        );
-        let t = _mm256_srli_epi16(_mm256_mullo_epi16(m, _mm256_set1_epi16(3)), 8);
-        _mm256_sub_epi16(t, _mm256_set1_epi16(1))
+    unsafe fn emit32_lut(y: &mut [f32], t: __m256i, tbl: __m256) {
+        assert!(y.len() >= 32);
+        let lo = _mm256_castsi256_si128(t);
+        let hi = _mm256_extracti128_si256(t, 1);
+        let parts = [lo, _mm_srli_si128(lo, 8), hi, _mm_srli_si128(hi, 8)];
+        for (k, v) in parts.into_iter().enumerate() {
+            let f = _mm256_permutevar8x32_ps(tbl, _mm256_cvtepi8_epi32(v));
+            // SAFETY: y has at least 32 floats (asserted), so 8k..8k+8 is inside it.
+            unsafe { _mm256_storeu_ps(y[8 * k..].as_mut_ptr(), f) };
+        }
     }
 
     /// # Safety
     /// The CPU must support AVX2.
     #[target_feature(enable = "avx2")]
     pub(super) unsafe fn dequant_tq1_0(data: &[u8], out: &mut [f32]) {
-        const POW3: [i16; 5] = [1, 3, 9, 27, 81];
+        let splat = |p: i16| _mm256_set1_epi16(p);
+        // Multipliers 3^n for the pairs of 16-byte halves: (1 | 3), (9 | 27), (81 | tail).
+        let half =
+            |a: i16, b: i16| _mm256_setr_epi16(a, a, a, a, a, a, a, a, b, b, b, b, b, b, b, b);
+        let (p01, p23) = (half(1, 3), half(9, 27));
+        // Tail lanes: bytes qh[0..4] repeated, multiplied by 1, 3, 9, 27 per group of four.
+        let p4t = _mm256_setr_epi16(81, 81, 81, 81, 81, 81, 81, 81, 1, 1, 3, 3, 9, 9, 27, 27);
         for (b, y) in data.chunks_exact(54).zip(out.chunks_exact_mut(256)) {
-            let d = _mm256_set1_ps(f16_le(b, 52));
-            // SAFETY: AVX2 is enabled; every load reads 16 bytes inside the 54-byte block.
+            let d = f16_le(b, 52);
+            let tbl = _mm256_mul_ps(
+                _mm256_setr_ps(-1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0),
+                _mm256_set1_ps(d),
+            );
+            let qh = u32::from_le_bytes([b[48], b[49], b[50], b[51]]);
+            // SAFETY: AVX2 is enabled; the loads read b[0..32] and b[32..48] of the 54-byte block.
             unsafe {
-                let xa = _mm256_cvtepu8_epi16(_mm_loadu_si128(b[0..16].as_ptr().cast()));
-                let xb = _mm256_cvtepu8_epi16(_mm_loadu_si128(b[16..32].as_ptr().cast()));
-                let xc = _mm256_cvtepu8_epi16(_mm_loadu_si128(b[32..48].as_ptr().cast()));
-                for (n, &p) in POW3.iter().enumerate() {
-                    emit16_i16(&mut y[32 * n..], trits(xa, p), d);
-                    emit16_i16(&mut y[32 * n + 16..], trits(xb, p), d);
-                    emit16_i16(&mut y[160 + 16 * n..], trits(xc, p), d);
+                let xa = _mm256_loadu_si256(b[0..32].as_ptr().cast());
+                let xm = _mm_loadu_si128(b[32..48].as_ptr().cast());
+                let xmm = _mm256_set_m128i(xm, xm);
+                let xt = _mm256_set_m128i(_mm_set1_epi32(qh as i32), xm);
+                let mut p = 1i16;
+                for n in 0..5 {
+                    let t = neg_trits32(xa, splat(p));
+                    emit32_lut(&mut y[32 * n..], t, tbl);
+                    p *= 3;
                 }
+                emit32_lut(&mut y[160..], neg_trits32(xmm, p01), tbl);
+                emit32_lut(&mut y[192..], neg_trits32(xmm, p23), tbl);
+                emit32_lut(&mut y[224..], neg_trits32(xt, p4t), tbl);
             }
-            crate::quant::ternary::dequant_tq1_0_tail(b, &mut y[240..]);
         }
     }
 

@@ -259,3 +259,25 @@ fn quantize_round_trips_within_bounds() {
         dequantize_to_vec(ty, &q, Endian::Little).unwrap();
     }
 }
+
+#[test]
+fn tq1_0_simd_matches_scalar_for_every_byte_and_special_scales() {
+    // 256 blocks: packed byte i of block k is (5i + k) mod 256, so every position takes every
+    // byte value; the scales cycle through ±0, ±Inf, NaNs (sign, payload), subnormals, ±max, 1.
+    let scales: [u16; 12] = [
+        0x0000, 0x8000, 0x7c00, 0xfc00, 0x7e00, 0xfe01, 0x7c01, 0x0001, 0x83ff, 0x7bff, 0xfbff,
+        0x3c00,
+    ];
+    let mut data = Vec::new();
+    for blk in 0..256 {
+        for i in 0..52 {
+            data.push((i * 5 + blk) as u8);
+        }
+        data.extend_from_slice(&scales[blk % scales.len()].to_le_bytes());
+    }
+    let n = data.len() / 54 * 256;
+    let (mut a, mut b) = (vec![0f32; n], vec![0f32; n]);
+    ternary::dequant_tq1_0(&data, &mut a);
+    ternary::dequant_tq1_0_scalar(&data, &mut b);
+    assert!(same_bits(&a, &b));
+}
