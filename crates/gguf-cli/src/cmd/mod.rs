@@ -16,6 +16,7 @@ pub mod meta_get;
 pub mod remote;
 pub mod report;
 pub mod split;
+pub mod tensor_stats;
 pub mod tensors;
 pub mod validate;
 pub mod value_arg;

@@ -1,11 +1,12 @@
 //! `gguf tensors FILE... [--json] [--filter GLOB] [--sort name|size|offset|type]`: the tensor
-//! table, with totals.
+//! table, with totals. With `--stats [--tensor GLOB]`: value statistics of each tensor instead
+//! (see `tensor_stats`).
 
 use std::path::PathBuf;
 
 use ggufkit::{Gguf, TensorInfo};
 
-use super::{open_reporting, CmdResult, FAILED, OK};
+use super::{open_reporting, tensor_stats, CmdResult, FAILED, OK};
 use crate::output::glob;
 use crate::output::json::Json;
 use crate::output::table::{Align, Table};
@@ -26,6 +27,14 @@ pub struct Args {
     /// type name, then file order).
     #[arg(long, value_enum, default_value_t = SortKey::Offset)]
     sort: SortKey,
+    /// Value statistics of each tensor instead of the table: min, max, mean and standard
+    /// deviation of the finite values, counts of NaN, Inf and zeros, and a 10-bin histogram,
+    /// over the dequantized values (streamed, tensors in parallel).
+    #[arg(long)]
+    stats: bool,
+    /// With --stats: only tensors whose name matches this wildcard pattern.
+    #[arg(long, value_name = "GLOB", requires = "stats")]
+    tensor: Option<String>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -50,6 +59,34 @@ pub fn run(args: Args) -> CmdResult {
             }
         };
         let rows = select(&g, args.filter.as_deref(), args.sort);
+        if args.stats {
+            let rows: Vec<TensorInfo<'_>> = rows
+                .into_iter()
+                .filter(|t| {
+                    args.tensor
+                        .as_deref()
+                        .is_none_or(|p| glob::matches(p, &t.name()))
+                })
+                .collect();
+            let stats = tensor_stats::all_stats(&rows);
+            if stats.iter().any(Result::is_err) {
+                code = FAILED;
+            }
+            if args.json {
+                let mut line = tensor_stats::json_line(&file.display().to_string(), &rows, &stats);
+                super::remote::add_member(&mut line, file);
+                print(&line);
+            } else {
+                if i > 0 {
+                    print("\n");
+                }
+                if many {
+                    print(&format!("{}\n", style.bold(&file.display().to_string())));
+                }
+                print(&tensor_stats::human(&rows, &stats));
+            }
+            continue;
+        }
         if args.json {
             let mut line = json_line(&file.display().to_string(), &rows);
             super::remote::add_member(&mut line, file);
