@@ -49,9 +49,12 @@ for t in "${targets[@]}"; do
   for f in "${seeds[@]}"; do
     [ -f "$f" ] || continue
     name="$(basename "$(dirname "$f")")-$(basename "$f")"
-    if [ "$t" = stream ]; then
-      # this target reads its chunk sizes from the first byte
-      { printf '\x05'; cat "$f"; } > "$dir/$name"
+    if [ "$t" = stream ] || [ "$t" = dequant ]; then
+      # these targets read a control byte first (chunk sizes, type and byte order)
+      { printf '\x48'; cat "$f"; } > "$dir/$name"
+    elif [ "$t" = edit ]; then
+      # this one reads the edit from the last 9 bytes
+      { cat "$f"; printf '\x01\x02\0\0\0\0\0\0\0'; } > "$dir/$name"
     else
       cp -f "$f" "$dir/$name"
     fi

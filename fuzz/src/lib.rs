@@ -265,3 +265,54 @@ pub fn check_stream(data: &[u8], sizes: Vec<usize>) {
         }
     }
 }
+
+/// Asserts that two parsed files hold the same header and tensors: every pair bit for bit, every
+/// tensor's name, type, shape, offset and data.
+pub fn assert_same(a: &Gguf<'_>, b: &Gguf<'_>) {
+    assert_eq!(a.version(), b.version());
+    assert_eq!(a.endian(), b.endian());
+    assert_eq!(a.alignment(), b.alignment());
+    assert_eq!(a.data_offset(), b.data_offset());
+    assert_eq!(a.expected_len(), b.expected_len());
+    assert_eq!(a.kv_count(), b.kv_count());
+    for (x, y) in a.metadata().zip(b.metadata()) {
+        assert_eq!(x.raw, y.raw);
+        assert_eq!(x.offset, y.offset);
+    }
+    assert_eq!(a.tensor_count(), b.tensor_count());
+    for (x, y) in a.tensors().zip(b.tensors()) {
+        assert_eq!(x.name_bytes(), y.name_bytes());
+        assert_eq!(x.ggml_type(), y.ggml_type());
+        assert_eq!(x.shape(), y.shape());
+        assert_eq!(x.offset(), y.offset());
+        assert_eq!(x.data(), y.data());
+    }
+}
+
+/// Zeroes the padding of a parsed file's bytes (`bytes` starts at the GGUF): after the tensor
+/// infos and after each tensor's data, up to where the next thing starts or `bytes` ends.
+pub fn zero_padding(g: &Gguf<'_>, bytes: &mut [u8]) {
+    let mut zero = |from: u64, to: u64| {
+        let to = (to as usize).min(bytes.len());
+        let from = (from as usize).min(to);
+        bytes[from..to].fill(0);
+    };
+    if let Some(last) = g.tensors().last() {
+        let infos_end = last.info_offset()
+            + 8
+            + last.name_bytes().len() as u64
+            + 4
+            + 8 * u64::from(last.n_dims())
+            + 4
+            + 8;
+        zero(infos_end, g.data_offset());
+    }
+    let ts: Vec<_> = g.tensors().collect();
+    for (i, t) in ts.iter().enumerate() {
+        let end = t.absolute_offset() + t.size();
+        let next = ts
+            .get(i + 1)
+            .map_or(g.expected_len(), |n| n.absolute_offset());
+        zero(end, next);
+    }
+}
