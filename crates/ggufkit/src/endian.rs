@@ -2,6 +2,7 @@
 //!
 //! GGUF has no byte-order field: the spec detects it from the version, which is a small number, so
 //! read little-endian its low 16 bits are zero exactly when the file is big-endian.
+#![forbid(unsafe_code)]
 
 use std::fmt;
 

@@ -1,4 +1,5 @@
 //! The crate's one error type, and the rule ids of the CLI contract.
+#![forbid(unsafe_code)]
 
 use std::fmt;
 use std::io;

@@ -3,6 +3,7 @@
 //! The table is the single source of truth for tensor sizes in the whole crate: the reader sizes
 //! tensors with it, the codecs in [`crate::quant`] check their block layouts against it, and the
 //! writer computes offsets from it.
+#![forbid(unsafe_code)]
 
 use std::fmt;
 

@@ -3,6 +3,7 @@
 //! Values borrow the header bytes; nothing is decoded until asked for. A 262k-token string array is
 //! a [`ArrayView`] over its bytes whose [`ArrayView::strings`] iterator yields borrowed strings, and a
 //! numeric array can be viewed as a `&[T]` when the file's byte order and the alignment allow.
+#![forbid(unsafe_code)]
 
 use std::fmt;
 use std::marker::PhantomData;

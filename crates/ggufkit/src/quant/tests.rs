@@ -1,4 +1,5 @@
 //! Unit tests across families: SIMD against scalar, byte order round trips, no panics.
+#![forbid(unsafe_code)]
 
 use super::*;
 

@@ -15,6 +15,7 @@
 //! Tensor data is padded to each shard's own alignment: `general.alignment` when the shard has it
 //! (only the first can), else 32, as the spec requires (`gguf-split` always pads to 32, which
 //! differs only for a first shard with another alignment).
+#![forbid(unsafe_code)]
 
 use std::cell::RefCell;
 use std::collections::HashMap;

@@ -7,6 +7,7 @@
 //! around the rename, so even a power cut leaves either the old file or the whole new one. A new
 //! file (nothing replaced) is not synced, like `cp`: a power cut can lose it, but never anything
 //! that existed before, and copies run at the speed of the page cache.
+#![forbid(unsafe_code)]
 
 use std::fs::{self, File};
 use std::io::{self, BufWriter, Write};

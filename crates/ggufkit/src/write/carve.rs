@@ -1,5 +1,6 @@
 //! Carving: finding a GGUF inside a larger file (a disk image, a container, a download with a
 //! prefix) and cutting out exactly the bytes its header implies (the spec's `len_file`).
+#![forbid(unsafe_code)]
 
 use std::io::{self, Read, Seek, SeekFrom};
 use std::path::Path;

@@ -16,6 +16,7 @@
 //! cut before the sync, can leave the header half-written: that is the price of not copying the
 //! file, and why the rewrite (temporary file, sync, rename) is used whenever the header moves.
 //! Programs that have the file memory-mapped see the new header at once.
+#![forbid(unsafe_code)]
 
 use std::fs::OpenOptions;
 use std::os::unix::fs::FileExt;

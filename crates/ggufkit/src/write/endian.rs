@@ -9,6 +9,7 @@
 //! a big-endian reader decodes a block with the same native loads it uses for everything else, and
 //! little → big → little is the identity for every type. The per-type layouts come from the one
 //! definition of each block in [`crate::quant`] ([`crate::quant::byteswap_blocks`]).
+#![forbid(unsafe_code)]
 
 use crate::endian::Endian;
 use crate::error::{Error, Result};

@@ -5,6 +5,7 @@
 //! Everything that writes a file goes through a temporary file in the target's directory that is
 //! renamed over the target once complete, so an existing file is never left damaged; the one
 //! exception is the documented in-place header edit of [`edit::edit_file`].
+#![forbid(unsafe_code)]
 
 pub mod atomic;
 pub mod carve;

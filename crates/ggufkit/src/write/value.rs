@@ -1,5 +1,6 @@
 //! Owned metadata values: what a writer or an editor holds, of every one of the 13 types,
 //! arrays of arrays included, and their encoding in either byte order.
+#![forbid(unsafe_code)]
 
 use std::fmt;
 

@@ -2,6 +2,7 @@
 //! shapes and types alone, writes the header, and hands back a [`TensorDataWriter`] that takes each
 //! tensor's bytes in order (from a slice or streamed from any `Read`), padding as it goes. Nothing
 //! but the header is ever held in memory, so a 40 GB model streams through in constant space.
+#![forbid(unsafe_code)]
 
 use std::borrow::Cow;
 use std::collections::HashSet;

@@ -1,0 +1,104 @@
+//! The crates' `unsafe` policy, checked on their sources: the CLI forbids `unsafe` at its root;
+//! ggufkit denies it at its root and forbids it in every module except the two that need it (the
+//! memory map and the SIMD kernels, and `quant/mod.rs`, the parent of the SIMD module, which
+//! cannot forbid what a child allows), and every `unsafe` block or impl there says why it is
+//! sound in a `// SAFETY:` comment right above it.
+
+use std::path::{Path, PathBuf};
+
+/// The modules allowed to use `unsafe`, relative to `crates/ggufkit/src`.
+const ALLOWED: [&str; 2] = ["map.rs", "quant/simd.rs"];
+/// Modules that cannot forbid because a child allows: the crate root and the SIMD module's parent.
+const PARENTS: [&str; 2] = ["lib.rs", "quant/mod.rs"];
+
+fn rs_files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "rs") {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+fn rel(p: &Path, root: &Path) -> String {
+    p.strip_prefix(root)
+        .unwrap()
+        .to_string_lossy()
+        .replace('\\', "/")
+}
+
+#[test]
+fn unsafe_code_only_where_allowed_and_justified() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("src");
+    let lib = std::fs::read_to_string(root.join("lib.rs")).unwrap();
+    assert!(
+        lib.contains("#![deny(unsafe_code)]"),
+        "lib.rs denies unsafe"
+    );
+    let mut problems = Vec::new();
+    for f in rs_files(&root) {
+        let name = rel(&f, &root);
+        let src = std::fs::read_to_string(&f).unwrap();
+        let allowed = ALLOWED.contains(&name.as_str());
+        if allowed {
+            assert!(src.contains("#![allow(unsafe_code)]"), "{name}");
+        } else if !PARENTS.contains(&name.as_str()) && !src.contains("#![forbid(unsafe_code)]") {
+            problems.push(format!("{name}: no #![forbid(unsafe_code)]"));
+        }
+        let lines: Vec<&str> = src.lines().collect();
+        for (i, line) in lines.iter().enumerate() {
+            let code = line.split("//").next().unwrap_or("");
+            let is_unsafe = code.contains("unsafe {") || code.contains("unsafe impl");
+            if !is_unsafe {
+                continue;
+            }
+            if !allowed {
+                problems.push(format!(
+                    "{name}:{}: unsafe outside the allowed modules",
+                    i + 1
+                ));
+                continue;
+            }
+            // the comment block (and attributes) right above, or the same line
+            let mut j = i;
+            let mut justified = line.contains("SAFETY:");
+            while !justified && j > 0 {
+                j -= 1;
+                let t = lines[j].trim_start();
+                if t.starts_with("//") || t.starts_with("#[") {
+                    justified |= t.contains("SAFETY:");
+                } else {
+                    // a statement or block opener between: stop at the previous code line
+                    // unless it is the `let x =` whose value is the unsafe block
+                    break;
+                }
+            }
+            if !justified {
+                problems.push(format!(
+                    "{name}:{}: unsafe without a // SAFETY: comment",
+                    i + 1
+                ));
+            }
+        }
+    }
+    let cli = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../gguf-cli/src/main.rs");
+    let main = std::fs::read_to_string(&cli).unwrap();
+    assert!(
+        main.contains("#![forbid(unsafe_code)]"),
+        "the CLI forbids unsafe"
+    );
+    let cli_src = cli.parent().unwrap().to_path_buf();
+    for f in rs_files(&cli_src) {
+        let src = std::fs::read_to_string(&f).unwrap();
+        assert!(!src.contains("allow(unsafe_code)"), "{}", f.display());
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
