@@ -62,7 +62,12 @@ fn bench_files() -> Vec<PathBuf> {
         }
     }
     if let Ok(extra) = std::env::var("GGUF_BENCH_FILES") {
-        v.extend(extra.split(':').filter(|s| !s.is_empty()).map(PathBuf::from));
+        v.extend(
+            extra
+                .split(':')
+                .filter(|s| !s.is_empty())
+                .map(PathBuf::from),
+        );
     }
     v
 }

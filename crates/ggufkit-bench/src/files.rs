@@ -51,15 +51,11 @@ pub fn corpus_files() -> Vec<PathBuf> {
         return Vec::new();
     };
     let mut v = gguf_files_in(&c.join("vocab"));
-    v.extend(
-        gguf_files_in(&c.join("synthetic"))
-            .into_iter()
-            .filter(|p| {
-                p.file_name()
-                    .and_then(|n| n.to_str())
-                    .is_some_and(|n| n.starts_with("bench_"))
-            }),
-    );
+    v.extend(gguf_files_in(&c.join("synthetic")).into_iter().filter(|p| {
+        p.file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(|n| n.starts_with("bench_"))
+    }));
     v
 }
 

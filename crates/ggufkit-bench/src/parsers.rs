@@ -45,8 +45,13 @@ pub struct Stats {
 impl Stats {
     /// True when two walks visited the same things (keys, values, strings, tensors, dims).
     pub fn same_walk(&self, o: &Stats) -> bool {
-        (self.keys, self.values, self.strings, self.tensors, self.dims)
-            == (o.keys, o.values, o.strings, o.tensors, o.dims)
+        (
+            self.keys,
+            self.values,
+            self.strings,
+            self.tensors,
+            self.dims,
+        ) == (o.keys, o.values, o.strings, o.tensors, o.dims)
     }
 
     #[inline]
@@ -417,9 +422,10 @@ fn floor_read(path: &Path, header_len: u64) -> Result<Stats, String> {
     let mut buf = vec![0u8; header_len as usize];
     f.read_exact(&mut buf)
         .map_err(|e| format!("reading: {e}"))?;
-    let mut st = Stats::default();
-    st.sink = std::hint::black_box(&buf).len() as u64;
-    Ok(st)
+    Ok(Stats {
+        sink: std::hint::black_box(&buf).len() as u64,
+        ..Stats::default()
+    })
 }
 
 fn floor_map(path: &Path, header_len: u64) -> Result<Stats, String> {

@@ -593,10 +593,7 @@ fn run(o: &mut Opts) -> Result<i32, String> {
     // 4. medians and walk checks
     let mut bad_smoke = Vec::new();
     for fr in results.iter_mut() {
-        let reference = fr
-            .cell("ggufkit")
-            .filter(|c| c.ok)
-            .and_then(|c| c.stats);
+        let reference = fr.cell("ggufkit").filter(|c| c.ok).and_then(|c| c.stats);
         for (name, cell) in fr.cells.iter_mut() {
             cell.median_ms = median(&cell.times_ms);
             cell.min_ms = cell.times_ms.iter().copied().reduce(f64::min);
@@ -692,9 +689,7 @@ fn run(o: &mut Opts) -> Result<i32, String> {
 }
 
 fn fmt_ms(ms: f64) -> String {
-    if ms >= 1000.0 {
-        format!("{:.0}", ms)
-    } else if ms >= 100.0 {
+    if ms >= 100.0 {
         format!("{:.0}", ms)
     } else if ms >= 10.0 {
         format!("{:.1}", ms)
@@ -756,7 +751,10 @@ fn markdown(
             let cell = fr.cell(c.name()).cloned().unwrap_or_default();
             let text = if !cell.ok {
                 let e = cell.error.clone().unwrap_or_else(|| "not run".into());
-                format!("fails [{}]", note(format!("{} on {}: {e}", c.name(), fr.name)))
+                format!(
+                    "fails [{}]",
+                    note(format!("{} on {}: {e}", c.name(), fr.name))
+                )
             } else {
                 match cell.median_ms {
                     None => "–".into(),
