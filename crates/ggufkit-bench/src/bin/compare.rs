@@ -19,6 +19,7 @@
 //!                     once that much time went by (default 60; at least one run)
 //!   --timeout SECS    limit for each child process (default 600)
 //!   --json            JSON instead of the markdown tables
+//!   --json-out FILE   also write the JSON to FILE
 //! ```
 //!
 //! Times are taken in this process, interleaved: each repetition runs every file once with every
@@ -95,6 +96,7 @@ struct Opts {
     py_budget: f64,
     timeout: Duration,
     json: bool,
+    json_out: Option<PathBuf>,
 }
 
 fn usage() -> ! {
@@ -123,6 +125,7 @@ fn parse_args(args: Vec<String>) -> Result<Opts, String> {
         py_budget: 60.0,
         timeout: Duration::from_secs(600),
         json: false,
+        json_out: None,
     };
     let mut it = args.into_iter();
     while let Some(a) = it.next() {
@@ -155,6 +158,7 @@ fn parse_args(args: Vec<String>) -> Result<Opts, String> {
                 o.timeout = Duration::from_secs(s);
             }
             "--json" => o.json = true,
+            "--json-out" => o.json_out = Some(PathBuf::from(val("--json-out")?)),
             "-h" | "--help" => usage(),
             s if s.starts_with('-') => return Err(format!("unknown option {s}")),
             _ => o.inputs.push(PathBuf::from(a)),
@@ -637,8 +641,7 @@ fn run(o: &mut Opts) -> Result<i32, String> {
         "loadavg_after": load_after,
         "seconds": elapsed,
     });
-    if o.json {
-        let out = json!({
+    let out = json!({
             "machine": machine,
             "repetitions": o.n,
             "parsers": versions.iter().map(|(n, v)| json!({"name": n, "version": v})).collect::<Vec<_>>(),
@@ -646,11 +649,13 @@ fn run(o: &mut Opts) -> Result<i32, String> {
             "gguf_py_baseline_peak_kb": py_baseline,
             "notes": notes,
             "files": results,
-        });
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&out).expect("serializable")
-        );
+    });
+    let text = serde_json::to_string_pretty(&out).expect("serializable");
+    if let Some(p) = &o.json_out {
+        std::fs::write(p, &text).map_err(|e| format!("writing {}: {e}", p.display()))?;
+    }
+    if o.json {
+        println!("{text}");
     } else {
         print!(
             "{}",
