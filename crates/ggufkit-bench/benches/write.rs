@@ -1,18 +1,24 @@
-//! Writing with `ggufkit::write`: encoding a whole header again from an opened file (every pair
-//! copied bit for bit, every tensor info re-laid), rewriting a file with one metadata change (an
-//! atomic copy of all tensor data), and the same change made in place.
+//! Writing and hashing: encoding a whole header again from an opened file with `ggufkit::write`
+//! (every pair copied bit for bit, every tensor info laid out again), and hashing a file with the
+//! `gguf hash` command (xxh64 and sha256; hashing lives in the CLI).
+//!
+//! Rewrites, in-place edits, byte-order conversion, split and merge of a real model are measured
+//! by the library's own `crates/ggufkit/benches/write.rs` (against `std::fs::copy`), not again
+//! here.
 //!
 //! Files: the largest corpus vocabulary, Gemma 3 270M and the generated stress files, each when
-//! present (see `benches/header.rs`); absent files are skipped and said so. Outputs go to
-//! `target/ggufkit-bench` and are removed at the end.
+//! present (see `benches/header.rs`); absent files, and a missing `gguf` binary, are skipped and
+//! said so.
 
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
+use std::process::Command;
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use ggufkit::write::{edit_file, edit_to, GgufBuilder, MetaEdit};
-use ggufkit::{Gguf, OwnedValue};
+
+use ggufkit::write::GgufBuilder;
+use ggufkit::Gguf;
 use ggufkit_bench::files;
 use ggufkit_bench::gen::Generated;
 
@@ -23,13 +29,6 @@ fn present(p: PathBuf) -> Option<PathBuf> {
         eprintln!("SKIP: {} not found", p.display());
         None
     }
-}
-
-fn name_edit(v: &str) -> [MetaEdit; 1] {
-    [MetaEdit::Set(
-        "general.name".into(),
-        OwnedValue::String(v.into()),
-    )]
 }
 
 fn bench(c: &mut Criterion) {
@@ -64,53 +63,45 @@ fn bench(c: &mut Criterion) {
     }
     g.finish();
 
-    // 2. a rewrite with one metadata change (temporary file, data copied, sync, rename), and the
-    //    same change in place on a copy
-    let files: Vec<PathBuf> = gemma.iter().chain(&stress).cloned().collect();
-    if files.is_empty() {
+    // 2. hashing, through the `gguf hash` command (hashing lives in the CLI, not the library)
+    let Some(gguf) = gguf_binary() else {
+        eprintln!(
+            "SKIP: hashing (no gguf binary: `cargo build --release -p gguf-cli` or set GGUF_BIN)"
+        );
         return;
-    }
-    if std::fs::create_dir_all(&gen_dir).is_err() {
-        eprintln!("SKIP: cannot create {}", gen_dir.display());
-        return;
-    }
-    let out = gen_dir.join("write-bench-out.gguf");
-    let mut g = c.benchmark_group("rewrite");
+    };
+    let mut g = c.benchmark_group("hash");
     g.sample_size(10).measurement_time(Duration::from_secs(5));
-    for path in &files {
+    for path in gemma.iter().chain(&stress) {
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
         let len = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
         g.throughput(Throughput::Bytes(len));
-        g.bench_function(BenchmarkId::new("atomic_rewrite", &name), |b| {
-            b.iter(|| edit_to(path, &out, &name_edit("rewritten"), true, None).expect("rewrite"))
-        });
-    }
-    g.finish();
-    let mut g = c.benchmark_group("edit_in_place");
-    g.sample_size(20).measurement_time(Duration::from_secs(3));
-    for path in &files {
-        let name = path.file_name().unwrap().to_string_lossy().into_owned();
-        if std::fs::copy(path, &out).is_err() {
-            eprintln!("SKIP: cannot copy {}", path.display());
-            continue;
+        for algo in ["xxh64", "sha256"] {
+            g.bench_function(
+                BenchmarkId::new(format!("gguf hash --algo {algo}"), &name),
+                |b| {
+                    b.iter(|| {
+                        let out = Command::new(&gguf)
+                            .args(["hash", "--algo", algo])
+                            .arg(path)
+                            .output()
+                            .expect("running gguf hash");
+                        assert!(out.status.success(), "gguf hash failed");
+                        black_box(out.stdout.len())
+                    })
+                },
+            );
         }
-        let mut flip = false;
-        g.bench_function(BenchmarkId::from_parameter(&name), |b| {
-            b.iter(|| {
-                flip = !flip;
-                // same length both ways, so the header fits and the edit stays in place
-                let v = if flip {
-                    "ggufkit-bench A"
-                } else {
-                    "ggufkit-bench B"
-                };
-                edit_file(Path::new(&out), &name_edit(v), None).expect("edit")
-            })
-        });
     }
     g.finish();
-    let _ = std::fs::remove_file(&out);
-    eprintln!("SKIP: hashing (not in the library yet: `gguf hash` lives in the CLI)");
+}
+
+/// The `gguf` binary: `$GGUF_BIN`, else the workspace's release build.
+fn gguf_binary() -> Option<PathBuf> {
+    let p = std::env::var_os("GGUF_BIN")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/release/gguf"));
+    p.is_file().then_some(p)
 }
 
 criterion_group!(benches, bench);
