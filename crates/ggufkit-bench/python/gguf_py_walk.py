@@ -17,7 +17,15 @@ import time
 
 
 def peak_kb():
-    # ru_maxrss is in KiB on Linux
+    # VmHWM is this process's own peak; ru_maxrss is not usable here, as Linux carries it over
+    # exec from the runner that forked this process
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 
 
