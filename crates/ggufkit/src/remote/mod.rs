@@ -1,7 +1,7 @@
 //! Remote GGUF files (feature `remote`): the header over HTTP range requests or from an object
 //! store (S3, GCS, Azure Blob Storage), without downloading the file; tensor data on demand.
 //!
-//! The header is read by the same parser as local files, over a [`Source`](crate::read::source)
+//! The header is read by the same parser as local files, over a `Source` (the reader's internal byte-source trait)
 //! that fetches what the parser asks for: a first range of 64 KiB (or the whole object when
 //! smaller), which also gives the object's size and ETag, then ranges that double what is held
 //! until the header is complete. So a header of `H` bytes costs `O(log H)` requests and at most
