@@ -209,7 +209,7 @@ impl<S: Source> Parser<'_, S> {
     }
 
     /// Ensures `n` bytes at the cursor, or stops with `truncated` at `field` (naming `what`).
-    #[inline]
+    #[inline(always)]
     fn need(&mut self, n: u64, field: u64, what: &dyn Fn(&[u8]) -> String) -> PResult<()> {
         let end = self.pos.checked_add(n);
         match end {
@@ -259,21 +259,21 @@ impl<S: Source> Parser<'_, S> {
         )))
     }
 
-    #[inline]
+    #[inline(always)]
     fn u32_at(&self, pos: u64) -> u32 {
         let p = pos as usize;
         self.endian
             .u32(self.src.bytes()[p..p + 4].try_into().expect("4 bytes"))
     }
 
-    #[inline]
+    #[inline(always)]
     fn u64_at(&self, pos: u64) -> u64 {
         let p = pos as usize;
         self.endian
             .u64(self.src.bytes()[p..p + 8].try_into().expect("8 bytes"))
     }
 
-    #[inline]
+    #[inline(always)]
     fn read_u32(&mut self, what: &dyn Fn(&[u8]) -> String) -> PResult<u32> {
         let at = self.pos;
         self.need(4, at, what)?;
@@ -282,7 +282,7 @@ impl<S: Source> Parser<'_, S> {
         Ok(v)
     }
 
-    #[inline]
+    #[inline(always)]
     fn read_u64(&mut self, what: &dyn Fn(&[u8]) -> String) -> PResult<u64> {
         let at = self.pos;
         self.need(8, at, what)?;
@@ -535,24 +535,25 @@ impl<S: Source> Parser<'_, S> {
             let hash = hash_bytes(&hasher, name);
             let src = self.src.bytes();
             let tensors_ref = &*tensors;
-            let dup = name_index
-                .find(hash, |&j: &usize| {
-                    tensor_name(src, tensors_ref[j], self.endian) == name
-                })
-                .copied();
+            // one probe finds a duplicate or claims the slot (the table was sized from the count)
+            let endian = self.endian;
+            let dup = match name_index.entry(
+                hash,
+                |&j: &usize| tensor_name(src, tensors_ref[j], endian) == name,
+                |&j: &usize| hash_bytes(&hasher, tensor_name(src, tensors_ref[j], endian)),
+            ) {
+                hashbrown::hash_table::Entry::Occupied(e) => Some(*e.get()),
+                hashbrown::hash_table::Entry::Vacant(v) => {
+                    v.insert(tensors_ref.len());
+                    None
+                }
+            };
             if let Some(j) = dup {
                 let msg = format!(
                     "tensor {i} is named '{}' like tensor {j}, expected unique tensor names",
                     show(name)
                 );
                 self.soft(diag(Rule::TensorDuplicate, start, msg))?;
-            } else {
-                name_index.insert_unique(hash, tensors.len(), |&j| {
-                    hash_bytes(
-                        &hasher,
-                        tensor_name(self.src.bytes(), tensors[j], self.endian),
-                    )
-                });
             }
             let (np, nl) = (name_pos as usize, name_len as usize);
             let tname_in = move |s: &[u8]| show(&s[np..np + nl]);
