@@ -409,11 +409,18 @@ pub struct ArrayIter<'a> {
 impl<'a> Iterator for ArrayIter<'a> {
     type Item = Value<'a>;
 
+    #[inline]
     fn next(&mut self) -> Option<Value<'a>> {
         if self.remaining == 0 {
             return None;
         }
         self.remaining -= 1;
+        if let Some(size) = self.elem.fixed_size() {
+            // the common case, numbers: no length to read, one chunk per element
+            let (head, rest) = self.rest.split_at_checked(size)?;
+            self.rest = rest;
+            return decode_fixed(self.elem, head, self.endian);
+        }
         let (v, used) = decode_value(self.elem, self.rest, self.endian)?;
         self.rest = &self.rest[used..];
         Some(v)

@@ -20,6 +20,9 @@ fn walk_array(a: &ArrayView<'_>) -> u64 {
         ValueType::U32 => a
             .typed::<u32>()
             .map_or(0, |t| t.iter().map(u64::from).fold(0, u64::wrapping_add)),
+        ValueType::U8 => a
+            .typed::<u8>()
+            .map_or(0, |t| t.iter().map(u64::from).fold(0, u64::wrapping_add)),
         _ => a.iter().map(|v| walk_value(&v)).fold(0, u64::wrapping_add),
     }
 }
