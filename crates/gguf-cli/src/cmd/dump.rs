@@ -105,10 +105,23 @@ pub fn json(g: &Gguf<'_>) -> Json {
 
 /// A value for people: strings quoted, long arrays shortened to `max` elements.
 pub fn human_value(v: &Value<'_>, max: usize) -> String {
+    human_value_at(v, max, 0)
+}
+
+/// Levels of nested arrays shown in the human form; deeper ones are `[...]` (a file can nest
+/// arrays deeper than any stack).
+const MAX_HUMAN_DEPTH: usize = 16;
+
+fn human_value_at(v: &Value<'_>, max: usize, depth: usize) -> String {
     match v {
         Value::String(s) => format!("{:?}", s.to_string_lossy()),
+        Value::Array(_) if depth >= MAX_HUMAN_DEPTH => "[...]".to_string(),
         Value::Array(a) => {
-            let mut parts: Vec<String> = a.iter().take(max).map(|e| human_value(&e, max)).collect();
+            let mut parts: Vec<String> = a
+                .iter()
+                .take(max)
+                .map(|e| human_value_at(&e, max, depth + 1))
+                .collect();
             if a.len() > max as u64 {
                 parts.push(format!("... {} more", a.len() - max as u64));
             }

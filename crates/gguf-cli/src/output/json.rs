@@ -138,36 +138,60 @@ impl Json {
     }
 
     /// The elements of an array; nested arrays as `{"element_type": ..., "value": [...]}`.
+    ///
+    /// Iterative: a file can nest arrays as deep as its bytes allow (12 bytes a level), far
+    /// deeper than any stack.
     pub fn array(&mut self, a: &ArrayView<'_>) -> &mut Self {
         self.out.push('[');
-        if let Some(strings) = a.strings() {
-            for (i, s) in strings.enumerate() {
-                if i > 0 {
-                    self.out.push(',');
+        if self.strings(a) {
+            self.out.push(']');
+            return self;
+        }
+        // each frame: the elements left to write, and whether one was written already
+        let mut stack = vec![(a.iter(), false)];
+        while let Some((elems, wrote)) = stack.last_mut() {
+            let Some(e) = elems.next() else {
+                stack.pop();
+                self.out.push(']');
+                if !stack.is_empty() {
+                    self.out.push('}');
                 }
-                self.text(s.as_bytes());
+                continue;
+            };
+            if std::mem::replace(wrote, true) {
+                self.out.push(',');
             }
-        } else {
-            for (i, e) in a.iter().enumerate() {
-                if i > 0 {
-                    self.out.push(',');
+            match e {
+                Value::Array(inner) => {
+                    self.raw("{\"element_type\":")
+                        .str(inner.element_type().name())
+                        .raw(",\"value\":[");
+                    if self.strings(&inner) {
+                        self.out.push_str("]}");
+                    } else {
+                        stack.push((inner.iter(), false));
+                    }
                 }
-                match e {
-                    Value::Array(inner) => {
-                        self.raw("{\"element_type\":")
-                            .str(inner.element_type().name())
-                            .raw(",\"value\":")
-                            .array(&inner)
-                            .raw("}");
-                    }
-                    other => {
-                        self.value(&other);
-                    }
+                other => {
+                    self.value(&other);
                 }
             }
         }
-        self.out.push(']');
         self
+    }
+
+    /// Writes the elements of a string array (without brackets); false for other arrays.
+    fn strings(&mut self, a: &ArrayView<'_>) -> bool {
+        let Some(strings) = a.strings() else {
+            return false;
+        };
+        for (i, s) in strings.enumerate() {
+            if i > 0 {
+                self.out.push(',');
+            }
+            self.text(s.as_bytes());
+        }
+        true
     }
 }
 

@@ -1,0 +1,81 @@
+//! The CLI on hostile files: deep nesting must not overflow the stack of the commands that print
+//! values. The stack is cut to 1 MiB (`ulimit -s`) so that a recursion over the nesting fails at a
+//! depth that stays quick to print (walking nested arrays costs time quadratic in the depth).
+
+use std::process::Command;
+
+/// A valid file with one key whose value is `depth` arrays nested in each other around a u8.
+fn deep_nesting(depth: usize) -> Vec<u8> {
+    let mut b = b"GGUF\x03\0\0\0".to_vec();
+    b.extend(0u64.to_le_bytes());
+    b.extend(1u64.to_le_bytes());
+    b.extend(4u64.to_le_bytes());
+    b.extend(b"deep");
+    b.extend(9u32.to_le_bytes());
+    for _ in 0..depth {
+        b.extend(9u32.to_le_bytes());
+        b.extend(1u64.to_le_bytes());
+    }
+    b.extend(0u32.to_le_bytes());
+    b.extend(1u64.to_le_bytes());
+    b.push(7);
+    b
+}
+
+fn run_small_stack(args: &[&str]) -> std::process::Output {
+    Command::new("bash")
+        .arg("-c")
+        .arg("ulimit -s 1024; exec \"$@\"")
+        .arg("bash")
+        .arg(env!("CARGO_BIN_EXE_gguf"))
+        .args(args)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn deep_nesting_prints_without_overflowing_the_stack() {
+    let dir = tempfile::tempdir().unwrap();
+    let depth = 4000;
+    let p = dir.path().join("deep.gguf");
+    std::fs::write(&p, deep_nesting(depth)).unwrap();
+    let path = p.to_str().unwrap();
+    let o = run_small_stack(&["dump", "--json", path]);
+    assert!(
+        o.status.success(),
+        "dump --json: {:?} {}",
+        o.status,
+        String::from_utf8_lossy(&o.stderr)
+    );
+    // the JSON is complete: descend through every level to the u8 at the bottom
+    let text = String::from_utf8(o.stdout).unwrap();
+    let inner = text
+        .find("{\"element_type\":\"uint8\",\"value\":[7]}")
+        .expect("the innermost value");
+    // the key's own element type, then every nested level but the innermost
+    assert_eq!(
+        text[..inner].matches("\"element_type\":\"array\"").count(),
+        depth
+    );
+    assert!(
+        text[inner..].starts_with(&format!(
+            "{{\"element_type\":\"uint8\",\"value\":[7]}}{}",
+            "]}".repeat(depth - 1)
+        )),
+        "every level is closed"
+    );
+    for args in [
+        vec!["dump", path],
+        vec!["info", path],
+        vec!["validate", path],
+    ] {
+        let o = run_small_stack(&args);
+        assert!(
+            o.status.success(),
+            "{args:?}: {:?} {}",
+            o.status,
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
+}
