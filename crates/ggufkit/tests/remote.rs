@@ -14,15 +14,17 @@ use ggufkit::remote::{validate_url, RemoteGguf, RemoteModel, RemoteOptions};
 use ggufkit::{Gguf, ReadOptions, Rule};
 use remote_server::{Faults, Object, Server};
 
-/// Quick failure settings for fault tests: short timeouts, fast backoff.
+/// Settings for the tests: fast backoff, and timeouts short enough to keep fault tests quick but
+/// long enough that a loaded CI machine never turns a slow answer into a retry (which would change
+/// the request counts the tests assert). The stall test sets its own short read timeout.
 fn quick() -> RemoteOptions {
     RemoteOptions {
-        connect_timeout: Duration::from_secs(2),
-        read_timeout: Duration::from_millis(500),
-        request_timeout: Duration::from_secs(5),
+        connect_timeout: Duration::from_secs(5),
+        read_timeout: Duration::from_secs(5),
+        request_timeout: Duration::from_secs(30),
         max_retries: 3,
         retry_backoff: Duration::from_millis(10),
-        retry_timeout: Duration::from_secs(5),
+        retry_timeout: Duration::from_secs(30),
         ..RemoteOptions::default()
     }
 }
@@ -350,6 +352,8 @@ fn a_stalled_server_times_out() {
     );
     let opts = RemoteOptions {
         max_retries: 1,
+        read_timeout: Duration::from_millis(500),
+        request_timeout: Duration::from_secs(5),
         ..quick()
     };
     let t0 = Instant::now();
