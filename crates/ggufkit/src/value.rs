@@ -156,7 +156,7 @@ impl<'a> Str<'a> {
     pub fn as_str(&self) -> Option<&'a str> {
         match self.0 {
             StrRepr::Text(s) => Some(s),
-            StrRepr::Bytes(b) => simdutf8::basic::from_utf8(b).ok(),
+            StrRepr::Bytes(b) => utf8(b),
         }
     }
 
@@ -164,7 +164,11 @@ impl<'a> Str<'a> {
     pub fn to_string_lossy(&self) -> std::borrow::Cow<'a, str> {
         match self.0 {
             StrRepr::Text(s) => std::borrow::Cow::Borrowed(s),
-            StrRepr::Bytes(b) => String::from_utf8_lossy(b),
+            // the strict check first: it is much faster than the lossy decoder on valid text
+            StrRepr::Bytes(b) => match std::str::from_utf8(b) {
+                Ok(s) => std::borrow::Cow::Borrowed(s),
+                Err(_) => String::from_utf8_lossy(b),
+            },
         }
     }
 
@@ -202,6 +206,16 @@ impl fmt::Debug for Str<'_> {
 impl fmt::Display for Str<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.to_string_lossy())
+    }
+}
+
+/// UTF-8 check: the standard library's for short strings (names, tokens), SIMD for long ones.
+#[inline]
+pub(crate) fn utf8(b: &[u8]) -> Option<&str> {
+    if b.len() < 64 {
+        std::str::from_utf8(b).ok()
+    } else {
+        simdutf8::basic::from_utf8(b).ok()
     }
 }
 

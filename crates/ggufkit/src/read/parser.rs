@@ -340,7 +340,7 @@ impl<S: Source> Parser<'_, S> {
     #[inline]
     fn check_utf8(&mut self, start: u64, len: u64, what: &dyn Fn(&[u8]) -> String) -> PResult<()> {
         let bytes = self.slice(start, len);
-        if simdutf8::basic::from_utf8(bytes).is_ok() {
+        if crate::value::utf8(bytes).is_some() {
             return Ok(());
         }
         if let Err(e) = std::str::from_utf8(bytes) {
