@@ -178,48 +178,13 @@ impl RemoteModel {
     }
 
     fn from_shards(shards: Vec<RemoteGguf>, declared: Option<u64>) -> Result<Self> {
-        let endian = shards[0].gguf().endian();
-        let mut order = Vec::new();
-        let mut by_name: HashMap<Vec<u8>, usize> = HashMap::new();
-        for (s, g) in shards.iter().enumerate() {
-            if g.gguf().endian() != endian {
-                return Err(Error::Invalid(format!(
-                    "{} is {}-endian, but the first shard is {endian}-endian",
-                    g.url(),
-                    g.gguf().endian()
-                )));
-            }
-            if s > 0 {
-                let tc = split_u64(g, SPLIT_TENSORS_COUNT)?;
-                if tc != declared {
-                    return Err(Error::Invalid(format!(
-                        "{}: split.tensors.count is {tc:?}, but the first shard says {declared:?}",
-                        g.url()
-                    )));
-                }
-            }
-            for (i, t) in g.gguf().tensors().enumerate() {
-                if let Some(&prev) = by_name.get(t.name_bytes()) {
-                    let (ps, _): (usize, usize) = order[prev];
-                    return Err(Error::Invalid(format!(
-                        "tensor '{}' is in {} and again in {}",
-                        t.name(),
-                        shards[ps].url(),
-                        g.url()
-                    )));
-                }
-                by_name.insert(t.name_bytes().to_vec(), order.len());
-                order.push((s, i));
-            }
-        }
-        if let Some(d) = declared {
-            if d != order.len() as u64 {
-                return Err(Error::Invalid(format!(
-                    "the shards hold {} tensors, but split.tensors.count says {d}",
-                    order.len()
-                )));
-            }
-        }
+        let named: Vec<(&crate::read::Gguf<'_>, String)> = shards
+            .iter()
+            .map(|r| (r.gguf(), r.url().to_string()))
+            .collect();
+        let (order, by_name) = crate::shard::index_shards(&named, declared, |s| {
+            split_u64(&shards[s], SPLIT_TENSORS_COUNT)
+        })?;
         Ok(RemoteModel {
             shards,
             order,

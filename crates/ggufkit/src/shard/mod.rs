@@ -379,49 +379,14 @@ impl ShardedModel {
         shards: Vec<Gguf<'static>>,
         declared: Option<u64>,
     ) -> Result<Self> {
-        let endian = shards[0].endian();
-        let mut order: Vec<(usize, usize)> = Vec::new();
-        let mut by_name: HashMap<Vec<u8>, usize> = HashMap::new();
-        for (s, g) in shards.iter().enumerate() {
-            if g.endian() != endian {
-                return Err(Error::Invalid(format!(
-                    "{} is {}-endian, but the first shard is {}-endian",
-                    paths[s].display(),
-                    g.endian(),
-                    endian
-                )));
-            }
-            if s > 0 {
-                let tc = split_u64(g, SPLIT_TENSORS_COUNT, &paths[s])?;
-                if tc != declared {
-                    return Err(Error::Invalid(format!(
-                        "{}: split.tensors.count is {tc:?}, but the first shard says {declared:?}",
-                        paths[s].display()
-                    )));
-                }
-            }
-            for (i, t) in g.tensors().enumerate() {
-                if let Some(&prev) = by_name.get(t.name_bytes()) {
-                    let (ps, _): (usize, usize) = order[prev];
-                    return Err(Error::Invalid(format!(
-                        "tensor '{}' is in {} and again in {}",
-                        t.name(),
-                        paths[ps].display(),
-                        paths[s].display()
-                    )));
-                }
-                by_name.insert(t.name_bytes().to_vec(), order.len());
-                order.push((s, i));
-            }
-        }
-        if let Some(d) = declared {
-            if d != order.len() as u64 {
-                return Err(Error::Invalid(format!(
-                    "the shards hold {} tensors, but split.tensors.count says {d}",
-                    order.len()
-                )));
-            }
-        }
+        let named: Vec<(&Gguf<'_>, String)> = shards
+            .iter()
+            .zip(&paths)
+            .map(|(g, p)| (g, p.display().to_string()))
+            .collect();
+        let (order, by_name) = index_shards(&named, declared, |s| {
+            split_u64(&shards[s], SPLIT_TENSORS_COUNT, &paths[s])
+        })?;
         Ok(ShardedModel {
             paths,
             shards,
@@ -535,6 +500,61 @@ pub fn merge_file(
     let m = ShardedModel::open(first)?;
     m.merge_to(out, overwrite, progress)?;
     Ok(m)
+}
+
+/// Where each tensor of a split model lives: `(shard, index in the shard)` in model order, and the
+/// position in that order by name.
+pub(crate) type ShardIndex = (Vec<(usize, usize)>, HashMap<Vec<u8>, usize>);
+
+/// Indexes the tensors of a split model's shards (local files or remote objects alike), with the
+/// checks that they belong together: one byte order, the same `split.tensors.count` in every
+/// shard (`count_of(s)` reads shard `s`'s), no tensor twice, and as many tensors as declared.
+/// Each shard comes with the name its errors use (a path or a URL).
+pub(crate) fn index_shards(
+    shards: &[(&Gguf<'_>, String)],
+    declared: Option<u64>,
+    count_of: impl Fn(usize) -> Result<Option<u64>>,
+) -> Result<ShardIndex> {
+    let endian = shards[0].0.endian();
+    let mut order: Vec<(usize, usize)> = Vec::new();
+    let mut by_name: HashMap<Vec<u8>, usize> = HashMap::new();
+    for (s, (g, name)) in shards.iter().enumerate() {
+        if g.endian() != endian {
+            return Err(Error::Invalid(format!(
+                "{name} is {}-endian, but the first shard is {endian}-endian",
+                g.endian()
+            )));
+        }
+        if s > 0 {
+            let tc = count_of(s)?;
+            if tc != declared {
+                return Err(Error::Invalid(format!(
+                    "{name}: split.tensors.count is {tc:?}, but the first shard says {declared:?}"
+                )));
+            }
+        }
+        for (i, t) in g.tensors().enumerate() {
+            if let Some(&prev) = by_name.get(t.name_bytes()) {
+                let (ps, _) = order[prev];
+                return Err(Error::Invalid(format!(
+                    "tensor '{}' is in {} and again in {name}",
+                    t.name(),
+                    shards[ps].1
+                )));
+            }
+            by_name.insert(t.name_bytes().to_vec(), order.len());
+            order.push((s, i));
+        }
+    }
+    if let Some(d) = declared {
+        if d != order.len() as u64 {
+            return Err(Error::Invalid(format!(
+                "the shards hold {} tensors, but split.tensors.count says {d}",
+                order.len()
+            )));
+        }
+    }
+    Ok((order, by_name))
 }
 
 #[cfg(test)]
