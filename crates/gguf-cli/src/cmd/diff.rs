@@ -171,24 +171,37 @@ pub fn diff<'a, 'b>(ga: &'a Gguf<'_>, gb: &'b Gguf<'_>) -> Result<Diff<'a, 'b>, 
         .filter(|u| ga.tensor(&u.name()).is_none())
         .collect();
 
-    // the data of tensors whose type and shape agree: every part one job for the pool
-    let mut parts: Vec<&[u8]> = Vec::new();
+    // The data of tensors whose type and shape agree is compared byte for byte, in chunks spread
+    // over the pool (comparing is cheaper than hashing both sides); only the pairs that differ are
+    // then hashed, to show their digests.
+    let mut same_layout: Vec<(&[u8], &[u8])> = Vec::new();
     for (t, u) in &pairs {
         if t.ggml_type() == u.ggml_type() && t.shape() == u.shape() {
-            parts.push(t.data().ok_or(0usize)?);
-            parts.push(u.data().ok_or(1usize)?);
+            same_layout.push((t.data().ok_or(0usize)?, u.data().ok_or(1usize)?));
         }
     }
-    let total = parts.iter().map(|p| p.len() as u64).sum();
+    let total = same_layout
+        .iter()
+        .map(|(x, y)| (x.len() + y.len()) as u64)
+        .sum();
     let bar = Progress::bytes(total, "comparing");
+    let differs = differing_pairs(&same_layout, &bar);
+    let mut parts: Vec<&[u8]> = Vec::new();
+    for ((x, y), d) in same_layout.iter().zip(&differs) {
+        if *d {
+            parts.push(x);
+            parts.push(y);
+        }
+    }
     let digests = hashing::digest_all(Algo::Xxh64, &parts, &bar);
     bar.finish();
     let mut next = digests.into_iter();
+    let mut differs = differs.into_iter();
     let mut t_changed = Vec::new();
     for (t, u) in pairs {
         let type_changed = t.ggml_type() != u.ggml_type();
         let shape_changed = t.shape() != u.shape();
-        let hashes = if !type_changed && !shape_changed {
+        let hashes = if !type_changed && !shape_changed && differs.next() == Some(true) {
             match (next.next(), next.next()) {
                 (Some(x), Some(y)) => Some((x, y)),
                 _ => None,
@@ -409,6 +422,44 @@ pub fn human(na: &str, nb: &str, d: &Diff<'_, '_>, s: &Style) -> String {
     out
 }
 
+/// Bytes compared per job: small enough to spread one large tensor over every core.
+const COMPARE_CHUNK: usize = 8 << 20;
+
+/// For each pair of equally long byte slices, whether they differ, compared chunk by chunk in
+/// parallel (a pair of different lengths differs).
+fn differing_pairs(pairs: &[(&[u8], &[u8])], bar: &Progress) -> Vec<bool> {
+    use rayon::prelude::*;
+    let mut jobs: Vec<(usize, usize)> = Vec::new();
+    for (i, (x, _)) in pairs.iter().enumerate() {
+        let mut at = 0;
+        loop {
+            jobs.push((i, at));
+            at += COMPARE_CHUNK;
+            if at >= x.len() {
+                break;
+            }
+        }
+    }
+    let diffs: Vec<usize> = jobs
+        .par_iter()
+        .filter_map(|&(i, at)| {
+            let (x, y) = pairs[i];
+            if x.len() != y.len() {
+                return Some(i);
+            }
+            let end = (at + COMPARE_CHUNK).min(x.len());
+            let same = x[at..end] == y[at..end];
+            bar.add(2 * (end - at) as u64);
+            (!same).then_some(i)
+        })
+        .collect();
+    let mut out = vec![false; pairs.len()];
+    for i in diffs {
+        out[i] = true;
+    }
+    out
+}
+
 fn tensor_side(j: &mut Json, t: &TensorInfo<'_>, hash: Option<&String>) {
     // the tensor object with the data hash appended
     let mut inner = Json::new();
@@ -515,4 +566,26 @@ pub fn json(na: &str, nb: &str, d: &Diff<'_, '_>) -> String {
     }
     j.raw("]}}\n");
     j.out
+}
+
+#[cfg(test)]
+mod compare_tests {
+    use super::*;
+
+    #[test]
+    fn differing_pairs_finds_a_difference_in_any_chunk() {
+        let a = vec![7u8; COMPARE_CHUNK * 2 + 3];
+        let mut b = a.clone();
+        let mut c = a.clone();
+        *b.last_mut().unwrap() = 8;
+        c[COMPARE_CHUNK] = 0;
+        let short = vec![7u8; 5];
+        let bar = Progress::bytes(0, "test");
+        let pairs: Vec<(&[u8], &[u8])> =
+            vec![(&a, &a), (&a, &b), (&a, &c), (&[], &[]), (&short, &a[..4])];
+        assert_eq!(
+            differing_pairs(&pairs, &bar),
+            vec![false, true, true, false, true]
+        );
+    }
 }
