@@ -647,16 +647,18 @@ fn check_data(h: &Header, bytes: &[u8], total: u64, report: &mut Report) {
         let mut what = String::from("the tensor data");
         let src = bytes;
         for t in &h.tensors {
-            let info_size = (parser::show(parser::tensor_name(src, *t, h.endian)), t.size);
+            // the name is formatted only for the tensor that is reported
+            let name = || parser::show(parser::tensor_name(src, *t, h.endian));
             let start = h.data_offset + t.offset;
-            let data_end = start.saturating_add(info_size.1);
-            let end = parser::padded_end(start, info_size.1, align).unwrap_or(u64::MAX);
+            let data_end = start.saturating_add(t.size);
+            let end = parser::padded_end(start, t.size, align).unwrap_or(u64::MAX);
             if data_end > total {
                 // the data itself is cut: the offending field is the data
                 at = start;
                 what = format!(
                     "the data of tensor '{}' ({} bytes from byte {at})",
-                    info_size.0, info_size.1
+                    name(),
+                    t.size
                 );
                 break;
             }
@@ -665,7 +667,7 @@ fn check_data(h: &Header, bytes: &[u8], total: u64, report: &mut Report) {
                 at = data_end;
                 what = format!(
                     "the padding after tensor '{}' ({} bytes from byte {at})",
-                    info_size.0,
+                    name(),
                     end - data_end
                 );
                 break;
