@@ -563,6 +563,52 @@ fn nested_arrays_deep_and_wide() {
     assert!(r.valid() && !r.ggml_compatible());
 }
 
+#[test]
+fn nested_arrays_read_back_exactly_at_every_depth() {
+    // Arrays of arrays that are not the last element of their parent, at every depth: the ones
+    // whose ends the parser records for the walk. Next to them: last elements (which end with
+    // their parent), empty arrays of arrays, string and number arrays (measured as walked).
+    let leaf = |i: u8| V::Arr(0, vec![V::U8(i); i as usize]);
+    let strings = V::Arr(8, vec![V::str("a"), V::str(""), V::str("bcd")]);
+    let mut v = V::Arr(9, vec![leaf(1), strings.clone(), leaf(0)]);
+    for d in 0..6u8 {
+        v = V::Arr(
+            9,
+            vec![
+                v.clone(),
+                V::Arr(9, vec![]),
+                V::Arr(9, vec![strings.clone(), leaf(d)]),
+                v,
+            ],
+        );
+    }
+    for endian in [Endian::Little, Endian::Big] {
+        let m = Model {
+            endian,
+            kvs: vec![
+                (b"before".to_vec(), V::U32(7)),
+                (b"tree".to_vec(), v.clone()),
+                (b"after".to_vec(), V::Arr(9, vec![v.clone(), leaf(3)])),
+            ],
+            tensors: vec![T::new("w", &[32], GgmlType::F32)],
+            ..Model::default()
+        };
+        let b = m.encode();
+        let g = Gguf::from_bytes(&b).expect("valid");
+        hostile::assert_model_eq(&m, &g, &b);
+        // element by element from the middle, too: `get` steps over the elements before it
+        let tree = g.get_array("tree").expect("an array");
+        for i in 0..tree.len() {
+            let ggufkit::Value::Array(got) = tree.get(i).expect("element") else {
+                panic!("element {i} is not an array")
+            };
+            let V::Arr(_, want) = &v else { unreachable!() };
+            hostile::assert_value_eq(&want[i as usize], &ggufkit::Value::Array(got), "tree");
+        }
+        walk(&g);
+    }
+}
+
 /// A file with one key whose value is `depth` arrays nested in each other around one u8.
 pub fn deep_nesting(depth: usize) -> Vec<u8> {
     let mut b = b"GGUF\x03\0\0\0".to_vec();

@@ -34,12 +34,12 @@ fn scalar(ty: u32) -> BoxedStrategy<V> {
 
 const SCALARS: [u32; 12] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 10, 11, 12];
 
-/// Any value: scalars, arrays of any element type, arrays of arrays (up to 3 levels).
+/// Any value: scalars, arrays of any element type, arrays of arrays (up to 5 levels).
 fn value() -> impl Strategy<Value = V> {
     let leaf = prop::sample::select(SCALARS.to_vec()).prop_flat_map(scalar);
     let flat_array = prop::sample::select(SCALARS.to_vec())
         .prop_flat_map(|t| prop::collection::vec(scalar(t), 0..6).prop_map(move |v| V::Arr(t, v)));
-    let nested = flat_array.clone().prop_recursive(2, 24, 4, |inner| {
+    let nested = flat_array.clone().prop_recursive(4, 48, 4, |inner| {
         prop::collection::vec(inner, 0..4).prop_map(|v| {
             // an array of arrays: every element an array (whatever its element type)
             V::Arr(

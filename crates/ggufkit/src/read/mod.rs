@@ -14,7 +14,7 @@ use crate::error::{Diagnostic, Error, Result, Rule};
 use crate::map;
 use crate::types::GgmlType;
 use crate::validate::Report;
-use crate::value::{decode_exact, ArrayView, Str, Value, ValueType};
+use crate::value::{decode_exact, ArrayView, NestedEnds, NestedLookup, Str, Value, ValueType};
 pub use parser::DEFAULT_ALIGNMENT;
 use parser::{Findings, Header, KvEntry, Mode, Stop, TensorEntry};
 use source::{SliceSource, StreamSource};
@@ -270,16 +270,21 @@ impl<'a> Gguf<'a> {
 
     /// The key-value pairs in file order.
     pub fn metadata(&self) -> impl ExactSizeIterator<Item = Kv<'_>> + '_ {
-        self.header.kvs.iter().map(move |e| self.kv(*e))
+        self.header.kvs.iter().map(move |e| self.kv(e))
     }
 
     /// Key-value pair `i` in file order.
     pub fn kv_at(&self, i: usize) -> Option<Kv<'_>> {
-        self.header.kvs.get(i).map(|e| self.kv(*e))
+        self.header.kvs.get(i).map(|e| self.kv(e))
     }
 
     fn kv(&self, e: KvEntry) -> Kv<'_> {
-        make_kv(self.bytes.get(), self.header.endian, e)
+        make_kv(
+            self.bytes.get(),
+            self.header.endian,
+            e,
+            Some(&self.header.nested),
+        )
     }
 
     /// Position of `key` among the key-value pairs (the last occurrence, when permissive reading
@@ -292,9 +297,10 @@ impl<'a> Gguf<'a> {
         self.header
             .key_index
             .find(hash, |&j| {
-                parser::key_bytes(src, kvs[j], endian) == key.as_bytes()
+                kvs.get(j as usize)
+                    .is_some_and(|e| parser::key_bytes(src, e, endian) == key.as_bytes())
             })
-            .copied()
+            .map(|&j| j as usize)
     }
 
     fn hash(&self, b: &[u8]) -> u64 {
@@ -434,9 +440,9 @@ impl<'a> Gguf<'a> {
         self.header
             .name_index
             .find(hash, |&j| {
-                parser::tensor_name(src, ts[j], endian) == name.as_bytes()
+                parser::tensor_name(src, ts[j as usize], endian) == name.as_bytes()
             })
-            .map(|&j| self.tensor_info(ts[j]))
+            .map(|&j| self.tensor_info(ts[j as usize]))
     }
 
     /// Total bytes of tensor data (without padding).
@@ -462,14 +468,26 @@ impl<'a> Gguf<'a> {
 }
 
 /// A key-value pair from its parsed position (the parser checked every byte of it).
-fn make_kv(src: &[u8], endian: Endian, e: KvEntry) -> Kv<'_> {
+///
+/// `nested` is the parser's record of where nested arrays end (absent for a header whose parse
+/// stopped: its arrays are then measured as they are walked).
+fn make_kv<'a>(
+    src: &'a [u8],
+    endian: Endian,
+    e: KvEntry,
+    nested: Option<&'a NestedEnds>,
+) -> Kv<'a> {
     let key = parser::key_bytes(src, e, endian);
     let type_pos = e.start as usize + 8 + key.len();
     let vt = endian.u32(src[type_pos..type_pos + 4].try_into().expect("4 bytes"));
     let vt = ValueType::from_id(vt).expect("checked by the parser");
     let raw = &src[e.start as usize..e.end as usize];
     let value_bytes = &src[type_pos + 4..e.end as usize];
-    let value = decode_exact(vt, value_bytes, endian).expect("checked by the parser");
+    let nested = nested.map(|ends| NestedLookup {
+        ends,
+        origin: src.as_ptr() as usize,
+    });
+    let value = decode_exact(vt, value_bytes, endian, nested).expect("checked by the parser");
     Kv {
         key: Str::from_bytes(key),
         value,
@@ -812,7 +830,11 @@ fn outline_of<'a>(
             check_data(&h, bytes, total, &mut report);
             Outline {
                 endian: h.endian,
-                kvs: h.kvs.iter().map(|e| make_kv(bytes, h.endian, *e)).collect(),
+                kvs: h
+                    .kvs
+                    .iter()
+                    .map(|e| make_kv(bytes, h.endian, e, None))
+                    .collect(),
                 tensors: h
                     .tensors
                     .iter()
@@ -833,7 +855,11 @@ fn outline_of<'a>(
             let e = reached.endian;
             Outline {
                 endian: e,
-                kvs: reached.kvs.iter().map(|k| make_kv(bytes, e, *k)).collect(),
+                kvs: reached
+                    .kvs
+                    .iter()
+                    .map(|k| make_kv(bytes, e, k, None))
+                    .collect(),
                 tensors: reached
                     .tensors
                     .iter()

@@ -12,7 +12,7 @@ use super::source::Source;
 use crate::endian::Endian;
 use crate::error::{Diagnostic, Error, Rule};
 use crate::types::GgmlType;
-use crate::value::ValueType;
+use crate::value::{NestedEnds, ValueType};
 
 /// Bytes of the smallest possible key-value pair: key length, empty key, type, one-byte value.
 const MIN_KV: u64 = 13;
@@ -44,6 +44,78 @@ pub(crate) struct KvEntry {
     pub end: u64,
 }
 
+/// Positions in the header, 4 bytes each while they fit (every header below 4 GiB), 8 after: the
+/// index of a header of minimal key-value pairs stays well under the header's own size.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Positions {
+    low: Vec<u32>,
+    high: Vec<u64>,
+}
+
+impl Positions {
+    fn reserve(&mut self, n: usize) {
+        self.low.reserve(n);
+    }
+
+    fn push(&mut self, p: u64) {
+        match u32::try_from(p) {
+            Ok(v) if self.high.is_empty() => self.low.push(v),
+            _ => self.high.push(p),
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.low.len() + self.high.len()
+    }
+
+    #[inline]
+    fn get(&self, i: usize) -> Option<u64> {
+        match self.low.get(i) {
+            Some(&v) => Some(u64::from(v)),
+            None => self.high.get(i - self.low.len()).copied(),
+        }
+    }
+}
+
+/// The key-value pairs in file order: where each starts. A pair ends where the next one starts,
+/// the last one at `end`, so a pair costs one position.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct KvList {
+    starts: Positions,
+    end: u64,
+}
+
+impl KvList {
+    fn push(&mut self, e: KvEntry) {
+        self.starts.push(e.start);
+        self.end = e.end;
+    }
+
+    pub fn len(&self) -> usize {
+        self.starts.len()
+    }
+
+    #[inline]
+    pub fn get(&self, i: usize) -> Option<KvEntry> {
+        let start = self.starts.get(i)?;
+        let end = match self.starts.get(i + 1) {
+            Some(next) => next,
+            None => self.end,
+        };
+        Some(KvEntry { start, end })
+    }
+
+    /// The entry of a pair known to exist (an index from the key table).
+    #[inline]
+    fn at(&self, i: u32) -> KvEntry {
+        self.get(i as usize).unwrap_or(KvEntry { start: 0, end: 0 })
+    }
+
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = KvEntry> + '_ {
+        (0..self.len()).map(move |i| self.at(i as u32))
+    }
+}
+
 /// One tensor info: where it starts, its data offset (relative to the data section) and size.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct TensorEntry {
@@ -57,10 +129,13 @@ pub(crate) struct TensorEntry {
 pub(crate) struct Header {
     pub endian: Endian,
     pub version: u32,
-    pub kvs: Vec<KvEntry>,
-    pub key_index: HashTable<usize>,
+    pub kvs: KvList,
+    /// Indices into `kvs` and `tensors`: 4 bytes a slot (counts beyond 2^32 are refused).
+    pub key_index: HashTable<u32>,
     pub tensors: Vec<TensorEntry>,
-    pub name_index: HashTable<usize>,
+    pub name_index: HashTable<u32>,
+    /// Where the nested arrays of the metadata end (empty without nesting).
+    pub nested: NestedEnds,
     /// The hasher both indexes were built with (seeded per instance).
     pub hasher: hashbrown::DefaultHashBuilder,
     pub alignment: u32,
@@ -138,8 +213,11 @@ struct Parser<'s, S: Source> {
     endian: Endian,
     mode: Mode,
     found: Findings,
-    /// Frames of nested arrays being walked: (element type, elements left).
-    stack: Vec<(ValueType, u64)>,
+    /// Frames of nested arrays being walked.
+    stack: Vec<Frame>,
+    /// Slots in `nested` of the recorded arrays still open, innermost last.
+    open: Vec<u32>,
+    nested: NestedEnds,
     /// Set when a key or tensor name holds a NUL byte: ggml compares them only up to it.
     saw_nul: bool,
 }
@@ -156,7 +234,7 @@ pub(crate) fn parse<S: Source>(src: &mut S, mode: Mode) -> (Result<Header, Stop>
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Reached {
     pub endian: Endian,
-    pub kvs: Vec<KvEntry>,
+    pub kvs: KvList,
     pub tensors: Vec<TensorEntry>,
 }
 
@@ -172,6 +250,8 @@ pub(crate) fn parse_reaching<S: Source>(
         mode,
         found: Findings::default(),
         stack: Vec::new(),
+        open: Vec::new(),
+        nested: NestedEnds::default(),
         saw_nul: false,
     };
     let mut reached = Reached::default();
@@ -357,11 +437,7 @@ impl<S: Source> Parser<'_, S> {
 
     /// Reads the header; `kvs` and `tensors` collect the entries as they are read, so that a caller
     /// still has them when parsing stops.
-    fn header(
-        &mut self,
-        kvs: &mut Vec<KvEntry>,
-        tensors: &mut Vec<TensorEntry>,
-    ) -> PResult<Header> {
+    fn header(&mut self, kvs: &mut KvList, tensors: &mut Vec<TensorEntry>) -> PResult<Header> {
         // magic
         let have = self.src.available(4)?;
         let head = self.src.bytes();
@@ -422,10 +498,19 @@ impl<S: Source> Parser<'_, S> {
         let n_kv = self.read_u64(&|_: &[u8]| "the key-value count".into())?;
         self.need_count(n_kv, MIN_KV, 16, &|_: &[u8]| "the key-value count".into())?;
 
+        // Indices are 4 bytes: 2^32 pairs or tensors would take a header of 55 GB at least.
+        for (count, what) in [(n_tensors, "tensor infos"), (n_kv, "key-value pairs")] {
+            if count > u64::from(u32::MAX) {
+                return Err(Stop::Io(std::io::Error::other(format!(
+                    "the header declares {count} {what}, more than the 2^32-1 this reader indexes"
+                ))));
+            }
+        }
+
         // key-value pairs
         // The counts were checked against the bytes, so sizing by them is bounded by the input.
-        kvs.reserve(n_kv as usize);
-        let mut key_index: HashTable<usize> = HashTable::with_capacity(n_kv as usize);
+        kvs.starts.reserve(n_kv as usize);
+        let mut key_index: HashTable<u32> = HashTable::with_capacity(n_kv as usize);
         let hasher = hashbrown::DefaultHashBuilder::default();
         let mut alignment = DEFAULT_ALIGNMENT;
         for i in 0..n_kv {
@@ -459,8 +544,8 @@ impl<S: Source> Parser<'_, S> {
             let kvs_ref = &*kvs;
             let src = self.src.bytes();
             let dup = key_index
-                .find(hash, |&j: &usize| {
-                    key_bytes(src, kvs_ref[j], self.endian) == key
+                .find(hash, |&j: &u32| {
+                    key_bytes(src, kvs_ref.at(j), self.endian) == key
                 })
                 .copied();
             if let Some(j) = dup {
@@ -471,11 +556,11 @@ impl<S: Source> Parser<'_, S> {
                 self.soft(diag(Rule::KeyDuplicate, start, msg))?;
                 // Permissive reading: the last occurrence wins, as the spec says for alignment.
                 if let Some(slot) = key_index.find_mut(hash, |&j2| j2 == j) {
-                    *slot = kvs.len();
+                    *slot = kvs.len() as u32;
                 }
             } else {
-                key_index.insert_unique(hash, kvs.len(), |&j| {
-                    hash_bytes(&hasher, key_bytes(self.src.bytes(), kvs[j], self.endian))
+                key_index.insert_unique(hash, kvs.len() as u32, |&j| {
+                    hash_bytes(&hasher, key_bytes(self.src.bytes(), kvs.at(j), self.endian))
                 });
             }
             let is_alignment = self.slice(key_pos, key_len) == b"general.alignment";
@@ -506,7 +591,7 @@ impl<S: Source> Parser<'_, S> {
 
         // tensor infos
         tensors.reserve(n_tensors as usize);
-        let mut name_index: HashTable<usize> = HashTable::with_capacity(n_tensors as usize);
+        let mut name_index: HashTable<u32> = HashTable::with_capacity(n_tensors as usize);
         let mut expected_offset: u64 = 0;
         let align = u64::from(alignment);
         for i in 0..n_tensors {
@@ -539,12 +624,12 @@ impl<S: Source> Parser<'_, S> {
             let endian = self.endian;
             let dup = match name_index.entry(
                 hash,
-                |&j: &usize| tensor_name(src, tensors_ref[j], endian) == name,
-                |&j: &usize| hash_bytes(&hasher, tensor_name(src, tensors_ref[j], endian)),
+                |&j: &u32| tensor_name(src, tensors_ref[j as usize], endian) == name,
+                |&j: &u32| hash_bytes(&hasher, tensor_name(src, tensors_ref[j as usize], endian)),
             ) {
                 hashbrown::hash_table::Entry::Occupied(e) => Some(*e.get()),
                 hashbrown::hash_table::Entry::Vacant(v) => {
-                    v.insert(tensors_ref.len());
+                    v.insert(tensors_ref.len() as u32);
                     None
                 }
             };
@@ -720,6 +805,7 @@ impl<S: Source> Parser<'_, S> {
             key_index,
             tensors: std::mem::take(tensors),
             name_index,
+            nested: std::mem::take(&mut self.nested),
             hasher,
             alignment,
             data_offset,
@@ -788,8 +874,16 @@ impl<S: Source> Parser<'_, S> {
         Ok(())
     }
 
-    /// Reads an array header at the cursor and pushes its frame.
-    fn array_header(&mut self, kv: u64, outermost: bool) -> PResult<()> {
+    /// Reads an array header at the cursor and pushes its frame. `before_last`: the array is an
+    /// element of an array and more elements follow it; `inherited`: it is the last element of a
+    /// recorded array (already popped), whose end is its end.
+    fn array_header(
+        &mut self,
+        kv: u64,
+        outermost: bool,
+        before_last: bool,
+        inherited: bool,
+    ) -> PResult<()> {
         let type_pos = self.pos;
         let raw = self
             .read_u32(&|_: &[u8]| format!("the element type of an array in key-value pair {kv}"))?;
@@ -816,35 +910,62 @@ impl<S: Source> Parser<'_, S> {
         self.need_count(count, elem.min_size(), count_pos, &|_: &[u8]| {
             format!("the {} array of key-value pair {kv}", elem.name())
         })?;
-        self.stack.push((elem, count));
+        if count > Frame::MAX_LEFT {
+            return Err(Stop::Io(std::io::Error::other(format!(
+                "an array in key-value pair {kv} has {count} elements, more than the 2^59-1 this reader walks"
+            ))));
+        }
+        let mut recorded = inherited;
+        if before_last && elem == ValueType::Array && count > 0 {
+            if let Some(slot) = self.nested.open(type_pos) {
+                self.open.push(slot);
+                recorded = true;
+            }
+        }
+        self.stack.push(Frame::new(elem, count, recorded));
         Ok(())
+    }
+
+    /// Ends a frame: a recorded array ends here.
+    fn close_frame(&mut self, f: Frame) {
+        if f.recorded() {
+            if let Some(slot) = self.open.pop() {
+                self.nested.close(slot, self.pos);
+            }
+        }
     }
 
     fn array(&mut self, kv: u64) -> PResult<()> {
         self.stack.clear();
-        self.array_header(kv, true)?;
+        self.open.clear();
+        self.array_header(kv, true, false, false)?;
         while let Some(top) = self.stack.last_mut() {
-            let (elem, left) = *top;
+            let f = *top;
+            let left = f.left();
             if left == 0 {
                 self.stack.pop();
+                self.close_frame(f);
                 continue;
             }
-            match elem {
+            match f.elem() {
                 ValueType::String => {
-                    top.1 = 0;
+                    *top = f.with_left(0);
                     self.string_elements(left, kv)?;
                 }
                 ValueType::Array => {
-                    top.1 -= 1;
-                    if top.1 == 0 {
+                    let last = left == 1;
+                    if last {
                         // the last element: this frame ends with it, so drop it now and keep
                         // the stack as short as the nesting that still has elements to come
+                        // (its record, if any, passes to the element, which ends with it)
                         self.stack.pop();
+                    } else {
+                        *top = f.with_left(left - 1);
                     }
-                    self.array_header(kv, false)?;
+                    self.array_header(kv, false, !last, last && f.recorded())?;
                 }
                 t => {
-                    top.1 = 0;
+                    *top = f.with_left(0);
                     // need_count already proved these bytes exist
                     let size = t.fixed_size().unwrap_or(1) as u64;
                     let n = left * size;
@@ -937,74 +1058,111 @@ impl<S: Source> Parser<'_, S> {
 
     /// ggml compares keys and tensor names only up to a first NUL byte: names equal up to it are
     /// duplicates for ggml (a warning: the spec compares whole names).
-    fn ggml_nul_duplicates(&mut self, kvs: &[KvEntry], tensors: &[TensorEntry]) {
-        // Indices into `kvs` / `tensors` hashed by the name cut at its first NUL: no copy of a
-        // name, and no message formatted past the diagnostics kept (a hostile header can hold
-        // tens of thousands of such names).
+    fn ggml_nul_duplicates(&mut self, kvs: &KvList, tensors: &[TensorEntry]) {
         let src = self.src.bytes();
         let e = self.endian;
-        let found = &mut self.found;
-        let hasher = hashbrown::DefaultHashBuilder::default();
-        let mut seen: HashTable<usize> = HashTable::with_capacity(kvs.len());
-        for (i, kv) in kvs.iter().enumerate() {
-            let full = key_bytes(src, *kv, e);
-            let k = cut(full);
-            let h = hash_bytes(&hasher, k);
-            match seen.find_mut(h, |&j| cut(key_bytes(src, kvs[j], e)) == k) {
-                Some(slot) => {
-                    let j = std::mem::replace(slot, i);
-                    if key_bytes(src, kvs[j], e) != full {
-                        if found.warnings.len() < MAX_DIAGNOSTICS {
-                            found.warnings.push(diag(
-                                Rule::KeyDuplicate,
-                                kv.start,
-                                format!(
-                                    "key '{}' equals the key of pair {j} up to a NUL byte, and ggml compares keys only up to it",
-                                    show(full)
-                                ),
-                            ));
-                        } else {
-                            found.dropped += 1;
-                        }
-                    }
-                }
-                None => {
-                    seen.insert_unique(h, i, |&j| {
-                        hash_bytes(&hasher, cut(key_bytes(src, kvs[j], e)))
-                    });
-                }
+        nul_duplicates(
+            &mut self.found,
+            kvs.len(),
+            |i| key_bytes(src, kvs.at(i), e),
+            |i, j, name| {
+                diag(
+                    Rule::KeyDuplicate,
+                    kvs.at(i).start,
+                    format!(
+                        "key '{}' equals the key of pair {j} up to a NUL byte, and ggml compares keys only up to it",
+                        show(name)
+                    ),
+                )
+            },
+        );
+        nul_duplicates(
+            &mut self.found,
+            tensors.len(),
+            |i| tensor_name(src, tensors[i as usize], e),
+            |i, j, name| {
+                diag(
+                    Rule::TensorDuplicate,
+                    tensors[i as usize].start,
+                    format!(
+                        "tensor name '{}' equals the name of tensor {j} up to a NUL byte, and ggml compares names only up to it",
+                        show(name)
+                    ),
+                )
+            },
+        );
+    }
+}
+
+/// Warns, in file order, about each name that equals an earlier one up to a NUL byte but not in
+/// full (naming the nearest such earlier one).
+///
+/// The names are sorted by their NUL-cut form (4 bytes of index each, no copies), so equal cut
+/// names sit side by side; only the first warnings are formatted, picked with a bounded heap (a
+/// hostile header can hold hundreds of thousands of such names).
+fn nul_duplicates<'s>(
+    found: &mut Findings,
+    n: usize,
+    name: impl Fn(u32) -> &'s [u8],
+    message: impl Fn(u32, u32, &[u8]) -> Diagnostic,
+) {
+    let mut order: Vec<u32> = (0..n as u32).collect();
+    order.sort_unstable_by(|&a, &b| cut(name(a)).cmp(cut(name(b))).then(a.cmp(&b)));
+    let room = MAX_DIAGNOSTICS.saturating_sub(found.warnings.len());
+    // the `room` pairs (i, j) of smallest i, as a max-heap on i
+    let mut first: std::collections::BinaryHeap<(u32, u32)> = Default::default();
+    for w in order.windows(2) {
+        let (j, i) = (w[0], w[1]);
+        let (nj, ni) = (name(j), name(i));
+        if cut(nj) != cut(ni) || nj == ni {
+            continue;
+        }
+        if first.len() < room {
+            first.push((i, j));
+        } else {
+            found.dropped += 1;
+            if first.peek().is_some_and(|&(top, _)| i < top) {
+                first.pop();
+                first.push((i, j));
             }
         }
-        let mut seen: HashTable<usize> = HashTable::with_capacity(tensors.len());
-        for (i, t) in tensors.iter().enumerate() {
-            let full = tensor_name(src, *t, e);
-            let n = cut(full);
-            let h = hash_bytes(&hasher, n);
-            match seen.find_mut(h, |&j| cut(tensor_name(src, tensors[j], e)) == n) {
-                Some(slot) => {
-                    let j = std::mem::replace(slot, i);
-                    if tensor_name(src, tensors[j], e) != full {
-                        if found.warnings.len() < MAX_DIAGNOSTICS {
-                            found.warnings.push(diag(
-                                Rule::TensorDuplicate,
-                                t.start,
-                                format!(
-                                    "tensor name '{}' equals the name of tensor {j} up to a NUL byte, and ggml compares names only up to it",
-                                    show(full)
-                                ),
-                            ));
-                        } else {
-                            found.dropped += 1;
-                        }
-                    }
-                }
-                None => {
-                    seen.insert_unique(h, i, |&j| {
-                        hash_bytes(&hasher, cut(tensor_name(src, tensors[j], e)))
-                    });
-                }
-            }
-        }
+    }
+    drop(order);
+    for (i, j) in first.into_sorted_vec() {
+        found.warnings.push(message(i, j, name(i)));
+    }
+}
+
+/// A frame of the nested-array walk in 8 bytes (a megabyte of nesting keeps a frame per level):
+/// the element type in the top 4 bits, whether the array's end is recorded in bit 59, and the
+/// elements left below (counts were checked against the bytes, so they are far below 2^59).
+#[derive(Clone, Copy, Debug)]
+struct Frame(u64);
+
+impl Frame {
+    const MAX_LEFT: u64 = (1 << 59) - 1;
+    const RECORDED: u64 = 1 << 59;
+
+    fn new(elem: ValueType, left: u64, recorded: bool) -> Frame {
+        let flag = if recorded { Self::RECORDED } else { 0 };
+        Frame((u64::from(elem.id()) << 60) | flag | (left & Self::MAX_LEFT))
+    }
+
+    fn elem(self) -> ValueType {
+        // the id was a valid one when the frame was made
+        ValueType::from_id((self.0 >> 60) as u32).unwrap_or(ValueType::U8)
+    }
+
+    fn left(self) -> u64 {
+        self.0 & Self::MAX_LEFT
+    }
+
+    fn recorded(self) -> bool {
+        self.0 & Self::RECORDED != 0
+    }
+
+    fn with_left(self, left: u64) -> Frame {
+        Frame((self.0 & !Self::MAX_LEFT) | (left & Self::MAX_LEFT))
     }
 }
 
@@ -1057,4 +1215,54 @@ pub(crate) fn padded_end(offset: u64, size: u64, align: u64) -> Option<u64> {
     debug_assert!(align.is_power_of_two());
     let pad = size.wrapping_neg() & (align - 1);
     offset.checked_add(size)?.checked_add(pad)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::read::source::SliceSource;
+
+    /// An array header (element type, count) in little-endian.
+    fn arr(out: &mut Vec<u8>, elem: u32, n: u64) -> u64 {
+        let at = out.len() as u64;
+        out.extend(elem.to_le_bytes());
+        out.extend(n.to_le_bytes());
+        at
+    }
+
+    #[test]
+    fn nested_array_ends_are_recorded_for_the_walk() {
+        // a = [ b = [[1], [2]], e = [[3]], g = [] ]: b and e are arrays of arrays before the
+        // last element of a, so their ends are recorded; the others are not
+        let mut b = b"GGUF\x03\0\0\0".to_vec();
+        b.extend(0u64.to_le_bytes());
+        b.extend(1u64.to_le_bytes());
+        b.extend(1u64.to_le_bytes());
+        b.push(b'k');
+        b.extend(9u32.to_le_bytes());
+        arr(&mut b, 9, 3);
+        let b_at = arr(&mut b, 9, 2);
+        arr(&mut b, 0, 1);
+        b.push(1);
+        arr(&mut b, 0, 1);
+        b.push(2);
+        let b_end = b.len() as u64;
+        let e_at = arr(&mut b, 9, 1);
+        arr(&mut b, 0, 1);
+        b.push(3);
+        let e_end = b.len() as u64;
+        arr(&mut b, 9, 0);
+        let (h, _) = parse(&mut SliceSource(&b), Mode::Strict);
+        let h = h.unwrap_or_else(|_| panic!("valid"));
+        assert_eq!(h.nested.end_of(b_at), Some(b_end));
+        assert_eq!(h.nested.end_of(e_at), Some(e_end));
+        assert_eq!(
+            h.nested.end_of(b_at + 12),
+            None,
+            "a number array is not recorded"
+        );
+        assert!(h.nested.heap_bytes() >= 16);
+        assert_eq!(h.kvs.len(), 1);
+        assert_eq!(h.kvs.get(0).map(|e| e.end), Some(b.len() as u64));
+    }
 }
