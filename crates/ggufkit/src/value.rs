@@ -140,11 +140,13 @@ enum StrRepr<'a> {
 }
 
 impl<'a> Str<'a> {
+    #[inline]
     pub(crate) fn from_bytes(b: &'a [u8]) -> Self {
         Str(StrRepr::Bytes(b))
     }
 
     /// The raw bytes.
+    #[inline]
     pub fn as_bytes(&self) -> &'a [u8] {
         match self.0 {
             StrRepr::Text(s) => s.as_bytes(),
@@ -153,6 +155,7 @@ impl<'a> Str<'a> {
     }
 
     /// The string, or `None` when the bytes are not UTF-8.
+    #[inline]
     pub fn as_str(&self) -> Option<&'a str> {
         match self.0 {
             StrRepr::Text(s) => Some(s),
@@ -161,6 +164,7 @@ impl<'a> Str<'a> {
     }
 
     /// The string with invalid sequences replaced by U+FFFD.
+    #[inline]
     pub fn to_string_lossy(&self) -> std::borrow::Cow<'a, str> {
         match self.0 {
             StrRepr::Text(s) => std::borrow::Cow::Borrowed(s),
@@ -173,6 +177,7 @@ impl<'a> Str<'a> {
     }
 
     /// Length in bytes.
+    #[inline]
     pub fn len(&self) -> usize {
         self.as_bytes().len()
     }
@@ -333,8 +338,8 @@ pub struct ArrayView<'a> {
     /// Exactly the encoded elements (after the type and count fields).
     pub(crate) bytes: &'a [u8],
     pub(crate) endian: Endian,
-    /// Where the parser found nested arrays to end, for views into a parsed header.
-    pub(crate) nested: Option<NestedLookup<'a>>,
+    /// What the parser learnt about the header's arrays, for views into a parsed header.
+    pub(crate) index: Option<IndexRef<'a>>,
 }
 
 impl PartialEq for ArrayView<'_> {
@@ -344,24 +349,23 @@ impl PartialEq for ArrayView<'_> {
     }
 }
 
-/// The ends of the nested arrays of a header, recorded by the parser so that iterating an array
-/// of arrays never has to walk an element to find where the next one starts.
+/// Where the nested arrays of a header end, recorded by the parser so that walking them is cheap.
 ///
-/// Without it, stepping over an element that is itself an array means measuring everything inside
-/// it, and walking a deep nest measures each level once per level above it: quadratic in the
-/// depth (a megabyte of nesting took 20 seconds). Only arrays that are not the last element of
-/// their parent (the last one ends where its parent ends) and whose own elements are arrays (a
-/// string or number array is measured in one pass) are recorded: none in a file without nesting.
-/// Positions take 4 bytes each while they fit, so the table stays a fraction of the header.
+/// Without them, stepping over an element that is itself an array means
+/// measuring everything inside it, and walking a deep nest measures each level once per level
+/// above it: quadratic in the depth (a megabyte of nesting took 20 seconds). Only arrays that are
+/// not the last element of their parent (the last one ends where its parent ends) and whose own
+/// elements are arrays (a string or number array is measured in one pass) are recorded: none in a
+/// file without nesting. Positions take 4 bytes each while they fit.
 #[derive(Clone, Debug, Default)]
-pub(crate) struct NestedEnds {
-    /// (start, end) of arrays starting below 4 GiB, in order of their start.
+pub(crate) struct ValueIndex {
+    /// (start, end) of nested arrays starting below 4 GiB, in order of their start.
     low: Vec<(u32, u32)>,
     /// The same past 4 GiB (only in headers that large).
     high: Vec<(u64, u64)>,
 }
 
-impl NestedEnds {
+impl ValueIndex {
     /// Records an array starting at `start` (its type field); returns its slot for [`Self::close`],
     /// or `None` past what the table indexes.
     pub(crate) fn open(&mut self, start: u64) -> Option<u32> {
@@ -377,11 +381,8 @@ impl NestedEnds {
     pub(crate) fn close(&mut self, slot: u32, end: u64) {
         let i = slot as usize;
         if i < self.low.len() {
-            // an array that starts below 4 GiB may still end past it: move it to the wide table
-            match u32::try_from(end) {
-                Ok(e) => self.low[i].1 = e,
-                Err(_) => self.low[i].1 = u32::MAX,
-            }
+            // an end past 4 GiB does not fit: u32::MAX marks it unknown (measured when walked)
+            self.low[i].1 = u32::try_from(end).unwrap_or(u32::MAX);
         } else if let Some(e) = self.high.get_mut(i - self.low.len()) {
             e.1 = end;
         }
@@ -393,7 +394,7 @@ impl NestedEnds {
             Ok(s) => {
                 let i = self.low.binary_search_by_key(&s, |e| e.0).ok()?;
                 let end = self.low[i].1;
-                // u32::MAX marks an end that did not fit (or an array never closed): unknown
+                // 0: never closed; u32::MAX: did not fit
                 (end != u32::MAX && end != 0).then_some(u64::from(end))
             }
             Err(_) => {
@@ -411,23 +412,29 @@ impl NestedEnds {
     }
 }
 
-/// A header's [`NestedEnds`] with the address of its first byte, so that a view can tell where
+/// A header's [`ValueIndex`] with the address of its first byte, so that a view can tell where
 /// in the header an element starts.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct NestedLookup<'a> {
-    pub(crate) ends: &'a NestedEnds,
+pub(crate) struct IndexRef<'a> {
+    pub(crate) index: &'a ValueIndex,
     /// The address of byte 0 of the header (compared, never dereferenced).
     pub(crate) origin: usize,
 }
 
-impl NestedLookup<'_> {
+impl IndexRef<'_> {
     /// Bytes used by the elements of the nested array whose encoding starts at `at` (its type
     /// field), when the parser recorded its end and that end lies within `avail` bytes.
     fn body_len(&self, at: &[u8], avail: usize) -> Option<usize> {
-        let start = (at.as_ptr() as usize).checked_sub(self.origin)? as u64;
-        let end = self.ends.end_of(start)?;
+        let start = self.position(at)?;
+        let end = self.index.end_of(start)?;
         let used = usize::try_from(end.checked_sub(start)?.checked_sub(12)?).ok()?;
         (used <= avail).then_some(used)
+    }
+
+    /// Where `bytes` start in the header.
+    #[inline]
+    fn position(&self, bytes: &[u8]) -> Option<u64> {
+        Some((bytes.as_ptr() as usize).checked_sub(self.origin)? as u64)
     }
 }
 
@@ -474,7 +481,7 @@ impl<'a> ArrayView<'a> {
             remaining: self.len,
             rest: self.bytes,
             endian: self.endian,
-            nested: self.nested,
+            index: self.index,
         }
     }
 
@@ -495,7 +502,10 @@ impl<'a> ArrayView<'a> {
 
     /// The elements of a string array as borrowed strings; `None` for other element types.
     pub fn strings(&self) -> Option<StrIter<'a>> {
-        (self.elem == ValueType::String).then(|| StrIter::new(self.len, self.bytes, self.endian))
+        if self.elem != ValueType::String {
+            return None;
+        }
+        Some(StrIter::new(self.len, self.bytes, self.endian))
     }
 
     /// A typed view of a numeric or bool array; `None` when the element type is not `T`'s.
@@ -515,7 +525,7 @@ pub struct ArrayIter<'a> {
     remaining: u64,
     rest: &'a [u8],
     endian: Endian,
-    nested: Option<NestedLookup<'a>>,
+    index: Option<IndexRef<'a>>,
 }
 
 impl<'a> Iterator for ArrayIter<'a> {
@@ -559,7 +569,7 @@ impl<'a> ArrayIter<'a> {
         let used = if self.remaining == 0 {
             body.len()
         } else {
-            let recorded = match self.nested {
+            let recorded = match self.index {
                 Some(n) if elem == ValueType::Array && len > 0 => n.body_len(head, body.len()),
                 _ => None,
             };
@@ -573,7 +583,7 @@ impl<'a> ArrayIter<'a> {
             len,
             bytes: &body[..used],
             endian: self.endian,
-            nested: self.nested,
+            index: self.index,
         };
         self.rest = &body[used..];
         Some(Value::Array(view))
@@ -582,57 +592,56 @@ impl<'a> ArrayIter<'a> {
 
 /// Iterator over the strings of a string array, borrowed from the header.
 ///
-/// Strings are checked as UTF-8 a run at a time: a run is a stretch of strings whose length fields
-/// are all ASCII bytes, validated in one pass. Each string of the run is then a slice of that
-/// checked text between two character boundaries (an O(1) check), so iterating a vocabulary does
-/// not validate each token again. A string with a non-ASCII byte in its length field is yielded as
-/// raw bytes and checked alone when asked.
+/// Strings are checked as UTF-8 a stretch at a time, not one by one: the iterator checks the next
+/// [`StrIter::STRETCH`] bytes of the array (length fields included) in one pass, while they are
+/// about to be read anyway, and each string inside that checked text is then a slice between two
+/// character boundaries (an O(1) check: a slice of valid UTF-8 between boundaries is valid UTF-8 by
+/// itself). A string the stretch does not cover starts the next one. Where the stretch stops early
+/// (a length field that is not ASCII and not UTF-8, or a string that is not text), the string
+/// there is yielded as raw bytes and checked alone when asked. The work stays linear: stretches
+/// overlap by at most one string.
 #[derive(Clone, Debug)]
 pub struct StrIter<'a> {
     remaining: u64,
     rest: &'a [u8],
-    /// A checked prefix of `rest`, covering whole strings of the current run.
-    text: Option<&'a str>,
-    /// Strings to yield unchecked before trying to form a new run (after a run failed).
-    raw_left: u64,
+    /// Checked text at the start of `rest` (possibly empty), ending at a character boundary.
+    text: &'a str,
     endian: Endian,
 }
 
 impl<'a> StrIter<'a> {
+    /// Bytes checked at a time: small enough to stay in the L1/L2 cache until the strings in
+    /// them are read, large enough to amortise the call.
+    pub const STRETCH: usize = 32 * 1024;
+
     fn new(count: u64, bytes: &'a [u8], endian: Endian) -> Self {
         StrIter {
             remaining: count,
             rest: bytes,
-            text: None,
-            raw_left: 0,
+            text: "",
             endian,
         }
     }
 
-    /// Finds the run of strings starting at `rest` and checks it: the text if valid, and the
-    /// number of strings it holds.
-    fn next_run(&self) -> (Option<&'a str>, u64) {
-        let mut pos = 0usize;
-        let mut n = 0u64;
-        while n < self.remaining {
-            let Some(raw) = self.rest.get(pos..).and_then(|r| r.first_chunk::<8>()) else {
-                break;
-            };
-            if u64::from_ne_bytes(*raw) & 0x8080_8080_8080_8080 != 0 {
-                break;
-            }
-            let len = self.endian.u64(*raw) as usize; // all bytes ASCII: below 2^56
-            let end = pos + 8 + len;
-            if end > self.rest.len() {
-                break;
-            }
-            pos = end;
-            n += 1;
+    /// Checks the stretch at the start of `rest`, at least `need` bytes long: the longest valid
+    /// text it begins with.
+    #[cold]
+    fn check_stretch(&self, need: usize) -> &'a str {
+        let b = self.rest;
+        let mut end = need.max(Self::STRETCH).min(b.len());
+        // end the stretch before a character, not inside one (at most 3 continuation bytes)
+        let mut k = 0;
+        while k < 3 && end > need && end < b.len() && b[end] & 0xC0 == 0x80 {
+            end -= 1;
+            k += 1;
         }
-        if n == 0 {
-            return (None, 1);
+        let chunk = &b[..end];
+        // the compat check stops at the first bad block: a stretch that fails early (a length
+        // field that is not UTF-8) costs what it checked, not the whole stretch
+        match simdutf8::compat::from_utf8(chunk) {
+            Ok(t) => t,
+            Err(e) => simdutf8::basic::from_utf8(&chunk[..e.valid_up_to()]).unwrap_or(""),
         }
-        (simdutf8::basic::from_utf8(&self.rest[..pos]).ok(), n)
     }
 }
 
@@ -651,26 +660,17 @@ impl<'a> Iterator for StrIter<'a> {
             return None;
         }
         self.remaining -= 1;
-        let mut text = self.text.and_then(|t| t.get(8..end));
-        if text.is_none() && self.raw_left == 0 {
-            let (run, n) = self.next_run();
-            self.text = run;
-            if run.is_none() {
-                self.raw_left = n;
-            }
-            text = self.text.and_then(|t| t.get(8..end));
+        let mut text = self.text.get(8..end);
+        if text.is_none() && end > self.text.len() {
+            // the checked stretch ends before this string does: check the next one
+            self.text = self.check_stretch(end);
+            text = self.text.get(8..end);
         }
         let item = match text {
-            Some(s) => {
-                self.text = self.text.and_then(|t| t.get(end..));
-                Str(StrRepr::Text(s))
-            }
-            None => {
-                self.text = None;
-                self.raw_left = self.raw_left.saturating_sub(1);
-                Str::from_bytes(&self.rest[8..end])
-            }
+            Some(s) => Str(StrRepr::Text(s)),
+            None => Str::from_bytes(&self.rest[8..end]),
         };
+        self.text = self.text.get(end..).unwrap_or("");
         self.rest = &self.rest[end..];
         Some(item)
     }
@@ -803,7 +803,7 @@ pub(crate) fn decode_value<'a>(t: ValueType, b: &'a [u8], e: Endian) -> Option<(
                 len,
                 bytes: &body[..used],
                 endian: e,
-                nested: None,
+                index: None,
             };
             Some((Value::Array(view), 12 + used))
         }
@@ -811,13 +811,13 @@ pub(crate) fn decode_value<'a>(t: ValueType, b: &'a [u8], e: Endian) -> Option<(
 }
 
 /// Decodes the value of a key-value pair whose encoded bytes are exactly `b` (the parser knows
-/// where each pair ends), so a top-level array is not walked to find its length. `nested` is the
-/// parser's record of nested array ends, when the bytes are a parsed header's.
+/// where each pair ends), so a top-level array is not walked to find its length. `index` is what
+/// the parser recorded about arrays, when the bytes are a parsed header's.
 pub(crate) fn decode_exact<'a>(
     t: ValueType,
     b: &'a [u8],
     e: Endian,
-    nested: Option<NestedLookup<'a>>,
+    index: Option<IndexRef<'a>>,
 ) -> Option<Value<'a>> {
     if t != ValueType::Array {
         return decode_value(t, b, e).map(|(v, _)| v);
@@ -829,7 +829,7 @@ pub(crate) fn decode_exact<'a>(
         len,
         bytes: &b[12..],
         endian: e,
-        nested,
+        index,
     }))
 }
 
@@ -903,12 +903,73 @@ mod tests {
                 len: 3,
                 bytes,
                 endian,
-                nested: None,
+                index: None,
             };
             let t = a.typed::<u32>().unwrap();
             assert_eq!(t.to_vec(), vec![1, 2, 3]);
             assert_eq!(a.get(2), Some(Value::U32(3)));
             assert!(a.typed::<i32>().is_none());
+        }
+    }
+
+    /// Encodes strings as a GGUF string array's elements.
+    fn string_elements(strings: &[Vec<u8>], endian: Endian) -> Vec<u8> {
+        let mut out = Vec::new();
+        for s in strings {
+            let n = s.len() as u64;
+            out.extend(match endian {
+                Endian::Little => n.to_le_bytes(),
+                Endian::Big => n.to_be_bytes(),
+            });
+            out.extend(s);
+        }
+        out
+    }
+
+    #[test]
+    fn str_iter_agrees_with_checking_each_string_alone() {
+        // multi-byte characters everywhere (some straddle the stretch boundaries), lengths whose
+        // fields are not ASCII (128 bytes and more, 0x80 and 0xC3 0x80 bytes among them), strings
+        // that are not UTF-8, empty strings and one string longer than a stretch
+        let mut strings: Vec<Vec<u8>> = Vec::new();
+        let mut seed = 7u64;
+        for i in 0..20_000u32 {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let r = (seed >> 33) as usize;
+            let s: Vec<u8> = match i % 97 {
+                0 => "é".repeat(64 + r % 40).into_bytes(),
+                1 => vec![b'a'; 0x80C3],
+                2 => b"ok\xffno".to_vec(),
+                3 => Vec::new(),
+                4 => vec![0xC3],
+                _ => "tok\u{00e9}\u{4e2d}\u{1F600}"
+                    .chars()
+                    .cycle()
+                    .skip(r % 5)
+                    .take(r % 9)
+                    .collect::<String>()
+                    .into_bytes(),
+            };
+            strings.push(s);
+        }
+        strings.push(vec![b'x'; StrIter::STRETCH * 3 + 5]);
+        for endian in [Endian::Little, Endian::Big] {
+            let bytes = string_elements(&strings, endian);
+            let view = ArrayView {
+                elem: ValueType::String,
+                len: strings.len() as u64,
+                bytes: &bytes,
+                endian,
+                index: None,
+            };
+            let got: Vec<Str<'_>> = view.strings().expect("strings").collect();
+            assert_eq!(got.len(), strings.len());
+            for (i, (g, want)) in got.iter().zip(&strings).enumerate() {
+                assert_eq!(g.as_bytes(), &want[..], "string {i}");
+                assert_eq!(g.as_str(), std::str::from_utf8(want).ok(), "string {i}");
+            }
         }
     }
 }

@@ -14,7 +14,7 @@ use crate::error::{Diagnostic, Error, Result, Rule};
 use crate::map;
 use crate::types::GgmlType;
 use crate::validate::Report;
-use crate::value::{decode_exact, ArrayView, NestedEnds, NestedLookup, Str, Value, ValueType};
+use crate::value::{decode_exact, ArrayView, IndexRef, Str, Value, ValueIndex, ValueType};
 pub use parser::DEFAULT_ALIGNMENT;
 use parser::{Findings, Header, KvEntry, Mode, Stop, TensorEntry};
 use source::{SliceSource, StreamSource};
@@ -283,7 +283,7 @@ impl<'a> Gguf<'a> {
             self.bytes.get(),
             self.header.endian,
             e,
-            Some(&self.header.nested),
+            Some(&self.header.value_index),
         )
     }
 
@@ -475,7 +475,7 @@ fn make_kv<'a>(
     src: &'a [u8],
     endian: Endian,
     e: KvEntry,
-    nested: Option<&'a NestedEnds>,
+    nested: Option<&'a ValueIndex>,
 ) -> Kv<'a> {
     let key = parser::key_bytes(src, e, endian);
     let type_pos = e.start as usize + 8 + key.len();
@@ -483,8 +483,8 @@ fn make_kv<'a>(
     let vt = ValueType::from_id(vt).expect("checked by the parser");
     let raw = &src[e.start as usize..e.end as usize];
     let value_bytes = &src[type_pos + 4..e.end as usize];
-    let nested = nested.map(|ends| NestedLookup {
-        ends,
+    let nested = nested.map(|index| IndexRef {
+        index,
         origin: src.as_ptr() as usize,
     });
     let value = decode_exact(vt, value_bytes, endian, nested).expect("checked by the parser");

@@ -12,7 +12,7 @@ use super::source::Source;
 use crate::endian::Endian;
 use crate::error::{Diagnostic, Error, Rule};
 use crate::types::GgmlType;
-use crate::value::{NestedEnds, ValueType};
+use crate::value::{ValueIndex, ValueType};
 
 /// Bytes of the smallest possible key-value pair: key length, empty key, type, one-byte value.
 const MIN_KV: u64 = 13;
@@ -134,8 +134,8 @@ pub(crate) struct Header {
     pub key_index: HashTable<u32>,
     pub tensors: Vec<TensorEntry>,
     pub name_index: HashTable<u32>,
-    /// Where the nested arrays of the metadata end (empty without nesting).
-    pub nested: NestedEnds,
+    /// What the parser learnt about arrays: nested array ends, text arrays.
+    pub value_index: ValueIndex,
     /// The hasher both indexes were built with (seeded per instance).
     pub hasher: hashbrown::DefaultHashBuilder,
     pub alignment: u32,
@@ -217,7 +217,7 @@ struct Parser<'s, S: Source> {
     stack: Vec<Frame>,
     /// Slots in `nested` of the recorded arrays still open, innermost last.
     open: Vec<u32>,
-    nested: NestedEnds,
+    value_index: ValueIndex,
     /// Set when a key or tensor name holds a NUL byte: ggml compares them only up to it.
     saw_nul: bool,
 }
@@ -251,7 +251,7 @@ pub(crate) fn parse_reaching<S: Source>(
         found: Findings::default(),
         stack: Vec::new(),
         open: Vec::new(),
-        nested: NestedEnds::default(),
+        value_index: ValueIndex::default(),
         saw_nul: false,
     };
     let mut reached = Reached::default();
@@ -805,7 +805,7 @@ impl<S: Source> Parser<'_, S> {
             key_index,
             tensors: std::mem::take(tensors),
             name_index,
-            nested: std::mem::take(&mut self.nested),
+            value_index: std::mem::take(&mut self.value_index),
             hasher,
             alignment,
             data_offset,
@@ -917,7 +917,7 @@ impl<S: Source> Parser<'_, S> {
         }
         let mut recorded = inherited;
         if before_last && elem == ValueType::Array && count > 0 {
-            if let Some(slot) = self.nested.open(type_pos) {
+            if let Some(slot) = self.value_index.open(type_pos) {
                 self.open.push(slot);
                 recorded = true;
             }
@@ -930,7 +930,7 @@ impl<S: Source> Parser<'_, S> {
     fn close_frame(&mut self, f: Frame) {
         if f.recorded() {
             if let Some(slot) = self.open.pop() {
-                self.nested.close(slot, self.pos);
+                self.value_index.close(slot, self.pos);
             }
         }
     }
@@ -995,25 +995,39 @@ impl<S: Source> Parser<'_, S> {
         let mut run_first = 0u64;
         let mut k = 0u64;
         while k < count {
-            let at = pos;
-            let mut bytes = self.src.bytes();
-            if (bytes.len() as u64) < at.saturating_add(8) {
-                if !self.src.available(at.saturating_add(8))? {
-                    return Err(self.short_element(at, k, kv));
-                }
-                bytes = self.src.bytes();
+            // the fast loop over the bytes in memory, until a length field that is not ASCII,
+            // the end of what is in memory, the last string, or a stretch's worth of bytes
+            let bytes = self.src.bytes();
+            let limit = pos.saturating_add(STRETCH);
+            let (done, to) = match self.endian {
+                Endian::Little => scan_ascii_strings::<false>(bytes, pos, count - k, limit),
+                Endian::Big => scan_ascii_strings::<true>(bytes, pos, count - k, limit),
+            };
+            k += done;
+            pos = to;
+            if k == count {
+                break;
             }
-            let p = at as usize;
-            let raw: [u8; 8] = bytes[p..p + 8].try_into().expect("8 bytes");
-            let len = self.endian.u64(raw);
-            let end = (at + 8).checked_add(len);
-            match end {
-                Some(end) if end <= bytes.len() as u64 || self.src.available(end)? => {}
+            if pos >= limit {
+                // check the stretch while it is in the cache, and go on with a new run
+                self.check_run(run_start, pos, run_first, kv)?;
+                run_start = pos;
+                run_first = k;
+                continue;
+            }
+            // one string the fast loop stopped at: more bytes to read, or a length that is not
+            // ASCII (which ends the run: that string is checked alone)
+            let at = pos;
+            if !self.src.available(at.saturating_add(8))? {
+                return Err(self.short_element(at, k, kv));
+            }
+            let len = self.u64_at(at);
+            match (at + 8).checked_add(len) {
+                Some(end) if self.src.available(end)? => pos = end,
                 _ => return Err(self.short_element(at, k, kv)),
             }
-            pos = at + 8 + len;
-            if u64::from_ne_bytes(raw) & 0x8080_8080_8080_8080 != 0 {
-                // a length byte that is not ASCII ends the run; this string is checked alone
+            let raw = &self.src.bytes()[at as usize..at as usize + 8];
+            if raw.iter().any(|&b| b >= 0x80) {
                 self.check_run(run_start, at, run_first, kv)?;
                 self.check_utf8(at + 8, len, &|_: &[u8]| {
                     format!("string {k} of the array in key-value pair {kv}")
@@ -1131,6 +1145,46 @@ fn nul_duplicates<'s>(
     for (i, j) in first.into_sorted_vec() {
         found.warnings.push(message(i, j, name(i)));
     }
+}
+
+/// Bytes of strings checked as UTF-8 at a time while they are in the cache.
+const STRETCH: u64 = 256 * 1024;
+
+/// Steps over up to `n` strings from `pos`, stopping at `limit` or beyond, while each is wholly in `bytes` and its length field is
+/// all ASCII; returns how many it stepped over and where it stopped. The hot loop of vocabularies:
+/// one load, one test and one add a string, the byte order fixed at compile time.
+#[inline(always)]
+fn scan_ascii_strings<const BIG: bool>(
+    bytes: &[u8],
+    mut pos: u64,
+    n: u64,
+    limit: u64,
+) -> (u64, u64) {
+    let have = bytes.len() as u64;
+    let mut k = 0;
+    while k < n && pos < limit {
+        let Some(raw) = usize::try_from(pos)
+            .ok()
+            .and_then(|p| bytes.get(p..)?.first_chunk::<8>())
+        else {
+            break;
+        };
+        if u64::from_ne_bytes(*raw) & 0x8080_8080_8080_8080 != 0 {
+            break;
+        }
+        let len = if BIG {
+            u64::from_be_bytes(*raw)
+        } else {
+            u64::from_le_bytes(*raw)
+        };
+        // every byte below 0x80: len + 8 < 2^63
+        match pos.checked_add(len + 8) {
+            Some(end) if end <= have => pos = end,
+            _ => break,
+        }
+        k += 1;
+    }
+    (k, pos)
 }
 
 /// A frame of the nested-array walk in 8 bytes (a megabyte of nesting keeps a frame per level):
@@ -1254,14 +1308,14 @@ mod tests {
         arr(&mut b, 9, 0);
         let (h, _) = parse(&mut SliceSource(&b), Mode::Strict);
         let h = h.unwrap_or_else(|_| panic!("valid"));
-        assert_eq!(h.nested.end_of(b_at), Some(b_end));
-        assert_eq!(h.nested.end_of(e_at), Some(e_end));
+        assert_eq!(h.value_index.end_of(b_at), Some(b_end));
+        assert_eq!(h.value_index.end_of(e_at), Some(e_end));
         assert_eq!(
-            h.nested.end_of(b_at + 12),
+            h.value_index.end_of(b_at + 12),
             None,
             "a number array is not recorded"
         );
-        assert!(h.nested.heap_bytes() >= 16);
+        assert!(h.value_index.heap_bytes() >= 16);
         assert_eq!(h.kvs.len(), 1);
         assert_eq!(h.kvs.get(0).map(|e| e.end), Some(b.len() as u64));
     }
