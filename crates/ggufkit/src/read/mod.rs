@@ -516,7 +516,9 @@ fn make_tensor_info(
         p += 8;
     }
     let ty = GgmlType::from_id(rd32(p)).expect("checked by the parser");
-    let n_elements = parser::element_count(&dims).expect("checked by the parser");
+    // the parser checked the exact product (0 when a dimension is 0, else at most i64::MAX), so
+    // a plain product is it
+    let n_elements = dims.iter().fold(1u64, |n, &d| n.wrapping_mul(d));
     let size = t.size;
     let abs = data_offset + t.offset;
     let data = if has_data {

@@ -435,6 +435,19 @@ impl<S: Source> Parser<'_, S> {
         Ok(())
     }
 
+    /// Checks a key or tensor name: UTF-8, and whether it holds a NUL byte (ggml compares names
+    /// only up to one). Names are short and nearly always plain ASCII, checked a word at a time.
+    #[inline]
+    fn check_name(&mut self, start: u64, len: u64, what: &dyn Fn(&[u8]) -> String) -> PResult<()> {
+        if plain_ascii(self.slice(start, len)) {
+            return Ok(());
+        }
+        if self.slice(start, len).contains(&0) {
+            self.saw_nul = true;
+        }
+        self.check_utf8(start, len, what)
+    }
+
     /// Reads the header; `kvs` and `tensors` collect the entries as they are read, so that a caller
     /// still has them when parsing stops.
     fn header(&mut self, kvs: &mut KvList, tensors: &mut Vec<TensorEntry>) -> PResult<Header> {
@@ -531,14 +544,11 @@ impl<S: Source> Parser<'_, S> {
                 })?;
                 let kp = self.pos;
                 self.pos += len;
-                self.check_utf8(kp, len, &|_: &[u8]| {
+                self.check_name(kp, len, &|_: &[u8]| {
                     format!("the key of key-value pair {i}")
                 })?;
                 (kp, len)
             };
-            if has_nul(self.slice(key_pos, key_len)) {
-                self.saw_nul = true;
-            }
             let key = self.slice(key_pos, key_len);
             let hash = hash_bytes(&hasher, key);
             let kvs_ref = &*kvs;
@@ -610,12 +620,9 @@ impl<S: Source> Parser<'_, S> {
             })?;
             let name_pos = self.pos;
             self.pos += name_len;
-            self.check_utf8(name_pos, name_len, &|_: &[u8]| {
+            self.check_name(name_pos, name_len, &|_: &[u8]| {
                 format!("the name of tensor {i}")
             })?;
-            if has_nul(self.slice(name_pos, name_len)) {
-                self.saw_nul = true;
-            }
             let name = self.slice(name_pos, name_len);
             let hash = hash_bytes(&hasher, name);
             let src = self.src.bytes();
@@ -658,12 +665,20 @@ impl<S: Source> Parser<'_, S> {
                 )));
             }
             let dims_pos = self.pos;
+            // when every field through the offset is in memory (all but a cut file), they are
+            // read without a check each; otherwise field by field, to name the one cut short
+            let fields_end = self.pos + 8 * u64::from(n_dims) + 12;
+            let in_memory =
+                fields_end <= self.src.bytes().len() as u64 || self.src.available(fields_end)?;
             let mut dims = [1u64; 4];
             for (d, dim) in dims.iter_mut().enumerate().take(n_dims as usize) {
                 let at = self.pos;
-                let v = self
-                    .read_u64(&|s: &[u8]| format!("dimension {d} of tensor '{}'", tname_in(s)))?
-                    as i64;
+                let v = if in_memory {
+                    self.pos += 8;
+                    self.u64_at(at)
+                } else {
+                    self.read_u64(&|s: &[u8]| format!("dimension {d} of tensor '{}'", tname_in(s)))?
+                } as i64;
                 if v < 0 {
                     return Err(Stop::Rule(diag(
                         Rule::TensorDim,
@@ -690,8 +705,12 @@ impl<S: Source> Parser<'_, S> {
 
             // type
             let type_pos = self.pos;
-            let raw_type =
-                self.read_u32(&|s: &[u8]| format!("the type of tensor '{}'", tname_in(s)))?;
+            let raw_type = if in_memory {
+                self.pos += 4;
+                self.u32_at(type_pos)
+            } else {
+                self.read_u32(&|s: &[u8]| format!("the type of tensor '{}'", tname_in(s)))?
+            };
             let ty = match GgmlType::from_id(raw_type) {
                 None => {
                     return Err(Stop::Rule(diag(
@@ -718,7 +737,8 @@ impl<S: Source> Parser<'_, S> {
                 Some(t) => t,
             };
             let ne0 = if n_dims > 0 { dims[0] } else { 1 };
-            if ne0 % ty.block_size() != 0 {
+            // block sizes are powers of two (a test of the type table says so): a mask, not a division
+            if ne0 & (ty.block_size() - 1) != 0 {
                 return Err(Stop::Rule(diag(
                     Rule::TensorBlock,
                     type_pos,
@@ -747,8 +767,12 @@ impl<S: Source> Parser<'_, S> {
 
             // offset
             let offset_pos = self.pos;
-            let offset =
-                self.read_u64(&|s: &[u8]| format!("the data offset of tensor '{}'", tname_in(s)))?;
+            let offset = if in_memory {
+                self.pos += 8;
+                self.u64_at(offset_pos)
+            } else {
+                self.read_u64(&|s: &[u8]| format!("the data offset of tensor '{}'", tname_in(s)))?
+            };
             if offset != expected_offset {
                 return Err(Stop::Rule(diag(
                     Rule::TensorOffset,
@@ -1220,10 +1244,30 @@ impl Frame {
     }
 }
 
-/// NUL check for short names, written to vectorise instead of calling memchr per name.
+/// True when every byte is ASCII and none is NUL: eight bytes at a time, for short names.
 #[inline]
-fn has_nul(b: &[u8]) -> bool {
-    b.iter().fold(false, |acc, &c| acc | (c == 0))
+fn plain_ascii(b: &[u8]) -> bool {
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    // a high bit: not ASCII; `(w - ONES) & !w` sets a high bit where some byte is 0
+    let check = |w: u64| w | (w.wrapping_sub(ONES) & !w);
+    let mut bad = 0u64;
+    let words = b.chunks_exact(8);
+    let tail = words.remainder();
+    for w in words {
+        bad |= check(u64::from_le_bytes(w.try_into().unwrap_or([0; 8])));
+    }
+    if !tail.is_empty() {
+        if let Some(last) = b.last_chunk::<8>() {
+            // the last eight bytes, overlapping the words already seen
+            bad |= check(u64::from_le_bytes(*last));
+        } else {
+            for &c in tail {
+                bad |= u64::from(c) | (u64::from(c == 0) << 7);
+            }
+        }
+    }
+    bad & HIGH == 0
 }
 
 /// A name up to its first NUL byte, as ggml compares names.
@@ -1318,5 +1362,27 @@ mod tests {
         assert!(h.value_index.heap_bytes() >= 16);
         assert_eq!(h.kvs.len(), 1);
         assert_eq!(h.kvs.get(0).map(|e| e.end), Some(b.len() as u64));
+    }
+
+    #[test]
+    fn plain_ascii_is_ascii_without_nul() {
+        let naive = |b: &[u8]| b.iter().all(|&c| c != 0 && c < 0x80);
+        let mut seed = 1u64;
+        for len in 0..40usize {
+            for _ in 0..200 {
+                let mut b: Vec<u8> = (0..len)
+                    .map(|_| {
+                        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1);
+                        b'a' + ((seed >> 40) % 26) as u8
+                    })
+                    .collect();
+                if len > 0 {
+                    seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1);
+                    let at = (seed >> 33) as usize % len;
+                    b[at] = [0u8, 0x7f, 0x80, 0xff, 0x01, b'z'][(seed >> 20) as usize % 6];
+                }
+                assert_eq!(plain_ascii(&b), naive(&b), "{b:?}");
+            }
+        }
     }
 }
