@@ -16,7 +16,7 @@ use crate::types::GgmlType;
 use crate::validate::Report;
 use crate::value::{decode_exact, ArrayView, IndexRef, Str, Value, ValueIndex, ValueType};
 pub use parser::DEFAULT_ALIGNMENT;
-use parser::{Findings, Header, KvEntry, Mode, Stop, TensorEntry};
+use parser::{Findings, Header, KvEntry, Mode, Stop};
 use source::{SliceSource, StreamSource};
 
 /// How strictly a file is judged when it is opened.
@@ -419,15 +419,12 @@ impl<'a> Gguf<'a> {
 
     /// The tensor infos in file order.
     pub fn tensors(&self) -> impl ExactSizeIterator<Item = TensorInfo<'_>> + '_ {
-        self.header
-            .tensors
-            .iter()
-            .map(move |t| self.tensor_info(*t))
+        self.header.tensors.iter().map(move |t| self.tensor_info(t))
     }
 
     /// Tensor `i` in file order.
     pub fn tensor_at(&self, i: usize) -> Option<TensorInfo<'_>> {
-        self.header.tensors.get(i).map(|t| self.tensor_info(*t))
+        self.header.tensors.get(i).map(|t| self.tensor_info(t))
     }
 
     /// The tensor with this name, in O(1) (the first one, when permissive reading let a repeated
@@ -440,9 +437,9 @@ impl<'a> Gguf<'a> {
         self.header
             .name_index
             .find(hash, |&j| {
-                parser::tensor_name(src, ts[j as usize], endian) == name.as_bytes()
+                parser::tensor_name(src, ts.at(j), endian) == name.as_bytes()
             })
-            .map(|&j| self.tensor_info(ts[j as usize]))
+            .map(|&j| self.tensor_info(ts.at(j)))
     }
 
     /// Total bytes of tensor data (without padding).
@@ -455,7 +452,7 @@ impl<'a> Gguf<'a> {
         self.tensors().map(|t| t.n_elements).sum()
     }
 
-    fn tensor_info(&self, t: TensorEntry) -> TensorInfo<'_> {
+    fn tensor_info(&self, t: u64) -> TensorInfo<'_> {
         let data_offset = self.header.data_offset;
         make_tensor_info(
             self.bytes.get(),
@@ -496,16 +493,16 @@ fn make_kv<'a>(
     }
 }
 
-/// A tensor info from its parsed position; `data_offset` is where the data section starts.
+/// A tensor info from its parsed position `start`; `data_offset` is where the data section starts.
 fn make_tensor_info(
     src: &[u8],
     e: Endian,
-    t: TensorEntry,
+    start: u64,
     data_offset: u64,
     has_data: bool,
 ) -> TensorInfo<'_> {
-    let name = parser::tensor_name(src, t, e);
-    let mut p = t.start as usize + 8 + name.len();
+    let name = parser::tensor_name(src, start, e);
+    let mut p = start as usize + 8 + name.len();
     let rd32 = |p: usize| e.u32(src[p..p + 4].try_into().expect("4 bytes"));
     let rd64 = |p: usize| e.u64(src[p..p + 8].try_into().expect("8 bytes"));
     let n_dims = rd32(p);
@@ -519,8 +516,10 @@ fn make_tensor_info(
     // the parser checked the exact product (0 when a dimension is 0, else at most i64::MAX), so
     // a plain product is it
     let n_elements = dims.iter().fold(1u64, |n, &d| n.wrapping_mul(d));
-    let size = t.size;
-    let abs = data_offset + t.offset;
+    // and the byte size it checked
+    let size = ty.bytes_for(n_elements).unwrap_or(0);
+    let offset = rd64(p + 4);
+    let abs = data_offset + offset;
     let data = if has_data {
         abs.checked_add(size)
             .and_then(|end| src.get(abs as usize..end as usize))
@@ -532,10 +531,10 @@ fn make_tensor_info(
         n_dims,
         dims,
         ty,
-        offset: t.offset,
+        offset,
         size,
         n_elements,
-        info_offset: t.start,
+        info_offset: start,
         data_offset: abs,
         data,
         endian: e,
@@ -666,19 +665,20 @@ fn check_data(h: &Header, bytes: &[u8], total: u64, report: &mut Report) {
         let mut at = h.data_offset;
         let mut what = String::from("the tensor data");
         let src = bytes;
-        for t in &h.tensors {
+        for t in h.tensors.iter() {
             // the name is formatted only for the tensor that is reported
-            let name = || parser::show(parser::tensor_name(src, *t, h.endian));
-            let start = h.data_offset + t.offset;
-            let data_end = start.saturating_add(t.size);
-            let end = parser::padded_end(start, t.size, align).unwrap_or(u64::MAX);
+            let name = || parser::show(parser::tensor_name(src, t, h.endian));
+            let (offset, size) = parser::tensor_extent(src, h.endian, t);
+            let start = h.data_offset + offset;
+            let data_end = start.saturating_add(size);
+            let end = parser::padded_end(start, size, align).unwrap_or(u64::MAX);
             if data_end > total {
                 // the data itself is cut: the offending field is the data
                 at = start;
                 what = format!(
                     "the data of tensor '{}' ({} bytes from byte {at})",
                     name(),
-                    t.size
+                    size
                 );
                 break;
             }
@@ -840,7 +840,7 @@ fn outline_of<'a>(
                 tensors: h
                     .tensors
                     .iter()
-                    .map(|t| make_tensor_info(bytes, h.endian, *t, h.data_offset, true))
+                    .map(|t| make_tensor_info(bytes, h.endian, t, h.data_offset, true))
                     .collect(),
                 data_offset: Some(h.data_offset),
                 alignment: Some(h.alignment),
@@ -865,7 +865,7 @@ fn outline_of<'a>(
                 tensors: reached
                     .tensors
                     .iter()
-                    .map(|t| make_tensor_info(bytes, e, *t, 0, false))
+                    .map(|t| make_tensor_info(bytes, e, t, 0, false))
                     .collect(),
                 data_offset: None,
                 alignment: None,

@@ -116,12 +116,64 @@ impl KvList {
     }
 }
 
-/// One tensor info: where it starts, its data offset (relative to the data section) and size.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct TensorEntry {
-    pub start: u64,
-    pub offset: u64,
-    pub size: u64,
+/// The tensor infos in file order: where each starts. Everything else (name, shape, type, offset,
+/// size) is read back from the checked bytes when asked: a tensor costs one position, 4 bytes
+/// in a header below 4 GiB, so opening a model writes little besides the name index.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct TensorList {
+    starts: Positions,
+}
+
+impl TensorList {
+    pub fn len(&self) -> usize {
+        self.starts.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.starts.len() == 0
+    }
+
+    /// Where tensor info `i` starts.
+    #[inline]
+    pub fn get(&self, i: usize) -> Option<u64> {
+        self.starts.get(i)
+    }
+
+    /// The start of a tensor info known to exist (an index from the name table).
+    #[inline]
+    pub fn at(&self, i: u32) -> u64 {
+        self.get(i as usize).unwrap_or(0)
+    }
+
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = u64> + '_ {
+        (0..self.len()).map(move |i| self.at(i as u32))
+    }
+}
+
+/// The data offset (relative to the data section) and size of the tensor whose info starts at
+/// `start`, read back from bytes the parser checked.
+pub(crate) fn tensor_extent(src: &[u8], e: Endian, start: u64) -> (u64, u64) {
+    let rd32 = |p: usize| {
+        src.get(p..p + 4)
+            .map_or(0, |b| e.u32(b.try_into().unwrap_or([0; 4])))
+    };
+    let rd64 = |p: usize| {
+        src.get(p..p + 8)
+            .map_or(0, |b| e.u64(b.try_into().unwrap_or([0; 8])))
+    };
+    let mut p = start as usize;
+    p += 8 + rd64(p) as usize;
+    let n_dims = rd32(p).min(MAX_DIMS) as usize;
+    p += 4;
+    let mut n = 1u64;
+    for d in 0..n_dims {
+        n = n.wrapping_mul(rd64(p + 8 * d));
+    }
+    p += 8 * n_dims;
+    let size = GgmlType::from_id(rd32(p))
+        .and_then(|t| t.bytes_for(n))
+        .unwrap_or(0);
+    (rd64(p + 4), size)
 }
 
 /// The parsed shape of a header: positions into the bytes plus the computed layout.
@@ -132,7 +184,7 @@ pub(crate) struct Header {
     pub kvs: KvList,
     /// Indices into `kvs` and `tensors`: 4 bytes a slot (counts beyond 2^32 are refused).
     pub key_index: HashTable<u32>,
-    pub tensors: Vec<TensorEntry>,
+    pub tensors: TensorList,
     pub name_index: HashTable<u32>,
     /// What the parser learnt about arrays: nested array ends, text arrays.
     pub value_index: ValueIndex,
@@ -235,7 +287,7 @@ pub(crate) fn parse<S: Source>(src: &mut S, mode: Mode) -> (Result<Header, Stop>
 pub(crate) struct Reached {
     pub endian: Endian,
     pub kvs: KvList,
-    pub tensors: Vec<TensorEntry>,
+    pub tensors: TensorList,
 }
 
 /// [`parse`], also giving back what was read before a stop, for tools that map broken files.
@@ -450,7 +502,7 @@ impl<S: Source> Parser<'_, S> {
 
     /// Reads the header; `kvs` and `tensors` collect the entries as they are read, so that a caller
     /// still has them when parsing stops.
-    fn header(&mut self, kvs: &mut KvList, tensors: &mut Vec<TensorEntry>) -> PResult<Header> {
+    fn header(&mut self, kvs: &mut KvList, tensors: &mut TensorList) -> PResult<Header> {
         // magic
         let have = self.src.available(4)?;
         let head = self.src.bytes();
@@ -600,7 +652,7 @@ impl<S: Source> Parser<'_, S> {
         }
 
         // tensor infos
-        tensors.reserve(n_tensors as usize);
+        tensors.starts.reserve(n_tensors as usize);
         let mut name_index: HashTable<u32> = HashTable::with_capacity(n_tensors as usize);
         let mut expected_offset: u64 = 0;
         let align = u64::from(alignment);
@@ -631,8 +683,8 @@ impl<S: Source> Parser<'_, S> {
             let endian = self.endian;
             let dup = match name_index.entry(
                 hash,
-                |&j: &u32| tensor_name(src, tensors_ref[j as usize], endian) == name,
-                |&j: &u32| hash_bytes(&hasher, tensor_name(src, tensors_ref[j as usize], endian)),
+                |&j: &u32| tensor_name(src, tensors_ref.at(j), endian) == name,
+                |&j: &u32| hash_bytes(&hasher, tensor_name(src, tensors_ref.at(j), endian)),
             ) {
                 hashbrown::hash_table::Entry::Occupied(e) => Some(*e.get()),
                 hashbrown::hash_table::Entry::Vacant(v) => {
@@ -793,11 +845,7 @@ impl<S: Source> Parser<'_, S> {
                     ),
                 ))
             })?;
-            tensors.push(TensorEntry {
-                start,
-                offset,
-                size,
-            });
+            tensors.starts.push(start);
         }
 
         // padding before the data, only when there are tensors
@@ -1096,7 +1144,7 @@ impl<S: Source> Parser<'_, S> {
 
     /// ggml compares keys and tensor names only up to a first NUL byte: names equal up to it are
     /// duplicates for ggml (a warning: the spec compares whole names).
-    fn ggml_nul_duplicates(&mut self, kvs: &KvList, tensors: &[TensorEntry]) {
+    fn ggml_nul_duplicates(&mut self, kvs: &KvList, tensors: &TensorList) {
         let src = self.src.bytes();
         let e = self.endian;
         nul_duplicates(
@@ -1117,11 +1165,11 @@ impl<S: Source> Parser<'_, S> {
         nul_duplicates(
             &mut self.found,
             tensors.len(),
-            |i| tensor_name(src, tensors[i as usize], e),
+            |i| tensor_name(src, tensors.at(i), e),
             |i, j, name| {
                 diag(
                     Rule::TensorDuplicate,
-                    tensors[i as usize].start,
+                    tensors.at(i),
                     format!(
                         "tensor name '{}' equals the name of tensor {j} up to a NUL byte, and ggml compares names only up to it",
                         show(name)
@@ -1291,8 +1339,8 @@ pub(crate) fn key_bytes(src: &[u8], kv: KvEntry, e: Endian) -> &[u8] {
 
 /// The name bytes of a parsed tensor info.
 #[inline]
-pub(crate) fn tensor_name(src: &[u8], t: TensorEntry, e: Endian) -> &[u8] {
-    let p = t.start as usize;
+pub(crate) fn tensor_name(src: &[u8], start: u64, e: Endian) -> &[u8] {
+    let p = start as usize;
     let len = e.u64(src[p..p + 8].try_into().expect("8 bytes")) as usize;
     &src[p + 8..p + 8 + len]
 }
