@@ -86,6 +86,9 @@ impl Stats {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Parser {
     Ggufkit,
+    /// ggufkit opening (and so validating) the file without walking it: what an engine pays
+    /// before it reads a value.
+    GgufkitOpen,
     Ggus,
     Candle,
     GgufRsLib,
@@ -97,8 +100,9 @@ pub enum Parser {
 
 impl Parser {
     /// Every in-process parser, in the order of the tables.
-    pub const ALL: [Parser; 6] = [
+    pub const ALL: [Parser; 7] = [
         Parser::Ggufkit,
+        Parser::GgufkitOpen,
         Parser::Ggus,
         Parser::Candle,
         Parser::GgufRsLib,
@@ -110,6 +114,7 @@ impl Parser {
     pub fn name(self) -> &'static str {
         match self {
             Parser::Ggufkit => "ggufkit",
+            Parser::GgufkitOpen => "ggufkit-open",
             Parser::Ggus => "ggus",
             Parser::Candle => "candle",
             Parser::GgufRsLib => "gguf-rs-lib",
@@ -123,6 +128,11 @@ impl Parser {
         Self::ALL.into_iter().find(|p| p.name() == s)
     }
 
+    /// True for the columns that do not walk the header (its values are not compared).
+    pub fn walks(self) -> bool {
+        !self.is_floor() && self != Parser::GgufkitOpen
+    }
+
     /// True for the floors (not parsers: they only read or touch the header bytes).
     pub fn is_floor(self) -> bool {
         matches!(self, Parser::FloorRead | Parser::FloorMap)
@@ -132,6 +142,7 @@ impl Parser {
     pub fn version(self) -> &'static str {
         match self {
             Parser::Ggufkit => concat!("ggufkit ", env!("CARGO_PKG_VERSION"), " (this tree)"),
+            Parser::GgufkitOpen => "ggufkit, opening only: every rule checked, no value walked",
             Parser::Ggus => "ggus 0.5.1",
             Parser::Candle => "candle-core 0.11.1 (quantized::gguf_file)",
             Parser::GgufRsLib => "gguf-rs-lib 0.3.3",
@@ -145,6 +156,7 @@ impl Parser {
     pub fn run(self, path: &Path, header_len: u64) -> Result<Stats, String> {
         match self {
             Parser::Ggufkit => run_ggufkit(path),
+            Parser::GgufkitOpen => run_ggufkit_open(path),
             Parser::Ggus => run_ggus(path),
             Parser::Candle => run_candle(path),
             Parser::GgufRsLib => run_gguf_rs_lib(path),
@@ -187,6 +199,16 @@ pub fn header_len(path: &Path) -> u64 {
 fn run_ggufkit(path: &Path) -> Result<Stats, String> {
     let g = Gguf::open(path).map_err(|e| e.to_string())?;
     Ok(walk_ggufkit(&g))
+}
+
+fn run_ggufkit_open(path: &Path) -> Result<Stats, String> {
+    let g = Gguf::open(path).map_err(|e| e.to_string())?;
+    Ok(Stats {
+        keys: g.kv_count() as u64,
+        tensors: g.tensor_count() as u64,
+        sink: g.data_offset(),
+        ..Stats::default()
+    })
 }
 
 /// ggufkit's full walk of an opened file (the same as `benches/open_walk.rs` of the library).

@@ -11,7 +11,7 @@
 //!                     if any were given)
 //!   --smoke           CI mode: a tiny generated file, one repetition, every parser; fails when a
 //!                     parser fails on it or walks it differently
-//!   --parsers LIST    comma-separated subset of: ggufkit,ggus,candle,gguf-rs-lib,gguf-py,
+//!   --parsers LIST    comma-separated subset of: ggufkit,ggufkit-open,ggus,candle,gguf-rs-lib,gguf-py,
 //!                     floor-read,floor-map
 //!   --python PATH     the Python with `gguf` installed (default $GGUF_PY, else python3)
 //!   --no-python       leave gguf-py out
@@ -601,8 +601,8 @@ fn run(o: &mut Opts) -> Result<i32, String> {
         for (name, cell) in fr.cells.iter_mut() {
             cell.median_ms = median(&cell.times_ms);
             cell.min_ms = cell.times_ms.iter().copied().reduce(f64::min);
-            let floor = Parser::from_name(name).is_some_and(|p| p.is_floor());
-            if !floor && cell.ok {
+            let walks = Parser::from_name(name).is_none_or(|p| p.walks());
+            if walks && cell.ok {
                 if let (Some(r), Some(s)) = (reference, cell.stats) {
                     cell.same_walk_as_ggufkit = Some(r.same_walk(&s));
                 }
