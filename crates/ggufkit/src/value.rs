@@ -349,23 +349,64 @@ impl PartialEq for ArrayView<'_> {
     }
 }
 
-/// Where the nested arrays of a header end, recorded by the parser so that walking them is cheap.
+/// What the parser records about a header's arrays so that walking them later is cheap.
 ///
-/// Without them, stepping over an element that is itself an array means
+/// **Nested array ends.** Without them, stepping over an element that is itself an array means
 /// measuring everything inside it, and walking a deep nest measures each level once per level
 /// above it: quadratic in the depth (a megabyte of nesting took 20 seconds). Only arrays that are
 /// not the last element of their parent (the last one ends where its parent ends) and whose own
 /// elements are arrays (a string or number array is measured in one pass) are recorded: none in a
 /// file without nesting. Positions take 4 bytes each while they fit.
+///
+/// **String lengths.** Walking a string array means reading each length to find the next one:
+/// a chain of dependent loads, each waiting for the one before (about 2 ns a string, the cost of
+/// a vocabulary walk). For arrays of [`Self::LENS_MIN`] strings or more, the parser keeps each
+/// length in a byte (255 for 255 or more), so [`StrIter`] finds the next string with an add
+/// instead of a load: one byte per string, an eighth of the array at most.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct ValueIndex {
     /// (start, end) of nested arrays starting below 4 GiB, in order of their start.
     low: Vec<(u32, u32)>,
     /// The same past 4 GiB (only in headers that large).
     high: Vec<(u64, u64)>,
+    /// (where the elements start, index of the first length in `lens`) of each string array
+    /// whose lengths are kept, in order of their start.
+    string_arrays: Vec<(u64, usize)>,
+    /// The kept string lengths, a byte each (see [`short_len`](crate::read)).
+    pub(crate) lens: Vec<u8>,
 }
 
 impl ValueIndex {
+    /// Arrays with fewer strings do not keep their lengths.
+    pub(crate) const LENS_MIN: u64 = 64;
+
+    /// Starts keeping the lengths of a string array of `count` strings whose elements start at
+    /// `start`, when it is large enough; the caller then pushes exactly `count` lengths.
+    pub(crate) fn begin_strings(&mut self, start: u64, count: u64) -> bool {
+        let Ok(n) = usize::try_from(count) else {
+            return false;
+        };
+        if count < Self::LENS_MIN {
+            return false;
+        }
+        self.string_arrays.push((start, self.lens.len()));
+        // the count was checked against the bytes (8 at least a string): bounded by the input
+        self.lens.reserve(n);
+        true
+    }
+
+    /// The kept lengths of the `count` strings whose elements start at `start`.
+    #[inline]
+    pub(crate) fn string_lens(&self, start: u64, count: u64) -> Option<&[u8]> {
+        let i = self
+            .string_arrays
+            .binary_search_by_key(&start, |e| e.0)
+            .ok()?;
+        let first = self.string_arrays[i].1;
+        self.lens
+            .get(first..first.checked_add(usize::try_from(count).ok()?)?)
+    }
+
     /// Records an array starting at `start` (its type field); returns its slot for [`Self::close`],
     /// or `None` past what the table indexes.
     pub(crate) fn open(&mut self, start: u64) -> Option<u32> {
@@ -408,7 +449,7 @@ impl ValueIndex {
     /// Bytes the table holds on the heap.
     #[cfg(test)]
     pub(crate) fn heap_bytes(&self) -> usize {
-        self.low.capacity() * 8 + self.high.capacity() * 16
+        self.low.capacity() * 8 + self.high.capacity() * 16 + self.lens.capacity()
     }
 }
 
@@ -421,7 +462,7 @@ pub(crate) struct IndexRef<'a> {
     pub(crate) origin: usize,
 }
 
-impl IndexRef<'_> {
+impl<'a> IndexRef<'a> {
     /// Bytes used by the elements of the nested array whose encoding starts at `at` (its type
     /// field), when the parser recorded its end and that end lies within `avail` bytes.
     fn body_len(&self, at: &[u8], avail: usize) -> Option<usize> {
@@ -429,6 +470,12 @@ impl IndexRef<'_> {
         let end = self.index.end_of(start)?;
         let used = usize::try_from(end.checked_sub(start)?.checked_sub(12)?).ok()?;
         (used <= avail).then_some(used)
+    }
+
+    /// The kept lengths of the string array whose `count` elements are `elements`.
+    #[inline]
+    fn string_lens(&self, elements: &[u8], count: u64) -> Option<&'a [u8]> {
+        self.index.string_lens(self.position(elements)?, count)
     }
 
     /// Where `bytes` start in the header.
@@ -505,7 +552,11 @@ impl<'a> ArrayView<'a> {
         if self.elem != ValueType::String {
             return None;
         }
-        Some(StrIter::new(self.len, self.bytes, self.endian))
+        let mut it = StrIter::new(self.len, self.bytes, self.endian);
+        if let Some(lens) = self.index.and_then(|i| i.string_lens(self.bytes, self.len)) {
+            it.lens = lens;
+        }
+        Some(it)
     }
 
     /// A typed view of a numeric or bool array; `None` when the element type is not `T`'s.
@@ -607,6 +658,8 @@ pub struct StrIter<'a> {
     /// Checked text at the start of `rest` (possibly empty), ending at a character boundary.
     text: &'a str,
     endian: Endian,
+    /// The parser's record of the lengths of the strings left, when it kept them (else empty).
+    lens: &'a [u8],
 }
 
 impl<'a> StrIter<'a> {
@@ -620,6 +673,7 @@ impl<'a> StrIter<'a> {
             rest: bytes,
             text: "",
             endian,
+            lens: &[],
         }
     }
 
@@ -653,8 +707,18 @@ impl<'a> Iterator for StrIter<'a> {
         if self.remaining == 0 {
             return None;
         }
-        let len_bytes = *self.rest.first_chunk::<8>()?;
-        let len = usize::try_from(self.endian.u64(len_bytes)).ok()?;
+        let len = match self.lens.split_first() {
+            // the kept length: the next string is found without waiting for a load of the header
+            Some((&l, more)) if l < 255 => {
+                self.lens = more;
+                usize::from(l)
+            }
+            _ => {
+                self.lens = self.lens.get(1..).unwrap_or(&[]);
+                let len_bytes = *self.rest.first_chunk::<8>()?;
+                usize::try_from(self.endian.u64(len_bytes)).ok()?
+            }
+        };
         let end = len.checked_add(8)?;
         if end > self.rest.len() {
             return None;

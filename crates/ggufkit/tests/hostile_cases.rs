@@ -609,6 +609,60 @@ fn nested_arrays_read_back_exactly_at_every_depth() {
     }
 }
 
+#[test]
+fn long_string_arrays_read_back_exactly() {
+    // arrays large enough for the parser to keep their lengths (a byte each, 255 meaning "read
+    // it from the header"), with lengths on both sides of 255 and of 128 (a length field that is
+    // not ASCII), multi-byte text, nested inside an array of arrays too
+    let strings: Vec<V> = (0..1500usize)
+        .map(|i| {
+            let n = [0, 1, 127, 128, 254, 255, 256, 300, 4096][i % 9] + i % 3;
+            V::str(
+                &"é"
+                    .repeat(n / 2)
+                    .chars()
+                    .chain("x".chars())
+                    .take(n)
+                    .collect::<String>(),
+            )
+        })
+        .collect();
+    for endian in [Endian::Little, Endian::Big] {
+        let m = Model {
+            endian,
+            kvs: vec![
+                (b"tokens".to_vec(), V::Arr(8, strings.clone())),
+                (
+                    b"nested".to_vec(),
+                    V::Arr(
+                        9,
+                        vec![
+                            V::Arr(8, strings[..700].to_vec()),
+                            V::Arr(8, strings[700..].to_vec()),
+                        ],
+                    ),
+                ),
+            ],
+            ..Model::default()
+        };
+        let b = m.encode();
+        let g = Gguf::from_bytes(&b).expect("valid");
+        hostile::assert_model_eq(&m, &g, &b);
+        let tokens = g
+            .get_array("tokens")
+            .and_then(|a| a.strings())
+            .expect("strings");
+        let mut n = 0;
+        for (t, want) in tokens.zip(&strings) {
+            let V::Str(want) = want else { unreachable!() };
+            assert_eq!(t.as_str().map(str::as_bytes), Some(&want[..]));
+            n += 1;
+        }
+        assert_eq!(n, 1500);
+        walk(&g);
+    }
+}
+
 /// A file with one key whose value is `depth` arrays nested in each other around one u8.
 pub fn deep_nesting(depth: usize) -> Vec<u8> {
     let mut b = b"GGUF\x03\0\0\0".to_vec();

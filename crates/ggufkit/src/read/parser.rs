@@ -1066,14 +1066,21 @@ impl<S: Source> Parser<'_, S> {
         let mut run_start = pos;
         let mut run_first = 0u64;
         let mut k = 0u64;
+        // the lengths of a large array are kept, a byte each, so that walking it later does not
+        // chase them through the header
+        let record = self.value_index.begin_strings(pos, count);
         while k < count {
             // the fast loop over the bytes in memory, until a length field that is not ASCII,
             // the end of what is in memory, the last string, or a stretch's worth of bytes
             let bytes = self.src.bytes();
+            let lens = &mut self.value_index.lens;
             let limit = pos.saturating_add(STRETCH);
-            let (done, to) = match self.endian {
-                Endian::Little => scan_ascii_strings::<false>(bytes, pos, count - k, limit),
-                Endian::Big => scan_ascii_strings::<true>(bytes, pos, count - k, limit),
+            let n = count - k;
+            let (done, to) = match (self.endian, record) {
+                (Endian::Little, false) => scan::<false, false>(bytes, pos, n, limit, lens),
+                (Endian::Little, true) => scan::<false, true>(bytes, pos, n, limit, lens),
+                (Endian::Big, false) => scan::<true, false>(bytes, pos, n, limit, lens),
+                (Endian::Big, true) => scan::<true, true>(bytes, pos, n, limit, lens),
             };
             k += done;
             pos = to;
@@ -1097,6 +1104,9 @@ impl<S: Source> Parser<'_, S> {
             match (at + 8).checked_add(len) {
                 Some(end) if self.src.available(end)? => pos = end,
                 _ => return Err(self.short_element(at, k, kv)),
+            }
+            if record {
+                self.value_index.lens.push(short_len(len));
             }
             let raw = &self.src.bytes()[at as usize..at as usize + 8];
             if raw.iter().any(|&b| b >= 0x80) {
@@ -1222,15 +1232,23 @@ fn nul_duplicates<'s>(
 /// Bytes of strings checked as UTF-8 at a time while they are in the cache.
 const STRETCH: u64 = 256 * 1024;
 
-/// Steps over up to `n` strings from `pos`, stopping at `limit` or beyond, while each is wholly in `bytes` and its length field is
-/// all ASCII; returns how many it stepped over and where it stopped. The hot loop of vocabularies:
-/// one load, one test and one add a string, the byte order fixed at compile time.
+/// A string length in a byte: 255 stands for 255 or more (read from the header when needed).
 #[inline(always)]
-fn scan_ascii_strings<const BIG: bool>(
+fn short_len(len: u64) -> u8 {
+    len.min(255) as u8
+}
+
+/// Steps over up to `n` strings from `pos`, stopping at `limit` or beyond, while each is wholly in
+/// `bytes` and its length field is all ASCII; returns how many it stepped over and where it
+/// stopped; with `RECORD`, pushes each length onto `lens` ([`short_len`]). The hot loop of
+/// vocabularies: one load, one test and one add a string, the byte order fixed at compile time.
+#[inline(always)]
+fn scan<const BIG: bool, const RECORD: bool>(
     bytes: &[u8],
     mut pos: u64,
     n: u64,
     limit: u64,
+    lens: &mut Vec<u8>,
 ) -> (u64, u64) {
     let have = bytes.len() as u64;
     let mut k = 0;
@@ -1253,6 +1271,9 @@ fn scan_ascii_strings<const BIG: bool>(
         match pos.checked_add(len + 8) {
             Some(end) if end <= have => pos = end,
             _ => break,
+        }
+        if RECORD {
+            lens.push(short_len(len));
         }
         k += 1;
     }
