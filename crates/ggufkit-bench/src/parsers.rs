@@ -245,7 +245,10 @@ fn ggufkit_value(v: &Value<'_>, st: &mut Stats) {
     }
 }
 
-fn ggufkit_array(a: &ArrayView<'_>, st: &mut Stats) {
+fn ggufkit_array(a: &ArrayView<'_>, out: &mut Stats) {
+    // counted in a local copy, kept in registers, as in every walker of arrays here
+    let mut local = *out;
+    let st = &mut local;
     match a.element_type() {
         ValueType::String => {
             if let Some(it) = a.strings() {
@@ -284,6 +287,7 @@ fn ggufkit_array(a: &ArrayView<'_>, st: &mut Stats) {
             }
         }
     }
+    *out = local;
 }
 
 // ---- ggus ----------------------------------------------------------------------------------
@@ -338,9 +342,12 @@ fn ggus_value(
         T::String => st.string(r.read_str().map_err(e)?),
         T::Array => {
             let (elem, len) = r.read_arr_header().map_err(e)?;
+            // counted in a local copy, kept in registers, as in every walker of arrays here
+            let mut local = *st;
             for _ in 0..len {
-                ggus_value(elem, r, st)?;
+                ggus_value(elem, r, &mut local)?;
             }
+            *st = local;
         }
     }
     Ok(())
