@@ -8,6 +8,17 @@ mod hostile;
 use ggufkit::{Endian, GgmlType, Gguf};
 use hostile::{Model, T, V};
 
+/// Three levels of arrays of arrays with siblings after each, around numbers and strings.
+fn nested_tree() -> V {
+    let leaf = V::Arr(4, vec![V::U32(7), V::U32(8)]);
+    let strings = V::Arr(8, vec![V::str("x"), V::str("yz")]);
+    let mut v = V::Arr(9, vec![leaf.clone(), strings]);
+    for _ in 0..3 {
+        v = V::Arr(9, vec![v.clone(), V::Arr(9, vec![]), v, leaf.clone()]);
+    }
+    v
+}
+
 fn seeds() -> Vec<(&'static str, Vec<u8>, bool)> {
     let kvs = vec![
         (b"general.architecture".to_vec(), V::str("llama")),
@@ -92,6 +103,35 @@ fn seeds() -> Vec<(&'static str, Vec<u8>, bool)> {
             Model {
                 version: 2,
                 tensors: vec![T::new("s", &[], GgmlType::F32)],
+                ..Model::default()
+            }
+            .encode(),
+            true,
+        ),
+        (
+            // arrays of arrays before their last sibling: the ends the parser records
+            "nested-tree",
+            Model {
+                kvs: vec![(b"tree".to_vec(), nested_tree())],
+                ..Model::default()
+            }
+            .encode(),
+            true,
+        ),
+        (
+            // a vocabulary's shape: enough strings for the parser to keep their lengths, some
+            // of 255 bytes and more, some with length fields that are not ASCII
+            "vocab",
+            Model {
+                kvs: vec![(
+                    b"tokenizer.ggml.tokens".to_vec(),
+                    V::Arr(
+                        8,
+                        (0..80usize)
+                            .map(|i| V::str(&"ab\u{e9}".repeat([1, 0, 90, 43][i % 4])))
+                            .collect(),
+                    ),
+                )],
                 ..Model::default()
             }
             .encode(),
