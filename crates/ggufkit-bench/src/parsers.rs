@@ -81,6 +81,62 @@ impl Stats {
     }
 }
 
+/// The strings of one array counted in plain locals (registers), as [`Stats::string`] would:
+/// the same harness cost for every parser's string arrays, and a small one.
+#[derive(Default)]
+struct StringCount {
+    text: u64,
+    other: u64,
+    bytes: u64,
+}
+
+impl StringCount {
+    #[inline]
+    fn add(&mut self, s: Option<&str>) {
+        match s {
+            Some(s) => {
+                self.text += 1;
+                self.bytes += s.len() as u64;
+            }
+            None => self.other += 1,
+        }
+    }
+
+    fn into(self, st: &mut Stats) {
+        st.values += self.text + self.other;
+        st.strings += self.text;
+        st.string_bytes += self.bytes;
+    }
+}
+
+/// The numbers of one array counted in plain locals, as [`Stats::num`] would.
+#[derive(Default)]
+struct NumCount {
+    n: u64,
+    sink: u64,
+}
+
+impl NumCount {
+    fn of(it: impl Iterator<Item = u64>) -> NumCount {
+        let mut c = NumCount::default();
+        for x in it {
+            c.add(x);
+        }
+        c
+    }
+
+    #[inline]
+    fn add(&mut self, bits: u64) {
+        self.n += 1;
+        self.sink = self.sink.wrapping_add(bits);
+    }
+
+    fn into(self, st: &mut Stats) {
+        st.values += self.n;
+        st.sink = st.sink.wrapping_add(self.sink);
+    }
+}
+
 /// A parser measured in process (the Rust ones and the two floors). gguf-py runs in a Python
 /// subprocess and is handled by the runner.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -252,33 +308,26 @@ fn ggufkit_array(a: &ArrayView<'_>, out: &mut Stats) {
     match a.element_type() {
         ValueType::String => {
             if let Some(it) = a.strings() {
+                let mut count = StringCount::default();
                 for s in it {
-                    match s.as_str() {
-                        Some(s) => st.string(s),
-                        None => st.num(0),
-                    }
+                    count.add(s.as_str());
                 }
+                count.into(st);
             }
         }
         ValueType::F32 => {
             if let Some(t) = a.typed::<f32>() {
-                for x in t.iter() {
-                    st.num(u64::from(x.to_bits()));
-                }
+                NumCount::of(t.iter().map(|x| u64::from(x.to_bits()))).into(st);
             }
         }
         ValueType::I32 => {
             if let Some(t) = a.typed::<i32>() {
-                for x in t.iter() {
-                    st.num(x as u64);
-                }
+                NumCount::of(t.iter().map(|x| x as u64)).into(st);
             }
         }
         ValueType::U32 => {
             if let Some(t) = a.typed::<u32>() {
-                for x in t.iter() {
-                    st.num(u64::from(x));
-                }
+                NumCount::of(t.iter().map(u64::from)).into(st);
             }
         }
         _ => {
@@ -342,6 +391,30 @@ fn ggus_value(
         T::String => st.string(r.read_str().map_err(e)?),
         T::Array => {
             let (elem, len) = r.read_arr_header().map_err(e)?;
+            // the array types the vocabularies hold, counted as ggufkit's are
+            match elem {
+                T::String => {
+                    let mut count = StringCount::default();
+                    for _ in 0..len {
+                        count.add(Some(r.read_str().map_err(e)?));
+                    }
+                    count.into(st);
+                    return Ok(());
+                }
+                T::F32 | T::I32 | T::U32 => {
+                    let mut count = NumCount::default();
+                    for _ in 0..len {
+                        count.add(match elem {
+                            T::F32 => u64::from(r.read::<f32>().map_err(e)?.to_bits()),
+                            T::I32 => r.read::<i32>().map_err(e)? as u64,
+                            _ => u64::from(r.read::<u32>().map_err(e)?),
+                        });
+                    }
+                    count.into(st);
+                    return Ok(());
+                }
+                _ => {}
+            }
             // counted in a local copy, kept in registers, as in every walker of arrays here
             let mut local = *st;
             for _ in 0..len {
