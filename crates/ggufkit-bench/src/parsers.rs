@@ -67,8 +67,19 @@ impl Stats {
         self.string_bytes += s.len() as u64;
     }
 
+}
+
+/// The tensor infos of a file counted in plain locals (registers), the same for every parser.
+#[derive(Default)]
+struct TensorCount {
+    tensors: u64,
+    dims: u64,
+    sink: u64,
+}
+
+impl TensorCount {
     #[inline]
-    fn tensor<I: IntoIterator<Item = u64>>(&mut self, name: &str, dims: I, ty: u64, offset: u64) {
+    fn add<I: IntoIterator<Item = u64>>(&mut self, name: &str, dims: I, ty: u64, offset: u64) {
         self.tensors += 1;
         for d in dims {
             self.dims = self.dims.wrapping_add(d);
@@ -78,6 +89,12 @@ impl Stats {
             .wrapping_add(name.len() as u64)
             .wrapping_add(ty)
             .wrapping_add(offset);
+    }
+
+    fn into(self, st: &mut Stats) {
+        st.tensors += self.tensors;
+        st.dims = st.dims.wrapping_add(self.dims);
+        st.sink = st.sink.wrapping_add(self.sink);
     }
 }
 
@@ -275,16 +292,18 @@ pub fn walk_ggufkit(g: &Gguf<'_>) -> Stats {
         st.sink = st.sink.wrapping_add(kv.key.len() as u64);
         ggufkit_value(&kv.value, &mut st);
     }
+    let mut tc = TensorCount::default();
     for t in g.tensors() {
         let name = t.name();
-        st.tensor(
+        tc.add(
             &name,
             t.shape().iter().copied(),
             u64::from(t.ggml_type().id()),
             t.offset(),
         );
-        st.sink = st.sink.wrapping_add(t.n_elements());
+        tc.sink = tc.sink.wrapping_add(t.n_elements());
     }
+    tc.into(&mut st);
     st
 }
 
@@ -357,15 +376,17 @@ fn run_ggus(path: &Path) -> Result<Stats, String> {
         let mut r = kv.value_reader();
         ggus_value(kv.ty(), &mut r, &mut st)?;
     }
+    let mut tc = TensorCount::default();
     for (name, meta) in &g.tensors {
         let info = meta.to_info();
-        st.tensor(
+        tc.add(
             name,
             info.shape().iter().copied(),
             info.ty() as u64,
             info.offset() as u64,
         );
     }
+    tc.into(&mut st);
     Ok(st)
 }
 
@@ -439,14 +460,16 @@ fn run_candle(path: &Path) -> Result<Stats, String> {
         st.sink = st.sink.wrapping_add(k.len() as u64);
         candle_value(v, &mut st);
     }
+    let mut tc = TensorCount::default();
     for (name, t) in &c.tensor_infos {
-        st.tensor(
+        tc.add(
             name,
             t.shape.dims().iter().map(|&d| d as u64),
             t.ggml_dtype.type_size() as u64,
             t.offset,
         );
     }
+    tc.into(&mut st);
     Ok(st)
 }
 
@@ -483,14 +506,16 @@ fn run_gguf_rs_lib(path: &Path) -> Result<Stats, String> {
         st.sink = st.sink.wrapping_add(k.len() as u64);
         rs_lib_value(v, &mut st);
     }
+    let mut tc = TensorCount::default();
     for t in r.tensor_infos() {
-        st.tensor(
+        tc.add(
             t.name(),
             t.shape().dims().iter().copied(),
             t.tensor_type() as u64,
             t.data_offset(),
         );
     }
+    tc.into(&mut st);
     Ok(st)
 }
 

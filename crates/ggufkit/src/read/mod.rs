@@ -584,6 +584,7 @@ pub struct TensorInfo<'a> {
 
 impl<'a> TensorInfo<'a> {
     /// The name (lossy for names that are not UTF-8, which only permissive reading lets through).
+    #[inline]
     pub fn name(&self) -> std::borrow::Cow<'a, str> {
         self.name.to_string_lossy()
     }
