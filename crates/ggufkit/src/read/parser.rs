@@ -57,6 +57,7 @@ impl Positions {
         self.low.reserve(n);
     }
 
+    #[inline]
     fn push(&mut self, p: u64) {
         match u32::try_from(p) {
             Ok(v) if self.high.is_empty() => self.low.push(v),
