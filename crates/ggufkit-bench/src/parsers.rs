@@ -66,7 +66,6 @@ impl Stats {
         self.strings += 1;
         self.string_bytes += s.len() as u64;
     }
-
 }
 
 /// The tensor infos of a file counted in plain locals (registers), the same for every parser.

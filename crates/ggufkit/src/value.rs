@@ -676,26 +676,25 @@ impl<'a> StrIter<'a> {
             lens: &[],
         }
     }
+}
 
-    /// Checks the stretch at the start of `rest`, at least `need` bytes long: the longest valid
-    /// text it begins with.
-    #[cold]
-    fn check_stretch(&self, need: usize) -> &'a str {
-        let b = self.rest;
-        let mut end = need.max(Self::STRETCH).min(b.len());
-        // end the stretch before a character, not inside one (at most 3 continuation bytes)
-        let mut k = 0;
-        while k < 3 && end > need && end < b.len() && b[end] & 0xC0 == 0x80 {
-            end -= 1;
-            k += 1;
-        }
-        let chunk = &b[..end];
-        // the compat check stops at the first bad block: a stretch that fails early (a length
-        // field that is not UTF-8) costs what it checked, not the whole stretch
-        match simdutf8::compat::from_utf8(chunk) {
-            Ok(t) => t,
-            Err(e) => simdutf8::basic::from_utf8(&chunk[..e.valid_up_to()]).unwrap_or(""),
-        }
+/// Checks the stretch at the start of `b`, at least `need` bytes long: the longest valid text
+/// it begins with. A free function, not a method, so the iterator calling it stays in registers.
+#[inline(never)]
+fn check_stretch(b: &[u8], need: usize) -> &str {
+    let mut end = need.max(StrIter::STRETCH).min(b.len());
+    // end the stretch before a character, not inside one (at most 3 continuation bytes)
+    let mut k = 0;
+    while k < 3 && end > need && end < b.len() && b[end] & 0xC0 == 0x80 {
+        end -= 1;
+        k += 1;
+    }
+    let chunk = &b[..end];
+    // the compat check stops at the first bad block: a stretch that fails early (a length
+    // field that is not UTF-8) costs what it checked, not the whole stretch
+    match simdutf8::compat::from_utf8(chunk) {
+        Ok(t) => t,
+        Err(e) => simdutf8::basic::from_utf8(&chunk[..e.valid_up_to()]).unwrap_or(""),
     }
 }
 
@@ -727,7 +726,7 @@ impl<'a> Iterator for StrIter<'a> {
         let mut text = self.text.get(8..end);
         if text.is_none() && end > self.text.len() {
             // the checked stretch ends before this string does: check the next one
-            self.text = self.check_stretch(end);
+            self.text = check_stretch(self.rest, end);
             text = self.text.get(8..end);
         }
         let item = match text {
