@@ -348,6 +348,41 @@ fn ggufkit_array(a: &ArrayView<'_>, out: &mut Stats) {
                 NumCount::of(t.iter().map(u64::from)).into(st);
             }
         }
+        ValueType::U8 => {
+            if let Some(t) = a.typed::<u8>() {
+                NumCount::of(t.iter().map(u64::from)).into(st);
+            }
+        }
+        ValueType::I8 => {
+            if let Some(t) = a.typed::<i8>() {
+                NumCount::of(t.iter().map(|x| x as u64)).into(st);
+            }
+        }
+        ValueType::U16 => {
+            if let Some(t) = a.typed::<u16>() {
+                NumCount::of(t.iter().map(u64::from)).into(st);
+            }
+        }
+        ValueType::I16 => {
+            if let Some(t) = a.typed::<i16>() {
+                NumCount::of(t.iter().map(|x| x as u64)).into(st);
+            }
+        }
+        ValueType::U64 => {
+            if let Some(t) = a.typed::<u64>() {
+                NumCount::of(t.iter()).into(st);
+            }
+        }
+        ValueType::I64 => {
+            if let Some(t) = a.typed::<i64>() {
+                NumCount::of(t.iter().map(|x| x as u64)).into(st);
+            }
+        }
+        ValueType::F64 => {
+            if let Some(t) = a.typed::<f64>() {
+                NumCount::of(t.iter().map(f64::to_bits)).into(st);
+            }
+        }
         _ => {
             for v in a.iter() {
                 ggufkit_value(&v, st);
@@ -421,19 +456,27 @@ fn ggus_value(
                     count.into(st);
                     return Ok(());
                 }
-                T::F32 | T::I32 | T::U32 => {
+                T::Array => {}
+                _ => {
                     let mut count = NumCount::default();
                     for _ in 0..len {
                         count.add(match elem {
-                            T::F32 => u64::from(r.read::<f32>().map_err(e)?.to_bits()),
+                            T::U8 => u64::from(r.read::<u8>().map_err(e)?),
+                            T::I8 => r.read::<i8>().map_err(e)? as u64,
+                            T::U16 => u64::from(r.read::<u16>().map_err(e)?),
+                            T::I16 => r.read::<i16>().map_err(e)? as u64,
+                            T::U32 => u64::from(r.read::<u32>().map_err(e)?),
                             T::I32 => r.read::<i32>().map_err(e)? as u64,
-                            _ => u64::from(r.read::<u32>().map_err(e)?),
+                            T::F32 => u64::from(r.read::<f32>().map_err(e)?.to_bits()),
+                            T::U64 => r.read::<u64>().map_err(e)?,
+                            T::I64 => r.read::<i64>().map_err(e)? as u64,
+                            T::F64 => r.read::<f64>().map_err(e)?.to_bits(),
+                            _ => u64::from(r.read_bool().map_err(e)?),
                         });
                     }
                     count.into(st);
                     return Ok(());
                 }
-                _ => {}
             }
             // counted in a local copy, kept in registers, as in every walker of arrays here
             let mut local = *st;
