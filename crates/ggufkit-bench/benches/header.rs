@@ -1,5 +1,6 @@
 //! Opening and fully walking headers with ggufkit (every key, every array element, every tensor
-//! info), from a memory map and from a slice, and opening alone.
+//! info), from a memory map and from a slice, and opening alone; and the map floor (mapping the
+//! file and touching every header byte once) for the ratio.
 //!
 //! Files: the corpus's largest vocabularies and bench files, Gemma 3 270M when present, and the
 //! generated stress files when present in `target/ggufkit-bench` (made by
@@ -105,6 +106,10 @@ fn bench(c: &mut Criterion) {
         });
         group.bench_function(BenchmarkId::new("ggufkit-open-only", &name), |b| {
             b.iter(|| black_box(Gguf::from_bytes(black_box(&bytes)).unwrap().tensor_count()))
+        });
+        // the floor: mapping the file and touching every header byte once
+        group.bench_function(BenchmarkId::new("floor-map", &name), |b| {
+            b.iter(|| black_box(Parser::FloorMap.run(black_box(&path), hlen).unwrap()))
         });
         if peers {
             for p in [Parser::Ggus, Parser::Candle, Parser::GgufRsLib] {
