@@ -139,6 +139,7 @@ impl GgmlType {
     }
 
     /// The type with this id, removed ones included; `None` for ids 43 and above.
+    #[inline]
     pub fn from_id(id: u32) -> Option<GgmlType> {
         TABLE.get(id as usize).map(|t| t.ty)
     }
@@ -151,6 +152,7 @@ impl GgmlType {
             .map(|t| t.ty)
     }
 
+    #[inline]
     fn info(self) -> &'static TypeInfo {
         &TABLE[self as usize]
     }
@@ -166,16 +168,19 @@ impl GgmlType {
     }
 
     /// Elements per block (`blck_size` in ggml); 0 for removed ids.
+    #[inline]
     pub fn block_size(self) -> u64 {
         u64::from(self.info().block_size)
     }
 
     /// Bytes per block (`type_size` in ggml); 0 for removed ids.
+    #[inline]
     pub fn type_size(self) -> u64 {
         u64::from(self.info().type_size)
     }
 
     /// True for the ids ggml no longer reads (4, 5, 31-33, 36-38).
+    #[inline]
     pub fn is_removed(self) -> bool {
         self.info().block_size == 0
     }
@@ -215,6 +220,7 @@ impl GgmlType {
     ///
     /// `None` when `n_elements` is not a whole number of blocks, the type is removed, or the
     /// result overflows `u64`.
+    #[inline]
     pub fn bytes_for(self, n_elements: u64) -> Option<u64> {
         let blck = self.block_size();
         // every block size in the table is a power of two (tested), so shifts replace divisions

@@ -1368,6 +1368,7 @@ pub(crate) fn tensor_name(src: &[u8], start: u64, e: Endian) -> &[u8] {
 }
 
 /// Exact element count of a shape: 0 when a dimension is 0, `None` beyond `i64::MAX`.
+#[inline]
 pub(crate) fn element_count(dims: &[u64; 4]) -> Option<u64> {
     if dims.contains(&0) {
         return Some(0);
