@@ -319,6 +319,17 @@ fn ggufkit_value(v: &Value<'_>, st: &mut Stats) {
     }
 }
 
+/// A numeric array through its typed view (a borrowed slice where the order allows), counted.
+fn count_typed<T: ggufkit::value::Scalar>(
+    a: &ArrayView<'_>,
+    bits: impl Fn(T) -> u64,
+    st: &mut Stats,
+) {
+    if let Some(t) = a.typed::<T>() {
+        NumCount::of(t.iter().map(bits)).into(st);
+    }
+}
+
 fn ggufkit_array(a: &ArrayView<'_>, out: &mut Stats) {
     // counted in a local copy, kept in registers, as in every walker of arrays here
     let mut local = *out;
@@ -333,56 +344,16 @@ fn ggufkit_array(a: &ArrayView<'_>, out: &mut Stats) {
                 count.into(st);
             }
         }
-        ValueType::F32 => {
-            if let Some(t) = a.typed::<f32>() {
-                NumCount::of(t.iter().map(|x| u64::from(x.to_bits()))).into(st);
-            }
-        }
-        ValueType::I32 => {
-            if let Some(t) = a.typed::<i32>() {
-                NumCount::of(t.iter().map(|x| x as u64)).into(st);
-            }
-        }
-        ValueType::U32 => {
-            if let Some(t) = a.typed::<u32>() {
-                NumCount::of(t.iter().map(u64::from)).into(st);
-            }
-        }
-        ValueType::U8 => {
-            if let Some(t) = a.typed::<u8>() {
-                NumCount::of(t.iter().map(u64::from)).into(st);
-            }
-        }
-        ValueType::I8 => {
-            if let Some(t) = a.typed::<i8>() {
-                NumCount::of(t.iter().map(|x| x as u64)).into(st);
-            }
-        }
-        ValueType::U16 => {
-            if let Some(t) = a.typed::<u16>() {
-                NumCount::of(t.iter().map(u64::from)).into(st);
-            }
-        }
-        ValueType::I16 => {
-            if let Some(t) = a.typed::<i16>() {
-                NumCount::of(t.iter().map(|x| x as u64)).into(st);
-            }
-        }
-        ValueType::U64 => {
-            if let Some(t) = a.typed::<u64>() {
-                NumCount::of(t.iter()).into(st);
-            }
-        }
-        ValueType::I64 => {
-            if let Some(t) = a.typed::<i64>() {
-                NumCount::of(t.iter().map(|x| x as u64)).into(st);
-            }
-        }
-        ValueType::F64 => {
-            if let Some(t) = a.typed::<f64>() {
-                NumCount::of(t.iter().map(f64::to_bits)).into(st);
-            }
-        }
+        ValueType::F32 => count_typed::<f32>(a, |x| u64::from(x.to_bits()), st),
+        ValueType::I32 => count_typed::<i32>(a, |x| x as u64, st),
+        ValueType::U32 => count_typed::<u32>(a, u64::from, st),
+        ValueType::U8 => count_typed::<u8>(a, u64::from, st),
+        ValueType::I8 => count_typed::<i8>(a, |x| x as u64, st),
+        ValueType::U16 => count_typed::<u16>(a, u64::from, st),
+        ValueType::I16 => count_typed::<i16>(a, |x| x as u64, st),
+        ValueType::U64 => count_typed::<u64>(a, |x| x, st),
+        ValueType::I64 => count_typed::<i64>(a, |x| x as u64, st),
+        ValueType::F64 => count_typed::<f64>(a, f64::to_bits, st),
         _ => {
             for v in a.iter() {
                 ggufkit_value(&v, st);
