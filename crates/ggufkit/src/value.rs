@@ -245,6 +245,7 @@ pub enum Value<'a> {
 
 impl<'a> Value<'a> {
     /// The value's type.
+    #[inline]
     pub fn value_type(&self) -> ValueType {
         match self {
             Value::U8(_) => ValueType::U8,
@@ -272,6 +273,7 @@ impl<'a> Value<'a> {
     }
 
     /// The array view, when this is an array.
+    #[inline]
     pub fn as_array(&self) -> Option<ArrayView<'a>> {
         match self {
             Value::Array(a) => Some(*a),
@@ -288,6 +290,7 @@ impl<'a> Value<'a> {
     }
 
     /// Any integer type, as `u64`, when the value is a non-negative integer.
+    #[inline]
     pub fn as_u64(&self) -> Option<u64> {
         match *self {
             Value::U8(v) => Some(v.into()),
@@ -303,6 +306,7 @@ impl<'a> Value<'a> {
     }
 
     /// Any integer type, as `i64`, when it fits.
+    #[inline]
     pub fn as_i64(&self) -> Option<i64> {
         match *self {
             Value::U8(v) => Some(v.into()),
@@ -497,11 +501,13 @@ impl fmt::Debug for ArrayView<'_> {
 
 impl<'a> ArrayView<'a> {
     /// The type of every element.
+    #[inline]
     pub fn element_type(&self) -> ValueType {
         self.elem
     }
 
     /// Number of elements.
+    #[inline]
     pub fn len(&self) -> u64 {
         self.len
     }
@@ -512,6 +518,7 @@ impl<'a> ArrayView<'a> {
     }
 
     /// The encoded elements, in the file's byte order.
+    #[inline]
     pub fn raw_bytes(&self) -> &'a [u8] {
         self.bytes
     }
@@ -522,6 +529,7 @@ impl<'a> ArrayView<'a> {
     }
 
     /// Every element, decoded one at a time (nested arrays become [`Value::Array`]).
+    #[inline]
     pub fn iter(&self) -> ArrayIter<'a> {
         ArrayIter {
             elem: self.elem,
@@ -548,6 +556,7 @@ impl<'a> ArrayView<'a> {
     }
 
     /// The elements of a string array as borrowed strings; `None` for other element types.
+    #[inline]
     pub fn strings(&self) -> Option<StrIter<'a>> {
         if self.elem != ValueType::String {
             return None;
@@ -560,6 +569,7 @@ impl<'a> ArrayView<'a> {
     }
 
     /// A typed view of a numeric or bool array; `None` when the element type is not `T`'s.
+    #[inline]
     pub fn typed<T: Scalar>(&self) -> Option<TypedArray<'a, T>> {
         (self.elem == T::TYPE).then_some(TypedArray {
             bytes: self.bytes,
@@ -800,6 +810,7 @@ impl<'a, T: Scalar> TypedArray<'a, T> {
 
     /// The elements as a borrowed slice, when the file's byte order is this machine's and the
     /// bytes are aligned for `T` (always the case for one-byte types).
+    #[inline]
     pub fn as_slice(&self) -> Option<&'a [T]> {
         if std::mem::size_of::<T>() > 1 && !self.endian.is_native() {
             return None;
@@ -808,6 +819,7 @@ impl<'a, T: Scalar> TypedArray<'a, T> {
     }
 
     /// Every element, decoded.
+    #[inline]
     pub fn iter(&self) -> impl ExactSizeIterator<Item = T> + 'a {
         let endian = self.endian;
         self.bytes

@@ -269,6 +269,7 @@ impl<'a> Gguf<'a> {
     }
 
     /// The key-value pairs in file order.
+    #[inline]
     pub fn metadata(&self) -> impl ExactSizeIterator<Item = Kv<'_>> + '_ {
         self.header.kvs.iter().map(move |e| self.kv(e))
     }
@@ -278,6 +279,7 @@ impl<'a> Gguf<'a> {
         self.header.kvs.get(i).map(|e| self.kv(e))
     }
 
+    #[inline]
     fn kv(&self, e: KvEntry) -> Kv<'_> {
         make_kv(
             self.bytes.get(),
@@ -418,11 +420,13 @@ impl<'a> Gguf<'a> {
     }
 
     /// The tensor infos in file order.
+    #[inline]
     pub fn tensors(&self) -> impl ExactSizeIterator<Item = TensorInfo<'_>> + '_ {
         self.header.tensors.iter().map(move |t| self.tensor_info(t))
     }
 
     /// Tensor `i` in file order.
+    #[inline]
     pub fn tensor_at(&self, i: usize) -> Option<TensorInfo<'_>> {
         self.header.tensors.get(i).map(|t| self.tensor_info(t))
     }
@@ -452,6 +456,7 @@ impl<'a> Gguf<'a> {
         self.tensors().map(|t| t.n_elements).sum()
     }
 
+    #[inline]
     fn tensor_info(&self, t: u64) -> TensorInfo<'_> {
         let data_offset = self.header.data_offset;
         make_tensor_info(
@@ -468,6 +473,7 @@ impl<'a> Gguf<'a> {
 ///
 /// `nested` is the parser's record of where nested arrays end (absent for a header whose parse
 /// stopped: its arrays are then measured as they are walked).
+#[inline]
 fn make_kv<'a>(
     src: &'a [u8],
     endian: Endian,
@@ -494,6 +500,7 @@ fn make_kv<'a>(
 }
 
 /// A tensor info from its parsed position `start`; `data_offset` is where the data section starts.
+#[inline]
 fn make_tensor_info(
     src: &[u8],
     e: Endian,
@@ -590,46 +597,55 @@ impl<'a> TensorInfo<'a> {
     }
 
     /// The name's raw bytes.
+    #[inline]
     pub fn name_bytes(&self) -> &'a [u8] {
         self.name.as_bytes()
     }
 
     /// The ggml type.
+    #[inline]
     pub fn ggml_type(&self) -> GgmlType {
         self.ty
     }
 
     /// The dimensions as stored, ne0 (the contiguous one) first; `n_dims` entries.
+    #[inline]
     pub fn shape(&self) -> &[u64] {
         &self.dims[..self.n_dims as usize]
     }
 
     /// Number of dimensions (0 to 4).
+    #[inline]
     pub fn n_dims(&self) -> u32 {
         self.n_dims
     }
 
     /// The four ggml dimensions, missing ones as 1.
+    #[inline]
     pub fn ne(&self) -> [u64; 4] {
         self.dims
     }
 
     /// Number of elements.
+    #[inline]
     pub fn n_elements(&self) -> u64 {
         self.n_elements
     }
 
     /// Bytes of data, without padding.
+    #[inline]
     pub fn size(&self) -> u64 {
         self.size
     }
 
     /// Offset of the data relative to the tensor data section (as stored).
+    #[inline]
     pub fn offset(&self) -> u64 {
         self.offset
     }
 
     /// Offset of the data from the start of the GGUF.
+    #[inline]
     pub fn absolute_offset(&self) -> u64 {
         self.data_offset
     }
@@ -646,6 +662,7 @@ impl<'a> TensorInfo<'a> {
 
     /// The tensor's bytes, borrowed from the map or slice with no copy. `None` for a header read
     /// from a stream, or data cut short in a file opened permissively.
+    #[inline]
     pub fn data(&self) -> Option<&'a [u8]> {
         self.data
     }
