@@ -220,7 +220,7 @@ impl GgmlType {
     ///
     /// `None` when `n_elements` is not a whole number of blocks, the type is removed, or the
     /// result overflows `u64`.
-    #[inline]
+    #[inline(always)]
     pub fn bytes_for(self, n_elements: u64) -> Option<u64> {
         let blck = self.block_size();
         // every block size in the table is a power of two (tested), so shifts replace divisions

@@ -57,7 +57,7 @@ impl Positions {
         self.low.reserve(n);
     }
 
-    #[inline]
+    #[inline(always)]
     fn push(&mut self, p: u64) {
         match u32::try_from(p) {
             Ok(v) if self.high.is_empty() => self.low.push(v),
@@ -490,11 +490,21 @@ impl<S: Source> Parser<'_, S> {
 
     /// Checks a key or tensor name: UTF-8, and whether it holds a NUL byte (ggml compares names
     /// only up to one). Names are short and nearly always plain ASCII, checked a word at a time.
-    #[inline]
+    #[inline(always)]
     fn check_name(&mut self, start: u64, len: u64, what: &dyn Fn(&[u8]) -> String) -> PResult<()> {
         if plain_ascii(self.slice(start, len)) {
             return Ok(());
         }
+        self.check_name_slowly(start, len, what)
+    }
+
+    #[cold]
+    fn check_name_slowly(
+        &mut self,
+        start: u64,
+        len: u64,
+        what: &dyn Fn(&[u8]) -> String,
+    ) -> PResult<()> {
         if self.slice(start, len).contains(&0) {
             self.saw_nul = true;
         }
@@ -1315,7 +1325,7 @@ impl Frame {
 }
 
 /// True when every byte is ASCII and none is NUL: eight bytes at a time, for short names.
-#[inline]
+#[inline(always)]
 fn plain_ascii(b: &[u8]) -> bool {
     const HIGH: u64 = 0x8080_8080_8080_8080;
     const ONES: u64 = 0x0101_0101_0101_0101;
@@ -1368,7 +1378,7 @@ pub(crate) fn tensor_name(src: &[u8], start: u64, e: Endian) -> &[u8] {
 }
 
 /// Exact element count of a shape: 0 when a dimension is 0, `None` beyond `i64::MAX`.
-#[inline]
+#[inline(always)]
 pub(crate) fn element_count(dims: &[u64; 4]) -> Option<u64> {
     if dims.contains(&0) {
         return Some(0);
