@@ -1168,37 +1168,42 @@ impl<S: Source> Parser<'_, S> {
     fn ggml_nul_duplicates(&mut self, kvs: &KvList, tensors: &TensorList) {
         let src = self.src.bytes();
         let e = self.endian;
+        let keys = NameKind {
+            rule: Rule::KeyDuplicate,
+            what: "key",
+            earlier: "the key of pair",
+            plural: "keys",
+        };
+        let names = NameKind {
+            rule: Rule::TensorDuplicate,
+            what: "tensor name",
+            earlier: "the name of tensor",
+            plural: "names",
+        };
+        let found = &mut self.found;
         nul_duplicates(
-            &mut self.found,
+            found,
             kvs.len(),
+            |i| kvs.at(i).start,
+            &keys,
             |i| key_bytes(src, kvs.at(i), e),
-            |i, j, name| {
-                diag(
-                    Rule::KeyDuplicate,
-                    kvs.at(i).start,
-                    format!(
-                        "key '{}' equals the key of pair {j} up to a NUL byte, and ggml compares keys only up to it",
-                        show(name)
-                    ),
-                )
-            },
         );
         nul_duplicates(
-            &mut self.found,
+            found,
             tensors.len(),
+            |i| tensors.at(i),
+            &names,
             |i| tensor_name(src, tensors.at(i), e),
-            |i, j, name| {
-                diag(
-                    Rule::TensorDuplicate,
-                    tensors.at(i),
-                    format!(
-                        "tensor name '{}' equals the name of tensor {j} up to a NUL byte, and ggml compares names only up to it",
-                        show(name)
-                    ),
-                )
-            },
         );
     }
+}
+
+/// How [`nul_duplicates`] names what it warns about.
+struct NameKind {
+    rule: Rule,
+    what: &'static str,
+    earlier: &'static str,
+    plural: &'static str,
 }
 
 /// Warns, in file order, about each name that equals an earlier one up to a NUL byte but not in
@@ -1210,8 +1215,9 @@ impl<S: Source> Parser<'_, S> {
 fn nul_duplicates<'s>(
     found: &mut Findings,
     n: usize,
+    offset: impl Fn(u32) -> u64,
+    kind: &NameKind,
     name: impl Fn(u32) -> &'s [u8],
-    message: impl Fn(u32, u32, &[u8]) -> Diagnostic,
 ) {
     let mut order: Vec<u32> = (0..n as u32).collect();
     order.sort_unstable_by(|&a, &b| cut(name(a)).cmp(cut(name(b))).then(a.cmp(&b)));
@@ -1236,7 +1242,20 @@ fn nul_duplicates<'s>(
     }
     drop(order);
     for (i, j) in first.into_sorted_vec() {
-        found.warnings.push(message(i, j, name(i)));
+        let NameKind {
+            rule,
+            what,
+            earlier,
+            plural,
+        } = kind;
+        found.warnings.push(diag(
+            *rule,
+            offset(i),
+            format!(
+                "{what} '{}' equals {earlier} {j} up to a NUL byte, and ggml compares {plural} only up to it",
+                show(name(i))
+            ),
+        ));
     }
 }
 
