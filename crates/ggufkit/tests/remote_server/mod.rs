@@ -73,6 +73,9 @@ pub struct Logged {
 pub struct Server {
     pub addr: std::net::SocketAddr,
     log: Arc<Mutex<Vec<Logged>>>,
+    /// Requests read so far: an entry is logged once its answer is written, after the client
+    /// may already have it all, so [`Server::log`] waits for the entries of these.
+    requests: Arc<State>,
     stop: Option<tokio::sync::oneshot::Sender<()>>,
     thread: Option<std::thread::JoinHandle<()>>,
 }
@@ -100,6 +103,7 @@ impl Server {
             log: Arc::clone(&log),
             written: AtomicU64::new(0),
         });
+        let requests = Arc::clone(&state);
         let std_listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1");
         std_listener.set_nonblocking(true).unwrap();
         let addr = std_listener.local_addr().unwrap();
@@ -126,6 +130,7 @@ impl Server {
         Server {
             addr,
             log,
+            requests,
             stop: Some(tx),
             thread: Some(thread),
         }
@@ -143,8 +148,18 @@ impl Server {
         format!("http://{}{}", self.addr, path)
     }
 
+    /// Every request read so far, once each is answered (waiting up to 5 s for the last ones:
+    /// the server logs a request after writing its answer, which the client may have read).
     pub fn log(&self) -> Vec<Logged> {
-        self.log.lock().unwrap().clone()
+        let deadline = std::time::Instant::now() + Duration::from_secs(5);
+        loop {
+            let log = self.log.lock().unwrap().clone();
+            let read = self.requests.requests.load(Ordering::SeqCst);
+            if log.len() >= read || std::time::Instant::now() > deadline {
+                return log;
+            }
+            std::thread::sleep(Duration::from_millis(1));
+        }
     }
 
     /// Body bytes written over all requests.
