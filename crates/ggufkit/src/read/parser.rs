@@ -669,6 +669,23 @@ impl<S: Source> Parser<'_, S> {
         let align = u64::from(alignment);
         for i in 0..n_tensors {
             let start = self.pos;
+            // the common case, decoded behind one bounds check: a short plain name and fields
+            // that break no rule; anything else goes field by field below, to be reported exactly
+            let fast = match self.endian {
+                Endian::Little => {
+                    fast_tensor_info::<false>(self.src.bytes(), start, expected_offset, align)
+                }
+                Endian::Big => {
+                    fast_tensor_info::<true>(self.src.bytes(), start, expected_offset, align)
+                }
+            };
+            if let Some(f) = fast {
+                self.pos = f.end;
+                self.index_tensor_name(&mut name_index, &hasher, tensors, i, start, f.name_len)?;
+                expected_offset = f.next_offset;
+                tensors.starts.push(start);
+                continue;
+            }
             // name: judged from its length field first
             let name_len = self.read_u64(&|_: &[u8]| format!("the name length of tensor {i}"))?;
             if name_len >= MAX_NAME {
@@ -686,30 +703,7 @@ impl<S: Source> Parser<'_, S> {
             self.check_name(name_pos, name_len, &|_: &[u8]| {
                 format!("the name of tensor {i}")
             })?;
-            let name = self.slice(name_pos, name_len);
-            let hash = hash_bytes(&hasher, name);
-            let src = self.src.bytes();
-            let tensors_ref = &*tensors;
-            // one probe finds a duplicate or claims the slot (the table was sized from the count)
-            let endian = self.endian;
-            let dup = match name_index.entry(
-                hash,
-                |&j: &u32| tensor_name(src, tensors_ref.at(j), endian) == name,
-                |&j: &u32| hash_bytes(&hasher, tensor_name(src, tensors_ref.at(j), endian)),
-            ) {
-                hashbrown::hash_table::Entry::Occupied(e) => Some(*e.get()),
-                hashbrown::hash_table::Entry::Vacant(v) => {
-                    v.insert(tensors_ref.len() as u32);
-                    None
-                }
-            };
-            if let Some(j) = dup {
-                let msg = format!(
-                    "tensor {i} is named '{}' like tensor {j}, expected unique tensor names",
-                    show(name)
-                );
-                self.soft(diag(Rule::TensorDuplicate, start, msg))?;
-            }
+            self.index_tensor_name(&mut name_index, &hasher, tensors, i, start, name_len)?;
             let (np, nl) = (name_pos as usize, name_len as usize);
             let tname_in = move |s: &[u8]| show(&s[np..np + nl]);
 
@@ -894,6 +888,42 @@ impl<S: Source> Parser<'_, S> {
             data_offset,
             file_size,
         })
+    }
+
+    /// Enters the name of tensor `i` (whose info starts at `start`) in the index, or reports it
+    /// as a duplicate: one probe finds an equal name or claims the slot (the table was sized
+    /// from the count).
+    fn index_tensor_name(
+        &mut self,
+        name_index: &mut HashTable<u32>,
+        hasher: &hashbrown::DefaultHashBuilder,
+        tensors: &TensorList,
+        i: u64,
+        start: u64,
+        name_len: u64,
+    ) -> PResult<()> {
+        let src = self.src.bytes();
+        let endian = self.endian;
+        let name = &src[start as usize + 8..(start + 8 + name_len) as usize];
+        let dup = match name_index.entry(
+            hash_bytes(hasher, name),
+            |&j: &u32| tensor_name(src, tensors.at(j), endian) == name,
+            |&j: &u32| hash_bytes(hasher, tensor_name(src, tensors.at(j), endian)),
+        ) {
+            hashbrown::hash_table::Entry::Occupied(e) => Some(*e.get()),
+            hashbrown::hash_table::Entry::Vacant(v) => {
+                v.insert(tensors.len() as u32);
+                None
+            }
+        };
+        if let Some(j) = dup {
+            let msg = format!(
+                "tensor {i} is named '{}' like tensor {j}, expected unique tensor names",
+                show(name)
+            );
+            self.soft(diag(Rule::TensorDuplicate, start, msg))?;
+        }
+        Ok(())
     }
 
     /// Checks the value of `general.alignment`: a uint32, non-zero power of two.
@@ -1261,6 +1291,84 @@ fn nul_duplicates<'s>(
 
 /// Bytes of strings checked as UTF-8 at a time while they are in the cache.
 const STRETCH: u64 = 256 * 1024;
+
+/// A tensor info decoded by [`fast_tensor_info`].
+struct FastInfo {
+    name_len: u64,
+    /// Where the info ends.
+    end: u64,
+    /// Where the next tensor's data must start (this one's padded end).
+    next_offset: u64,
+}
+
+/// The tensor info at `start` when all of it is in `b` and it breaks no rule: a name shorter
+/// than 64 bytes, plain ASCII without NUL, at most 4 dimensions none negative, an element count
+/// and byte size that fit, a type ggml reads whose block divides the first dimension, and the
+/// offset `expected`. `None` otherwise: the parser then reads it field by field to report what is
+/// wrong (or to read more of a stream). The same rules as there, in one pass without a bounds
+/// check per field.
+#[inline(always)]
+fn fast_tensor_info<const BIG: bool>(
+    b: &[u8],
+    start: u64,
+    expected: u64,
+    align: u64,
+) -> Option<FastInfo> {
+    let rd64 = |p: usize| -> Option<u64> {
+        let c = b.get(p..)?.first_chunk::<8>()?;
+        Some(if BIG {
+            u64::from_be_bytes(*c)
+        } else {
+            u64::from_le_bytes(*c)
+        })
+    };
+    let rd32 = |p: usize| -> Option<u32> {
+        let c = b.get(p..)?.first_chunk::<4>()?;
+        Some(if BIG {
+            u32::from_be_bytes(*c)
+        } else {
+            u32::from_le_bytes(*c)
+        })
+    };
+    let s = usize::try_from(start).ok()?;
+    let name_len = rd64(s)?;
+    if name_len >= MAX_NAME {
+        return None;
+    }
+    let name_end = s + 8 + name_len as usize;
+    if !plain_ascii(b.get(s + 8..name_end)?) {
+        return None;
+    }
+    let n_dims = rd32(name_end)?;
+    if n_dims > MAX_DIMS {
+        return None;
+    }
+    let mut p = name_end + 4;
+    let mut dims = [1u64; 4];
+    for dim in dims.iter_mut().take(n_dims as usize) {
+        let v = rd64(p)?;
+        if (v as i64) < 0 {
+            return None;
+        }
+        *dim = v;
+        p += 8;
+    }
+    let n_elements = element_count(&dims)?;
+    let ty = GgmlType::from_id(rd32(p)?).filter(|t| !t.is_removed())?;
+    if dims[0] & (ty.block_size() - 1) != 0 {
+        return None;
+    }
+    let size = ty.bytes_for(n_elements).filter(|&s| s <= i64::MAX as u64)?;
+    let offset = rd64(p + 4)?;
+    if offset != expected {
+        return None;
+    }
+    Some(FastInfo {
+        name_len,
+        end: (p + 12) as u64,
+        next_offset: padded_end(offset, size, align)?,
+    })
+}
 
 /// A string length in a byte: 255 stands for 255 or more (read from the header when needed).
 #[inline(always)]
