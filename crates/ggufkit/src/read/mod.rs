@@ -440,10 +440,11 @@ impl<'a> Gguf<'a> {
         let hash = self.hash(name.as_bytes());
         self.header
             .name_index
-            .find(hash, |&j| {
-                parser::tensor_name(src, ts.at(j), endian) == name.as_bytes()
+            .find(hash, |&(j, high)| {
+                high == (hash >> 32) as u32
+                    && parser::tensor_name(src, ts.at(j), endian) == name.as_bytes()
             })
-            .map(|&j| self.tensor_info(ts.at(j)))
+            .map(|&(j, _)| self.tensor_info(ts.at(j)))
     }
 
     /// Total bytes of tensor data (without padding).

@@ -186,7 +186,9 @@ pub(crate) struct Header {
     /// Indices into `kvs` and `tensors`: 4 bytes a slot (counts beyond 2^32 are refused).
     pub key_index: HashTable<u32>,
     pub tensors: TensorList,
-    pub name_index: HashTable<u32>,
+    /// Tensor indices, each with the high half of its name's hash: a probe compares those before
+    /// reading a name from the header (a random read per false match at 100,000 names).
+    pub name_index: HashTable<(u32, u32)>,
     /// What the parser learnt about arrays: nested array ends, text arrays.
     pub value_index: ValueIndex,
     /// The hasher both indexes were built with (seeded per instance).
@@ -664,7 +666,7 @@ impl<S: Source> Parser<'_, S> {
 
         // tensor infos
         tensors.starts.reserve(n_tensors as usize);
-        let mut name_index: HashTable<u32> = HashTable::with_capacity(n_tensors as usize);
+        let mut name_index: HashTable<(u32, u32)> = HashTable::with_capacity(n_tensors as usize);
         let mut expected_offset: u64 = 0;
         let align = u64::from(alignment);
         for i in 0..n_tensors {
@@ -895,7 +897,7 @@ impl<S: Source> Parser<'_, S> {
     /// from the count).
     fn index_tensor_name(
         &mut self,
-        name_index: &mut HashTable<u32>,
+        name_index: &mut HashTable<(u32, u32)>,
         hasher: &hashbrown::DefaultHashBuilder,
         tensors: &TensorList,
         i: u64,
@@ -905,14 +907,16 @@ impl<S: Source> Parser<'_, S> {
         let src = self.src.bytes();
         let endian = self.endian;
         let name = &src[start as usize + 8..(start + 8 + name_len) as usize];
+        let hash = hash_bytes(hasher, name);
+        let high = (hash >> 32) as u32;
         let dup = match name_index.entry(
-            hash_bytes(hasher, name),
-            |&j: &u32| tensor_name(src, tensors.at(j), endian) == name,
-            |&j: &u32| hash_bytes(hasher, tensor_name(src, tensors.at(j), endian)),
+            hash,
+            |&(j, h): &(u32, u32)| h == high && tensor_name(src, tensors.at(j), endian) == name,
+            |&(j, _): &(u32, u32)| hash_bytes(hasher, tensor_name(src, tensors.at(j), endian)),
         ) {
-            hashbrown::hash_table::Entry::Occupied(e) => Some(*e.get()),
+            hashbrown::hash_table::Entry::Occupied(e) => Some(e.get().0),
             hashbrown::hash_table::Entry::Vacant(v) => {
-                v.insert(tensors.len() as u32);
+                v.insert((tensors.len() as u32, high));
                 None
             }
         };
