@@ -30,15 +30,7 @@ pub struct Args {
 
 pub fn run(args: Args) -> CmdResult {
     let g = open(&args.file, args.permissive)?;
-    for d in &g.report().errors {
-        eprintln!(
-            "gguf: {}: at byte {}: {} [{}]",
-            args.file.display(),
-            d.offset,
-            d.message,
-            d.rule
-        );
-    }
+    super::report_errors(&args.file, &g);
     let text = if args.markdown {
         let name = args
             .file

@@ -86,6 +86,12 @@ pub fn open(file: &Path, permissive: bool) -> Result<Gguf<'static>, CliError> {
 /// wrong goes to stderr, one line per finding, and the command goes on.
 pub fn open_reporting(file: &Path) -> Result<Gguf<'static>, CliError> {
     let g = open(file, true)?;
+    report_errors(file, &g);
+    Ok(g)
+}
+
+/// Prints what is wrong with a permissively opened file to stderr, one line per finding.
+pub fn report_errors(file: &Path, g: &Gguf<'_>) {
     for d in &g.report().errors {
         eprintln!(
             "gguf: {}: at byte {}: {} [{}]",
@@ -95,5 +101,4 @@ pub fn open_reporting(file: &Path) -> Result<Gguf<'static>, CliError> {
             d.rule
         );
     }
-    Ok(g)
 }

@@ -143,15 +143,7 @@ impl Hasher {
 pub fn hash(file: &Path, algo: Algo) -> Result<FileHashes, CliError> {
     let r = open_remote(file, true)?;
     let g = r.gguf();
-    for d in &g.report().errors {
-        eprintln!(
-            "gguf: {}: at byte {}: {} [{}]",
-            file.display(),
-            d.offset,
-            d.message,
-            d.rule
-        );
-    }
+    super::report_errors(file, g);
     let (start, end) = (g.data_offset(), g.expected_len());
     if r.len() < end {
         return Err(CliError::failed(format!(
