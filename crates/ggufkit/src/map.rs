@@ -14,9 +14,11 @@ impl Map {
         }
         // SAFETY: the map is read-only and private to this process. Like every memory-mapped
         // reader (ggml included), we rely on the file not being truncated or rewritten by another
-        // process while it is mapped; writers in this crate never modify a file in place that could
-        // be mapped without going through a new file and a rename, except the documented in-place
-        // header edit.
+        // process while it is mapped (the views handed out, `&[u8]` and the `&str` of strings the
+        // parser checked, see `read/text.rs`, are sound only under that contract); writers in
+        // this crate never modify a file in place that could be mapped without going through a
+        // new file and a rename, except the documented in-place header edit, which consumes the
+        // `Gguf` that mapped it.
         let map = unsafe { memmap2::Mmap::map(file)? };
         Ok(Map(Some(map)))
     }

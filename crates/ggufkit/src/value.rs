@@ -9,6 +9,7 @@ use std::fmt;
 use std::marker::PhantomData;
 
 use crate::endian::Endian;
+use crate::read::text::CheckedText;
 
 /// The type of a metadata value, as the spec's `gguf_type` enum numbers it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -143,6 +144,15 @@ impl<'a> Str<'a> {
     #[inline]
     pub(crate) fn from_bytes(b: &'a [u8]) -> Self {
         Str(StrRepr::Bytes(b))
+    }
+
+    /// A string of a parsed header: text at once when the parser checked every string of it.
+    #[inline(always)]
+    pub(crate) fn of_header(b: &'a [u8], checked: Option<CheckedText>) -> Self {
+        match checked {
+            Some(c) => Str(StrRepr::Text(c.str(b))),
+            None => Str(StrRepr::Bytes(b)),
+        }
     }
 
     /// The raw bytes.
@@ -378,6 +388,8 @@ pub(crate) struct ValueIndex {
     string_arrays: Vec<(u64, usize)>,
     /// The kept string lengths, a byte each (see [`short_len`](crate::read)).
     pub(crate) lens: Vec<u8>,
+    /// Present when the parser checked every string of the header and found them all valid.
+    pub(crate) text: Option<CheckedText>,
 }
 
 impl ValueIndex {
@@ -562,8 +574,11 @@ impl<'a> ArrayView<'a> {
             return None;
         }
         let mut it = StrIter::new(self.len, self.bytes, self.endian);
-        if let Some(lens) = self.index.and_then(|i| i.string_lens(self.bytes, self.len)) {
-            it.lens = lens;
+        if let Some(index) = self.index {
+            it.checked = index.index.text;
+            if let Some(lens) = index.string_lens(self.bytes, self.len) {
+                it.lens = lens;
+            }
         }
         Some(it)
     }
@@ -607,7 +622,8 @@ impl<'a> Iterator for ArrayIter<'a> {
         if self.elem == ValueType::Array {
             return self.next_array();
         }
-        let (v, used) = decode_value(self.elem, self.rest, self.endian)?;
+        let checked = self.index.and_then(|i| i.index.text);
+        let (v, used) = decode_value(self.elem, self.rest, self.endian, checked)?;
         self.rest = &self.rest[used..];
         Some(v)
     }
@@ -670,6 +686,8 @@ pub struct StrIter<'a> {
     endian: Endian,
     /// The parser's record of the lengths of the strings left, when it kept them (else empty).
     lens: &'a [u8],
+    /// The parser's proof that every string is valid: no stretch is checked then.
+    checked: Option<CheckedText>,
 }
 
 impl<'a> StrIter<'a> {
@@ -684,6 +702,7 @@ impl<'a> StrIter<'a> {
             text: "",
             endian,
             lens: &[],
+            checked: None,
         }
     }
 }
@@ -733,6 +752,12 @@ impl<'a> Iterator for StrIter<'a> {
             return None;
         }
         self.remaining -= 1;
+        if let Some(c) = self.checked {
+            // the parser checked every string: no stretch to check, no boundary to find
+            let item = Str(StrRepr::Text(c.str(&self.rest[8..end])));
+            self.rest = &self.rest[end..];
+            return Some(item);
+        }
         let mut text = self.text.get(8..end);
         if text.is_none() && end > self.text.len() {
             // the checked stretch ends before this string does: check the next one
@@ -858,7 +883,12 @@ fn decode_fixed<'a>(t: ValueType, b: &[u8], e: Endian) -> Option<Value<'a>> {
 ///
 /// Only called on bytes the parser has already checked, but still bounds-checked: a `None` here
 /// ends an iteration early instead of panicking. Nested arrays are measured without recursion.
-pub(crate) fn decode_value<'a>(t: ValueType, b: &'a [u8], e: Endian) -> Option<(Value<'a>, usize)> {
+pub(crate) fn decode_value<'a>(
+    t: ValueType,
+    b: &'a [u8],
+    e: Endian,
+    checked: Option<CheckedText>,
+) -> Option<(Value<'a>, usize)> {
     if let Some(size) = t.fixed_size() {
         return Some((decode_fixed(t, b.get(..size)?, e)?, size));
     }
@@ -866,7 +896,10 @@ pub(crate) fn decode_value<'a>(t: ValueType, b: &'a [u8], e: Endian) -> Option<(
         ValueType::String => {
             let (len, rest) = b.split_first_chunk::<8>()?;
             let len = usize::try_from(e.u64(*len)).ok()?;
-            Some((Value::String(Str::from_bytes(rest.get(..len)?)), 8 + len))
+            Some((
+                Value::String(Str::of_header(rest.get(..len)?, checked)),
+                8 + len,
+            ))
         }
         _ => {
             let elem = ValueType::from_id(e.u32(*b.first_chunk::<4>()?))?;
@@ -895,7 +928,8 @@ pub(crate) fn decode_exact<'a>(
     index: Option<IndexRef<'a>>,
 ) -> Option<Value<'a>> {
     if t != ValueType::Array {
-        return decode_value(t, b, e).map(|(v, _)| v);
+        let checked = index.and_then(|i| i.index.text);
+        return decode_value(t, b, e, checked).map(|(v, _)| v);
     }
     let elem = ValueType::from_id(e.u32(*b.first_chunk::<4>()?))?;
     let len = e.u64(*b.get(4..12)?.first_chunk::<8>()?);

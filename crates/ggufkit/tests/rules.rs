@@ -528,3 +528,73 @@ fn stream_memory_follows_bytes_not_counts() {
     assert_eq!(err.rule(), Some(Rule::Truncated));
     assert_eq!(err.offset(), Some(41));
 }
+
+/// Strings are handed out as text without a second check only when the parser checked every
+/// one: a permissive open that let bad strings through must still report each exactly (bad ones
+/// as bytes, good ones as text), wherever they are: keys, values, small and large string arrays,
+/// nested arrays, tensor names; a strict open of the same strings without the bad ones agrees.
+#[test]
+fn strings_read_back_exactly_with_and_without_bad_text() {
+    fn file(bad: bool) -> (Vec<u8>, Vec<Vec<u8>>) {
+        let pick = |good: &[u8], wrong: &[u8]| if bad { wrong.to_vec() } else { good.to_vec() };
+        let tokens: Vec<Vec<u8>> = (0..300)
+            .map(|i| match i % 50 {
+                7 => pick(b"seven", b"sev\xffen"),
+                8 => "\u{1F600}x".repeat(40).into_bytes(),
+                _ => format!("tok{i}\u{00e9}").into_bytes(),
+            })
+            .collect();
+        let mut c = Craft::new(3, 1, 5);
+        c.kv_str("general.architecture", "llama");
+        c.key("bad.value", 8).str(&pick(b"fine", b"\xc3("));
+        c.key(if bad { "k\u{e9}y" } else { "key" }, 8).str(b"v");
+        c.key("tokenizer.ggml.tokens", 9).u32(8).u64(tokens.len() as u64);
+        for t in &tokens {
+            c.str(t);
+        }
+        // an array of two small string arrays
+        c.key("nested", 9).u32(9).u64(2);
+        c.u32(8).u64(2).str(b"a").str(&pick(b"b", b"\x80"));
+        c.u32(8).u64(1).str(b"c");
+        c.tensor("t\u{e9}", &[4], 0, 0);
+        c.pad(32).data(16).pad(32);
+        (c.build(), tokens)
+    }
+    for bad in [false, true] {
+        let (bytes, tokens) = file(bad);
+        if bad {
+            assert!(Gguf::from_bytes(&bytes).is_err(), "strict refuses bad text");
+        }
+        let g = Gguf::from_bytes_with(&bytes, &ReadOptions::permissive()).unwrap();
+        assert_eq!(g.report().errors.len(), if bad { 8 } else { 0 }, "{:?}", g.report().errors);
+        let got: Vec<Option<&str>> = g
+            .get("tokenizer.ggml.tokens")
+            .and_then(|v| v.as_array())
+            .unwrap()
+            .strings()
+            .unwrap()
+            .map(|s| s.as_str())
+            .collect();
+        let want: Vec<Option<&str>> = tokens
+            .iter()
+            .map(|t| std::str::from_utf8(t).ok())
+            .collect();
+        assert_eq!(got, want, "bad = {bad}");
+        assert_eq!(got.iter().filter(|s| s.is_none()).count(), if bad { 6 } else { 0 });
+        let value = g.get("bad.value").unwrap();
+        assert_eq!(value.as_str(), if bad { None } else { Some("fine") });
+        let keys: Vec<String> = g.metadata().map(|kv| kv.key.to_string()).collect();
+        assert_eq!(keys[2], if bad { "k\u{e9}y" } else { "key" });
+        let nested = g.get("nested").and_then(|v| v.as_array()).unwrap();
+        let inner: Vec<Option<String>> = nested
+            .iter()
+            .flat_map(|v| {
+                let a = v.as_array().unwrap();
+                a.strings().unwrap().map(|s| s.as_str().map(str::to_owned)).collect::<Vec<_>>()
+            })
+            .collect();
+        let b = if bad { None } else { Some("b".to_owned()) };
+        assert_eq!(inner, vec![Some("a".to_owned()), b, Some("c".to_owned())]);
+        assert_eq!(g.tensor_at(0).unwrap().name(), "t\u{e9}");
+    }
+}

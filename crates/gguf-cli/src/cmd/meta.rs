@@ -115,7 +115,7 @@ fn set(a: SetArgs) -> CmdResult {
     let value = parse_value(&a.value, spec.as_ref())
         .map_err(|e| CliError::failed(format!("value for '{}': {e}", a.key)))?;
     apply(
-        &g,
+        g,
         &a.file,
         &[MetaEdit::Set(a.key.clone(), value)],
         &a.output,
@@ -128,7 +128,7 @@ fn rm(a: RmArgs) -> CmdResult {
     let g = open(&a.file, false)?;
     let edits: Vec<_> = a.keys.iter().cloned().map(MetaEdit::Remove).collect();
     apply(
-        &g,
+        g,
         &a.file,
         &edits,
         &a.output,
@@ -138,7 +138,7 @@ fn rm(a: RmArgs) -> CmdResult {
 }
 
 fn apply(
-    g: &Gguf<'_>,
+    g: Gguf<'_>,
     file: &Path,
     edits: &[MetaEdit],
     output: &Output,
@@ -149,7 +149,7 @@ fn apply(
     let lib = |e: ggufkit::Error| CliError::from_lib(file, &e);
     match &output.out {
         Some(out) => {
-            edit_opened_to(g, file, out, edits, force, progress.callback()).map_err(lib)?;
+            edit_opened_to(&g, file, out, edits, force, progress.callback()).map_err(lib)?;
             progress.finish();
             eprintln!("{what}: wrote {}", out.display());
         }

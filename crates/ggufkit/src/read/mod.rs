@@ -1,9 +1,13 @@
 //! Reading GGUF: one parser over three sources (a memory map, a borrowed slice, a stream), and
 //! zero-copy views of what it found.
-#![forbid(unsafe_code)]
+//!
+//! No `unsafe` here (`deny`, not `forbid`, only so that the `text` submodule can hold the one
+//! block that turns strings the parser checked into `&str`).
+#![deny(unsafe_code)]
 
 pub(crate) mod parser;
 pub(crate) mod source;
+pub(crate) mod text;
 
 use std::fs::File;
 use std::io::Read;
@@ -18,6 +22,7 @@ use crate::value::{decode_exact, ArrayView, IndexRef, Str, Value, ValueIndex, Va
 pub use parser::DEFAULT_ALIGNMENT;
 use parser::{Findings, Header, KvEntry, Mode, Stop};
 use source::{SliceSource, StreamSource};
+use text::CheckedText;
 
 /// How strictly a file is judged when it is opened.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -466,6 +471,7 @@ impl<'a> Gguf<'a> {
             t,
             data_offset,
             self.has_data,
+            self.header.value_index.text,
         )
     }
 }
@@ -493,7 +499,7 @@ fn make_kv<'a>(
     });
     let value = decode_exact(vt, value_bytes, endian, nested).expect("checked by the parser");
     Kv {
-        key: Str::from_bytes(key),
+        key: Str::of_header(key, nested.and_then(|n| n.index.text)),
         value,
         offset: e.start,
         raw,
@@ -508,6 +514,7 @@ fn make_tensor_info(
     start: u64,
     data_offset: u64,
     has_data: bool,
+    checked: Option<CheckedText>,
 ) -> TensorInfo<'_> {
     let name = parser::tensor_name(src, start, e);
     let mut p = start as usize + 8 + name.len();
@@ -535,7 +542,7 @@ fn make_tensor_info(
         None
     };
     TensorInfo {
-        name: Str::from_bytes(name),
+        name: Str::of_header(name, checked),
         n_dims,
         dims,
         ty,
@@ -859,7 +866,7 @@ fn outline_of<'a>(
                 tensors: h
                     .tensors
                     .iter()
-                    .map(|t| make_tensor_info(bytes, h.endian, t, h.data_offset, true))
+                    .map(|t| make_tensor_info(bytes, h.endian, t, h.data_offset, true, None))
                     .collect(),
                 data_offset: Some(h.data_offset),
                 alignment: Some(h.alignment),
@@ -884,7 +891,7 @@ fn outline_of<'a>(
                 tensors: reached
                     .tensors
                     .iter()
-                    .map(|t| make_tensor_info(bytes, e, t, 0, false))
+                    .map(|t| make_tensor_info(bytes, e, t, 0, false, None))
                     .collect(),
                 data_offset: None,
                 alignment: None,

@@ -9,6 +9,7 @@
 use hashbrown::HashTable;
 
 use super::source::Source;
+use super::text::CheckedText;
 use crate::endian::Endian;
 use crate::error::{Diagnostic, Error, Rule};
 use crate::types::GgmlType;
@@ -275,6 +276,9 @@ struct Parser<'s, S: Source> {
     value_index: ValueIndex,
     /// Set when a key or tensor name holds a NUL byte: ggml compares them only up to it.
     saw_nul: bool,
+    /// Set when a string is not UTF-8 (a permissive parse goes on): the header's strings are then
+    /// checked again as they are read.
+    bad_text: bool,
 }
 
 /// Parses a header. On success the header and the findings (errors only in permissive mode); on
@@ -308,6 +312,7 @@ pub(crate) fn parse_reaching<S: Source>(
         open: Vec::new(),
         value_index: ValueIndex::default(),
         saw_nul: false,
+        bad_text: false,
     };
     let mut reached = Reached::default();
     let r = p.header(&mut reached.kvs, &mut reached.tensors);
@@ -485,6 +490,7 @@ impl<S: Source> Parser<'_, S> {
                 what(self.src.bytes()),
                 bytes[e.valid_up_to()]
             );
+            self.bad_text = true;
             self.soft(diag(Rule::ValueUtf8, start, msg))?;
         }
         Ok(())
@@ -875,6 +881,10 @@ impl<S: Source> Parser<'_, S> {
 
         if self.saw_nul {
             self.ggml_nul_duplicates(kvs, tensors);
+        }
+        // every string was checked on the way here; a permissive parse may have let a bad one by
+        if !self.bad_text {
+            self.value_index.text = Some(CheckedText::every_string_checked());
         }
 
         Ok(Header {

@@ -73,17 +73,19 @@ pub fn edit_file(
     progress: Option<ProgressFn>,
 ) -> Result<EditOutcome> {
     let g = Gguf::open(path)?;
-    edit_opened(&g, path, edits, progress)
+    edit_opened(g, path, edits, progress)
 }
 
 /// [`edit_file`] with the file already opened: `g` must be `path` as [`Gguf::open`] mapped it
-/// (so a caller that looked at the file first does not parse it twice).
+/// (so a caller that looked at the file first does not parse it twice). It is taken by value: an
+/// edit in place changes the bytes under its map, which must not be read after that.
 pub fn edit_opened(
-    g: &Gguf<'_>,
+    g: Gguf<'_>,
     path: &Path,
     edits: &[MetaEdit],
     progress: Option<ProgressFn>,
 ) -> Result<EditOutcome> {
+    let g = &g;
     let mut b = GgufBuilder::from_gguf(g);
     apply(&mut b, edits)?;
     let (header, layout) = b.header()?;
