@@ -548,7 +548,9 @@ fn strings_read_back_exactly_with_and_without_bad_text() {
         c.kv_str("general.architecture", "llama");
         c.key("bad.value", 8).str(&pick(b"fine", b"\xc3("));
         c.key(if bad { "k\u{e9}y" } else { "key" }, 8).str(b"v");
-        c.key("tokenizer.ggml.tokens", 9).u32(8).u64(tokens.len() as u64);
+        c.key("tokenizer.ggml.tokens", 9)
+            .u32(8)
+            .u64(tokens.len() as u64);
         for t in &tokens {
             c.str(t);
         }
@@ -566,7 +568,12 @@ fn strings_read_back_exactly_with_and_without_bad_text() {
             assert!(Gguf::from_bytes(&bytes).is_err(), "strict refuses bad text");
         }
         let g = Gguf::from_bytes_with(&bytes, &ReadOptions::permissive()).unwrap();
-        assert_eq!(g.report().errors.len(), if bad { 8 } else { 0 }, "{:?}", g.report().errors);
+        assert_eq!(
+            g.report().errors.len(),
+            if bad { 8 } else { 0 },
+            "{:?}",
+            g.report().errors
+        );
         let got: Vec<Option<&str>> = g
             .get("tokenizer.ggml.tokens")
             .and_then(|v| v.as_array())
@@ -575,12 +582,12 @@ fn strings_read_back_exactly_with_and_without_bad_text() {
             .unwrap()
             .map(|s| s.as_str())
             .collect();
-        let want: Vec<Option<&str>> = tokens
-            .iter()
-            .map(|t| std::str::from_utf8(t).ok())
-            .collect();
+        let want: Vec<Option<&str>> = tokens.iter().map(|t| std::str::from_utf8(t).ok()).collect();
         assert_eq!(got, want, "bad = {bad}");
-        assert_eq!(got.iter().filter(|s| s.is_none()).count(), if bad { 6 } else { 0 });
+        assert_eq!(
+            got.iter().filter(|s| s.is_none()).count(),
+            if bad { 6 } else { 0 }
+        );
         let value = g.get("bad.value").unwrap();
         assert_eq!(value.as_str(), if bad { None } else { Some("fine") });
         let keys: Vec<String> = g.metadata().map(|kv| kv.key.to_string()).collect();
@@ -590,7 +597,10 @@ fn strings_read_back_exactly_with_and_without_bad_text() {
             .iter()
             .flat_map(|v| {
                 let a = v.as_array().unwrap();
-                a.strings().unwrap().map(|s| s.as_str().map(str::to_owned)).collect::<Vec<_>>()
+                a.strings()
+                    .unwrap()
+                    .map(|s| s.as_str().map(str::to_owned))
+                    .collect::<Vec<_>>()
             })
             .collect();
         let b = if bad { None } else { Some("b".to_owned()) };

@@ -279,6 +279,8 @@ struct Parser<'s, S: Source> {
     /// Set when a string is not UTF-8 (a permissive parse goes on): the header's strings are then
     /// checked again as they are read.
     bad_text: bool,
+    /// The lengths the second chain of [`scan_pair`] found, until they are known to be right.
+    spare_lens: Vec<u8>,
 }
 
 /// Parses a header. On success the header and the findings (errors only in permissive mode); on
@@ -313,6 +315,7 @@ pub(crate) fn parse_reaching<S: Source>(
         value_index: ValueIndex::default(),
         saw_nul: false,
         bad_text: false,
+        spare_lens: Vec::new(),
     };
     let mut reached = Reached::default();
     let r = p.header(&mut reached.kvs, &mut reached.tensors);
@@ -1131,7 +1134,14 @@ impl<S: Source> Parser<'_, S> {
             let lens = &mut self.value_index.lens;
             let limit = pos.saturating_add(STRETCH);
             let n = count - k;
+            // two chains where a whole stretch of a long array is in memory (see `scan_pair`)
+            let pair = record && n >= PAIR_MIN && limit <= bytes.len() as u64;
+            let spare = &mut self.spare_lens;
             let (done, to) = match (self.endian, record) {
+                (Endian::Little, true) if pair => {
+                    scan_pair::<false>(bytes, pos, n, limit, lens, spare)
+                }
+                (Endian::Big, true) if pair => scan_pair::<true>(bytes, pos, n, limit, lens, spare),
                 (Endian::Little, false) => scan::<false, false>(bytes, pos, n, limit, lens),
                 (Endian::Little, true) => scan::<false, true>(bytes, pos, n, limit, lens),
                 (Endian::Big, false) => scan::<true, false>(bytes, pos, n, limit, lens),
@@ -1305,6 +1315,8 @@ fn nul_duplicates<'s>(
 
 /// Bytes of strings checked as UTF-8 at a time while they are in the cache.
 const STRETCH: u64 = 256 * 1024;
+/// Strings left in an array below which a second chain is not worth starting.
+const PAIR_MIN: u64 = 1024;
 
 /// A tensor info decoded by [`fast_tensor_info`].
 struct FastInfo {
@@ -1432,6 +1444,102 @@ fn scan<const BIG: bool, const RECORD: bool>(
     (k, pos)
 }
 
+/// [`scan`] of a recorded string array with two chains of loads instead of one.
+///
+/// Finding a string means reading the length of the one before: a chain of dependent loads, each
+/// waiting for the last (about 1.5 ns a string, most of the time it takes to open a vocabulary).
+/// So a second chain starts from a guessed string boundary halfway to `limit` and both step in
+/// turn, the processor overlapping their loads. The guess is only kept when the first chain lands
+/// on it exactly: a chain from a true boundary steps over exactly the strings the first chain
+/// would have, so nothing but time depends on the guess being right. `spare` holds the second
+/// chain's lengths until then. Returns what [`scan`] would (the same strings and lengths), except
+/// that the stop at `limit` may come at a later boundary, at most a stretch further.
+#[inline(always)]
+fn scan_pair<const BIG: bool>(
+    bytes: &[u8],
+    pos: u64,
+    n: u64,
+    limit: u64,
+    lens: &mut Vec<u8>,
+    spare: &mut Vec<u8>,
+) -> (u64, u64) {
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let have = bytes.len() as u64;
+    let word = |p: u64| -> Option<u64> {
+        let raw = *bytes.get(usize::try_from(p).ok()?..)?.first_chunk::<8>()?;
+        Some(if BIG {
+            u64::from_be_bytes(raw)
+        } else {
+            u64::from_le_bytes(raw)
+        })
+    };
+    let Some(guess) = guess_boundary::<BIG>(bytes, pos + (limit - pos) / 2) else {
+        return scan::<BIG, true>(bytes, pos, n, limit, lens);
+    };
+    // both chains in turn while the first has not reached the guess, each pair of strings
+    // keeping the total within the array's count
+    let (mut a, mut b) = (pos, guess);
+    let b_limit = guess.saturating_add(STRETCH);
+    let mut pairs = 0u64;
+    spare.clear();
+    while a < guess && b < b_limit && pairs.saturating_mul(2) + 2 <= n {
+        let (Some(la), Some(lb)) = (word(a), word(b)) else {
+            break;
+        };
+        // a length field with a byte of 0x80 or more ends the run (see `scan`); it also
+        // keeps both sums far from overflowing
+        if (la | lb) & HIGH != 0 {
+            break;
+        }
+        let (next_a, next_b) = (a + 8 + la, b + 8 + lb);
+        if next_a > have || next_b > have {
+            break;
+        }
+        lens.push(short_len(la));
+        spare.push(short_len(lb));
+        a = next_a;
+        b = next_b;
+        pairs += 1;
+    }
+    // the first chain alone the rest of the way to the guess
+    let (more, at) = scan::<BIG, true>(bytes, a, n - 2 * pairs, guess, lens);
+    let first = pairs + more;
+    if at != guess {
+        // the guess was not a boundary (or lies past the array): the first chain goes on alone
+        let (rest, end) = scan::<BIG, true>(bytes, at, n - first, limit, lens);
+        return (first + rest, end);
+    }
+    lens.extend_from_slice(spare);
+    let done = first + pairs;
+    let (rest, end) = scan::<BIG, true>(bytes, b, n - done, limit, lens);
+    (done + rest, end)
+}
+
+/// A likely string boundary at or after `from`: the first place where an 8-byte length field
+/// holding less than 2^16 would start (six zero bytes where the high bytes go), which in text is
+/// nearly always a real one. Searched for 4 KiB at most.
+fn guess_boundary<const BIG: bool>(bytes: &[u8], from: u64) -> Option<u64> {
+    let start = usize::try_from(from).ok()?;
+    let window = bytes.get(start..start.checked_add(4096 + 16)?)?;
+    let small = |i: usize| -> bool {
+        let w = window[i..i + 8].try_into().unwrap_or([0xFF; 8]);
+        if BIG {
+            u64::from_be_bytes(w) < 1 << 16
+        } else {
+            u64::from_le_bytes(w) < 1 << 16
+        }
+    };
+    let i = (0..4096).find(|&i| small(i))?;
+    // little-endian: the zeros of a short length end just before its string, so the last place
+    // of a run of candidates is the field; big-endian: they start it, so the first is
+    let i = if BIG {
+        i
+    } else {
+        (i..4096).find(|&j| !small(j + 1)).unwrap_or(i)
+    };
+    Some(from + i as u64)
+}
+
 /// A frame of the nested-array walk in 8 bytes (a megabyte of nesting keeps a frame per level):
 /// the element type in the top 4 bits, whether the array's end is recorded in bit 59, and the
 /// elements left below (counts were checked against the bytes, so they are far below 2^59).
@@ -1541,6 +1649,84 @@ pub(crate) fn padded_end(offset: u64, size: u64, align: u64) -> Option<u64> {
 mod tests {
     use super::*;
     use crate::read::source::SliceSource;
+
+    /// `scan_pair` steps over exactly what `scan` does, with the same lengths, wherever its guess
+    /// lands: on a boundary, inside a string, inside a run of zeros that looks like a length
+    /// field, past the array, or where no guess can be made; in both byte orders.
+    #[test]
+    fn scan_pair_agrees_with_scan() {
+        let mut seed = 11u64;
+        let mut next = move || {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            seed >> 33
+        };
+        for case in 0..48 {
+            let big = case % 2 == 1;
+            let mut bytes = Vec::new();
+            let count = 2_000 + next() % 40_000;
+            for i in 0..count {
+                let r = next();
+                let len = match (case / 2) % 6 {
+                    // text: short tokens
+                    0 => r % 24,
+                    // strings full of zeros, like length fields
+                    1 => r % 40,
+                    // some lengths of 128 bytes or more (a high bit in the field)
+                    2 if i % 300 == 0 => 128 + r % 300,
+                    // empty strings among short ones
+                    3 => [0, 0, 1, 2, 9][(r % 5) as usize],
+                    // long strings: a stretch holds few of them
+                    4 => r % 5_000,
+                    _ => r % 64,
+                };
+                let field = if big {
+                    len.to_be_bytes()
+                } else {
+                    len.to_le_bytes()
+                };
+                bytes.extend(field);
+                let fill = if (case / 2) % 6 == 1 {
+                    0
+                } else {
+                    b'a' + (r % 26) as u8
+                };
+                bytes.extend(std::iter::repeat_n(fill, len as usize));
+            }
+            // what follows the array: binary floats, or nothing
+            if case % 3 != 0 {
+                bytes.extend((0..100_000).map(|_| next() as u8));
+            }
+            for (pos, n, limit) in [
+                (0, count, STRETCH),
+                (0, count / 3, STRETCH),
+                (0, count, STRETCH / 3),
+                (17 * 8, count, STRETCH),
+            ] {
+                if pos > 0 && (case / 2) % 6 != 3 {
+                    continue; // a position inside a string: only meaningful for all-empty runs
+                }
+                let (mut one, mut two, mut spare) = (Vec::new(), Vec::new(), Vec::new());
+                // the second chain may carry the stop past `limit`, to a later boundary (never
+                // further than a stretch beyond): scan to that one
+                let b = if big {
+                    scan_pair::<true>(&bytes, pos, n, limit, &mut two, &mut spare)
+                } else {
+                    scan_pair::<false>(&bytes, pos, n, limit, &mut two, &mut spare)
+                };
+                let to = limit.max(b.1);
+                assert!(to < limit + 2 * STRETCH);
+                let a = if big {
+                    scan::<true, true>(&bytes, pos, n, to, &mut one)
+                } else {
+                    scan::<false, true>(&bytes, pos, n, to, &mut one)
+                };
+                assert_eq!(a, b, "case {case}, from {pos}, {n} strings, limit {limit}");
+                assert_eq!(one, two, "case {case}: the lengths");
+            }
+        }
+    }
 
     /// An array header (element type, count) in little-endian.
     fn arr(out: &mut Vec<u8>, elem: u32, n: u64) -> u64 {
