@@ -608,3 +608,58 @@ fn strings_read_back_exactly_with_and_without_bad_text() {
         assert_eq!(g.tensor_at(0).unwrap().name(), "t\u{e9}");
     }
 }
+
+/// Names are entered in the index a batch at a time: a repeat is still the first error when a
+/// later info breaks another rule, a repeat across batches names the right tensors, and every
+/// repeat is reported in order when reading permissively.
+#[test]
+fn repeated_names_reported_in_order_across_batches() {
+    let n = 300u64;
+    let name = |i: u64| match i {
+        130 => "t3".to_string(),
+        290 => "t200".to_string(),
+        _ => format!("t{i}"),
+    };
+    let build = |bad_type_at: Option<u64>| {
+        let mut c = Craft::new(3, n, 0);
+        let mut starts = Vec::new();
+        for i in 0..n {
+            starts.push(c.pos());
+            let ty = if Some(i) == bad_type_at { 4 } else { 0 };
+            c.tensor(&name(i), &[8], ty, 32 * i);
+        }
+        c.pad(32).data(32 * n as usize);
+        (c.build(), starts)
+    };
+    // a removed type id (4) on a later tensor: the repeat at 130 comes first
+    let (bytes, starts) = build(Some(140));
+    first_error(&bytes, Rule::TensorDuplicate, starts[130]);
+    let (bytes, starts) = build(None);
+    first_error(&bytes, Rule::TensorDuplicate, starts[130]);
+    let report = validate(&bytes);
+    let dups: Vec<(u64, &str)> = report
+        .errors
+        .iter()
+        .map(|e| (e.offset, e.message.as_str()))
+        .collect();
+    assert_eq!(dups.len(), 2, "{dups:?}");
+    assert_eq!(dups[0].0, starts[130]);
+    assert!(
+        dups[0].1.contains("tensor 130 is named 't3' like tensor 3"),
+        "{}",
+        dups[0].1
+    );
+    assert_eq!(dups[1].0, starts[290]);
+    assert!(
+        dups[1]
+            .1
+            .contains("tensor 290 is named 't200' like tensor 200"),
+        "{}",
+        dups[1].1
+    );
+    let g = Gguf::from_bytes_with(&bytes, &ReadOptions::permissive()).unwrap();
+    assert_eq!(g.tensor("t3").unwrap().offset(), 32 * 3);
+    assert_eq!(g.tensor("t200").unwrap().offset(), 32 * 200);
+    assert_eq!(g.tensor("t299").unwrap().offset(), 32 * 299);
+    assert!(g.tensor("t130").is_none());
+}

@@ -5,6 +5,7 @@
 //! block that turns strings the parser checked into `&str`).
 #![deny(unsafe_code)]
 
+mod name_table;
 pub(crate) mod parser;
 pub(crate) mod source;
 pub(crate) mod text;
@@ -445,11 +446,10 @@ impl<'a> Gguf<'a> {
         let hash = self.hash(name.as_bytes());
         self.header
             .name_index
-            .find(hash, |&(j, high)| {
-                high == (hash >> 32) as u32
-                    && parser::tensor_name(src, ts.at(j), endian) == name.as_bytes()
+            .find(hash, |j| {
+                parser::tensor_name(src, ts.at(j), endian) == name.as_bytes()
             })
-            .map(|&(j, _)| self.tensor_info(ts.at(j)))
+            .map(|j| self.tensor_info(ts.at(j)))
     }
 
     /// Total bytes of tensor data (without padding).

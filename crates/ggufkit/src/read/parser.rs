@@ -8,6 +8,7 @@
 
 use hashbrown::HashTable;
 
+use super::name_table::NameTable;
 use super::source::Source;
 use super::text::CheckedText;
 use crate::endian::Endian;
@@ -189,7 +190,7 @@ pub(crate) struct Header {
     pub tensors: TensorList,
     /// Tensor indices, each with the high half of its name's hash: a probe compares those before
     /// reading a name from the header (a random read per false match at 100,000 names).
-    pub name_index: HashTable<(u32, u32)>,
+    pub name_index: NameTable,
     /// What the parser learnt about arrays: nested array ends, text arrays.
     pub value_index: ValueIndex,
     /// The hasher both indexes were built with (seeded per instance).
@@ -675,7 +676,9 @@ impl<S: Source> Parser<'_, S> {
 
         // tensor infos
         tensors.starts.reserve(n_tensors as usize);
-        let mut name_index: HashTable<(u32, u32)> = HashTable::with_capacity(n_tensors as usize);
+        let mut name_index = NameTable::with_capacity(n_tensors as usize);
+        // names of fast-path infos wait here to be entered a batch at a time (see `enter_names`)
+        let mut names: Vec<(u64, u32)> = Vec::with_capacity(NAME_BATCH);
         let mut expected_offset: u64 = 0;
         let align = u64::from(alignment);
         for i in 0..n_tensors {
@@ -692,11 +695,18 @@ impl<S: Source> Parser<'_, S> {
             };
             if let Some(f) = fast {
                 self.pos = f.end;
-                self.index_tensor_name(&mut name_index, &hasher, tensors, i, start, f.name_len)?;
+                let name = self.slice(start + 8, f.name_len);
+                names.push((hash_bytes(&hasher, name), tensors.len() as u32));
                 expected_offset = f.next_offset;
                 tensors.starts.push(start);
+                if names.len() == NAME_BATCH {
+                    self.enter_names(&mut name_index, &hasher, &mut names, tensors)?;
+                }
                 continue;
             }
+            // the names before this one go first: a repeat among them is reported before
+            // anything wrong with this info
+            self.enter_names(&mut name_index, &hasher, &mut names, tensors)?;
             // name: judged from its length field first
             let name_len = self.read_u64(&|_: &[u8]| format!("the name length of tensor {i}"))?;
             if name_len >= MAX_NAME {
@@ -863,6 +873,7 @@ impl<S: Source> Parser<'_, S> {
             })?;
             tensors.starts.push(start);
         }
+        self.enter_names(&mut name_index, &hasher, &mut names, tensors)?;
 
         // padding before the data, only when there are tensors
         if n_tensors != 0 {
@@ -905,12 +916,45 @@ impl<S: Source> Parser<'_, S> {
         })
     }
 
+    /// Enters the names waiting in `names` (hash, tensor index) in the index, in order, and
+    /// reports each repeat. A batch at a time: each entry loads a random slot of the table, and
+    /// a tight loop over many lets the processor wait for those loads together instead of one
+    /// after the other (the table of 100,000 names is larger than the L2 cache).
+    fn enter_names(
+        &mut self,
+        name_index: &mut NameTable,
+        hasher: &hashbrown::DefaultHashBuilder,
+        names: &mut Vec<(u64, u32)>,
+        tensors: &TensorList,
+    ) -> PResult<()> {
+        let src = self.src.bytes();
+        let e = self.endian;
+        let mut repeats = Vec::new();
+        for &(hash, i) in names.iter() {
+            let name = |k: u32| tensor_name(src, tensors.at(k), e);
+            let rehash = |j: u32| hash_bytes(hasher, name(j));
+            if let Some(j) = name_index.insert(hash, i, |j| name(j) == name(i), rehash) {
+                repeats.push((i, j));
+            }
+        }
+        names.clear();
+        for (i, j) in repeats {
+            let start = tensors.at(i);
+            let msg = format!(
+                "tensor {i} is named '{}' like tensor {j}, expected unique tensor names",
+                show(tensor_name(self.src.bytes(), start, e))
+            );
+            self.soft(diag(Rule::TensorDuplicate, start, msg))?;
+        }
+        Ok(())
+    }
+
     /// Enters the name of tensor `i` (whose info starts at `start`) in the index, or reports it
     /// as a duplicate: one probe finds an equal name or claims the slot (the table was sized
     /// from the count).
     fn index_tensor_name(
         &mut self,
-        name_index: &mut HashTable<(u32, u32)>,
+        name_index: &mut NameTable,
         hasher: &hashbrown::DefaultHashBuilder,
         tensors: &TensorList,
         i: u64,
@@ -921,18 +965,9 @@ impl<S: Source> Parser<'_, S> {
         let endian = self.endian;
         let name = &src[start as usize + 8..(start + 8 + name_len) as usize];
         let hash = hash_bytes(hasher, name);
-        let high = (hash >> 32) as u32;
-        let dup = match name_index.entry(
-            hash,
-            |&(j, h): &(u32, u32)| h == high && tensor_name(src, tensors.at(j), endian) == name,
-            |&(j, _): &(u32, u32)| hash_bytes(hasher, tensor_name(src, tensors.at(j), endian)),
-        ) {
-            hashbrown::hash_table::Entry::Occupied(e) => Some(e.get().0),
-            hashbrown::hash_table::Entry::Vacant(v) => {
-                v.insert((tensors.len() as u32, high));
-                None
-            }
-        };
+        let name_of = |j: u32| tensor_name(src, tensors.at(j), endian);
+        let rehash = |j: u32| hash_bytes(hasher, name_of(j));
+        let dup = name_index.insert(hash, tensors.len() as u32, |j| name_of(j) == name, rehash);
         if let Some(j) = dup {
             let msg = format!(
                 "tensor {i} is named '{}' like tensor {j}, expected unique tensor names",
@@ -1315,6 +1350,8 @@ fn nul_duplicates<'s>(
 
 /// Bytes of strings checked as UTF-8 at a time while they are in the cache.
 const STRETCH: u64 = 256 * 1024;
+/// Tensor names entered in the index at a time (see `enter_names`).
+const NAME_BATCH: usize = 64;
 /// Strings left in an array below which a second chain is not worth starting.
 const PAIR_MIN: u64 = 1024;
 
