@@ -1,6 +1,9 @@
 //! Opens and fully walks each file N times and prints the median: a quick check of the reader's
-//! speed without criterion (`cargo run --release --example walk -- FILE... [-n N] [--open-only]`).
-//! `--open-only` opens and validates without walking (what a profile of the parser wants).
+//! speed without criterion
+//! (`cargo run --release --example walk -- FILE... [-n N] [--open-only] [--interleave]`).
+//! `--open-only` opens and validates without walking (what a profile of the parser wants);
+//! `--interleave` takes each file in turn at every repetition, as the `compare` runner does, so
+//! that no run finds the caches and branch predictors trained by the same file just before.
 
 use std::time::Instant;
 
@@ -16,24 +19,46 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         n = args.get(i + 1).ok_or("-n needs a number")?.parse()?;
         args.drain(i..i + 2);
     }
-    let open_only = args.iter().any(|a| a == "--open-only");
-    args.retain(|a| a != "--open-only");
-    for path in &args {
-        let mut times = Vec::new();
-        let mut sum = 0u64;
-        for _ in 0..n {
-            let t = Instant::now();
-            let g = Gguf::open(path)?;
-            if !open_only {
-                sum = sum.wrapping_add(walk_fn::walk(&g));
-            }
-            times.push(t.elapsed().as_secs_f64() * 1e3);
+    let flag = |args: &mut Vec<String>, name: &str| {
+        let on = args.iter().any(|a| a == name);
+        args.retain(|a| a != name);
+        on
+    };
+    let open_only = flag(&mut args, "--open-only");
+    let interleave = flag(&mut args, "--interleave");
+    let mut times = vec![Vec::new(); args.len()];
+    let mut sums = vec![0u64; args.len()];
+    let mut run = |k: usize| -> Result<(), Box<dyn std::error::Error>> {
+        let t = Instant::now();
+        let g = Gguf::open(&args[k])?;
+        if !open_only {
+            sums[k] = sums[k].wrapping_add(walk_fn::walk(&g));
         }
-        times.sort_by(|a, b| a.total_cmp(b));
+        drop(g);
+        times[k].push(t.elapsed().as_secs_f64() * 1e3);
+        Ok(())
+    };
+    if interleave {
+        for _ in 0..n {
+            for k in 0..args.len() {
+                run(k)?;
+            }
+        }
+    } else {
+        for k in 0..args.len() {
+            for _ in 0..n {
+                run(k)?;
+            }
+        }
+    }
+    for (k, path) in args.iter().enumerate() {
+        let t = &mut times[k];
+        t.sort_by(|a, b| a.total_cmp(b));
         println!(
-            "{path}: median {:.3} ms, min {:.3} ms (checksum {sum})",
-            times[n / 2],
-            times[0]
+            "{path}: median {:.3} ms, min {:.3} ms (checksum {})",
+            t[n / 2],
+            t[0],
+            sums[k]
         );
     }
     Ok(())
