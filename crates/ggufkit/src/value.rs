@@ -128,9 +128,9 @@ impl fmt::Display for ValueType {
 /// A GGUF string: borrowed bytes that are valid UTF-8 in every valid file.
 ///
 /// Files that ggml loads but the spec rejects may hold strings that are not UTF-8, so the raw
-/// bytes are always available and [`Str::as_str`] says when they are not text. Strings that come
-/// out of an already checked run (a whole vocabulary is checked in one pass) carry their `&str`,
-/// so `as_str` costs nothing for them.
+/// bytes are always available and [`Str::as_str`] says when they are not text. The strings of a
+/// header whose parse checked them all (every file opened with the spec's rules) carry their
+/// `&str`, so `as_str` costs nothing for them.
 #[derive(Clone, Copy)]
 pub struct Str<'a>(StrRepr<'a>);
 
@@ -669,7 +669,9 @@ impl<'a> ArrayIter<'a> {
 
 /// Iterator over the strings of a string array, borrowed from the header.
 ///
-/// Strings are checked as UTF-8 a stretch at a time, not one by one: the iterator checks the next
+/// In a header whose parse checked every string (every file opened with the spec's rules, and a
+/// permissive one that found no bad string), each string is text at once: nothing is checked
+/// again. Otherwise strings are checked as UTF-8 a stretch at a time, not one by one: the iterator checks the next
 /// [`StrIter::STRETCH`] bytes of the array (length fields included) in one pass, while they are
 /// about to be read anyway, and each string inside that checked text is then a slice between two
 /// character boundaries (an O(1) check: a slice of valid UTF-8 between boundaries is valid UTF-8 by

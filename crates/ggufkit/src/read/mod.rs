@@ -454,7 +454,7 @@ impl<'a> Gguf<'a> {
 
     /// Total bytes of tensor data (without padding).
     pub fn tensor_data_size(&self) -> u64 {
-        self.tensors().map(|t| t.size).sum()
+        self.tensors().map(|t| t.size()).sum()
     }
 
     /// Total number of elements (parameters) over all tensors.
@@ -531,27 +531,17 @@ fn make_tensor_info(
     // the parser checked the exact product (0 when a dimension is 0, else at most i64::MAX), so
     // a plain product is it
     let n_elements = dims.iter().fold(1u64, |n, &d| n.wrapping_mul(d));
-    // and the byte size it checked
-    let size = ty.bytes_for(n_elements).unwrap_or(0);
     let offset = rd64(p + 4);
-    let abs = data_offset + offset;
-    let data = if has_data {
-        abs.checked_add(size)
-            .and_then(|end| src.get(abs as usize..end as usize))
-    } else {
-        None
-    };
     TensorInfo {
         name: Str::of_header(name, checked),
         n_dims,
         dims,
         ty,
         offset,
-        size,
         n_elements,
         info_offset: start,
-        data_offset: abs,
-        data,
+        data_offset: data_offset + offset,
+        file: has_data.then_some(src),
         endian: e,
     }
 }
@@ -589,11 +579,12 @@ pub struct TensorInfo<'a> {
     dims: [u64; 4],
     ty: GgmlType,
     offset: u64,
-    size: u64,
     n_elements: u64,
     info_offset: u64,
     data_offset: u64,
-    data: Option<&'a [u8]>,
+    /// The whole file, when its data is there (not for a header read from a stream): the size
+    /// and the data are worked out when asked, so that walking the infos does not pay for them.
+    file: Option<&'a [u8]>,
     endian: Endian,
 }
 
@@ -643,7 +634,8 @@ impl<'a> TensorInfo<'a> {
     /// Bytes of data, without padding.
     #[inline]
     pub fn size(&self) -> u64 {
-        self.size
+        // the parser checked the byte size of every tensor it read
+        self.ty.bytes_for(self.n_elements).unwrap_or(0)
     }
 
     /// Offset of the data relative to the tensor data section (as stored).
@@ -672,7 +664,9 @@ impl<'a> TensorInfo<'a> {
     /// from a stream, or data cut short in a file opened permissively.
     #[inline]
     pub fn data(&self) -> Option<&'a [u8]> {
-        self.data
+        let start = usize::try_from(self.data_offset).ok()?;
+        let end = start.checked_add(usize::try_from(self.size()).ok()?)?;
+        self.file?.get(start..end)
     }
 
     /// Bytes in one row (ne0 elements).
