@@ -312,8 +312,7 @@ impl<'a> Gguf<'a> {
     }
 
     fn hash(&self, b: &[u8]) -> u64 {
-        use std::hash::BuildHasher;
-        self.header.hasher.hash_one(b)
+        parser::hash_bytes(&self.header.hasher, b)
     }
 
     /// The key-value pair with this key, in O(1).

@@ -435,6 +435,7 @@ impl<S: Source> Parser<'_, S> {
         Ok(v)
     }
 
+    #[inline]
     fn slice(&self, start: u64, len: u64) -> &[u8] {
         &self.src.bytes()[start as usize..(start + len) as usize]
     }
@@ -1641,10 +1642,14 @@ fn cut(b: &[u8]) -> &[u8] {
     b.split(|&c| c == 0).next().unwrap_or(b)
 }
 
+/// The hash of a key or name in the indexes: its bytes alone (no length prefix: the table
+/// compares whole names, and the hasher mixes the length in).
 #[inline]
-fn hash_bytes(h: &hashbrown::DefaultHashBuilder, b: &[u8]) -> u64 {
-    use std::hash::BuildHasher;
-    h.hash_one(b)
+pub(crate) fn hash_bytes(h: &hashbrown::DefaultHashBuilder, b: &[u8]) -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    let mut state = h.build_hasher();
+    state.write(b);
+    state.finish()
 }
 
 /// The key bytes of a parsed key-value pair.
