@@ -529,7 +529,8 @@ fn make_tensor_info(
     let ty = GgmlType::from_id(rd32(p)).expect("checked by the parser");
     // the parser checked the exact product (0 when a dimension is 0, else at most i64::MAX), so
     // a plain product is it
-    let n_elements = dims.iter().fold(1u64, |n, &d| n.wrapping_mul(d));
+    // (a tree of products: two multiplications deep, not four)
+    let n_elements = (dims[0].wrapping_mul(dims[1])).wrapping_mul(dims[2].wrapping_mul(dims[3]));
     let offset = rd64(p + 4);
     TensorInfo {
         name: Str::of_header(name, checked),
