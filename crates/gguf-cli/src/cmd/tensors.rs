@@ -59,7 +59,8 @@ pub fn run(args: Args) -> CmdResult {
             }
         };
         let rows = select(&g, args.filter.as_deref(), args.sort);
-        if args.stats {
+        let name = file.display().to_string();
+        let body = if args.stats {
             let rows: Vec<TensorInfo<'_>> = rows
                 .into_iter()
                 .filter(|t| {
@@ -73,32 +74,28 @@ pub fn run(args: Args) -> CmdResult {
                 code = FAILED;
             }
             if args.json {
-                let mut line = tensor_stats::json_line(&file.display().to_string(), &rows, &stats);
-                super::remote::add_member(&mut line, file);
-                print(&line);
+                tensor_stats::json_line(&name, &rows, &stats)
             } else {
-                if i > 0 {
-                    print("\n");
-                }
-                if many {
-                    print(&format!("{}\n", style.bold(&file.display().to_string())));
-                }
-                print(&tensor_stats::human(&rows, &stats));
+                tensor_stats::human(&rows, &stats)
             }
-            continue;
-        }
+        } else if args.json {
+            json_line(&name, &rows)
+        } else {
+            human(&rows)
+        };
         if args.json {
-            let mut line = json_line(&file.display().to_string(), &rows);
+            let mut line = body;
             super::remote::add_member(&mut line, file);
             print(&line);
         } else {
+            // files after the first are set apart, and named when there are several
             if i > 0 {
                 print("\n");
             }
             if many {
-                print(&format!("{}\n", style.bold(&file.display().to_string())));
+                print(&format!("{}\n", style.bold(&name)));
             }
-            print(&human(&rows));
+            print(&body);
         }
     }
     Ok(code)
