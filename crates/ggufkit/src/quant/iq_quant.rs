@@ -284,72 +284,14 @@ fn iq3_group(lat: &Lattice<4>, xb: &[f32], xxs: bool) -> Option<Iq3Group> {
     if zero {
         return None;
     }
-    let mut l = [0u8; 32];
-    let mut laux = [0u8; 32];
-    let mut best = 0.0f32;
-    let mut scale = max / (2 * KMAXQ - 1) as f32;
-    let mut on_grid = [xxs; 8];
-    let mut on_grid_aux = [false; 8];
-    let range = if xxs { 15 } else { 9 };
-    for is in -range..=range {
-        let id = ((2 * KMAXQ - 1) as f32 + is as f32 * 0.2) / max;
-        let this_scale = 1.0 / id;
-        for k in 0..8 {
-            for i in 0..4 {
-                let q = nearest_int(0.5 * (id * xval[4 * k + i] - 1.0));
-                laux[4 * k + i] = q.clamp(0, KMAXQ - 1) as u8;
-            }
-            let u = lat.code(&laux[4 * k..4 * k + 4]);
-            on_grid_aux[k] = lat.index(u).is_some();
-            if !on_grid_aux[k] {
-                best_neighbour(
-                    lat,
-                    u,
-                    &xval[4 * k..],
-                    &waux[4 * k..],
-                    this_scale,
-                    &mut laux[4 * k..4 * k + 4],
-                );
-            }
-        }
-        let (sumqx, sumq2) = sums_odd(&weight, &xval, &laux);
-        if sumq2 > 0.0 && sumqx * sumqx > best * sumq2 {
-            scale = sumqx / sumq2;
-            best = scale * sumqx;
-            l = laux;
-            on_grid = on_grid_aux;
-        }
-    }
-    if on_grid.iter().any(|&g| !g) && scale > 0.0 {
-        let id = 1.0 / scale;
-        for k in 0..8 {
-            if xxs && on_grid[k] {
-                continue;
-            }
-            let mut lv = [0u8; 4];
-            for i in 0..4 {
-                let q = nearest_int(0.5 * (id * xval[4 * k + i] - 1.0));
-                lv[i] = q.clamp(0, KMAXQ - 1) as u8;
-            }
-            let u = lat.code(&lv);
-            let gi = match lat.index(u) {
-                Some(gi) => gi,
-                None => best_neighbour(
-                    lat,
-                    u,
-                    &xval[4 * k..],
-                    &waux[4 * k..],
-                    scale,
-                    &mut l[4 * k..4 * k + 4],
-                ),
-            };
-            l[4 * k..4 * k + 4].copy_from_slice(&lat.levels(gi));
-        }
-        let (sumqx, sumq2) = sums_odd(&weight, &xval, &l);
-        if sumq2 > 0.0 {
-            scale = sumqx / sumq2;
-        }
-    }
+    let search = GridSearch {
+        kmaxq: KMAXQ,
+        step: 0.2,
+        range: if xxs { 15 } else { 9 },
+        start_on_grid: xxs,
+        refine_on_grid: !xxs,
+    };
+    let (l, mut scale) = search.run(lat, &weight, &waux, &xval, max);
     if scale < 0.0 {
         // ggml: "should never happen"; flip the scale and the signs.
         scale = -scale;
@@ -367,6 +309,94 @@ fn iq3_group(lat: &Lattice<4>, xb: &[f32], xxs: bool) -> Option<Iq3Group> {
         indices,
         signs,
     })
+}
+
+/// The scale search of iq3_xxs, iq3_s and iq2_s (ggml's loop over `is` and the refinement after
+/// it): candidate scales around `max / (2 kmaxq - 1)`, each group of `N` levels rounded and moved
+/// to the nearest grid point, the best weighted fit kept; then, when some group of the best fit
+/// was off the grid, the groups are placed again with the final scale and the scale refitted.
+struct GridSearch {
+    kmaxq: i32,
+    /// Distance between candidate scales, in units of `1 / max`.
+    step: f32,
+    /// Candidates from `-range` to `range` steps.
+    range: i32,
+    /// Whether the groups count as on the grid when no candidate fits (iq3_s: not).
+    start_on_grid: bool,
+    /// Whether the refinement places again the groups that were on the grid (iq3_s: all).
+    refine_on_grid: bool,
+}
+
+impl GridSearch {
+    /// The levels (`V` values, groups of `N`, at most 8 groups) and the scale.
+    fn run<const N: usize, const V: usize>(
+        &self,
+        lat: &Lattice<N>,
+        weight: &[f32; V],
+        waux: &[f32; V],
+        xval: &[f32; V],
+        max: f32,
+    ) -> ([u8; V], f32) {
+        let groups = V / N;
+        let kmaxq = self.kmaxq;
+        let mut l = [0u8; V];
+        let mut laux = [0u8; V];
+        let mut best = 0.0f32;
+        let mut scale = max / (2 * kmaxq - 1) as f32;
+        let mut on_grid = [self.start_on_grid; 8];
+        let mut on_grid_aux = [false; 8];
+        for is in -self.range..=self.range {
+            let id = ((2 * kmaxq - 1) as f32 + is as f32 * self.step) / max;
+            let this_scale = 1.0 / id;
+            for k in 0..groups {
+                let group = N * k..N * k + N;
+                for i in group.clone() {
+                    let q = nearest_int(0.5 * (id * xval[i] - 1.0));
+                    laux[i] = q.clamp(0, kmaxq - 1) as u8;
+                }
+                let u = lat.code(&laux[group.clone()]);
+                on_grid_aux[k] = lat.index(u).is_some();
+                if !on_grid_aux[k] {
+                    let (x, w) = (&xval[N * k..], &waux[N * k..]);
+                    best_neighbour(lat, u, x, w, this_scale, &mut laux[group]);
+                }
+            }
+            let (sumqx, sumq2) = sums_odd(weight, xval, &laux);
+            if sumq2 > 0.0 && sumqx * sumqx > best * sumq2 {
+                scale = sumqx / sumq2;
+                best = scale * sumqx;
+                l = laux;
+                on_grid = on_grid_aux;
+            }
+        }
+        if on_grid[..groups].iter().any(|&g| !g) && scale > 0.0 {
+            let id = 1.0 / scale;
+            for k in 0..groups {
+                if on_grid[k] && !self.refine_on_grid {
+                    continue;
+                }
+                let group = N * k..N * k + N;
+                let mut lv = [0u8; N];
+                for (v, &x) in lv.iter_mut().zip(&xval[group.clone()]) {
+                    *v = nearest_int(0.5 * (id * x - 1.0)).clamp(0, kmaxq - 1) as u8;
+                }
+                let u = lat.code(&lv);
+                let gi = match lat.index(u) {
+                    Some(gi) => gi,
+                    None => {
+                        let (x, w) = (&xval[N * k..], &waux[N * k..]);
+                        best_neighbour(lat, u, x, w, scale, &mut l[group.clone()])
+                    }
+                };
+                l[group].copy_from_slice(&lat.levels(gi));
+            }
+            let (sumqx, sumq2) = sums_odd(weight, xval, &l);
+            if sumq2 > 0.0 {
+                scale = sumqx / sumq2;
+            }
+        }
+        (l, scale)
+    }
 }
 
 /// `sum w*x*q` and `sum w*q*q` with `q = 2l + 1`, in ggml's order.
@@ -493,68 +523,14 @@ pub(crate) fn quant_iq2_s(src: &[f32], out: &mut [u8]) {
             if max < 1e-8 {
                 continue;
             }
-            let mut l = [0u8; 16];
-            let mut laux = [0u8; 16];
-            let mut best = 0.0f32;
-            let mut scale = max / (2 * KMAXQ - 1) as f32;
-            let mut on_grid = [true; 2];
-            let mut on_grid_aux = [true; 2];
-            for is in -9..=9 {
-                let id = ((2 * KMAXQ - 1) as f32 + is as f32 * 0.1) / max;
-                let this_scale = 1.0 / id;
-                for k in 0..2 {
-                    for i in 0..8 {
-                        let q = nearest_int(0.5 * (id * xval[8 * k + i] - 1.0));
-                        laux[8 * k + i] = q.clamp(0, KMAXQ - 1) as u8;
-                    }
-                    let u = lat.code(&laux[8 * k..8 * k + 8]);
-                    on_grid_aux[k] = lat.index(u).is_some();
-                    if !on_grid_aux[k] {
-                        best_neighbour(
-                            lat,
-                            u,
-                            &xval[8 * k..],
-                            &waux[8 * k..],
-                            this_scale,
-                            &mut laux[8 * k..8 * k + 8],
-                        );
-                    }
-                }
-                let (sumqx, sumq2) = sums_odd(&weight, &xval, &laux);
-                if sumq2 > 0.0 && sumqx * sumqx > best * sumq2 {
-                    scale = sumqx / sumq2;
-                    best = scale * sumqx;
-                    l = laux;
-                    on_grid = on_grid_aux;
-                }
-            }
-            if on_grid.iter().any(|&g| !g) && scale > 0.0 {
-                let id = 1.0 / scale;
-                for k in 0..2 {
-                    if on_grid[k] {
-                        continue;
-                    }
-                    for i in 0..8 {
-                        let q = nearest_int(0.5 * (id * xval[8 * k + i] - 1.0));
-                        l[8 * k + i] = q.clamp(0, KMAXQ - 1) as u8;
-                    }
-                    let u = lat.code(&l[8 * k..8 * k + 8]);
-                    if lat.index(u).is_none() {
-                        best_neighbour(
-                            lat,
-                            u,
-                            &xval[8 * k..],
-                            &waux[8 * k..],
-                            scale,
-                            &mut l[8 * k..8 * k + 8],
-                        );
-                    }
-                }
-                let (sumqx, sumq2) = sums_odd(&weight, &xval, &l);
-                if sumq2 > 0.0 {
-                    scale = sumqx / sumq2;
-                }
-            }
+            let search = GridSearch {
+                kmaxq: KMAXQ,
+                step: 0.1,
+                range: 9,
+                start_on_grid: true,
+                refine_on_grid: false,
+            };
+            let (l, mut scale) = search.run(lat, &weight, &waux, &xval, max);
             if scale < 0.0 {
                 scale = -scale;
                 for s in &mut signs {
