@@ -4,23 +4,10 @@
 
 use std::process::Command;
 
-/// A valid file with one key whose value is `depth` arrays nested in each other around a u8.
-fn deep_nesting(depth: usize) -> Vec<u8> {
-    let mut b = b"GGUF\x03\0\0\0".to_vec();
-    b.extend(0u64.to_le_bytes());
-    b.extend(1u64.to_le_bytes());
-    b.extend(4u64.to_le_bytes());
-    b.extend(b"deep");
-    b.extend(9u32.to_le_bytes());
-    for _ in 0..depth {
-        b.extend(9u32.to_le_bytes());
-        b.extend(1u64.to_le_bytes());
-    }
-    b.extend(0u32.to_le_bytes());
-    b.extend(1u64.to_le_bytes());
-    b.push(7);
-    b
-}
+#[path = "../../ggufkit/tests/hostile/mod.rs"]
+mod hostile;
+
+use hostile::deep_nesting;
 
 fn run_small_stack(args: &[&str]) -> std::process::Output {
     Command::new("bash")

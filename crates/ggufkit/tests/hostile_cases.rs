@@ -7,7 +7,7 @@
 mod hostile;
 
 use ggufkit::{Endian, GgmlType, Gguf, ReadOptions, Rule};
-use hostile::{check_stream_agrees, walk, Chunked, Model, T, V};
+use hostile::{check_stream_agrees, deep_nesting, walk, Chunked, Model, T, V};
 
 /// Checks every entry point's verdict on `bytes`: rule `rule` at byte `offset`.
 #[track_caller]
@@ -661,24 +661,6 @@ fn long_string_arrays_read_back_exactly() {
         assert_eq!(n, 1500);
         walk(&g);
     }
-}
-
-/// A file with one key whose value is `depth` arrays nested in each other around one u8.
-pub fn deep_nesting(depth: usize) -> Vec<u8> {
-    let mut b = b"GGUF\x03\0\0\0".to_vec();
-    b.extend(0u64.to_le_bytes());
-    b.extend(1u64.to_le_bytes());
-    b.extend(4u64.to_le_bytes());
-    b.extend(b"deep");
-    b.extend(9u32.to_le_bytes());
-    for _ in 0..depth {
-        b.extend(9u32.to_le_bytes());
-        b.extend(1u64.to_le_bytes());
-    }
-    b.extend(0u32.to_le_bytes());
-    b.extend(1u64.to_le_bytes());
-    b.push(7);
-    b
 }
 
 // ---- round trips through a file, a prefixed file, a buffer, a stream ---------------------------

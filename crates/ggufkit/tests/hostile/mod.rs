@@ -7,9 +7,15 @@
 #![allow(dead_code)]
 
 use std::io::{self, Read};
-use std::path::PathBuf;
 
 use ggufkit::{Endian, GgmlType, Gguf, Value, ValueType};
+
+// the corpus helpers live with the byte-level encoder (also for the CLI's tests, which include
+// this module by path)
+#[path = "../common/mod.rs"]
+mod common;
+#[allow(unused_imports)]
+pub use common::gguf_files;
 
 /// One metadata value as the test encoder sees it.
 #[derive(Clone, Debug)]
@@ -529,39 +535,22 @@ pub fn check_stream_agrees(bytes: &[u8], sizes: Vec<usize>) {
     }
 }
 
-/// The shared folder (`../shared` beside the repository), when present.
-pub fn shared_dir() -> Option<PathBuf> {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared");
-    if p.join("corpus").is_dir() {
-        Some(p)
-    } else {
-        eprintln!(
-            "SKIP: {} not found (the shared corpus is absent)",
-            p.display()
-        );
-        None
+/// A file with one key whose value is `depth` arrays nested in each other around one u8.
+pub fn deep_nesting(depth: usize) -> Vec<u8> {
+    let mut b = b"GGUF\x03\0\0\0".to_vec();
+    b.extend(0u64.to_le_bytes());
+    b.extend(1u64.to_le_bytes());
+    b.extend(4u64.to_le_bytes());
+    b.extend(b"deep");
+    b.extend(9u32.to_le_bytes());
+    for _ in 0..depth {
+        b.extend(9u32.to_le_bytes());
+        b.extend(1u64.to_le_bytes());
     }
-}
-
-/// Every `*.gguf` under `dir`, sorted.
-pub fn gguf_files(dir: &std::path::Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        let Ok(rd) = std::fs::read_dir(&d) else {
-            continue;
-        };
-        for e in rd.flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if p.extension().is_some_and(|x| x == "gguf") {
-                out.push(p);
-            }
-        }
-    }
-    out.sort();
-    out
+    b.extend(0u32.to_le_bytes());
+    b.extend(1u64.to_le_bytes());
+    b.push(7);
+    b
 }
 
 /// Value types in id order, for generators.
