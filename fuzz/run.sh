@@ -60,7 +60,9 @@ for t in "${targets[@]}"; do
     fi
   done
   echo "fuzz/run.sh: $t for ${secs}s over $(ls "$dir" | wc -l) seeds"
-  if ! cargo +nightly fuzz run -O "$t" "$dir" -- \
+  # optimised, with debug assertions and overflow checks: the reader's debug checks (every string
+  # it hands out as text is checked again) run on every input
+  if ! cargo +nightly fuzz run -O -a "$t" "$dir" -- \
       -max_total_time="$secs" -max_len=65536 -rss_limit_mb=1024 -malloc_limit_mb=256 \
       -timeout=10 -print_final_stats=1 2>"$here/$t.log"; then
     echo "fuzz/run.sh: $t FAILED; the end of its log:" >&2
