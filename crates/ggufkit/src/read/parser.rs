@@ -1642,8 +1642,8 @@ fn cut(b: &[u8]) -> &[u8] {
     b.split(|&c| c == 0).next().unwrap_or(b)
 }
 
-/// The hash of a key or name in the indexes: its bytes alone (no length prefix: the table
-/// compares whole names, and the hasher mixes the length in).
+/// The hash of a key or name in the indexes: its bytes alone, without the length prefix of
+/// `Hash for [u8]` (the tables compare whole names, so only speed depends on the hash).
 #[inline]
 pub(crate) fn hash_bytes(h: &hashbrown::DefaultHashBuilder, b: &[u8]) -> u64 {
     use std::hash::{BuildHasher, Hasher};
