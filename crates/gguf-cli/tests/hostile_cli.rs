@@ -66,3 +66,37 @@ fn deep_nesting_prints_without_overflowing_the_stack() {
         );
     }
 }
+
+/// A header declaring more key-value pairs than the reader indexes (2^32, in a sparse file):
+/// `validate` and `layout` cannot judge it and exit 2, saying why; never "valid".
+#[test]
+fn counts_beyond_the_readers_index_exit_2() {
+    let mut b = b"GGUF\x03\0\0\0".to_vec();
+    b.extend(0u64.to_le_bytes());
+    b.extend((1u64 << 32).to_le_bytes());
+    b.extend([0; 16]);
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("huge.gguf");
+    std::fs::write(&p, &b).unwrap();
+    let len = (1u64 << 32) * 13 + 64;
+    let f = std::fs::OpenOptions::new().write(true).open(&p).unwrap();
+    if let Err(e) = f.set_len(len) {
+        println!("SKIPPED: this file system cannot hold a sparse file of {len} bytes: {e}");
+        return;
+    }
+    drop(f);
+    for cmd in [&["validate"][..], &["validate", "--json"], &["layout"]] {
+        let out = Command::new(env!("CARGO_BIN_EXE_gguf"))
+            .args(cmd)
+            .arg(&p)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{cmd:?}: {err}");
+        assert!(err.contains("4294967296 key-value pairs"), "{cmd:?}: {err}");
+        assert!(
+            !String::from_utf8_lossy(&out.stdout).contains("valid"),
+            "{cmd:?}"
+        );
+    }
+}

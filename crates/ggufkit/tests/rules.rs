@@ -663,3 +663,33 @@ fn repeated_names_reported_in_order_across_batches() {
     assert_eq!(g.tensor("t299").unwrap().offset(), 32 * 299);
     assert!(g.tensor("t130").is_none());
 }
+
+/// A header declaring more key-value pairs than the reader indexes (2^32; the bytes are there in
+/// a sparse file of 52 GiB) is neither valid nor invalid as far as the reader can tell: `validate`
+/// says the check is incomplete, `validate_file` and `open` fail, nothing says "valid".
+#[test]
+fn counts_beyond_the_readers_index_are_not_judged_valid() {
+    let mut c = Craft::new(3, 0, 1 << 32);
+    c.raw(&[0; 16]);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("huge.gguf");
+    std::fs::write(&path, &c.bytes).unwrap();
+    let len = (1u64 << 32) * 13 + 64;
+    let f = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+    if let Err(e) = f.set_len(len) {
+        println!("SKIPPED: this file system cannot hold a sparse file of {len} bytes: {e}");
+        return;
+    }
+    drop(f);
+    let err = ggufkit::validate_file(&path).unwrap_err();
+    assert!(err.to_string().contains("cannot be validated"), "{err}");
+    assert!(
+        err.to_string().contains("4294967296 key-value pairs"),
+        "{err}"
+    );
+    assert!(Gguf::open(&path).is_err());
+    let report = ggufkit::outline(ggufkit::MappedFile::open(&path).unwrap().bytes()).report;
+    assert!(report.incomplete.is_some());
+    assert!(report.errors.is_empty());
+    assert!(!report.valid() && !report.ggml_compatible());
+}

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use ggufkit::{Diagnostic, Endian, MappedFile, Outline, Value};
 
-use super::{CliError, CmdResult, FOUND, OK};
+use super::{CliError, CmdResult, FAILED, FOUND, OK};
 use crate::output::json::Json;
 use crate::output::table::{Align, Table};
 use crate::output::{grouped, print, Style};
@@ -69,6 +69,11 @@ pub fn run(args: Args) -> CmdResult {
         print(&json(&fields));
     } else {
         print(&human(&fields, &Style::detect()));
+    }
+    if let Some(why) = &o.report.incomplete {
+        // mapped as far as the reader goes; the rest cannot be judged
+        eprintln!("gguf: {}: {why}", file.display());
+        return Ok(FAILED);
     }
     Ok(if o.report.valid() { OK } else { FOUND })
 }

@@ -749,7 +749,8 @@ fn check_data(h: &Header, bytes: &[u8], total: u64, report: &mut Report) {
 }
 
 /// Runs the whole check of a GGUF in memory and reports every finding: the two verdicts of
-/// `gguf validate`. Never fails: a file that cannot be parsed is an invalid file.
+/// `gguf validate`. Never fails: a file that cannot be parsed is an invalid file, and one whose
+/// header declares more entries than the reader indexes is reported [`Report::incomplete`].
 pub fn validate(bytes: &[u8]) -> Report {
     let (r, found) = parser::parse(&mut SliceSource(bytes), Mode::Permissive);
     verdicts(r, found, bytes, bytes.len() as u64)
@@ -770,7 +771,7 @@ pub(crate) fn verdicts(
             report
         }
         Err(Stop::Rule(d)) => Report::from_findings(found, Some(d)),
-        Err(Stop::Io(_)) => unreachable_io(found),
+        Err(Stop::Io(e)) => incomplete(found, e),
     }
 }
 
@@ -872,7 +873,7 @@ fn outline_of<'a>(
         Err(stop) => {
             let report = match stop {
                 Stop::Rule(d) => Report::from_findings(found, Some(d)),
-                Stop::Io(_) => unreachable_io(found),
+                Stop::Io(e) => incomplete(found, e),
             };
             let e = reached.endian;
             Outline {
@@ -897,16 +898,25 @@ fn outline_of<'a>(
     }
 }
 
-/// A slice source never fails to read; kept total rather than panicking.
-fn unreachable_io(found: Findings) -> Report {
-    Report::from_findings(found, None)
+/// The report of a check that stopped early without a broken rule: bytes in memory never fail to
+/// read, so that is the reader's limit on counts (see [`Report::incomplete`]).
+fn incomplete(found: Findings, why: std::io::Error) -> Report {
+    Report {
+        incomplete: Some(why.to_string()),
+        ..Report::from_findings(found, None)
+    }
 }
 
-/// [`validate`] on a file, memory-mapped.
+/// [`validate`] on a file, memory-mapped; an error, not a report, when the check cannot finish
+/// (a header beyond the reader's limits, see [`Report::incomplete`]).
 pub fn validate_file(path: impl AsRef<Path>) -> Result<Report> {
     let path = path.as_ref();
     let file = File::open(path).map_err(|e| Error::io(format!("opening {}", path.display()), e))?;
     let map =
         map::Map::new(&file).map_err(|e| Error::io(format!("mapping {}", path.display()), e))?;
-    Ok(validate(map.as_slice()))
+    let report = validate(map.as_slice());
+    match report.incomplete {
+        Some(why) => Err(Error::Invalid(format!("cannot be validated: {why}"))),
+        None => Ok(report),
+    }
 }

@@ -13,6 +13,11 @@ pub struct Report {
     pub warnings: Vec<Diagnostic>,
     /// Diagnostics left out because the file had too many of them.
     pub omitted: usize,
+    /// Why the check stopped before the end of the header without finding a broken rule: the
+    /// header declares more key-value pairs or tensors than this reader indexes (2^32 - 1, a
+    /// header of 64 GB at least). The file is then judged neither valid nor ggml-compatible, and
+    /// [`validate_file`](crate::validate_file) returns an error for it.
+    pub incomplete: Option<String>,
 }
 
 impl Report {
@@ -23,21 +28,24 @@ impl Report {
             errors,
             warnings: found.warnings,
             omitted: found.dropped,
+            incomplete: None,
         }
     }
 
     /// The file satisfies every rule of the spec and the contract.
     pub fn valid(&self) -> bool {
-        self.errors.is_empty()
+        self.errors.is_empty() && self.incomplete.is_none()
     }
 
     /// ggml v0.27.0 would load the file with its data: every error is one ggml does not check
     /// (bool bytes, UTF-8) and no warning is one ggml rejects (byte order, nested arrays,
     /// names equal up to a NUL byte).
     pub fn ggml_compatible(&self) -> bool {
-        self.errors
-            .iter()
-            .all(|d| matches!(d.rule, Rule::ValueBool | Rule::ValueUtf8))
+        self.incomplete.is_none()
+            && self
+                .errors
+                .iter()
+                .all(|d| matches!(d.rule, Rule::ValueBool | Rule::ValueUtf8))
             && self.warnings.iter().all(|d| d.rule == Rule::TrailingData)
     }
 
