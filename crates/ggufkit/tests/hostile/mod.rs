@@ -15,7 +15,7 @@ use ggufkit::{Endian, GgmlType, Gguf, Value, ValueType};
 #[path = "../common/mod.rs"]
 mod common;
 #[allow(unused_imports)]
-pub use common::gguf_files;
+pub use common::{gguf_files, sparse_file};
 
 /// One metadata value as the test encoder sees it.
 #[derive(Clone, Debug)]
