@@ -179,17 +179,7 @@ fn cases() -> Vec<Case> {
         });
     }
     // deep nesting: a megabyte of array headers (12 bytes a level)
-    let depth = (MB - 64) / 12;
-    let mut b = header(0, 1);
-    b.extend(1u64.to_le_bytes());
-    b.push(b'k');
-    b.extend(9u32.to_le_bytes());
-    for _ in 0..depth {
-        b.extend(9u32.to_le_bytes());
-        b.extend(1u64.to_le_bytes());
-    }
-    b.extend(0u32.to_le_bytes());
-    b.extend(0u64.to_le_bytes());
+    let mut b = hostile::deep_nesting((MB - 64) / 12);
     out.push(Case {
         name: "nesting 87k deep",
         bytes: b.clone(),
