@@ -679,7 +679,7 @@ impl<S: Source> Parser<'_, S> {
         tensors.starts.reserve(n_tensors as usize);
         let mut name_index = NameTable::with_capacity(n_tensors as usize);
         // names of fast-path infos wait here to be entered a batch at a time (see `enter_names`)
-        let mut names: Vec<(u64, u32)> = Vec::with_capacity(NAME_BATCH);
+        let mut names: Vec<(u64, u32)> = Vec::with_capacity(NAME_BATCH.min(n_tensors as usize));
         let mut expected_offset: u64 = 0;
         let align = u64::from(alignment);
         for i in 0..n_tensors {
