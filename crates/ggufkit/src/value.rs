@@ -670,15 +670,15 @@ impl<'a> ArrayIter<'a> {
 /// Iterator over the strings of a string array, borrowed from the header.
 ///
 /// In a header whose parse checked every string (every file opened with the spec's rules, and a
-/// permissive one that found no bad string), each string is text at once: nothing is checked
-/// again. Otherwise strings are checked as UTF-8 a stretch at a time, not one by one: the iterator checks the next
-/// [`StrIter::STRETCH`] bytes of the array (length fields included) in one pass, while they are
-/// about to be read anyway, and each string inside that checked text is then a slice between two
-/// character boundaries (an O(1) check: a slice of valid UTF-8 between boundaries is valid UTF-8 by
-/// itself). A string the stretch does not cover starts the next one. Where the stretch stops early
-/// (a length field that is not ASCII and not UTF-8, or a string that is not text), the string
-/// there is yielded as raw bytes and checked alone when asked. The work stays linear: stretches
-/// overlap by at most one string.
+/// permissive one that found no bad string), each string is text at once: nothing is checked again.
+/// Otherwise strings are checked as UTF-8 a stretch at a time, not one by one: the iterator checks
+/// the next [`StrIter::STRETCH`] bytes of the array (length fields included) in one pass, while
+/// they are about to be read anyway, and each string inside that checked text is then a slice
+/// between two character boundaries (an O(1) check: a slice of valid UTF-8 between boundaries is
+/// valid UTF-8 by itself). A string the stretch does not cover starts the next one. Where the
+/// stretch stops early (a length field that is not ASCII and not UTF-8, or a string that is not
+/// text), the string there is yielded as raw bytes and checked alone when asked. The work stays
+/// linear: stretches overlap by at most one string.
 #[derive(Clone, Debug)]
 pub struct StrIter<'a> {
     remaining: u64,
