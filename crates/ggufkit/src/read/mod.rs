@@ -442,7 +442,7 @@ impl<'a> Gguf<'a> {
         let src = self.bytes.get();
         let endian = self.header.endian;
         let ts = &self.header.tensors;
-        let hash = self.hash(name.as_bytes());
+        let hash = self.header.name_index.seed().hash(name.as_bytes());
         self.header
             .name_index
             .find(hash, |j| {
@@ -515,23 +515,14 @@ fn make_tensor_info(
     has_data: bool,
     checked: Option<CheckedText>,
 ) -> TensorInfo<'_> {
-    let name = parser::tensor_name(src, start, e);
-    let mut p = start as usize + 8 + name.len();
-    let rd32 = |p: usize| e.u32(src[p..p + 4].try_into().expect("4 bytes"));
-    let rd64 = |p: usize| e.u64(src[p..p + 8].try_into().expect("8 bytes"));
-    let n_dims = rd32(p);
-    p += 4;
-    let mut dims = [1u64; 4];
-    for d in dims.iter_mut().take(n_dims as usize) {
-        *d = rd64(p);
-        p += 8;
-    }
-    let ty = GgmlType::from_id(rd32(p)).expect("checked by the parser");
+    let f = parser::info_fields(src, e, start);
+    let ty = GgmlType::from_id(f.type_id).expect("checked by the parser");
+    let dims = f.dims;
     // the parser checked the exact product (0 when a dimension is 0, else at most i64::MAX), so
     // a plain product is it
     // (a tree of products: two multiplications deep, not four)
     let n_elements = (dims[0].wrapping_mul(dims[1])).wrapping_mul(dims[2].wrapping_mul(dims[3]));
-    let offset = rd64(p + 4);
+    let (name, n_dims, offset) = (f.name, f.n_dims, f.offset);
     TensorInfo {
         name: Str::of_header(name, checked),
         n_dims,

@@ -8,7 +8,7 @@
 
 use hashbrown::HashTable;
 
-use super::name_table::NameTable;
+use super::name_table::{NameSeed, NameTable};
 use super::source::Source;
 use super::text::CheckedText;
 use crate::endian::Endian;
@@ -64,6 +64,17 @@ impl Positions {
         match u32::try_from(p) {
             Ok(v) if self.high.is_empty() => self.low.push(v),
             _ => self.high.push(p),
+        }
+    }
+
+    /// Appends positions in increasing order (a batch of tensor infos).
+    #[inline]
+    fn extend(&mut self, ps: &[u64]) {
+        match ps.last() {
+            Some(&last) if last <= u64::from(u32::MAX) && self.high.is_empty() => {
+                self.low.extend(ps.iter().map(|&p| p as u32));
+            }
+            _ => ps.iter().for_each(|&p| self.push(p)),
         }
     }
 
@@ -153,30 +164,73 @@ impl TensorList {
     }
 }
 
+/// The fields of a tensor info the parser checked, read back from the header.
+pub(crate) struct InfoFields<'a> {
+    pub name: &'a [u8],
+    pub n_dims: u32,
+    /// Missing dimensions are 1.
+    pub dims: [u64; 4],
+    pub type_id: u32,
+    pub offset: u64,
+}
+
+/// The fields of the tensor info at `start`, which the parser checked: the info is wholly in
+/// `src` and its fields are in range (anything read from elsewhere comes back as zeros, not as
+/// a panic).
+#[inline]
+pub(crate) fn info_fields(src: &[u8], e: Endian, start: u64) -> InfoFields<'_> {
+    match e {
+        Endian::Little => info_fields_in::<false>(src, start),
+        Endian::Big => info_fields_in::<true>(src, start),
+    }
+}
+
+#[inline(always)]
+fn info_fields_in<const BIG: bool>(src: &[u8], start: u64) -> InfoFields<'_> {
+    let at = |p: usize| src.get(p..).unwrap_or(&[]);
+    let s = start as usize;
+    let name_len = rd64::<BIG>(at(s)) as usize;
+    let name_end = s.saturating_add(8).saturating_add(name_len);
+    let name = src.get(s + 8..name_end).unwrap_or(&[]);
+    // the fixed fields as one array when the header goes on that far (all infos but the last of
+    // a file that ends with them), else read one by one
+    let (n_dims, dims, rest) = match at(name_end).first_chunk::<INFO_TAIL>() {
+        Some(tail) => {
+            let n_dims = (rd32::<BIG>(tail) as usize).min(MAX_DIMS as usize);
+            let mut dims = [1u64; 4];
+            for (d, dim) in dims.iter_mut().enumerate() {
+                if d < n_dims {
+                    *dim = rd64::<BIG>(&tail[4 + 8 * d..]);
+                }
+            }
+            (n_dims, dims, &tail[4 + 8 * n_dims..])
+        }
+        None => {
+            let n_dims = (rd32::<BIG>(at(name_end)) as usize).min(MAX_DIMS as usize);
+            let mut dims = [1u64; 4];
+            for (d, dim) in dims.iter_mut().enumerate().take(n_dims) {
+                *dim = rd64::<BIG>(at(name_end + 4 + 8 * d));
+            }
+            (n_dims, dims, at(name_end + 4 + 8 * n_dims))
+        }
+    };
+    InfoFields {
+        name,
+        n_dims: n_dims as u32,
+        dims,
+        type_id: rd32::<BIG>(rest),
+        offset: rest.get(4..).map_or(0, rd64::<BIG>),
+    }
+}
+
 /// The data offset (relative to the data section) and size of the tensor whose info starts at
 /// `start`, read back from bytes the parser checked.
 pub(crate) fn tensor_extent(src: &[u8], e: Endian, start: u64) -> (u64, u64) {
-    let rd32 = |p: usize| {
-        src.get(p..p + 4)
-            .map_or(0, |b| e.u32(b.try_into().unwrap_or([0; 4])))
-    };
-    let rd64 = |p: usize| {
-        src.get(p..p + 8)
-            .map_or(0, |b| e.u64(b.try_into().unwrap_or([0; 8])))
-    };
-    let mut p = start as usize;
-    p += 8 + rd64(p) as usize;
-    let n_dims = rd32(p).min(MAX_DIMS) as usize;
-    p += 4;
-    let mut n = 1u64;
-    for d in 0..n_dims {
-        n = n.wrapping_mul(rd64(p + 8 * d));
-    }
-    p += 8 * n_dims;
-    let size = GgmlType::from_id(rd32(p))
-        .and_then(|t| t.bytes_for(n))
+    let f = info_fields(src, e, start);
+    let size = element_count(&f.dims)
+        .and_then(|n| GgmlType::from_id(f.type_id)?.bytes_for(n))
         .unwrap_or(0);
-    (rd64(p + 4), size)
+    (f.offset, size)
 }
 
 /// The parsed shape of a header: positions into the bytes plus the computed layout.
@@ -193,7 +247,7 @@ pub(crate) struct Header {
     pub name_index: NameTable,
     /// What the parser learnt about arrays: nested array ends, text arrays.
     pub value_index: ValueIndex,
-    /// The hasher both indexes were built with (seeded per instance).
+    /// The hasher the key index was built with (seeded per instance; the name index has its own).
     pub hasher: hashbrown::DefaultHashBuilder,
     pub alignment: u32,
     /// Where the tensor data starts (after the padding that follows the tensor infos).
@@ -679,35 +733,48 @@ impl<S: Source> Parser<'_, S> {
         tensors.starts.reserve(n_tensors as usize);
         let mut name_index = NameTable::with_capacity(n_tensors as usize);
         // names of fast-path infos wait here to be entered a batch at a time (see `enter_names`)
-        let mut names: Vec<(u64, u32)> = Vec::with_capacity(NAME_BATCH.min(n_tensors as usize));
+        let mut batch = NameBatch::new();
         let mut expected_offset: u64 = 0;
         let align = u64::from(alignment);
-        for i in 0..n_tensors {
-            let start = self.pos;
-            // the common case, decoded behind one bounds check: a short plain name and fields
-            // that break no rule; anything else goes field by field below, to be reported exactly
-            let fast = match self.endian {
-                Endian::Little => {
-                    fast_tensor_info::<false>(self.src.bytes(), start, expected_offset, align)
-                }
-                Endian::Big => {
-                    fast_tensor_info::<true>(self.src.bytes(), start, expected_offset, align)
-                }
+        let mut i = 0;
+        while i < n_tensors {
+            // the common case, a run of infos decoded behind two bounds checks each: short plain
+            // names and fields that break no rule; anything else goes field by field below, to
+            // be reported exactly
+            let left = n_tensors - i;
+            let seed = name_index.seed();
+            let run = match self.endian {
+                Endian::Little => fast_infos::<false>(
+                    self.src.bytes(),
+                    self.pos,
+                    left,
+                    expected_offset,
+                    align,
+                    seed,
+                    &mut batch,
+                ),
+                Endian::Big => fast_infos::<true>(
+                    self.src.bytes(),
+                    self.pos,
+                    left,
+                    expected_offset,
+                    align,
+                    seed,
+                    &mut batch,
+                ),
             };
-            if let Some(f) = fast {
-                self.pos = f.end;
-                let name = self.slice(start + 8, f.name_len);
-                names.push((hash_bytes(&hasher, name), tensors.len() as u32));
-                expected_offset = f.next_offset;
-                tensors.starts.push(start);
-                if names.len() == NAME_BATCH {
-                    self.enter_names(&mut name_index, &hasher, &mut names, tensors)?;
-                }
+            self.pos = run.pos;
+            expected_offset = run.expected;
+            i += batch.len as u64;
+            batch.first = tensors.len() as u32;
+            tensors.starts.extend(&batch.starts[..batch.len]);
+            // the names before the next info go first: a repeat among them is reported before
+            // anything wrong with it
+            self.enter_names(&mut name_index, &batch, tensors)?;
+            if i == n_tensors || batch.len == NAME_BATCH {
                 continue;
             }
-            // the names before this one go first: a repeat among them is reported before
-            // anything wrong with this info
-            self.enter_names(&mut name_index, &hasher, &mut names, tensors)?;
+            let start = self.pos;
             // name: judged from its length field first
             let name_len = self.read_u64(&|_: &[u8]| format!("the name length of tensor {i}"))?;
             if name_len >= MAX_NAME {
@@ -725,7 +792,7 @@ impl<S: Source> Parser<'_, S> {
             self.check_name(name_pos, name_len, &|_: &[u8]| {
                 format!("the name of tensor {i}")
             })?;
-            self.index_tensor_name(&mut name_index, &hasher, tensors, i, start, name_len)?;
+            self.index_tensor_name(&mut name_index, tensors, i, start, name_len)?;
             let (np, nl) = (name_pos as usize, name_len as usize);
             let tname_in = move |s: &[u8]| show(&s[np..np + nl]);
 
@@ -873,8 +940,8 @@ impl<S: Source> Parser<'_, S> {
                 ))
             })?;
             tensors.starts.push(start);
+            i += 1;
         }
-        self.enter_names(&mut name_index, &hasher, &mut names, tensors)?;
 
         // padding before the data, only when there are tensors
         if n_tensors != 0 {
@@ -917,28 +984,28 @@ impl<S: Source> Parser<'_, S> {
         })
     }
 
-    /// Enters the names waiting in `names` (hash, tensor index) in the index, in order, and
-    /// reports each repeat. A batch at a time: each entry loads a random slot of the table, and
-    /// a tight loop over many lets the processor wait for those loads together instead of one
-    /// after the other (the table of 100,000 names is larger than the L2 cache).
+    /// Enters the names of a batch of fast-path infos in the index, in order, and reports each
+    /// repeat. A batch at a time: each entry loads a random slot of the table, and a tight loop
+    /// over many lets the processor wait for those loads together instead of one after the other
+    /// (the table of 100,000 names is larger than the L2 cache).
     fn enter_names(
         &mut self,
         name_index: &mut NameTable,
-        hasher: &hashbrown::DefaultHashBuilder,
-        names: &mut Vec<(u64, u32)>,
+        batch: &NameBatch,
         tensors: &TensorList,
     ) -> PResult<()> {
         let src = self.src.bytes();
         let e = self.endian;
+        let seed = *name_index.seed();
         let mut repeats = Vec::new();
-        for &(hash, i) in names.iter() {
-            let name = |k: u32| tensor_name(src, tensors.at(k), e);
-            let rehash = |j: u32| hash_bytes(hasher, name(j));
+        let name = |k: u32| tensor_name(src, tensors.at(k), e);
+        for (k, &hash) in batch.hashes[..batch.len].iter().enumerate() {
+            let i = batch.first + k as u32;
+            let rehash = |j: u32| seed.hash(name(j));
             if let Some(j) = name_index.insert(hash, i, |j| name(j) == name(i), rehash) {
                 repeats.push((i, j));
             }
         }
-        names.clear();
         for (i, j) in repeats {
             let start = tensors.at(i);
             let msg = format!(
@@ -956,7 +1023,6 @@ impl<S: Source> Parser<'_, S> {
     fn index_tensor_name(
         &mut self,
         name_index: &mut NameTable,
-        hasher: &hashbrown::DefaultHashBuilder,
         tensors: &TensorList,
         i: u64,
         start: u64,
@@ -965,9 +1031,10 @@ impl<S: Source> Parser<'_, S> {
         let src = self.src.bytes();
         let endian = self.endian;
         let name = &src[start as usize + 8..(start + 8 + name_len) as usize];
-        let hash = hash_bytes(hasher, name);
+        let seed = *name_index.seed();
+        let hash = seed.hash(name);
         let name_of = |j: u32| tensor_name(src, tensors.at(j), endian);
-        let rehash = |j: u32| hash_bytes(hasher, name_of(j));
+        let rehash = |j: u32| seed.hash(name_of(j));
         let dup = name_index.insert(hash, tensors.len() as u32, |j| name_of(j) == name, rehash);
         if let Some(j) = dup {
             let msg = format!(
@@ -1358,80 +1425,156 @@ const PAIR_MIN: u64 = 1024;
 
 /// A tensor info decoded by [`fast_tensor_info`].
 struct FastInfo {
-    name_len: u64,
+    /// The hash of the name (from the name table's seed).
+    hash: u64,
     /// Where the info ends.
-    end: u64,
+    end: usize,
     /// Where the next tensor's data must start (this one's padded end).
     next_offset: u64,
 }
 
-/// The tensor info at `start` when all of it is in `b` and it breaks no rule: a name shorter
-/// than 64 bytes, plain ASCII without NUL, at most 4 dimensions none negative, an element count
-/// and byte size that fit, a type ggml reads whose block divides the first dimension, and the
-/// offset `expected`. `None` otherwise: the parser then reads it field by field to report what is
-/// wrong (or to read more of a stream). The same rules as there, in one pass without a bounds
-/// check per field.
+/// Bytes after a name that hold every fixed field an info can have: the dimension count, four
+/// dimensions, the type and the offset.
+const INFO_TAIL: usize = 4 + 8 * 4 + 4 + 8;
+
+/// A little- or big-endian `u64` from the first 8 bytes of `b` (which has them).
+#[inline(always)]
+fn rd64<const BIG: bool>(b: &[u8]) -> u64 {
+    let c = b.first_chunk::<8>().copied().unwrap_or([0; 8]);
+    if BIG {
+        u64::from_be_bytes(c)
+    } else {
+        u64::from_le_bytes(c)
+    }
+}
+
+/// A little- or big-endian `u32` from the first 4 bytes of `b` (which has them).
+#[inline(always)]
+fn rd32<const BIG: bool>(b: &[u8]) -> u32 {
+    let c = b.first_chunk::<4>().copied().unwrap_or([0; 4]);
+    if BIG {
+        u32::from_be_bytes(c)
+    } else {
+        u32::from_le_bytes(c)
+    }
+}
+
+/// The tensor info at `start` when it breaks no rule and `b` holds it and [`INFO_TAIL`] bytes
+/// after its name: a name shorter than 64 bytes, plain ASCII without NUL, at most 4 dimensions
+/// none negative, an element count and byte size that fit, a type ggml reads whose block divides
+/// the first dimension, and the offset `expected`. `None` otherwise: the parser then reads it
+/// field by field to report what is wrong (or to read more of a stream). The same rules as
+/// there, in one pass with two bounds checks (the name, and the fixed fields as one array).
 #[inline(always)]
 fn fast_tensor_info<const BIG: bool>(
     b: &[u8],
-    start: u64,
+    start: usize,
     expected: u64,
     align: u64,
+    seed: &NameSeed,
 ) -> Option<FastInfo> {
-    let rd64 = |p: usize| -> Option<u64> {
-        let c = b.get(p..)?.first_chunk::<8>()?;
-        Some(if BIG {
-            u64::from_be_bytes(*c)
-        } else {
-            u64::from_le_bytes(*c)
-        })
-    };
-    let rd32 = |p: usize| -> Option<u32> {
-        let c = b.get(p..)?.first_chunk::<4>()?;
-        Some(if BIG {
-            u32::from_be_bytes(*c)
-        } else {
-            u32::from_le_bytes(*c)
-        })
-    };
-    let s = usize::try_from(start).ok()?;
-    let name_len = rd64(s)?;
+    let name_len = rd64::<BIG>(b.get(start..)?.first_chunk::<8>()?);
     if name_len >= MAX_NAME {
         return None;
     }
-    let name_end = s + 8 + name_len as usize;
-    if !plain_ascii(b.get(s + 8..name_end)?) {
+    let name_end = start + 8 + name_len as usize;
+    let (hash, plain) = seed.scan(b.get(start + 8..name_end)?);
+    if !plain {
         return None;
     }
-    let n_dims = rd32(name_end)?;
-    if n_dims > MAX_DIMS {
+    let tail: &[u8; INFO_TAIL] = b.get(name_end..)?.first_chunk()?;
+    let n_dims = rd32::<BIG>(tail) as usize;
+    if n_dims > MAX_DIMS as usize {
         return None;
     }
-    let mut p = name_end + 4;
     let mut dims = [1u64; 4];
-    for dim in dims.iter_mut().take(n_dims as usize) {
-        let v = rd64(p)?;
-        if (v as i64) < 0 {
-            return None;
+    for (d, dim) in dims.iter_mut().enumerate() {
+        if d < n_dims {
+            let v = rd64::<BIG>(&tail[4 + 8 * d..]);
+            if (v as i64) < 0 {
+                return None;
+            }
+            *dim = v;
         }
-        *dim = v;
-        p += 8;
     }
     let n_elements = element_count(&dims)?;
-    let ty = GgmlType::from_id(rd32(p)?).filter(|t| !t.is_removed())?;
+    let rest = &tail[4 + 8 * n_dims..];
+    let ty = GgmlType::from_id(rd32::<BIG>(rest)).filter(|t| !t.is_removed())?;
     if dims[0] & (ty.block_size() - 1) != 0 {
         return None;
     }
     let size = ty.bytes_for(n_elements).filter(|&s| s <= i64::MAX as u64)?;
-    let offset = rd64(p + 4)?;
+    let offset = rd64::<BIG>(&rest[4..]);
     if offset != expected {
         return None;
     }
     Some(FastInfo {
-        name_len,
-        end: (p + 12) as u64,
+        hash,
+        end: name_end + 4 + 8 * n_dims + 12,
         next_offset: padded_end(offset, size, align)?,
     })
+}
+
+/// Fast-path tensor infos waiting to enter the name index: where each starts and its name's
+/// hash, in file order, the first being tensor `first`.
+struct NameBatch {
+    starts: [u64; NAME_BATCH],
+    hashes: [u64; NAME_BATCH],
+    len: usize,
+    first: u32,
+}
+
+impl NameBatch {
+    fn new() -> NameBatch {
+        NameBatch {
+            starts: [0; NAME_BATCH],
+            hashes: [0; NAME_BATCH],
+            len: 0,
+            first: 0,
+        }
+    }
+}
+
+/// Where a run of fast-path tensor infos ([`fast_infos`]) stopped.
+struct InfoRun {
+    /// Where the next info starts.
+    pos: u64,
+    /// The offset the next info's data must have.
+    expected: u64,
+}
+
+/// Takes tensor infos from `pos` into `batch` (emptied first) while each is the common case of
+/// [`fast_tensor_info`], at most `left` of them and no more than a batch holds. Its own loop
+/// over local arrays, so that the position and offset stay in registers.
+#[inline(always)]
+fn fast_infos<const BIG: bool>(
+    b: &[u8],
+    pos: u64,
+    left: u64,
+    mut expected: u64,
+    align: u64,
+    seed: &NameSeed,
+    batch: &mut NameBatch,
+) -> InfoRun {
+    let want = left.min(NAME_BATCH as u64) as usize;
+    // a position past the address space is past the bytes: no fast info there
+    let mut p = usize::try_from(pos).unwrap_or(usize::MAX);
+    let mut taken = 0;
+    while taken < want {
+        let Some(f) = fast_tensor_info::<BIG>(b, p, expected, align, seed) else {
+            break;
+        };
+        batch.starts[taken] = p as u64;
+        batch.hashes[taken] = f.hash;
+        p = f.end;
+        expected = f.next_offset;
+        taken += 1;
+    }
+    batch.len = taken;
+    InfoRun {
+        pos: if taken == 0 { pos } else { p as u64 },
+        expected,
+    }
 }
 
 /// A string length in a byte: 255 stands for 255 or more (read from the header when needed).
