@@ -5,9 +5,9 @@
 //! Two parts, both shaped by the parser's hot loop over tensor infos:
 //! - [`NameSeed::scan`] hashes a name and tells whether it is plain ASCII without NUL in the same
 //!   pass over its 8-byte words, so the parser loads a name's bytes once for both.
-//! - [`NameTable`] is an open-addressing table of 8-byte slots (the tensor's index beside 31 bits of
-//!   its name's hash, so that a probe reads a name from the header only when those bits agree),
-//!   sized once from the tensor count: entering a name is a load, a compare and a store.
+//! - [`NameTable`] is an open-addressing table in groups of eight slots (the tensor's index beside
+//!   the high half of its name's hash, so that a probe reads a name from the header only when
+//!   those bits agree), sized once from the tensor count.
 //!
 //! The hash is seeded per table from the process's random hasher state, so a hostile file cannot
 //! choose names that all land in one slot; whether it could only changes speed, since the table
@@ -15,9 +15,6 @@
 #![forbid(unsafe_code)]
 
 use std::hash::BuildHasher;
-
-use hashbrown::hash_table::Entry;
-use hashbrown::HashTable;
 
 /// Bytes with the high bit set in each byte position.
 const HIGH: u64 = 0x8080_8080_8080_8080;
@@ -129,12 +126,28 @@ fn short_word(b: &[u8]) -> u64 {
 }
 
 /// Tensor indices by name hash (see the module docs).
+///
+/// Open addressing over groups of eight slots, as in a SwissTable but with the group's eight
+/// control bytes read as one `u64` (no SIMD, no `unsafe`): a control byte is 0 for an empty slot,
+/// or 0x80 with 7 bits of the hash for a full one. A probe reads one control word, compares all
+/// eight tags at once, and in a table at most 7/8 full nearly always finds a free slot in that
+/// same group, so the branches of an insert are predictable (a table probing slot by slot
+/// mispredicts on every collision). Entries are never removed, so a group with a free slot ends
+/// every probe.
 #[derive(Clone, Debug)]
 pub(crate) struct NameTable {
-    /// The index of each tensor beside the high half of its name's hash.
-    table: HashTable<(u32, u32)>,
+    /// One word of eight control bytes per group.
+    ctrl: Vec<u64>,
+    /// Per slot: the tensor's index and the high half of its name's hash, which a probe compares
+    /// before it reads a name from the header (7 bits of tag alone would send one insert in
+    /// thirty to a random read of the header).
+    slots: Vec<(u32, u32)>,
+    items: usize,
     seed: NameSeed,
 }
+
+/// One in each byte of a word.
+const LSB: u64 = 0x0101_0101_0101_0101;
 
 impl Default for NameTable {
     fn default() -> NameTable {
@@ -144,12 +157,24 @@ impl Default for NameTable {
 
 impl NameTable {
     /// A table for `n` names. The caller has checked `n` against the bytes that hold the names
-    /// (every tensor info takes 24 bytes at least), so the table stays proportional to the input.
+    /// (every tensor info takes 24 bytes at least), so the table, 9 to 18 bytes a name, stays
+    /// proportional to the input.
     pub fn with_capacity(n: usize) -> NameTable {
+        let slots = Self::slots_for(n);
         NameTable {
-            table: HashTable::with_capacity(n),
+            ctrl: vec![0; slots / 8],
+            slots: vec![(0, 0); slots],
+            items: 0,
             seed: NameSeed::random(),
         }
+    }
+
+    /// Slots for `n` names: a power of two (8 at least) of which `n` fill at most 7/8.
+    fn slots_for(n: usize) -> usize {
+        n.saturating_add(n / 7)
+            .saturating_add(1)
+            .max(8)
+            .next_power_of_two()
     }
 
     /// The seed names are hashed with for this table.
@@ -170,15 +195,69 @@ impl NameTable {
         same: impl Fn(u32) -> bool,
         rehash: impl Fn(u32) -> u64,
     ) -> Option<u32> {
-        let high = (hash >> 32) as u32;
-        match self
-            .table
-            .entry(hash, |&(j, h)| h == high && same(j), |&(j, _)| rehash(j))
+        let mut repeat = None;
+        self.insert_run(
+            &[hash],
+            index,
+            |_, j| same(j),
+            rehash,
+            |_, j| repeat = Some(j),
+        );
+        repeat
+    }
+
+    /// Enters tensors `first`, `first + 1`, ... under `hashes`, in order, and for each whose name
+    /// equals an earlier one's calls `repeat(i, j)` (tensor `i` is named like tensor `j`).
+    /// `same(i, j)` compares the names of tensors `i` and `j`.
+    ///
+    /// Two passes, so that the hot one is a tight loop that reads no name: the first enters
+    /// every hash and notes the tensors whose tag some entry already had (one in thirty or so),
+    /// the second looks those up by name. A repeat is entered too, after its first in the same
+    /// probe sequence, so a lookup still finds the first.
+    #[inline]
+    pub fn insert_run(
+        &mut self,
+        hashes: &[u64],
+        first: u32,
+        same: impl Fn(u32, u32) -> bool,
+        rehash: impl Fn(u32) -> u64,
+        mut repeat: impl FnMut(u32, u32),
+    ) {
+        if (self.items + hashes.len()) * 8 > self.slots.len() * 7 {
+            self.grow(self.items + hashes.len(), rehash);
+        }
+        let mut suspects = Vec::new();
         {
-            Entry::Occupied(e) => Some(e.get().0),
-            Entry::Vacant(v) => {
-                v.insert((index, high));
-                None
+            let ctrl = &mut self.ctrl[..];
+            let slots = &mut self.slots[..];
+            let mask = ctrl.len() - 1;
+            for (i, &hash) in (first..).zip(hashes) {
+                let tag = tag(hash);
+                let mut g = hash as usize & mask;
+                let mut seen = 0;
+                loop {
+                    let c = ctrl[g];
+                    seen |= tag_matches(c, tag);
+                    let free = !c & (LSB << 7);
+                    if free != 0 {
+                        let b = free.trailing_zeros() as usize / 8;
+                        ctrl[g] = c | (u64::from(tag) << (8 * b));
+                        slots[8 * g + b] = (i, (hash >> 32) as u32);
+                        break;
+                    }
+                    g = (g + 1) & mask;
+                }
+                if seen != 0 {
+                    suspects.push((i, hash));
+                }
+            }
+        }
+        self.items += hashes.len();
+        for (i, hash) in suspects {
+            // only earlier tensors can be its first: tensor i itself and the rest of the run are
+            // in the table already (and the caller may not have recorded where i is yet)
+            if let Some(j) = self.find(hash, |j| j < i && same(i, j)) {
+                repeat(i, j);
             }
         }
     }
@@ -186,37 +265,182 @@ impl NameTable {
     /// The first tensor entered under `hash` whose name `same` accepts.
     #[inline]
     pub fn find(&self, hash: u64, same: impl Fn(u32) -> bool) -> Option<u32> {
-        let high = (hash >> 32) as u32;
-        self.table
-            .find(hash, |&(j, h)| h == high && same(j))
-            .map(|&(j, _)| j)
+        let (tag, high) = (tag(hash), (hash >> 32) as u32);
+        let mask = self.ctrl.len() - 1;
+        let mut g = hash as usize & mask;
+        loop {
+            let c = self.ctrl[g];
+            if let Some(j) = matching(&self.slots, g, c, tag, high, &same) {
+                return Some(j);
+            }
+            if !c & (LSB << 7) != 0 {
+                return None;
+            }
+            g = (g + 1) & mask;
+        }
     }
+
+    /// Makes room for `n` names (twice as many at least) and enters every index again, in index
+    /// order (so a repeat still comes after its first).
+    #[cold]
+    fn grow(&mut self, n: usize, rehash: impl Fn(u32) -> u64) {
+        let mut entries: Vec<(u32, u32)> = self
+            .ctrl
+            .iter()
+            .enumerate()
+            .flat_map(|(g, &c)| {
+                (0..8)
+                    .filter(move |b| c >> (8 * b + 7) & 1 == 1)
+                    .map(move |b| 8 * g + b)
+            })
+            .map(|slot| self.slots[slot])
+            .collect();
+        entries.sort_unstable_by_key(|&(j, _)| j);
+        let seed = self.seed;
+        *self = NameTable::with_capacity(n.max(self.items * 2));
+        self.seed = seed;
+        let mask = self.ctrl.len() - 1;
+        for (j, high) in entries {
+            let hash = rehash(j);
+            let mut g = hash as usize & mask;
+            loop {
+                let c = self.ctrl[g];
+                let free = !c & (LSB << 7);
+                if free != 0 {
+                    let b = free.trailing_zeros() as usize / 8;
+                    self.ctrl[g] = c | (u64::from(tag(hash)) << (8 * b));
+                    self.slots[8 * g + b] = (j, high);
+                    break;
+                }
+                g = (g + 1) & mask;
+            }
+            self.items += 1;
+        }
+    }
+}
+
+/// The entry of group `g` (control word `c`) with this tag and high half whose name `same`
+/// accepts.
+#[inline(always)]
+fn matching(
+    slots: &[(u32, u32)],
+    g: usize,
+    c: u64,
+    tag: u8,
+    high: u32,
+    same: impl Fn(u32) -> bool,
+) -> Option<u32> {
+    let mut m = tag_matches(c, tag);
+    while m != 0 {
+        let (j, h) = slots[8 * g + m.trailing_zeros() as usize / 8];
+        if h == high && same(j) {
+            return Some(j);
+        }
+        m &= m - 1;
+    }
+    None
+}
+
+/// The high bit of each byte of control word `c` that holds `tag` (and perhaps of the byte
+/// above such a byte: the borrow of the subtraction can mark it, which the comparison of the
+/// high half then turns down).
+#[inline(always)]
+fn tag_matches(c: u64, tag: u8) -> u64 {
+    let x = c ^ (LSB * u64::from(tag));
+    x.wrapping_sub(LSB) & !x & c & (LSB << 7)
+}
+
+/// The control byte of a full slot: the high bit, and the hash's top 7 bits (the group comes
+/// from its low bits).
+#[inline(always)]
+fn tag(hash: u64) -> u8 {
+    0x80 | (hash >> 57) as u8
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    #[test]
-    fn finds_what_it_holds_and_reports_repeats() {
-        // names are numbers; hashes deliberately collide (same high half) in groups, and the
-        // table starts too small, so it grows and rehashes
-        let names: Vec<u32> = (0..1000).collect();
-        let hash = |name: u32| -> u64 { (u64::from(name % 7) << 32) | u64::from(name) };
+    /// Enters `names` (tensor i is named `names[i]`) in batches of `batch`, one at a time when
+    /// `batch` is 1, and returns the repeats reported.
+    fn enter(
+        t: &mut NameTable,
+        names: &[u32],
+        hash: &dyn Fn(u32) -> u64,
+        batch: usize,
+    ) -> Vec<(u32, u32)> {
         let rehash = |j: u32| hash(names[j as usize]);
-        let mut t = NameTable::with_capacity(10);
-        for (i, &n) in names.iter().enumerate() {
-            let same = |j: u32| names[j as usize] == n;
-            assert_eq!(t.insert(hash(n), i as u32, same, rehash), None);
+        let same = |i: u32, j: u32| names[i as usize] == names[j as usize];
+        let mut repeats = Vec::new();
+        for (k, chunk) in names.chunks(batch).enumerate() {
+            let first = (k * batch) as u32;
+            if batch == 1 {
+                let n = chunk[0];
+                if let Some(j) = t.insert(hash(n), first, |j| names[j as usize] == n, rehash) {
+                    repeats.push((first, j));
+                }
+            } else {
+                let hashes: Vec<u64> = chunk.iter().map(|&n| hash(n)).collect();
+                t.insert_run(&hashes, first, same, rehash, |i, j| repeats.push((i, j)));
+            }
         }
-        for (i, &n) in names.iter().enumerate() {
-            let same = |j: u32| names[j as usize] == n;
-            assert_eq!(t.find(hash(n), same), Some(i as u32));
-            // a repeat finds the first, and is not entered
-            assert_eq!(t.insert(hash(n), 5000, same, rehash), Some(i as u32));
+        repeats
+    }
+
+    /// Every name is found as its first tensor and every repeat is reported against it, in
+    /// order, one at a time or in batches, when hashes share their high half in groups, when
+    /// they share a group, when they are all equal, and when the table starts too small and
+    /// grows (entering the repeats again after their firsts).
+    #[test]
+    fn finds_firsts_and_reports_repeats_in_order() {
+        // tensors 0..600 are named 0..600; tensors 600..900 repeat names 100..400, and tensor
+        // 900 repeats 899's name within the same batch (with hashes that all collide, 899 is a
+        // suspect too, and must not be reported as a repeat of 900)
+        let names: Vec<u32> = (0..600).chain(100..400).chain([399]).collect();
+        let expected: Vec<(u32, u32)> = (600..900)
+            .map(|i| (i, i - 500))
+            .chain([(900, 399)])
+            .collect();
+        let high_groups = |n: u32| (u64::from(n % 7) << 32) | u64::from(n);
+        let shared_group = |n: u32| (u64::from(n) << 40) | 5;
+        let all_equal = |_: u32| 0xdead_beef_u64;
+        let hashes: [&dyn Fn(u32) -> u64; 3] = [&high_groups, &shared_group, &all_equal];
+        for hash in hashes {
+            for (capacity, batch) in [(names.len(), 64), (10, 64), (names.len(), 1), (10, 1)] {
+                let mut t = NameTable::with_capacity(capacity);
+                assert_eq!(enter(&mut t, &names, hash, batch), expected);
+                for n in 0..600u32 {
+                    let found = t.find(hash(n), |j| names[j as usize] == n);
+                    assert_eq!(
+                        found,
+                        Some(n),
+                        "name {n}, capacity {capacity}, batch {batch}"
+                    );
+                }
+                assert_eq!(t.find(hash(4000), |j| names[j as usize] == 4000), None);
+            }
         }
-        assert_eq!(t.find(hash(4000), |j| names[j as usize] == 4000), None);
         assert_eq!(NameTable::default().find(1, |_| true), None);
+    }
+
+    #[test]
+    fn a_table_sized_for_its_names_never_grows() {
+        for n in [0usize, 1, 6, 7, 8, 100, 7167, 7168, 5000] {
+            let slots = NameTable::slots_for(n);
+            assert!(
+                slots.is_power_of_two() && slots * 7 >= n * 8,
+                "{n} names, {slots} slots"
+            );
+            let mut t = NameTable::with_capacity(n);
+            for i in 0..n as u32 {
+                let h = t.seed().hash(&i.to_le_bytes());
+                assert_eq!(
+                    t.insert(h, i, |_| false, |_| unreachable!("no growth")),
+                    None
+                );
+            }
+            assert_eq!(t.slots.len(), slots);
+        }
     }
 
     #[test]

@@ -191,7 +191,7 @@ fn info_fields_in<const BIG: bool>(src: &[u8], start: u64) -> InfoFields<'_> {
     let s = start as usize;
     let name_len = rd64::<BIG>(at(s)) as usize;
     let name_end = s.saturating_add(8).saturating_add(name_len);
-    let name = src.get(s + 8..name_end).unwrap_or(&[]);
+    let name = src.get(s.saturating_add(8)..name_end).unwrap_or(&[]);
     // the fixed fields as one array when the header goes on that far (all infos but the last of
     // a file that ends with them), else read one by one
     let (n_dims, dims, rest) = match at(name_end).first_chunk::<INFO_TAIL>() {
@@ -206,12 +206,14 @@ fn info_fields_in<const BIG: bool>(src: &[u8], start: u64) -> InfoFields<'_> {
             (n_dims, dims, &tail[4 + 8 * n_dims..])
         }
         None => {
-            let n_dims = (rd32::<BIG>(at(name_end)) as usize).min(MAX_DIMS as usize);
+            let fields = at(name_end);
+            let n_dims = (rd32::<BIG>(fields) as usize).min(MAX_DIMS as usize);
+            let field = |p: usize| fields.get(p..).unwrap_or(&[]);
             let mut dims = [1u64; 4];
             for (d, dim) in dims.iter_mut().enumerate().take(n_dims) {
-                *dim = rd64::<BIG>(at(name_end + 4 + 8 * d));
+                *dim = rd64::<BIG>(field(4 + 8 * d));
             }
-            (n_dims, dims, at(name_end + 4 + 8 * n_dims))
+            (n_dims, dims, field(4 + 8 * n_dims))
         }
     };
     InfoFields {
@@ -999,13 +1001,13 @@ impl<S: Source> Parser<'_, S> {
         let seed = *name_index.seed();
         let mut repeats = Vec::new();
         let name = |k: u32| tensor_name(src, tensors.at(k), e);
-        for (k, &hash) in batch.hashes[..batch.len].iter().enumerate() {
-            let i = batch.first + k as u32;
-            let rehash = |j: u32| seed.hash(name(j));
-            if let Some(j) = name_index.insert(hash, i, |j| name(j) == name(i), rehash) {
-                repeats.push((i, j));
-            }
-        }
+        name_index.insert_run(
+            &batch.hashes[..batch.len],
+            batch.first,
+            |i, j| name(j) == name(i),
+            |j| seed.hash(name(j)),
+            |i, j| repeats.push((i, j)),
+        );
         for (i, j) in repeats {
             let start = tensors.at(i);
             let msg = format!(
