@@ -210,9 +210,9 @@ impl NameTable {
     /// equals an earlier one's calls `repeat(i, j)` (tensor `i` is named like tensor `j`).
     /// `same(i, j)` compares the names of tensors `i` and `j`.
     ///
-    /// Two passes, so that the hot one is a tight loop that reads no name: the first enters
-    /// every hash and notes the tensors whose tag some entry already had (one in thirty or so),
-    /// the second looks those up by name. A repeat is entered too, after its first in the same
+    /// Two passes over each 64 names, so that the hot one is a tight loop that reads no name:
+    /// the first enters every hash and notes the tensors whose tag some entry already had (one
+    /// in thirty or so) as bits of a word, the second looks those up by name. A repeat is entered too, after its first in the same
     /// probe sequence, so a lookup still finds the first.
     #[inline]
     pub fn insert_run(
@@ -226,12 +226,14 @@ impl NameTable {
         if (self.items + hashes.len()) * 8 > self.slots.len() * 7 {
             self.grow(self.items + hashes.len(), rehash);
         }
-        let mut suspects = Vec::new();
-        {
+        // 64 at a time: the suspects of each stretch are bits of a word, not a list
+        for (k, chunk) in hashes.chunks(64).enumerate() {
+            let first = first + 64 * k as u32;
+            let mut suspects = 0u64;
             let ctrl = &mut self.ctrl[..];
             let slots = &mut self.slots[..];
             let mask = ctrl.len() - 1;
-            for (i, &hash) in (first..).zip(hashes) {
+            for (b, (i, &hash)) in (first..).zip(chunk).enumerate() {
                 let tag = tag(hash);
                 let mut g = hash as usize & mask;
                 let mut seen = 0;
@@ -247,17 +249,18 @@ impl NameTable {
                     }
                     g = (g + 1) & mask;
                 }
-                if seen != 0 {
-                    suspects.push((i, hash));
-                }
+                suspects |= u64::from(seen != 0) << b;
             }
-        }
-        self.items += hashes.len();
-        for (i, hash) in suspects {
-            // only earlier tensors can be its first: tensor i itself and the rest of the run are
-            // in the table already (and the caller may not have recorded where i is yet)
-            if let Some(j) = self.find(hash, |j| j < i && same(i, j)) {
-                repeat(i, j);
+            self.items += chunk.len();
+            while suspects != 0 {
+                let b = suspects.trailing_zeros();
+                suspects &= suspects - 1;
+                let i = first + b;
+                // only earlier tensors can be its first: tensor i itself and the rest of the run
+                // are in the table already (and the caller may not have recorded where i is yet)
+                if let Some(j) = self.find(chunk[b as usize], |j| j < i && same(i, j)) {
+                    repeat(i, j);
+                }
             }
         }
     }
