@@ -169,8 +169,12 @@ impl NameTable {
         }
     }
 
-    /// Slots for `n` names: a power of two (8 at least) of which `n` fill at most 7/8.
+    /// Slots for `n` names: a power of two (8 at least) of which `n` fill at most 7/8; none for
+    /// no names (a header without tensors allocates no table).
     fn slots_for(n: usize) -> usize {
+        if n == 0 {
+            return 0;
+        }
         n.saturating_add(n / 7)
             .saturating_add(1)
             .max(8)
@@ -269,7 +273,7 @@ impl NameTable {
     #[inline]
     pub fn find(&self, hash: u64, same: impl Fn(u32) -> bool) -> Option<u32> {
         let (tag, high) = (tag(hash), (hash >> 32) as u32);
-        let mask = self.ctrl.len() - 1;
+        let mask = self.ctrl.len().checked_sub(1)?;
         let mut g = hash as usize & mask;
         loop {
             let c = self.ctrl[g];
@@ -287,6 +291,7 @@ impl NameTable {
     /// order (so a repeat still comes after its first).
     #[cold]
     fn grow(&mut self, n: usize, rehash: impl Fn(u32) -> u64) {
+        debug_assert!(n > 0);
         let mut entries: Vec<(u32, u32)> = self
             .ctrl
             .iter()
@@ -428,7 +433,13 @@ mod tests {
 
     #[test]
     fn a_table_sized_for_its_names_never_grows() {
-        for n in [0usize, 1, 6, 7, 8, 100, 7167, 7168, 5000] {
+        // no names, no table; one name into it makes one
+        let mut empty = NameTable::default();
+        assert!(empty.slots.is_empty() && empty.ctrl.is_empty());
+        assert_eq!(empty.find(7, |_| true), None);
+        assert_eq!(empty.insert(7, 0, |_| false, |_| 7), None);
+        assert_eq!(empty.find(7, |j| j == 0), Some(0));
+        for n in [1usize, 6, 7, 8, 100, 7167, 7168, 5000] {
             let slots = NameTable::slots_for(n);
             assert!(
                 slots.is_power_of_two() && slots * 7 >= n * 8,
