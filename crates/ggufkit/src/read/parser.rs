@@ -743,27 +743,14 @@ impl<S: Source> Parser<'_, S> {
             // the common case, a run of infos decoded behind two bounds checks each: short plain
             // names and fields that break no rule; anything else goes field by field below, to
             // be reported exactly
-            let left = n_tensors - i;
-            let seed = name_index.seed();
+            let (b, left, seed) = (self.src.bytes(), n_tensors - i, name_index.seed());
+            let from = InfoRun {
+                pos: self.pos,
+                expected: expected_offset,
+            };
             let run = match self.endian {
-                Endian::Little => fast_infos::<false>(
-                    self.src.bytes(),
-                    self.pos,
-                    left,
-                    expected_offset,
-                    align,
-                    seed,
-                    &mut batch,
-                ),
-                Endian::Big => fast_infos::<true>(
-                    self.src.bytes(),
-                    self.pos,
-                    left,
-                    expected_offset,
-                    align,
-                    seed,
-                    &mut batch,
-                ),
+                Endian::Little => fast_infos::<false>(b, from, left, align, seed, &mut batch),
+                Endian::Big => fast_infos::<true>(b, from, left, align, seed, &mut batch),
             };
             self.pos = run.pos;
             expected_offset = run.expected;
@@ -1439,25 +1426,30 @@ struct FastInfo {
 /// dimensions, the type and the offset.
 const INFO_TAIL: usize = 4 + 8 * 4 + 4 + 8;
 
-/// A little- or big-endian `u64` from the first 8 bytes of `b` (which has them).
+/// A `u64` from 8 bytes in the byte order `BIG` names (fixed at compile time, so no branch).
 #[inline(always)]
-fn rd64<const BIG: bool>(b: &[u8]) -> u64 {
-    let c = b.first_chunk::<8>().copied().unwrap_or([0; 8]);
+fn u64_in<const BIG: bool>(raw: [u8; 8]) -> u64 {
     if BIG {
-        u64::from_be_bytes(c)
+        u64::from_be_bytes(raw)
     } else {
-        u64::from_le_bytes(c)
+        u64::from_le_bytes(raw)
     }
 }
 
-/// A little- or big-endian `u32` from the first 4 bytes of `b` (which has them).
+/// The `u64` in the first 8 bytes of `b`, which has them (0 otherwise).
+#[inline(always)]
+fn rd64<const BIG: bool>(b: &[u8]) -> u64 {
+    u64_in::<BIG>(b.first_chunk::<8>().copied().unwrap_or([0; 8]))
+}
+
+/// The `u32` in the first 4 bytes of `b`, which has them (0 otherwise).
 #[inline(always)]
 fn rd32<const BIG: bool>(b: &[u8]) -> u32 {
-    let c = b.first_chunk::<4>().copied().unwrap_or([0; 4]);
+    let raw = b.first_chunk::<4>().copied().unwrap_or([0; 4]);
     if BIG {
-        u32::from_be_bytes(c)
+        u32::from_be_bytes(raw)
     } else {
-        u32::from_le_bytes(c)
+        u32::from_le_bytes(raw)
     }
 }
 
@@ -1537,7 +1529,7 @@ impl NameBatch {
     }
 }
 
-/// Where a run of fast-path tensor infos ([`fast_infos`]) stopped.
+/// Where a run of fast-path tensor infos ([`fast_infos`]) starts or stopped.
 struct InfoRun {
     /// Where the next info starts.
     pos: u64,
@@ -1545,19 +1537,19 @@ struct InfoRun {
     expected: u64,
 }
 
-/// Takes tensor infos from `pos` into `batch` (emptied first) while each is the common case of
+/// Takes tensor infos from `from` into `batch` (emptied first) while each is the common case of
 /// [`fast_tensor_info`], at most `left` of them and no more than a batch holds. Its own loop
 /// over local arrays, so that the position and offset stay in registers.
 #[inline(always)]
 fn fast_infos<const BIG: bool>(
     b: &[u8],
-    pos: u64,
+    from: InfoRun,
     left: u64,
-    mut expected: u64,
     align: u64,
     seed: &NameSeed,
     batch: &mut NameBatch,
 ) -> InfoRun {
+    let InfoRun { pos, mut expected } = from;
     let want = left.min(NAME_BATCH as u64) as usize;
     // a position past the address space is past the bytes: no fast info there
     let mut p = usize::try_from(pos).unwrap_or(usize::MAX);
@@ -1609,11 +1601,7 @@ fn scan<const BIG: bool, const RECORD: bool>(
         if u64::from_ne_bytes(*raw) & 0x8080_8080_8080_8080 != 0 {
             break;
         }
-        let len = if BIG {
-            u64::from_be_bytes(*raw)
-        } else {
-            u64::from_le_bytes(*raw)
-        };
+        let len = u64_in::<BIG>(*raw);
         // every byte below 0x80: len + 8 < 2^63
         match pos.checked_add(len + 8) {
             Some(end) if end <= have => pos = end,
@@ -1649,12 +1637,9 @@ fn scan_pair<const BIG: bool>(
     const HIGH: u64 = 0x8080_8080_8080_8080;
     let have = bytes.len() as u64;
     let word = |p: u64| -> Option<u64> {
-        let raw = *bytes.get(usize::try_from(p).ok()?..)?.first_chunk::<8>()?;
-        Some(if BIG {
-            u64::from_be_bytes(raw)
-        } else {
-            u64::from_le_bytes(raw)
-        })
+        Some(u64_in::<BIG>(
+            *bytes.get(usize::try_from(p).ok()?..)?.first_chunk::<8>()?,
+        ))
     };
     let Some(guess) = guess_boundary::<BIG>(bytes, pos + (limit - pos) / 2) else {
         return scan::<BIG, true>(bytes, pos, n, limit, lens);
@@ -1705,12 +1690,7 @@ fn guess_boundary<const BIG: bool>(bytes: &[u8], from: u64) -> Option<u64> {
     let start = usize::try_from(from).ok()?;
     let window = bytes.get(start..start.checked_add(4096 + 16)?)?;
     let small = |i: usize| -> bool {
-        let w = window[i..i + 8].try_into().unwrap_or([0xFF; 8]);
-        if BIG {
-            u64::from_be_bytes(w) < 1 << 16
-        } else {
-            u64::from_le_bytes(w) < 1 << 16
-        }
+        u64_in::<BIG>(window[i..i + 8].try_into().unwrap_or([0xFF; 8])) < 1 << 16
     };
     let i = (0..4096).find(|&i| small(i))?;
     // little-endian: the zeros of a short length end just before its string, so the last place
