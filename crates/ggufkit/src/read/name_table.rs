@@ -215,9 +215,10 @@ impl NameTable {
     /// `same(i, j)` compares the names of tensors `i` and `j`.
     ///
     /// Two passes over each 64 names, so that the hot one is a tight loop that reads no name:
-    /// the first enters every hash and notes the tensors whose tag some entry already had (one
-    /// in thirty or so) as bits of a word, the second looks those up by name. A repeat is entered too, after its first in the same
-    /// probe sequence, so a lookup still finds the first.
+    /// the first enters every hash unless an entry already has its tag and high half (then the
+    /// tensor is noted as a bit of a word), the second looks the noted ones up by name: a repeat
+    /// is reported and never entered (so a name repeated 100,000 times still costs one probe a
+    /// time, and a lookup finds the first), a different name with the same bits is entered.
     #[inline]
     pub fn insert_run(
         &mut self,
@@ -234,38 +235,67 @@ impl NameTable {
         for (k, chunk) in hashes.chunks(64).enumerate() {
             let first = first + 64 * k as u32;
             let mut suspects = 0u64;
+            let mut entered = 0;
             let ctrl = &mut self.ctrl[..];
             let slots = &mut self.slots[..];
             let mask = ctrl.len() - 1;
             for (b, (i, &hash)) in (first..).zip(chunk).enumerate() {
-                let tag = tag(hash);
+                let (tag, high) = (tag(hash), (hash >> 32) as u32);
                 let mut g = hash as usize & mask;
-                let mut seen = 0;
                 loop {
                     let c = ctrl[g];
-                    seen |= tag_matches(c, tag);
+                    // an entry with the same tag and high half is almost surely the same name:
+                    // this one waits for the second pass, not entered
+                    let mut m = tag_matches(c, tag);
+                    while m != 0 && slots[8 * g + m.trailing_zeros() as usize / 8].1 != high {
+                        m &= m - 1;
+                    }
+                    if m != 0 {
+                        suspects |= 1 << b;
+                        break;
+                    }
                     let free = !c & (LSB << 7);
                     if free != 0 {
                         let b = free.trailing_zeros() as usize / 8;
                         ctrl[g] = c | (u64::from(tag) << (8 * b));
-                        slots[8 * g + b] = (i, (hash >> 32) as u32);
+                        slots[8 * g + b] = (i, high);
+                        entered += 1;
                         break;
                     }
                     g = (g + 1) & mask;
                 }
-                suspects |= u64::from(seen != 0) << b;
             }
-            self.items += chunk.len();
+            self.items += entered;
             while suspects != 0 {
                 let b = suspects.trailing_zeros();
                 suspects &= suspects - 1;
-                let i = first + b;
-                // only earlier tensors can be its first: tensor i itself and the rest of the run
-                // are in the table already (and the caller may not have recorded where i is yet)
-                if let Some(j) = self.find(chunk[b as usize], |j| j < i && same(i, j)) {
-                    repeat(i, j);
+                let (i, hash) = (first + b, chunk[b as usize]);
+                // only earlier tensors can be its first (a later one of the run may be in the
+                // table already, and the caller may not have recorded where i is yet)
+                match self.find(hash, |j| j < i && same(i, j)) {
+                    Some(j) => repeat(i, j),
+                    // a different name with the same 39 bits of hash: entered after all
+                    None => self.enter_new(hash, i),
                 }
             }
+        }
+    }
+
+    /// Enters tensor `i`, whose name is in no slot yet, at the first free slot of its probe.
+    fn enter_new(&mut self, hash: u64, i: u32) {
+        let mask = self.ctrl.len() - 1;
+        let mut g = hash as usize & mask;
+        loop {
+            let c = self.ctrl[g];
+            let free = !c & (LSB << 7);
+            if free != 0 {
+                let b = free.trailing_zeros() as usize / 8;
+                self.ctrl[g] = c | (u64::from(tag(hash)) << (8 * b));
+                self.slots[8 * g + b] = (i, (hash >> 32) as u32);
+                self.items += 1;
+                return;
+            }
+            g = (g + 1) & mask;
         }
     }
 
@@ -287,12 +317,11 @@ impl NameTable {
         }
     }
 
-    /// Makes room for `n` names (twice as many at least) and enters every index again, in index
-    /// order (so a repeat still comes after its first).
+    /// Makes room for `n` names (twice as many at least) and enters every index again.
     #[cold]
     fn grow(&mut self, n: usize, rehash: impl Fn(u32) -> u64) {
         debug_assert!(n > 0);
-        let mut entries: Vec<(u32, u32)> = self
+        let entries: Vec<u32> = self
             .ctrl
             .iter()
             .enumerate()
@@ -301,28 +330,13 @@ impl NameTable {
                     .filter(move |b| c >> (8 * b + 7) & 1 == 1)
                     .map(move |b| 8 * g + b)
             })
-            .map(|slot| self.slots[slot])
+            .map(|slot| self.slots[slot].0)
             .collect();
-        entries.sort_unstable_by_key(|&(j, _)| j);
         let seed = self.seed;
         *self = NameTable::with_capacity(n.max(self.items * 2));
         self.seed = seed;
-        let mask = self.ctrl.len() - 1;
-        for (j, high) in entries {
-            let hash = rehash(j);
-            let mut g = hash as usize & mask;
-            loop {
-                let c = self.ctrl[g];
-                let free = !c & (LSB << 7);
-                if free != 0 {
-                    let b = free.trailing_zeros() as usize / 8;
-                    self.ctrl[g] = c | (u64::from(tag(hash)) << (8 * b));
-                    self.slots[8 * g + b] = (j, high);
-                    break;
-                }
-                g = (g + 1) & mask;
-            }
-            self.items += 1;
+        for j in entries {
+            self.enter_new(rehash(j), j);
         }
     }
 }
@@ -429,6 +443,31 @@ mod tests {
             }
         }
         assert_eq!(NameTable::default().find(1, |_| true), None);
+    }
+
+    /// A name repeated 100,000 times is entered once: every repeat costs one probe of the same
+    /// group (a table that entered repeats would make each one probe past all the others).
+    #[test]
+    fn repeats_are_never_entered() {
+        let n = 100_000u32;
+        let hash = |_: u32| 0x1234_5678_9abc_def0_u64;
+        let mut t = NameTable::with_capacity(n as usize);
+        let mut repeats = 0;
+        for first in (0..n).step_by(64) {
+            let hashes = vec![hash(0); 64.min(n - first) as usize];
+            t.insert_run(
+                &hashes,
+                first,
+                |_, _| true,
+                hash,
+                |i, j| {
+                    assert_eq!((j, i > 0), (0, true));
+                    repeats += 1;
+                },
+            );
+        }
+        assert_eq!((t.items, repeats), (1, n - 1));
+        assert_eq!(t.find(hash(0), |_| true), Some(0));
     }
 
     #[test]
