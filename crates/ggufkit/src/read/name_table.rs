@@ -35,9 +35,10 @@ fn word(b: &[u8]) -> u64 {
 }
 
 /// A high bit in each byte that is zero or not ASCII (the borrow of the subtraction can mark a
-/// byte above a zero byte too, which only matters when there is a zero byte anyway).
+/// byte above a zero byte too, which only matters when there is a zero byte anyway). The one
+/// word test of names and keys: [`NameSeed::scan`] and the parser's key check use it.
 #[inline(always)]
-fn not_plain(w: u64) -> u64 {
+pub(crate) fn not_plain(w: u64) -> u64 {
     (w | (w.wrapping_sub(ONES) & !w)) & HIGH
 }
 

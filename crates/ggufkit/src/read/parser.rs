@@ -8,7 +8,7 @@
 
 use hashbrown::HashTable;
 
-use super::name_table::{NameSeed, NameTable};
+use super::name_table::{not_plain, NameSeed, NameTable};
 use super::source::Source;
 use super::text::CheckedText;
 use crate::endian::Endian;
@@ -1739,27 +1739,23 @@ impl Frame {
 /// True when every byte is ASCII and none is NUL: eight bytes at a time, for short names.
 #[inline(always)]
 fn plain_ascii(b: &[u8]) -> bool {
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    // a high bit: not ASCII; `(w - ONES) & !w` sets a high bit where some byte is 0
-    let check = |w: u64| w | (w.wrapping_sub(ONES) & !w);
     let mut bad = 0u64;
     let words = b.chunks_exact(8);
     let tail = words.remainder();
     for w in words {
-        bad |= check(u64::from_le_bytes(w.try_into().unwrap_or([0; 8])));
+        bad |= not_plain(u64::from_le_bytes(w.try_into().unwrap_or([0; 8])));
     }
     if !tail.is_empty() {
         if let Some(last) = b.last_chunk::<8>() {
             // the last eight bytes, overlapping the words already seen
-            bad |= check(u64::from_le_bytes(*last));
+            bad |= not_plain(u64::from_le_bytes(*last));
         } else {
             for &c in tail {
-                bad |= u64::from(c) | (u64::from(c == 0) << 7);
+                bad |= u64::from(c >= 0x80 || c == 0);
             }
         }
     }
-    bad & HIGH == 0
+    bad == 0
 }
 
 /// A name up to its first NUL byte, as ggml compares names.
