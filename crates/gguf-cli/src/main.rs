@@ -6,6 +6,7 @@ mod cmd;
 mod facts;
 mod hashing;
 mod output;
+mod remote;
 
 use std::process::ExitCode;
 

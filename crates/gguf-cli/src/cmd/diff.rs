@@ -8,12 +8,12 @@ use std::path::PathBuf;
 
 use ggufkit::{ArrayView, Gguf, Kv, TensorInfo, Value};
 
-use super::dump::human_value;
-use super::meta_get::{kv_json, typed_value_json};
-use super::tensors::tensor_json;
 use super::{open_reporting, CliError, CmdResult, FOUND, OK};
 use crate::hashing::{self, Algo, Progress};
 use crate::output::json::Json;
+use crate::output::tensor::tensor_json;
+use crate::output::value::human_value;
+use crate::output::value::{kv_json, typed_value_json};
 use crate::output::{print, shape_text, Style};
 
 #[derive(clap::Args)]

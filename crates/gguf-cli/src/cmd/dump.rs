@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use ggufkit::{Gguf, Value};
 
 use super::{open, CmdResult, OK};
+use crate::output::value::human_value;
 use crate::output::{json::Json, Style};
 
 #[derive(clap::Args)]
@@ -37,11 +38,11 @@ pub fn run(args: Args) -> CmdResult {
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_else(|| args.file.display().to_string());
-        super::markdown::markdown(&name, &g)
+        crate::output::markdown::markdown(&name, &g)
     } else if args.json {
         let mut j = json(&g);
         j.out.push('\n');
-        super::remote::add_member(&mut j.out, &args.file);
+        crate::remote::add_member(&mut j.out, &args.file);
         j.out
     } else {
         human(&g, args.max_elements, &Style::detect())
@@ -93,41 +94,6 @@ pub fn json(g: &Gguf<'_>) -> Json {
     }
     j.raw("]}");
     j
-}
-
-/// A value for people: strings quoted, long arrays shortened to `max` elements.
-pub fn human_value(v: &Value<'_>, max: usize) -> String {
-    human_value_at(v, max, 0)
-}
-
-/// Levels of nested arrays shown in the human form; deeper ones are `[...]` (a file can nest
-/// arrays deeper than any stack).
-const MAX_HUMAN_DEPTH: usize = 16;
-
-fn human_value_at(v: &Value<'_>, max: usize, depth: usize) -> String {
-    match v {
-        Value::String(s) => format!("{:?}", s.to_string_lossy()),
-        Value::Array(_) if depth >= MAX_HUMAN_DEPTH => "[...]".to_string(),
-        Value::Array(a) => {
-            let mut parts: Vec<String> = a
-                .iter()
-                .take(max)
-                .map(|e| human_value_at(&e, max, depth + 1))
-                .collect();
-            if a.len() > max as u64 {
-                parts.push(format!("... {} more", a.len() - max as u64));
-            }
-            format!("[{}]", parts.join(", "))
-        }
-        Value::Bool(b) => (*b != 0).to_string(),
-        Value::F32(x) => format!("{x}"),
-        Value::F64(x) => format!("{x}"),
-        other => {
-            let mut j = Json::new();
-            j.value(other);
-            j.out
-        }
-    }
 }
 
 fn human(g: &Gguf<'_>, max: usize, s: &Style) -> String {

@@ -43,7 +43,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> CmdResult {
-    if super::remote::is_remote(&args.file) {
+    if crate::remote::is_remote(&args.file) {
         return run_remote(&args);
     }
     let g = open(&args.file, false)?;
@@ -77,7 +77,7 @@ fn run_remote(args: &Args) -> CmdResult {
             "--dtype applies to .safetensors exports; a .npy export is float32",
         ));
     }
-    let r = super::remote::open_remote(&args.file, false)?;
+    let r = crate::remote::open_remote(&args.file, false)?;
     let g = r.gguf();
     let t = g.tensor(name).ok_or_else(|| {
         CliError::failed(format!("{}: no tensor named '{name}'", args.file.display()))

@@ -14,10 +14,10 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use super::meta_get::escape_line;
 use super::{open_reporting, CliError, CmdResult, FAILED, FOUND, OK};
 use crate::hashing::{self, Algo, FileHashes};
 use crate::output::print;
+use crate::output::value::escape_line;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -58,8 +58,8 @@ pub fn run(args: Args) -> CmdResult {
 }
 
 fn hash_one(file: &Path, algo: Algo) -> Result<FileHashes, CliError> {
-    if super::remote::is_remote(file) {
-        return super::remote::hash(file, algo);
+    if crate::remote::is_remote(file) {
+        return crate::remote::hash(file, algo);
     }
     let g = open_reporting(file)?;
     g.advise_sequential();

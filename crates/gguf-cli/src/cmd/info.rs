@@ -27,7 +27,7 @@ pub fn run(args: Args) -> CmdResult {
         match open(file, true) {
             Ok(g) => {
                 let mut text = summary(file, &g, &style);
-                if let Some(line) = super::remote::human_line(file) {
+                if let Some(line) = crate::remote::human_line(file) {
                     text.push_str(&line);
                 }
                 print(&text)

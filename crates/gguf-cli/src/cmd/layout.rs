@@ -44,9 +44,9 @@ pub struct Field<'a> {
 
 pub fn run(args: Args) -> CmdResult {
     let file = &args.file;
-    if super::remote::is_remote(file) {
+    if crate::remote::is_remote(file) {
         // the header's bytes with range requests; the object's length decides the data fields
-        let (bytes, total) = super::remote::header_prefix(file)?;
+        let (bytes, total) = crate::remote::header_prefix(file)?;
         let o = ggufkit::outline_sized(&bytes, total);
         let fields = fields_sized(&bytes, total, &o);
         if args.json {
@@ -54,7 +54,7 @@ pub fn run(args: Args) -> CmdResult {
             print(&json(&fields));
         } else {
             let mut text = human(&fields, &Style::detect());
-            if let Some(line) = super::remote::human_line(file) {
+            if let Some(line) = crate::remote::human_line(file) {
                 text.push_str(line.trim_start());
             }
             print(&text);
@@ -335,7 +335,7 @@ fn value_text(v: &FieldValue<'_>) -> String {
                 s
             }
         }
-        FieldValue::Value(v) => super::dump::human_value(v, 8),
+        FieldValue::Value(v) => crate::output::value::human_value(v, 8),
     }
 }
 

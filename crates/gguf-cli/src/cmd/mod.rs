@@ -9,11 +9,8 @@ pub mod export;
 pub mod hash;
 pub mod info;
 pub mod layout;
-pub mod markdown;
 pub mod merge;
 pub mod meta;
-pub mod meta_get;
-pub mod remote;
 pub mod report;
 pub mod split;
 pub mod tensor_stats;
@@ -25,6 +22,8 @@ use std::fmt;
 use std::path::Path;
 
 use ggufkit::{Error, Gguf, ReadOptions};
+
+use crate::remote;
 
 /// Exit code: the command ran and found nothing wrong.
 pub const OK: u8 = 0;

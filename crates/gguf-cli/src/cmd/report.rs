@@ -9,10 +9,10 @@ use std::path::PathBuf;
 
 use ggufkit::{Gguf, Value};
 
-use super::dump::human_value;
 use super::layout::{self, FieldValue};
 use super::{open_reporting, CliError, CmdResult, OK};
 use crate::facts;
+use crate::output::value::human_value;
 use crate::output::{grouped, human_bytes, shape_text, short_count};
 
 #[derive(clap::Args)]

@@ -10,6 +10,7 @@ use super::{open_reporting, tensor_stats, CmdResult, FAILED, OK};
 use crate::output::glob;
 use crate::output::json::Json;
 use crate::output::table::{Align, Table};
+use crate::output::tensor::tensor_json;
 use crate::output::{grouped, print, shape_text, Style};
 
 #[derive(clap::Args)]
@@ -85,7 +86,7 @@ pub fn run(args: Args) -> CmdResult {
         };
         if args.json {
             let mut line = body;
-            super::remote::add_member(&mut line, file);
+            crate::remote::add_member(&mut line, file);
             print(&line);
         } else {
             // files after the first are set apart, and named when there are several
@@ -151,24 +152,6 @@ fn human(rows: &[TensorInfo<'_>]) -> String {
         String::new(),
     ];
     t.render(&[footer])
-}
-
-/// One tensor's JSON object (also used by `diff`).
-pub fn tensor_json(j: &mut Json, t: &TensorInfo<'_>) {
-    j.raw("{").key("name").text(t.name_bytes());
-    j.raw(",").key("type").str(t.ggml_type().name());
-    j.raw(",").key("shape").raw("[");
-    for (k, d) in t.shape().iter().enumerate() {
-        if k > 0 {
-            j.raw(",");
-        }
-        j.u64(*d);
-    }
-    j.raw("]");
-    j.raw(",").key("n_elements").u64(t.n_elements());
-    j.raw(",").key("size").u64(t.size());
-    j.raw(",").key("offset").u64(t.offset());
-    j.raw("}");
 }
 
 /// The JSON object of one file, with a newline.

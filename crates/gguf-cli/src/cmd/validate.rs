@@ -22,8 +22,8 @@ pub fn run(args: Args) -> CmdResult {
     let style = Style::detect();
     let mut code = OK;
     for file in &args.files {
-        let checked = if super::remote::is_remote(file) {
-            super::remote::validate(file)
+        let checked = if crate::remote::is_remote(file) {
+            crate::remote::validate(file)
         } else {
             ggufkit::validate_file(file).map_err(|e| describe(file, &e))
         };
@@ -40,7 +40,7 @@ pub fn run(args: Args) -> CmdResult {
         }
         if args.json {
             let mut line = json_line(&file.display().to_string(), &report);
-            super::remote::add_member(&mut line, file);
+            crate::remote::add_member(&mut line, file);
             print(&line);
         } else {
             print(&human(&file.display().to_string(), &report, &style));

@@ -2,8 +2,11 @@
 
 pub mod glob;
 pub mod json;
+pub mod markdown;
 pub mod progress;
 pub mod table;
+pub mod tensor;
+pub mod value;
 
 use std::io::{IsTerminal, Write};
 

@@ -1,14 +1,16 @@
-//! `gguf meta get|set|rm`: read one value (`get`, in `meta_get.rs`), or edit metadata: in place
+//! `gguf meta get|set|rm`: read one value (`get`, in `get.rs`), or edit metadata: in place
 //! when the header still fits before the tensor data, otherwise through a temporary file renamed
 //! over the target.
+
+mod get;
 
 use std::path::{Path, PathBuf};
 
 use ggufkit::write::{edit_opened, edit_opened_to, EditOutcome, MetaEdit};
 use ggufkit::Gguf;
 
-use super::value_arg::{parse_value, TypeSpec};
-use super::{open, CliError, CmdResult, OK};
+use crate::cmd::value_arg::{parse_value, TypeSpec};
+use crate::cmd::{open, CliError, CmdResult, OK};
 use crate::output::progress::Progress;
 
 #[derive(clap::Args)]
@@ -20,7 +22,7 @@ pub struct Args {
 #[derive(clap::Subcommand)]
 enum MetaCommand {
     /// Print one value (arrays whole); exit 1 when the key is absent.
-    Get(super::meta_get::Args),
+    Get(get::Args),
     /// Set one key (a new key goes last; an existing key keeps its place).
     #[command(after_long_help = SET_HELP)]
     Set(SetArgs),
@@ -100,7 +102,7 @@ struct RmArgs {
 
 pub fn run(args: Args) -> CmdResult {
     match args.command {
-        MetaCommand::Get(a) => super::meta_get::run(a),
+        MetaCommand::Get(a) => get::run(a),
         MetaCommand::Set(a) => set(a),
         MetaCommand::Rm(a) => rm(a),
     }

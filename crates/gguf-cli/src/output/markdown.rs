@@ -5,10 +5,9 @@ use std::collections::BTreeMap;
 
 use ggufkit::{GgmlType, Gguf, Value};
 
-use super::dump::human_value;
-use super::meta_get::escape_line;
+use super::value::{escape_line, human_value};
+use super::{grouped, human_bytes, shape_text, short_count};
 use crate::facts;
-use crate::output::{grouped, human_bytes, shape_text, short_count};
 
 /// Text as a Markdown inline code span that is safe inside a table cell.
 fn code(s: &str) -> String {

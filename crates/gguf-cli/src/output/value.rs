@@ -1,47 +1,46 @@
-//! `gguf meta get FILE KEY [--json]`: one value, arrays printed whole; exit 1 when absent.
-
-use std::path::PathBuf;
+//! Metadata values as people and scripts read them: the human one-liner of `dump`, the
+//! one-per-line form of `meta get`, and the typed JSON object of `dump --json` and `diff`.
 
 use ggufkit::{Kv, Value};
 
-use super::{open_reporting, CmdResult, FOUND, OK};
-use crate::output::json::Json;
-use crate::output::print;
+use super::json::Json;
 
-#[derive(clap::Args)]
-pub struct Args {
-    /// The file to read.
-    file: PathBuf,
-    /// The key, e.g. `general.architecture`.
-    key: String,
-    /// The pair as `dump --json` writes a metadata entry: `{"key", "type", ["element_type",] "value"}`.
-    #[arg(long)]
-    json: bool,
+/// A value for people: strings quoted, long arrays shortened to `max` elements.
+pub fn human_value(v: &Value<'_>, max: usize) -> String {
+    human_value_at(v, max, 0)
 }
 
-pub fn run(args: Args) -> CmdResult {
-    let g = open_reporting(&args.file)?;
-    let Some(kv) = g.get_kv(&args.key) else {
-        eprintln!(
-            "gguf: {}: no key '{}' among its {} key-value pairs",
-            args.file.display(),
-            args.key,
-            g.kv_count()
-        );
-        return Ok(FOUND);
-    };
-    if args.json {
-        let mut j = Json::new();
-        kv_json(&mut j, &kv);
-        j.out.push('\n');
-        print(&j.out);
-    } else {
-        print(&human(&kv.value));
+/// Levels of nested arrays shown in the human form; deeper ones are `[...]` (a file can nest
+/// arrays deeper than any stack).
+const MAX_HUMAN_DEPTH: usize = 16;
+
+fn human_value_at(v: &Value<'_>, max: usize, depth: usize) -> String {
+    match v {
+        Value::String(s) => format!("{:?}", s.to_string_lossy()),
+        Value::Array(_) if depth >= MAX_HUMAN_DEPTH => "[...]".to_string(),
+        Value::Array(a) => {
+            let mut parts: Vec<String> = a
+                .iter()
+                .take(max)
+                .map(|e| human_value_at(&e, max, depth + 1))
+                .collect();
+            if a.len() > max as u64 {
+                parts.push(format!("... {} more", a.len() - max as u64));
+            }
+            format!("[{}]", parts.join(", "))
+        }
+        Value::Bool(b) => (*b != 0).to_string(),
+        Value::F32(x) => format!("{x}"),
+        Value::F64(x) => format!("{x}"),
+        other => {
+            let mut j = Json::new();
+            j.value(other);
+            j.out
+        }
     }
-    Ok(OK)
 }
 
-/// A metadata entry as `dump --json` writes it (also used by `diff`).
+/// A metadata entry as `dump --json` writes it .
 pub fn kv_json(j: &mut Json, kv: &Kv<'_>) {
     j.raw("{").key("key").text(kv.key.as_bytes());
     j.raw(",");

@@ -8,7 +8,7 @@ use std::sync::Mutex;
 use ggufkit::remote::{self, RemoteGguf, RemoteOptions, RemoteStats};
 use ggufkit::{Gguf, ReadOptions, Report};
 
-use super::{describe, CliError};
+use crate::cmd::{describe, CliError};
 use crate::hashing::{Algo, FileHashes, Progress};
 use crate::output::json::Json;
 
@@ -143,7 +143,7 @@ impl Hasher {
 pub fn hash(file: &Path, algo: Algo) -> Result<FileHashes, CliError> {
     let r = open_remote(file, true)?;
     let g = r.gguf();
-    super::report_errors(file, g);
+    crate::cmd::report_errors(file, g);
     let (start, end) = (g.data_offset(), g.expected_len());
     if r.len() < end {
         return Err(CliError::failed(format!(
