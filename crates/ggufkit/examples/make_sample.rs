@@ -163,7 +163,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let bytes = build()?;
     // check what we wrote with our own reader before saving it
     let g = ggufkit::Gguf::from_bytes(&bytes)?;
-    assert!(ggufkit::validate(&bytes).ggml_compatible());
+    assert!(ggufkit::validate_bytes(&bytes).ggml_compatible());
     std::fs::write(&out, &bytes)?;
     println!("{out}: {} bytes, {} tensors", bytes.len(), g.tensor_count());
     Ok(())

@@ -41,17 +41,16 @@ pub mod shard;
 pub mod types;
 pub mod validate;
 pub mod value;
+pub mod wire;
 pub mod write;
 
 pub use endian::Endian;
 pub use error::{Diagnostic, Error, Result, Rule};
 #[cfg(feature = "remote")]
 pub use read::outline_sized;
-pub use read::{
-    outline, validate, validate_file, Gguf, Kv, MappedFile, Outline, ReadOptions, TensorInfo,
-};
+pub use read::{outline, Gguf, Kv, MappedFile, Outline, ReadOptions, TensorInfo};
 pub use shard::ShardedModel;
 pub use types::GgmlType;
-pub use validate::Report;
+pub use validate::{validate_bytes, validate_file, Report};
 pub use value::{ArrayView, Str, Value, ValueType};
 pub use write::{GgufBuilder, OwnedArray, OwnedValue};

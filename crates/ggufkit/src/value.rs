@@ -377,7 +377,7 @@ impl PartialEq for ArrayView<'_> {
 /// a vocabulary walk). For arrays of [`Self::LENS_MIN`] strings or more, the parser keeps each
 /// length in a byte (255 for 255 or more), so [`StrIter`] finds the next string with an add
 /// instead of a load: one byte per string, an eighth of the array at most.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct ValueIndex {
     /// (start, end) of nested arrays starting below 4 GiB, in order of their start.
     low: Vec<(u32, u32)>,

@@ -22,7 +22,7 @@ fn expect_err(bytes: &[u8], rule: Rule, offset: u64) {
         "from_bytes: {}",
         d.message
     );
-    let r = ggufkit::validate(bytes);
+    let r = ggufkit::validate_bytes(bytes);
     assert!(!r.valid());
     let first = r.first_error().expect("an error");
     assert_eq!(
@@ -31,7 +31,7 @@ fn expect_err(bytes: &[u8], rule: Rule, offset: u64) {
         "validate: {}",
         first.message
     );
-    assert_eq!(r, ggufkit::validate(bytes), "same verdict twice");
+    assert_eq!(r, ggufkit::validate_bytes(bytes), "same verdict twice");
     // permissive: either it opens and reports the same first error, or it fails with it
     match Gguf::from_bytes_with(bytes, &ReadOptions::permissive()) {
         Ok(g) => {
@@ -50,7 +50,7 @@ fn expect_err(bytes: &[u8], rule: Rule, offset: u64) {
 #[track_caller]
 fn expect_ok(bytes: &[u8]) -> Gguf<'_> {
     let g = Gguf::from_bytes(bytes).unwrap_or_else(|e| panic!("must open: {e}"));
-    assert!(ggufkit::validate(bytes).valid());
+    assert!(ggufkit::validate_bytes(bytes).valid());
     check_stream_agrees(bytes, vec![1, 2, 5]);
     walk(&g);
     g
@@ -225,7 +225,7 @@ fn bool_bytes_and_utf8() {
     m.kvs.push((b"x.flag".to_vec(), V::Bool(2)));
     let (b, lay) = m.encode_with_layout();
     expect_err(&b, Rule::ValueBool, lay.kv_value[2]);
-    assert!(ggufkit::validate(&b).ggml_compatible());
+    assert!(ggufkit::validate_bytes(&b).ggml_compatible());
 
     let mut m = base();
     m.kvs.push((b"x.s".to_vec(), V::Str(b"ok\xffno".to_vec())));
@@ -413,7 +413,7 @@ fn duplicate_names() {
     m.tensors[0].name = b"a\0x".to_vec();
     m.tensors[1].name = b"a\0y".to_vec();
     let b = m.encode();
-    let r = ggufkit::validate(&b);
+    let r = ggufkit::validate_bytes(&b);
     assert!(r.valid() && !r.ggml_compatible());
 }
 
@@ -546,7 +546,7 @@ fn nested_arrays_deep_and_wide() {
     // written directly: the test encoder's own values would recurse)
     let b = deep_nesting(20_000);
     let g = expect_ok(&b);
-    let r = ggufkit::validate(&b);
+    let r = ggufkit::validate_bytes(&b);
     assert_eq!(r.warnings[0].rule, Rule::GgmlNestedArray);
     assert_eq!(r.warnings.len(), 1, "one warning for the whole key");
     drop(g);
@@ -559,7 +559,7 @@ fn nested_arrays_deep_and_wide() {
         kvs: vec![(b"e".to_vec(), V::Arr(9, vec![]))],
         ..Model::default()
     };
-    let r = ggufkit::validate(&m.encode());
+    let r = ggufkit::validate_bytes(&m.encode());
     assert!(r.valid() && !r.ggml_compatible());
 }
 

@@ -168,8 +168,8 @@ fn apply(b: &mut Vec<u8>, m: &Mutation) {
 
 /// Every entry point on hostile bytes: no panic, same verdict twice, strict iff valid.
 fn check_hostile(b: &[u8]) -> Result<(), TestCaseError> {
-    let r1 = ggufkit::validate(b);
-    let r2 = ggufkit::validate(b);
+    let r1 = ggufkit::validate_bytes(b);
+    let r2 = ggufkit::validate_bytes(b);
     prop_assert_eq!(&r1, &r2);
     let strict = Gguf::from_bytes(b);
     prop_assert_eq!(
@@ -200,7 +200,7 @@ proptest! {
         let b = m.encode();
         let g = Gguf::from_bytes(&b).map_err(|e| TestCaseError::fail(e.to_string()))?;
         assert_model_eq(&m, &g, &b);
-        let r = ggufkit::validate(&b);
+        let r = ggufkit::validate_bytes(&b);
         prop_assert!(r.valid(), "{:?}", r);
         prop_assert_eq!(g.expected_len(), b.len() as u64);
         walk(&g);

@@ -1,6 +1,6 @@
 //! `ggufkit::outline`: the entries read before a stop, and the same verdicts as `validate`.
 
-use ggufkit::{outline, validate, Gguf, Rule};
+use ggufkit::{outline, validate_bytes, Gguf, Rule};
 
 fn put_str(b: &mut Vec<u8>, s: &str) {
     b.extend((s.len() as u64).to_le_bytes());
@@ -94,7 +94,7 @@ fn every_prefix_reports_as_validate_does() {
     let (b, _) = file();
     for n in 0..=b.len() {
         let o = outline(&b[..n]);
-        assert_eq!(o.report, validate(&b[..n]), "prefix of {n} bytes");
+        assert_eq!(o.report, validate_bytes(&b[..n]), "prefix of {n} bytes");
         assert!(o
             .kvs
             .iter()

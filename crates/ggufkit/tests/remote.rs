@@ -161,7 +161,7 @@ fn verdicts_are_those_of_local_reading_for_damaged_files() {
         .collect();
     let srv = Server::start(objects, Faults::default());
     for (name, bytes) in &cases {
-        let local = ggufkit::validate(bytes);
+        let local = ggufkit::validate_bytes(bytes);
         let (remote, _) = validate_url(&srv.url(&format!("/{name}.gguf")), &quick()).unwrap();
         assert_eq!(remote, local, "{name}");
     }
@@ -179,7 +179,7 @@ fn verdicts_are_those_of_local_reading_for_damaged_files() {
 fn empty_object_is_a_truncated_file_not_an_io_error() {
     let srv = Server::one("/empty.gguf", Vec::new());
     let (r, _) = validate_url(&srv.url("/empty.gguf"), &quick()).unwrap();
-    assert_eq!(r, ggufkit::validate(&[]));
+    assert_eq!(r, ggufkit::validate_bytes(&[]));
     assert_eq!(r.errors[0].rule, Rule::Truncated);
 }
 

@@ -155,7 +155,7 @@ fn s3_objects_read_like_local_files() {
     assert_eq!(r.stats().requests, 2);
 
     let (report, _) = validate_url("s3://models/cut.gguf", &opts).unwrap();
-    assert_eq!(report, ggufkit::validate(&cut));
+    assert_eq!(report, ggufkit::validate_bytes(&cut));
     assert_eq!(report.errors[0].rule, Rule::Truncated);
 
     let m = RemoteModel::open_with(

@@ -4,12 +4,12 @@
 mod common;
 
 use common::Craft;
-use ggufkit::{validate, Gguf, ReadOptions, Rule};
+use ggufkit::{validate_bytes, Gguf, ReadOptions, Rule};
 
 /// Asserts that the first error is `rule` at `offset`, and that strict opening fails the same way.
 #[track_caller]
 fn first_error(bytes: &[u8], rule: Rule, offset: u64) {
-    let report = validate(bytes);
+    let report = validate_bytes(bytes);
     let e = report
         .errors
         .first()
@@ -22,7 +22,7 @@ fn first_error(bytes: &[u8], rule: Rule, offset: u64) {
 
 #[track_caller]
 fn valid(bytes: &[u8]) -> ggufkit::Report {
-    let report = validate(bytes);
+    let report = validate_bytes(bytes);
     assert!(report.valid(), "expected valid: {:?}", report.errors);
     Gguf::from_bytes(bytes).expect("strict opening of a valid file");
     report
@@ -53,7 +53,7 @@ fn version() {
     let mut b = Craft::new(1, 0, 0).build();
     b.truncate(6);
     first_error(&b, Rule::Truncated, 4);
-    assert!(validate(&Craft::new(2, 0, 0).build()).valid());
+    assert!(validate_bytes(&Craft::new(2, 0, 0).build()).valid());
 }
 
 #[test]
@@ -173,7 +173,7 @@ fn value_bool() {
     let mut c = Craft::new(3, 0, 1);
     c.key("k", 7).u8(2);
     first_error(&c.build(), Rule::ValueBool, 37);
-    let r = validate(&c.bytes);
+    let r = validate_bytes(&c.bytes);
     assert!(r.ggml_compatible(), "ggml reads any bool byte");
     let g = Gguf::from_bytes_with(&c.bytes, &ReadOptions::permissive()).unwrap();
     assert_eq!(g.get_bool("k"), Some(true));
@@ -188,7 +188,7 @@ fn value_utf8() {
     let mut c = Craft::new(3, 0, 1);
     c.key("k", 8).str(b"ok\xff");
     first_error(&c.build(), Rule::ValueUtf8, 45);
-    assert!(validate(&c.bytes).ggml_compatible());
+    assert!(validate_bytes(&c.bytes).ggml_compatible());
     // in a key
     let mut c = Craft::new(3, 0, 1);
     c.str(b"\xc0k").u32(0).u8(0);
@@ -636,7 +636,7 @@ fn repeated_names_reported_in_order_across_batches() {
     first_error(&bytes, Rule::TensorDuplicate, starts[130]);
     let (bytes, starts) = build(None);
     first_error(&bytes, Rule::TensorDuplicate, starts[130]);
-    let report = validate(&bytes);
+    let report = validate_bytes(&bytes);
     let dups: Vec<(u64, &str)> = report
         .errors
         .iter()

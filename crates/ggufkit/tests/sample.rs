@@ -15,7 +15,7 @@ fn committed_sample_is_what_make_sample_writes() {
         committed == made,
         "regenerate with: cargo run -p ggufkit --example make_sample"
     );
-    let report = ggufkit::validate(&committed);
+    let report = ggufkit::validate_bytes(&committed);
     assert!(report.valid() && report.ggml_compatible(), "{report:?}");
     let g = ggufkit::Gguf::from_bytes(&committed).unwrap();
     let vocab = g.get_array("tokenizer.ggml.tokens").unwrap().len();

@@ -5,6 +5,7 @@
 //! block that turns strings the parser checked into `&str`).
 #![deny(unsafe_code)]
 
+pub(crate) mod index;
 mod name_table;
 pub(crate) mod parser;
 pub(crate) mod source;
@@ -15,13 +16,14 @@ use std::io::Read;
 use std::path::Path;
 
 use crate::endian::Endian;
-use crate::error::{Diagnostic, Error, Result, Rule};
+use crate::error::{Error, Result};
 use crate::map;
 use crate::types::GgmlType;
-use crate::validate::Report;
+use crate::validate::{data::check_data, incomplete, Report};
 use crate::value::{decode_exact, ArrayView, IndexRef, Str, Value, ValueIndex, ValueType};
-pub use parser::DEFAULT_ALIGNMENT;
-use parser::{Findings, Header, KvEntry, Mode, Stop};
+pub use crate::wire::DEFAULT_ALIGNMENT;
+use index::{Header, KvEntry};
+use parser::{Findings, Mode, Paths, Stop};
 use source::{SliceSource, StreamSource};
 use text::CheckedText;
 
@@ -298,21 +300,7 @@ impl<'a> Gguf<'a> {
     /// Position of `key` among the key-value pairs (the last occurrence, when permissive reading
     /// let a repeated key through).
     pub fn kv_index(&self, key: &str) -> Option<usize> {
-        let src = self.bytes.get();
-        let endian = self.header.endian;
-        let kvs = &self.header.kvs;
-        let hash = self.hash(key.as_bytes());
-        self.header
-            .key_index
-            .find(hash, |&j| {
-                kvs.get(j as usize)
-                    .is_some_and(|e| parser::key_bytes(src, e, endian) == key.as_bytes())
-            })
-            .map(|&j| j as usize)
-    }
-
-    fn hash(&self, b: &[u8]) -> u64 {
-        parser::hash_bytes(&self.header.hasher, b)
+        self.header.key_position(self.bytes.get(), key.as_bytes())
     }
 
     /// The key-value pair with this key, in O(1).
@@ -439,16 +427,10 @@ impl<'a> Gguf<'a> {
     /// The tensor with this name, in O(1) (the first one, when permissive reading let a repeated
     /// name through).
     pub fn tensor(&self, name: &str) -> Option<TensorInfo<'_>> {
-        let src = self.bytes.get();
-        let endian = self.header.endian;
-        let ts = &self.header.tensors;
-        let hash = self.header.name_index.seed().hash(name.as_bytes());
-        self.header
-            .name_index
-            .find(hash, |j| {
-                parser::tensor_name(src, ts.at(j), endian) == name.as_bytes()
-            })
-            .map(|j| self.tensor_info(ts.at(j)))
+        let j = self
+            .header
+            .tensor_position(self.bytes.get(), name.as_bytes())?;
+        Some(self.tensor_info(self.header.tensors.at(j)))
     }
 
     /// Total bytes of tensor data (without padding).
@@ -486,7 +468,7 @@ fn make_kv<'a>(
     e: KvEntry,
     nested: Option<&'a ValueIndex>,
 ) -> Kv<'a> {
-    let key = parser::key_bytes(src, e, endian);
+    let key = index::key_bytes(src, e, endian);
     let type_pos = e.start as usize + 8 + key.len();
     let vt = endian.u32(src[type_pos..type_pos + 4].try_into().expect("4 bytes"));
     let vt = ValueType::from_id(vt).expect("checked by the parser");
@@ -515,7 +497,7 @@ fn make_tensor_info(
     has_data: bool,
     checked: Option<CheckedText>,
 ) -> TensorInfo<'_> {
-    let f = parser::info_fields(src, e, start);
+    let f = index::info_fields(src, e, start);
     let ty = GgmlType::from_id(f.type_id).expect("checked by the parser");
     let dims = f.dims;
     // the parser checked the exact product (0 when a dimension is 0, else at most i64::MAX), so
@@ -666,106 +648,6 @@ impl<'a> TensorInfo<'a> {
     }
 }
 
-/// Checks what the header implies against the file's length `total`: data cut short, trailing
-/// bytes. `bytes` holds the file from its start at least through the header (and, for a file
-/// without tensors, through the padding after it).
-fn check_data(h: &Header, bytes: &[u8], total: u64, report: &mut Report) {
-    if total < h.file_size {
-        // the first tensor whose padded data runs past the end
-        let align = u64::from(h.alignment);
-        let mut at = h.data_offset;
-        let mut what = String::from("the tensor data");
-        let src = bytes;
-        for t in h.tensors.iter() {
-            // the name is formatted only for the tensor that is reported
-            let name = || parser::show(parser::tensor_name(src, t, h.endian));
-            let (offset, size) = parser::tensor_extent(src, h.endian, t);
-            let start = h.data_offset + offset;
-            let data_end = start.saturating_add(size);
-            let end = parser::padded_end(start, size, align).unwrap_or(u64::MAX);
-            if data_end > total {
-                // the data itself is cut: the offending field is the data
-                at = start;
-                what = format!(
-                    "the data of tensor '{}' ({} bytes from byte {at})",
-                    name(),
-                    size
-                );
-                break;
-            }
-            if end > total {
-                // the data is whole but its padding is cut: the offending field is the padding
-                at = data_end;
-                what = format!(
-                    "the padding after tensor '{}' ({} bytes from byte {at})",
-                    name(),
-                    end - data_end
-                );
-                break;
-            }
-        }
-        report.errors.push(Diagnostic {
-            rule: Rule::Truncated,
-            offset: at,
-            message: format!(
-                "the file is {total} bytes long but the header implies {} bytes: {what} runs past the end",
-                h.file_size
-            ),
-        });
-    } else if total > h.file_size {
-        let mut start = h.file_size;
-        if h.tensors.is_empty() {
-            // ggml's writer pads a tensor-less file to the alignment: zeros there are not trailing
-            let align = u64::from(h.alignment);
-            let pad_end = h.file_size.div_ceil(align).saturating_mul(align).min(total);
-            if bytes
-                .get(h.file_size as usize..pad_end as usize)
-                .is_some_and(|pad| pad.iter().all(|&b| b == 0))
-            {
-                start = pad_end;
-            }
-        }
-        if total > start {
-            report.warnings.push(Diagnostic {
-                rule: Rule::TrailingData,
-                offset: start,
-                message: format!(
-                    "{} bytes follow the {} bytes the header implies",
-                    total - start,
-                    h.file_size
-                ),
-            });
-        }
-    }
-}
-
-/// Runs the whole check of a GGUF in memory and reports every finding: the two verdicts of
-/// `gguf validate`. Never fails: a file that cannot be parsed is an invalid file, and one whose
-/// header declares more entries than the reader indexes is reported [`Report::incomplete`].
-pub fn validate(bytes: &[u8]) -> Report {
-    let (r, found) = parser::parse(&mut SliceSource(bytes), Mode::Permissive);
-    verdicts(r, found, bytes, bytes.len() as u64)
-}
-
-/// The report of a permissive parse of a file `total` bytes long whose first bytes are `bytes`
-/// (see [`check_data`]): shared by local and remote validation.
-pub(crate) fn verdicts(
-    r: std::result::Result<Header, Stop>,
-    found: Findings,
-    bytes: &[u8],
-    total: u64,
-) -> Report {
-    match r {
-        Ok(h) => {
-            let mut report = Report::from_findings(found, None);
-            check_data(&h, bytes, total, &mut report);
-            report
-        }
-        Err(Stop::Rule(d)) => Report::from_findings(found, Some(d)),
-        Err(Stop::Io(e)) => incomplete(found, e),
-    }
-}
-
 /// A whole file, memory-mapped read-only: for callers that need the bytes themselves, such as
 /// [`outline`] of a file that may not parse.
 pub struct MappedFile(map::Map);
@@ -810,7 +692,7 @@ pub struct Outline<'a> {
     pub alignment: Option<u32>,
     /// The length the header implies (`file_size`), when the header was read to its end.
     pub expected_len: Option<u64>,
-    /// Every finding, as [`validate`] reports them; when parsing stopped, the stop is the last error.
+    /// Every finding, as [`validate_bytes`](crate::validate_bytes) reports them; when parsing stopped, the stop is the last error.
     pub report: Report,
     /// True when parsing stopped before the end of the header.
     pub stopped: bool,
@@ -818,7 +700,8 @@ pub struct Outline<'a> {
 
 /// Parses `bytes` as far as they go: see [`Outline`]. Never fails.
 pub fn outline(bytes: &[u8]) -> Outline<'_> {
-    let (r, found, reached) = parser::parse_reaching(&mut SliceSource(bytes), Mode::Permissive);
+    let (r, found, reached) =
+        parser::parse_reaching(&mut SliceSource(bytes), Mode::Permissive, Paths::Fast);
     outline_of(bytes, bytes.len() as u64, r, found, reached)
 }
 
@@ -827,7 +710,7 @@ pub fn outline(bytes: &[u8]) -> Outline<'_> {
 #[cfg(feature = "remote")]
 pub fn outline_sized(bytes: &[u8], total: u64) -> Outline<'_> {
     let mut src = source::PrefixSource { bytes, total };
-    let (r, found, reached) = parser::parse_reaching(&mut src, Mode::Permissive);
+    let (r, found, reached) = parser::parse_reaching(&mut src, Mode::Permissive, Paths::Fast);
     outline_of(bytes, total, r, found, reached)
 }
 
@@ -886,28 +769,5 @@ fn outline_of<'a>(
                 stopped: true,
             }
         }
-    }
-}
-
-/// The report of a check that stopped early without a broken rule: bytes in memory never fail to
-/// read, so that is the reader's limit on counts (see [`Report::incomplete`]).
-fn incomplete(found: Findings, why: std::io::Error) -> Report {
-    Report {
-        incomplete: Some(why.to_string()),
-        ..Report::from_findings(found, None)
-    }
-}
-
-/// [`validate`] on a file, memory-mapped; an error, not a report, when the check cannot finish
-/// (a header beyond the reader's limits, see [`Report::incomplete`]).
-pub fn validate_file(path: impl AsRef<Path>) -> Result<Report> {
-    let path = path.as_ref();
-    let file = File::open(path).map_err(|e| Error::io(format!("opening {}", path.display()), e))?;
-    let map =
-        map::Map::new(&file).map_err(|e| Error::io(format!("mapping {}", path.display()), e))?;
-    let report = validate(map.as_slice());
-    match report.incomplete {
-        Some(why) => Err(Error::Invalid(format!("cannot be validated: {why}"))),
-        None => Ok(report),
     }
 }

@@ -39,7 +39,8 @@ use object_store::{GetOptions, GetRange, ObjectStore};
 
 use crate::error::{Error, Result};
 use crate::read::parser::{self, Mode};
-use crate::read::{verdicts, Gguf, ReadOptions};
+use crate::read::{Gguf, ReadOptions};
+use crate::validate::verdicts;
 use crate::validate::Report;
 use object::{describe, Object};
 use source::RemoteSource;

@@ -1,56 +1,55 @@
-//! The two verdicts: `valid` (the spec) and `ggml_compatible` (what ggml v0.27.0 would load).
+//! What is checked, and the verdicts: the one place to learn the rules of the format.
+//!
+//! - `rules`: every rule of the CLI contract's table as a named check, with the diagnostic
+//!   its violation produces. The parser (`read/parser/`) calls these checks on every field as it
+//!   reads the header, on its field-by-field path and its fast paths alike.
+//! - `data`: the checks after the header, against the file's length (`truncated` tensor data,
+//!   `trailing_data`).
+//! - [`Report`]: everything found about a file, and its two verdicts, `valid` (the spec) and
+//!   `ggml_compatible` (what ggml v0.27.0 loads).
+//! - [`check_fast_paths`]: proof that the parser's fast paths read what its field-by-field path
+//!   reads, used by the tests and a fuzz target.
+//!
+//! [`validate_bytes`] and [`validate_file`] run the whole check and never stop at the first
+//! finding; opening a file ([`crate::Gguf::open`]) runs the same checks and stops at the first
+//! error unless opened permissively.
 #![forbid(unsafe_code)]
 
-use crate::error::{Diagnostic, Rule};
-use crate::read::parser::Findings;
+pub(crate) mod data;
+mod paths;
+mod report;
+pub(crate) mod rules;
 
-/// Everything found about one file: errors break the spec, warnings do not.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Report {
-    /// Violations of the spec, the first one met reading front to back first.
-    pub errors: Vec<Diagnostic>,
-    /// `ggml.endian`, `ggml.nested_array`, `trailing_data`, and names ggml would call duplicates.
-    pub warnings: Vec<Diagnostic>,
-    /// Diagnostics left out because the file had too many of them.
-    pub omitted: usize,
-    /// Why the check stopped before the end of the header without finding a broken rule: the
-    /// header declares more key-value pairs or tensors than this reader indexes (2^32 - 1, a
-    /// header of 64 GB at least). The file is then judged neither valid nor ggml-compatible, and
-    /// [`validate_file`](crate::validate_file) returns an error for it.
-    pub incomplete: Option<String>,
+use std::path::Path;
+
+use crate::error::{Error, Result};
+use crate::map;
+use crate::read::parser::{self, Mode};
+use crate::read::source::SliceSource;
+
+pub use paths::check_fast_paths;
+pub use report::Report;
+pub(crate) use report::{incomplete, verdicts};
+
+/// Runs the whole check of a GGUF in memory and reports every finding: the two verdicts of
+/// `gguf validate`. Never fails: a file that cannot be parsed is an invalid file, and one whose
+/// header declares more entries than the reader indexes is reported [`Report::incomplete`].
+pub fn validate_bytes(bytes: &[u8]) -> Report {
+    let (r, found) = parser::parse(&mut SliceSource(bytes), Mode::Permissive);
+    verdicts(r, found, bytes, bytes.len() as u64)
 }
 
-impl Report {
-    pub(crate) fn from_findings(found: Findings, stop: Option<Diagnostic>) -> Report {
-        let mut errors = found.errors;
-        errors.extend(stop);
-        Report {
-            errors,
-            warnings: found.warnings,
-            omitted: found.dropped,
-            incomplete: None,
-        }
-    }
-
-    /// The file satisfies every rule of the spec and the contract.
-    pub fn valid(&self) -> bool {
-        self.errors.is_empty() && self.incomplete.is_none()
-    }
-
-    /// ggml v0.27.0 would load the file with its data: every error is one ggml does not check
-    /// (bool bytes, UTF-8) and no warning is one ggml rejects (byte order, nested arrays,
-    /// names equal up to a NUL byte).
-    pub fn ggml_compatible(&self) -> bool {
-        self.incomplete.is_none()
-            && self
-                .errors
-                .iter()
-                .all(|d| matches!(d.rule, Rule::ValueBool | Rule::ValueUtf8))
-            && self.warnings.iter().all(|d| d.rule == Rule::TrailingData)
-    }
-
-    /// The first error, if any.
-    pub fn first_error(&self) -> Option<&Diagnostic> {
-        self.errors.first()
+/// [`validate_bytes`] on a file, memory-mapped; an error, not a report, when the check cannot
+/// finish (a header beyond the reader's limits, see [`Report::incomplete`]).
+pub fn validate_file(path: impl AsRef<Path>) -> Result<Report> {
+    let path = path.as_ref();
+    let file = std::fs::File::open(path)
+        .map_err(|e| Error::io(format!("opening {}", path.display()), e))?;
+    let map =
+        map::Map::new(&file).map_err(|e| Error::io(format!("mapping {}", path.display()), e))?;
+    let report = validate_bytes(map.as_slice());
+    match report.incomplete {
+        Some(why) => Err(Error::Invalid(format!("cannot be validated: {why}"))),
+        None => Ok(report),
     }
 }

@@ -1,0 +1,198 @@
+//! Tensor infos: name, dimensions, type and offset, each field checked by its rule; runs of
+//! plain infos go through the fast path ([`super::fast_infos`]), anything else field by field
+//! here, to be reported exactly. Then the padding before the tensor data.
+#![forbid(unsafe_code)]
+
+use super::fast_infos::{fast_infos, InfoRun, NameBatch, NAME_BATCH};
+use super::{PResult, Parser, Paths, Stop};
+use crate::endian::Endian;
+use crate::read::index::TensorList;
+use crate::read::name_table::NameTable;
+use crate::read::source::Source;
+use crate::validate::rules::{self, show};
+
+/// What the tensor infos leave for the rest of the header.
+pub(super) struct Infos {
+    /// Tensor indices by name, each with the high half of its name's hash.
+    pub name_index: NameTable,
+    /// Bytes of the data section: the last tensor's padded end.
+    pub data_len: u64,
+}
+
+impl<S: Source> Parser<'_, S> {
+    /// The `n_tensors` tensor infos, entered in `tensors` as they are read; `alignment` is the
+    /// file's, which every tensor's padded end is rounded to.
+    pub(super) fn tensor_infos(
+        &mut self,
+        n_tensors: u64,
+        alignment: u32,
+        tensors: &mut TensorList,
+    ) -> PResult<Infos> {
+        tensors.reserve(n_tensors as usize);
+        let mut name_index = NameTable::with_capacity(n_tensors as usize);
+        // names of fast-path infos wait here to be entered a batch at a time (see `enter_names`)
+        let mut batch = NameBatch::new();
+        let mut expected: u64 = 0;
+        let align = u64::from(alignment);
+        let mut i = 0;
+        while i < n_tensors {
+            if self.paths == Paths::Fast {
+                // the common case, a run of infos decoded behind two bounds checks each
+                let (b, left, seed) = (self.cur.bytes(), n_tensors - i, name_index.seed());
+                let from = InfoRun {
+                    pos: self.cur.pos,
+                    expected,
+                };
+                let run = match self.cur.endian {
+                    Endian::Little => fast_infos::<false>(b, from, left, align, seed, &mut batch),
+                    Endian::Big => fast_infos::<true>(b, from, left, align, seed, &mut batch),
+                };
+                self.cur.pos = run.pos;
+                expected = run.expected;
+                i += batch.len as u64;
+                batch.first = tensors.len() as u32;
+                tensors.extend(&batch.starts[..batch.len]);
+                // the names before the next info go first: a repeat among them is reported
+                // before anything wrong with it
+                self.enter_names(&mut name_index, &batch, tensors)?;
+                if i == n_tensors || batch.len == NAME_BATCH {
+                    continue;
+                }
+            }
+            expected = self.tensor_info(i, expected, align, &mut name_index, tensors)?;
+            i += 1;
+        }
+        Ok(Infos {
+            name_index,
+            data_len: expected,
+        })
+    }
+
+    /// Tensor info `i`, field by field, whose data must start at `expected`; returns where the
+    /// next tensor's data must start.
+    fn tensor_info(
+        &mut self,
+        i: u64,
+        expected: u64,
+        align: u64,
+        name_index: &mut NameTable,
+        tensors: &mut TensorList,
+    ) -> PResult<u64> {
+        let start = self.cur.pos;
+        // name: judged from its length field first
+        let name_len = self
+            .cur
+            .read_u64(&|_: &[u8]| format!("the name length of tensor {i}"))?;
+        if !rules::tensor_name_len(name_len) {
+            self.soft(rules::tensor_name_violation(start, i, name_len))?;
+        }
+        let name_of = |_: &[u8]| format!("the name of tensor {i}");
+        self.cur.need_string_bytes(start, name_len, &name_of)?;
+        let name_pos = self.cur.pos;
+        self.cur.pos += name_len;
+        self.check_name(name_pos, name_len, &name_of)?;
+        self.enter_tensor_name(name_index, tensors, i, start, name_len)?;
+        let (np, nl) = (name_pos as usize, name_len as usize);
+        let tname_in = move |s: &[u8]| show(&s[np..np + nl]);
+        let tname = |c: &Self| tname_in(c.cur.bytes());
+
+        // dimensions
+        let ndims_pos = self.cur.pos;
+        let n_dims = self
+            .cur
+            .read_u32(&|s: &[u8]| format!("the dimension count of tensor '{}'", tname_in(s)))?;
+        if !rules::tensor_dims(n_dims) {
+            let d = rules::tensor_dims_violation(ndims_pos, &tname(self), n_dims);
+            return Err(Stop::Rule(d));
+        }
+        let dims_pos = self.cur.pos;
+        // when every field through the offset is in memory (all but a cut file), they are
+        // read without a check each; otherwise field by field, to name the one cut short
+        let fields_end = self.cur.pos + 8 * u64::from(n_dims) + 12;
+        let in_memory =
+            fields_end <= self.cur.bytes().len() as u64 || self.cur.src.available(fields_end)?;
+        let mut dims = [1u64; 4];
+        for (d, dim) in dims.iter_mut().enumerate().take(n_dims as usize) {
+            let at = self.cur.pos;
+            let v = if in_memory {
+                self.cur.pos += 8;
+                self.cur.u64_at(at)
+            } else {
+                self.cur
+                    .read_u64(&|s: &[u8]| format!("dimension {d} of tensor '{}'", tname_in(s)))?
+            };
+            if !rules::tensor_dim(v) {
+                return Err(Stop::Rule(rules::tensor_dim_violation(
+                    at,
+                    &tname(self),
+                    d,
+                    v,
+                )));
+            }
+            *dim = v;
+        }
+        let Some(n_elements) = rules::element_count(&dims) else {
+            let shape = &dims[..n_dims as usize];
+            let d = rules::element_count_violation(dims_pos, &tname(self), shape);
+            return Err(Stop::Rule(d));
+        };
+
+        // type
+        let type_pos = self.cur.pos;
+        let raw_type = if in_memory {
+            self.cur.pos += 4;
+            self.cur.u32_at(type_pos)
+        } else {
+            self.cur
+                .read_u32(&|s: &[u8]| format!("the type of tensor '{}'", tname_in(s)))?
+        };
+        let Some(ty) = rules::tensor_type(raw_type) else {
+            let d = rules::tensor_type_violation(type_pos, &tname(self), raw_type);
+            return Err(Stop::Rule(d));
+        };
+        let ne0 = if n_dims > 0 { dims[0] } else { 1 };
+        if !rules::tensor_block(ne0, ty) {
+            let d = rules::tensor_block_violation(type_pos, &tname(self), ty, ne0);
+            return Err(Stop::Rule(d));
+        }
+        let Some(size) = rules::byte_size(ty, n_elements) else {
+            let d = rules::byte_size_violation(dims_pos, &tname(self), ty, n_elements);
+            return Err(Stop::Rule(d));
+        };
+
+        // offset
+        let offset_pos = self.cur.pos;
+        let offset = if in_memory {
+            self.cur.pos += 8;
+            self.cur.u64_at(offset_pos)
+        } else {
+            self.cur
+                .read_u64(&|s: &[u8]| format!("the data offset of tensor '{}'", tname_in(s)))?
+        };
+        if !rules::tensor_offset(offset, expected) {
+            let d = rules::tensor_offset_violation(offset_pos, &tname(self), offset, expected);
+            return Err(Stop::Rule(d));
+        }
+        let Some(next) = rules::padded_end(offset, size, align) else {
+            let d = rules::padded_end_violation(offset_pos, &tname(self), offset, size);
+            return Err(Stop::Rule(d));
+        };
+        tensors.push(start);
+        Ok(next)
+    }
+
+    /// The padding before the tensor data (only when there are tensors); returns where the data
+    /// starts.
+    pub(super) fn data_padding(&mut self, n_tensors: u64, alignment: u32) -> PResult<u64> {
+        if n_tensors != 0 {
+            let align = u64::from(alignment);
+            let pad = (align - self.cur.pos % align) % align;
+            let at = self.cur.pos;
+            self.cur.need(pad, at, &|_: &[u8]| {
+                "the padding before the tensor data".into()
+            })?;
+            self.cur.pos += pad;
+        }
+        Ok(self.cur.pos)
+    }
+}
