@@ -56,6 +56,16 @@ impl Positions {
         self.low.len() + self.high.len()
     }
 
+    fn truncate(&mut self, n: usize) {
+        let low = self.low.len();
+        if n <= low {
+            self.low.truncate(n);
+            self.high.clear();
+        } else {
+            self.high.truncate(n - low);
+        }
+    }
+
     #[inline]
     fn get(&self, i: usize) -> Option<u64> {
         match self.low.get(i) {
@@ -124,6 +134,11 @@ impl TensorList {
     #[inline]
     pub(crate) fn push(&mut self, start: u64) {
         self.starts.push(start);
+    }
+
+    /// Keeps the first `n` infos.
+    pub(crate) fn truncate(&mut self, n: usize) {
+        self.starts.truncate(n);
     }
 
     /// Appends the starts of a run of infos, in file order.

@@ -64,14 +64,20 @@ impl<S: Source> Parser<'_, S> {
             // one string the fast loop stopped at: more bytes to read, or a length that is not
             // ASCII (which ends the run: that string is checked alone)
             let at = pos;
-            if !self.cur.src.available(at.saturating_add(8))? {
-                return Err(self.short_element(at, k, kv));
-            }
-            let len = self.cur.u64_at(at);
-            match (at + 8).checked_add(len) {
-                Some(end) if self.cur.src.available(end)? => pos = end,
-                _ => return Err(self.short_element(at, k, kv)),
-            }
+            let whole = match self.cur.src.available(at.saturating_add(8))? {
+                true => (at + 8).checked_add(self.cur.u64_at(at)),
+                false => None,
+            };
+            let len = match whole {
+                Some(end) if self.cur.src.available(end)? => end - at - 8,
+                // a cut: the strings before it are checked first, so that a bad one among them
+                // is reported before the cut, as reading them one by one does
+                _ => {
+                    self.check_run(run_start, at, run_first, kv)?;
+                    return Err(self.short_element(at, k, kv));
+                }
+            };
+            pos = at + 8 + len;
             if record {
                 self.value_index.lens.push(short_len(len));
             }

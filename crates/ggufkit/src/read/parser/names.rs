@@ -81,7 +81,7 @@ impl<S: Source> Parser<'_, S> {
         &mut self,
         name_index: &mut NameTable,
         batch: &NameBatch,
-        tensors: &TensorList,
+        tensors: &mut TensorList,
     ) -> PResult<()> {
         let src = self.cur.bytes();
         let e = self.cur.endian;
@@ -103,7 +103,11 @@ impl<S: Source> Parser<'_, S> {
                 u64::from(i),
                 j,
             );
-            self.soft(d)?;
+            if let Err(stop) = self.soft(d) {
+                // the infos from the repeat on were not read, as far as a stop goes
+                tensors.truncate(i as usize);
+                return Err(stop);
+            }
         }
         Ok(())
     }
