@@ -103,6 +103,8 @@ impl<S: Source> Parser<'_, S> {
     }
 
     /// Reads one value of type `vt` at the cursor; arrays (nested ones too) without recursion.
+    /// Kept out of line: the loops of string arrays compile best as a function of their own.
+    #[inline(never)]
     fn value(&mut self, vt: ValueType, kv: u64) -> PResult<()> {
         match vt {
             ValueType::String => {
