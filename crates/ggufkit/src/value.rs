@@ -944,50 +944,12 @@ pub(crate) fn decode_exact<'a>(
     }))
 }
 
-/// Byte length of `count` encoded elements of type `elem` at the start of `b`, iteratively.
+/// Byte length of `count` encoded elements of type `elem` at the start of `b` (the wire
+/// format's walk, without recursion).
 pub(crate) fn measure_elements(elem: ValueType, count: u64, b: &[u8], e: Endian) -> Option<usize> {
-    // Each frame: (element type, elements left). Depth is bounded by the bytes (12 per level).
-    let mut stack: Vec<(ValueType, u64)> = vec![(elem, count)];
-    let mut pos = 0usize;
-    while let Some(top) = stack.last_mut() {
-        if top.1 == 0 {
-            stack.pop();
-            continue;
-        }
-        let t = top.0;
-        if let Some(size) = t.fixed_size() {
-            let n = usize::try_from(top.1).ok()?;
-            pos = pos.checked_add(n.checked_mul(size)?)?;
-            if pos > b.len() {
-                return None;
-            }
-            top.1 = 0;
-            continue;
-        }
-        top.1 -= 1;
-        if t == ValueType::String {
-            let len = e.u64(*b.get(pos..)?.first_chunk::<8>()?);
-            pos = pos
-                .checked_add(8)?
-                .checked_add(usize::try_from(len).ok()?)?;
-            if pos > b.len() {
-                return None;
-            }
-        } else {
-            let last = top.1 == 0;
-            let head = b.get(pos..pos.checked_add(12)?)?;
-            let inner = ValueType::from_id(e.u32(*head.first_chunk::<4>()?))?;
-            let n = e.u64(*head[4..].first_chunk::<8>()?);
-            pos += 12;
-            if last {
-                // this frame ends with its last element: keep the stack as short as the
-                // nesting that still has elements to come
-                stack.pop();
-            }
-            stack.push((inner, n));
-        }
-    }
-    Some(pos)
+    crate::wire::ValueWalk::elements(elem, count, 0, e)
+        .end(b)
+        .ok()
 }
 
 #[cfg(test)]

@@ -542,6 +542,11 @@ impl<'a> Kv<'a> {
     pub fn value_type(&self) -> ValueType {
         self.value.value_type()
     }
+
+    /// Where each field of the pair lies in the file.
+    pub fn spans(&self) -> crate::wire::KvSpans {
+        crate::wire::KvSpans::of(self)
+    }
 }
 
 /// One tensor info with its data, borrowed.
@@ -640,6 +645,16 @@ impl<'a> TensorInfo<'a> {
         let start = usize::try_from(self.data_offset).ok()?;
         let end = start.checked_add(usize::try_from(self.size()).ok()?)?;
         self.file?.get(start..end)
+    }
+
+    /// Where each field of the info lies in the file.
+    pub fn spans(&self) -> crate::wire::InfoSpans {
+        crate::wire::InfoSpans::of(self)
+    }
+
+    /// Where the data lies in the file (without its padding).
+    pub fn data_span(&self) -> crate::wire::Span {
+        crate::wire::Span::new(self.data_offset, self.size())
     }
 
     /// Bytes in one row (ne0 elements).

@@ -1,0 +1,133 @@
+//! Where each field of a key-value pair and of a tensor info lies, from what the parser found:
+//! the byte map that `gguf layout` shows, without reading the bytes again.
+#![forbid(unsafe_code)]
+
+use crate::read::{Kv, TensorInfo};
+use crate::value::Value;
+
+use super::{Span, ARRAY_HEAD, STRING_LEN};
+
+/// The fields of a key-value pair.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KvSpans {
+    /// The key's length field (a `u64`).
+    pub key_len: Span,
+    /// The key's bytes.
+    pub key: Span,
+    /// The value type (a `u32`).
+    pub value_type: Span,
+    /// The value.
+    pub value: ValueSpans,
+}
+
+/// The fields of a value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ValueSpans {
+    /// A number or bool: its bytes.
+    Scalar(Span),
+    /// A string: its length field and its bytes.
+    String { len: Span, bytes: Span },
+    /// An array: its element type, its element count and all its elements.
+    Array {
+        elem_type: Span,
+        count: Span,
+        elems: Span,
+    },
+}
+
+impl ValueSpans {
+    /// The whole value.
+    pub fn whole(&self) -> Span {
+        match *self {
+            ValueSpans::Scalar(s) => s,
+            ValueSpans::String { len, bytes } => Span::new(len.offset, len.len + bytes.len),
+            ValueSpans::Array {
+                elem_type, elems, ..
+            } => Span::new(elem_type.offset, elems.end() - elem_type.offset),
+        }
+    }
+}
+
+impl KvSpans {
+    /// The fields of the pair `kv`, as the parser delimited it.
+    pub fn of(kv: &Kv<'_>) -> KvSpans {
+        let key_len = Span::new(kv.offset, STRING_LEN);
+        let key = Span::new(key_len.end(), kv.key.len() as u64);
+        let value_type = Span::new(key.end(), 4);
+        let at = value_type.end();
+        let end = kv.offset + kv.raw.len() as u64;
+        let value = match kv.value {
+            Value::String(s) => ValueSpans::String {
+                len: Span::new(at, STRING_LEN),
+                bytes: Span::new(at + STRING_LEN, s.len() as u64),
+            },
+            Value::Array(_) => ValueSpans::Array {
+                elem_type: Span::new(at, 4),
+                count: Span::new(at + 4, 8),
+                elems: Span::new(at + ARRAY_HEAD, end.saturating_sub(at + ARRAY_HEAD)),
+            },
+            _ => ValueSpans::Scalar(Span::new(at, end.saturating_sub(at))),
+        };
+        KvSpans {
+            key_len,
+            key,
+            value_type,
+            value,
+        }
+    }
+}
+
+/// The fields of a tensor info.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct InfoSpans {
+    /// The name's length field (a `u64`).
+    pub name_len: Span,
+    /// The name's bytes.
+    pub name: Span,
+    /// The dimension count (a `u32`).
+    pub n_dims: Span,
+    /// The dimensions (a `u64` each): the first `n_dims` entries.
+    dims: [Span; 4],
+    n: usize,
+    /// The ggml type (a `u32`).
+    pub ggml_type: Span,
+    /// The data offset (a `u64`).
+    pub offset: Span,
+}
+
+impl InfoSpans {
+    /// The fields of the tensor info `t`.
+    pub fn of(t: &TensorInfo<'_>) -> InfoSpans {
+        let name_len = Span::new(t.info_offset(), STRING_LEN);
+        let name = Span::new(name_len.end(), t.name_bytes().len() as u64);
+        let n_dims = Span::new(name.end(), 4);
+        let n = t.shape().len();
+        let mut dims = [Span::default(); 4];
+        for (d, s) in dims.iter_mut().enumerate().take(n) {
+            *s = Span::new(n_dims.end() + 8 * d as u64, 8);
+        }
+        let ggml_type = Span::new(n_dims.end() + 8 * n as u64, 4);
+        InfoSpans {
+            name_len,
+            name,
+            n_dims,
+            dims,
+            n,
+            ggml_type,
+            offset: Span::new(ggml_type.end(), 8),
+        }
+    }
+
+    /// The dimensions' fields, `n_dims` of them.
+    pub fn dims(&self) -> &[Span] {
+        &self.dims[..self.n]
+    }
+
+    /// The whole info.
+    pub fn whole(&self) -> Span {
+        Span::new(
+            self.name_len.offset,
+            self.offset.end() - self.name_len.offset,
+        )
+    }
+}
