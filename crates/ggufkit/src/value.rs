@@ -367,14 +367,14 @@ impl PartialEq for ArrayView<'_> {
 ///
 /// **Nested array ends.** Without them, stepping over an element that is itself an array means
 /// measuring everything inside it, and walking a deep nest measures each level once per level
-/// above it: quadratic in the depth (a megabyte of nesting took 20 seconds). Only arrays that are
+/// above it: quadratic in the depth. Only arrays that are
 /// not the last element of their parent (the last one ends where its parent ends) and whose own
 /// elements are arrays (a string or number array is measured in one pass) are recorded: none in a
 /// file without nesting. Positions take 4 bytes each while they fit.
 ///
 /// **String lengths.** Walking a string array means reading each length to find the next one:
-/// a chain of dependent loads, each waiting for the one before (about 2 ns a string, the cost of
-/// a vocabulary walk). For arrays of [`Self::LENS_MIN`] strings or more, the parser keeps each
+/// a chain of dependent loads, each waiting for the one before: most of the cost of a
+/// vocabulary walk. For arrays of [`Self::LENS_MIN`] strings or more, the parser keeps each
 /// length in a byte (255 for 255 or more), so [`StrIter`] finds the next string with an add
 /// instead of a load: one byte per string, an eighth of the array at most.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

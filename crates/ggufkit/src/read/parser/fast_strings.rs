@@ -193,7 +193,7 @@ fn scan<const BIG: bool, const RECORD: bool>(
 /// [`scan`] of a recorded string array with two chains of loads instead of one.
 ///
 /// Finding a string means reading the length of the one before: a chain of dependent loads, each
-/// waiting for the last (about 1.5 ns a string, most of the time it takes to open a vocabulary).
+/// waiting for the last: most of the time it takes to open a vocabulary.
 /// So a second chain starts from a guessed string boundary halfway to `limit` and both step in
 /// turn, the processor overlapping their loads. The guess is only kept when the first chain lands
 /// on it exactly: a chain from a true boundary steps over exactly the strings the first chain
