@@ -4,7 +4,7 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use ggufkit::{quant, GgmlType, Gguf};
 
@@ -14,11 +14,9 @@ const NO_QUANTIZER: &[&str] = &[];
 
 #[test]
 fn convert_type_all_reproduces_ggml_quant_vectors() {
-    let vectors = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/vectors/quant");
-    if !vectors.is_dir() {
-        println!("SKIP: ../shared/vectors not found");
+    let Some(vectors) = ggufkit_testkit::shared::find("vectors/quant") else {
         return;
-    }
+    };
     let dir = tempfile::tempdir().unwrap();
     let mut paths: Vec<PathBuf> = std::fs::read_dir(&vectors)
         .unwrap()

@@ -167,11 +167,9 @@ fn info_summarises() {
 
 #[test]
 fn corpus_json_matches_expectations() {
-    let shared = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus");
-    if !shared.is_dir() {
-        eprintln!("SKIP: ../shared/corpus not found");
+    let Some(shared) = ggufkit_testkit::shared::corpus() else {
         return;
-    }
+    };
     let out = gguf()
         .args(["validate", "--json"])
         .arg(shared.join("synthetic/kv_nested_arrays.gguf"))

@@ -282,11 +282,9 @@ fn export_errors_and_exit_codes() {
 /// for bit (NaN by class in case 3 only).
 #[test]
 fn npy_export_matches_ggml_vectors() {
-    let vectors = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/vectors/dequant");
-    if !vectors.is_dir() {
-        println!("SKIP: ../shared/vectors not found");
+    let Some(vectors) = ggufkit_testkit::shared::find("vectors/dequant") else {
         return;
-    }
+    };
     let dir = tempfile::tempdir().unwrap();
     let mut checked = 0;
     let mut paths: Vec<PathBuf> = std::fs::read_dir(&vectors)

@@ -2,7 +2,9 @@
 
 mod common;
 
-use common::{corpus, run, tiny_model, V};
+use common::run;
+use ggufkit_testkit::fixtures::tiny_model;
+use ggufkit_testkit::{shared, Model, V};
 
 #[test]
 fn hash_manifest_checks_back_and_catches_a_flipped_byte() {
@@ -28,7 +30,7 @@ fn hash_manifest_checks_back_and_catches_a_flipped_byte() {
         );
     }
     // flip one byte of blk.1.attn_q.weight's data
-    let mut bytes = tiny_model().build();
+    let mut bytes = tiny_model().encode();
     let at = bytes.len() - 32 * 4 - 128 - 256 + 3;
     bytes[at] ^= 0x40;
     std::fs::write(dir.path().join("bad.gguf"), &bytes).unwrap();
@@ -136,7 +138,7 @@ fn hash_errors_are_one_line() {
         "gguf: m.txt: at byte 0: line 1: 'nothex' is not a xxh64 digest (16 hex digits)\n"
     );
     // tensor data cut short: the header parses (permissively), the hash cannot be computed
-    let mut bytes = tiny_model().build();
+    let mut bytes = tiny_model().encode();
     bytes.truncate(bytes.len() - 40);
     std::fs::write(dir.path().join("short.gguf"), &bytes).unwrap();
     let (code, out, err) = run(dir.path(), &["hash", "short.gguf"]);
@@ -168,15 +170,15 @@ fn diff_names_every_kind_of_difference() {
     let dir = tempfile::tempdir().unwrap();
     let a = tiny_model()
         .kv("only.in.a", V::I32(-5))
-        .kv("arr", V::ArrI32(vec![1, 2, 3, 4]))
+        .kv("arr", V::i32s(&[1, 2, 3, 4]))
         .kv("f", V::F32(f32::NAN))
         .write(dir.path(), "a.gguf");
     let mut b = tiny_model()
-        .kv("arr", V::ArrI32(vec![1, 2, 9, 4, 5]))
+        .kv("arr", V::i32s(&[1, 2, 9, 4, 5]))
         .kv("f", V::F32(f32::NAN))
-        .kv("only.in.b", V::Bool(true))
+        .kv("only.in.b", V::bool(true))
         .f32("extra.weight", &[8], &[1.0; 8])
-        .build();
+        .encode();
     // change one value of output.weight (the last tensor before extra.weight)
     let at = b.len() - 32 - 128 + 4;
     b[at] ^= 1;
@@ -210,11 +212,11 @@ fn diff_names_every_kind_of_difference() {
 #[test]
 fn diff_type_and_shape_changes() {
     let dir = tempfile::tempdir().unwrap();
-    let a = common::Builder::default()
+    let a = Model::new()
         .f32("t", &[4], &[1.0, 2.0, 3.0, 4.0])
         .f32("u", &[4], &[1.0, 2.0, 3.0, 4.0])
         .write(dir.path(), "a.gguf");
-    let b = common::Builder::default()
+    let b = Model::new()
         .raw("t", &[8], 1, vec![0; 16]) // f16
         .f32("u", &[2, 2], &[1.0, 2.0, 3.0, 4.0])
         .write(dir.path(), "b.gguf");
@@ -229,7 +231,7 @@ fn diff_type_and_shape_changes() {
 
 #[test]
 fn diff_on_corpus() {
-    let Some(c) = corpus() else { return };
+    let Some(c) = shared::corpus() else { return };
     let (code, out, _) = run(
         &c,
         &[
@@ -301,7 +303,7 @@ fn hash_several_files_into_one_manifest_and_check_each() {
 
 #[test]
 fn tensor_sha256_matches_the_corpus_manifest() {
-    let Some(c) = corpus() else { return };
+    let Some(c) = shared::corpus() else { return };
     let syn = c.join("synthetic");
     let m: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(syn.join("manifest.json")).unwrap()).unwrap();

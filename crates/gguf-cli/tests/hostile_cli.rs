@@ -4,10 +4,7 @@
 
 use std::process::Command;
 
-#[path = "../../ggufkit/tests/hostile/mod.rs"]
-mod hostile;
-
-use hostile::deep_nesting;
+use ggufkit_testkit::fixtures::deep_nesting;
 
 fn run_small_stack(args: &[&str]) -> std::process::Output {
     Command::new("bash")
@@ -77,7 +74,7 @@ fn counts_beyond_the_readers_index_exit_2() {
     b.extend([0; 16]);
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path().join("huge.gguf");
-    if !hostile::sparse_file(&p, &b, (1u64 << 32) * 13 + 64) {
+    if !ggufkit_testkit::sparse::sparse_file(&p, &b, (1u64 << 32) * 13 + 64) {
         return;
     }
     for cmd in [&["validate"][..], &["validate", "--json"], &["layout"]] {

@@ -12,28 +12,21 @@
 //! the Kaitai setup (`shared/spec/kaitai/setup.sh`) or the shared corpus is missing. Files over
 //! 3 MB are left out unless GGUFKIT_DIFF_MAX_BYTES says otherwise (the Python readers are slow).
 
-#[path = "../../ggufkit/tests/hostile/mod.rs"]
-mod hostile;
-
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use ggufkit::{Endian, GgmlType};
-use hostile::{Model, T, V};
+use ggufkit_testkit::{shared, Model, T, V};
 use serde_json::Value as J;
 
 fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
+/// `../shared`, when its corpus is there.
 fn shared() -> Option<PathBuf> {
-    let p = repo().join("../shared");
-    if p.join("corpus").is_dir() {
-        Some(p)
-    } else {
-        println!("SKIP: {} is absent", p.display());
-        None
-    }
+    shared::corpus()?;
+    Some(shared::root())
 }
 
 fn max_bytes() -> u64 {
@@ -44,7 +37,7 @@ fn max_bytes() -> u64 {
 }
 
 fn corpus_files(shared: &Path) -> Vec<PathBuf> {
-    hostile::gguf_files(&shared.join("corpus"))
+    shared::gguf_files(&shared.join("corpus"))
         .into_iter()
         .filter(|p| std::fs::metadata(p).map(|m| m.len()).unwrap_or(0) <= max_bytes())
         .collect()

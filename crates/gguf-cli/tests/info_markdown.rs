@@ -2,7 +2,9 @@
 
 mod common;
 
-use common::{corpus, run, tiny_model, V};
+use common::run;
+use ggufkit_testkit::fixtures::tiny_model;
+use ggufkit_testkit::{shared, Model, V};
 
 #[test]
 fn info_of_a_fixture() {
@@ -20,16 +22,16 @@ fn info_of_a_fixture() {
 #[test]
 fn info_kv_cache_from_key_lengths_and_per_layer_heads() {
     let dir = tempfile::tempdir().unwrap();
-    let f = common::Builder::default()
-        .kv("general.architecture", V::Str("x".into()))
+    let f = Model::new()
+        .kv("general.architecture", V::str("x"))
         .kv("x.block_count", V::U32(3))
         .kv("x.embedding_length", V::U32(64))
         .kv("x.attention.head_count", V::U32(8))
-        .kv("x.attention.head_count_kv", V::ArrI32(vec![2, 0, 4]))
+        .kv("x.attention.head_count_kv", V::i32s(&[2, 0, 4]))
         .kv("x.attention.key_length", V::U32(16))
         .kv("x.attention.value_length", V::U32(32))
-        .kv("tokenizer.ggml.model", V::Str("gpt2".into()))
-        .kv("tokenizer.ggml.tokens", V::ArrStr(vec!["a".into()]))
+        .kv("tokenizer.ggml.model", V::str("gpt2"))
+        .kv("tokenizer.ggml.tokens", V::strs(&["a"]))
         .kv("tokenizer.ggml.eos_token_id", V::U32(7))
         .write(dir.path(), "x.gguf");
     let (code, out, _) = run(dir.path(), &["info", &f]);
@@ -42,8 +44,8 @@ fn info_kv_cache_from_key_lengths_and_per_layer_heads() {
     assert!(out.contains("6 kv heads summed over 3 layers × (key 16 + value 32) × 2 bytes (f16) = 576 bytes per token\n"), "{out}");
     assert!(out.contains("eos 7 (not in the vocabulary)"), "{out}");
     // no architecture keys: no estimate
-    let g = common::Builder::default()
-        .kv("general.architecture", V::Str("x".into()))
+    let g = Model::new()
+        .kv("general.architecture", V::str("x"))
         .write(dir.path(), "bare.gguf");
     let (_, out, _) = run(dir.path(), &["info", &g]);
     assert!(!out.contains("kv cache"), "{out}");
@@ -51,7 +53,7 @@ fn info_kv_cache_from_key_lengths_and_per_layer_heads() {
 
 #[test]
 fn info_on_corpus() {
-    let Some(c) = corpus() else { return };
+    let Some(c) = shared::corpus() else { return };
     let (code, out, _) = run(
         &c,
         &[
@@ -70,7 +72,7 @@ fn markdown_of_a_fixture() {
     let f = tiny_model()
         .kv(
             "tokenizer.chat_template",
-            V::Str("{% for m in messages %}```{{ m }}|{% endfor %}".into()),
+            V::str("{% for m in messages %}```{{ m }}|{% endfor %}"),
         )
         .write(dir.path(), "tiny.gguf");
     let (code, out, err) = run(dir.path(), &["dump", &f, "--markdown"]);
@@ -101,7 +103,7 @@ fn markdown_of_a_fixture() {
 
 #[test]
 fn markdown_on_corpus() {
-    let Some(c) = corpus() else { return };
+    let Some(c) = shared::corpus() else { return };
     let (code, out, _) = run(
         &c,
         &["dump", "models/llama-2-tiny-random.gguf", "--markdown"],

@@ -5,7 +5,9 @@ mod common;
 
 use std::path::Path;
 
-use common::{corpus, run, tiny_model};
+use common::run;
+use ggufkit_testkit::fixtures::tiny_model;
+use ggufkit_testkit::shared;
 use serde_json::Value;
 
 fn layout_json(dir: &Path, file: &str) -> (i32, Vec<Value>) {
@@ -64,7 +66,7 @@ fn layout_of_a_fixture() {
 #[test]
 fn layout_of_a_file_cut_inside_a_pair_marks_it() {
     let dir = tempfile::tempdir().unwrap();
-    let mut bytes = tiny_model().build();
+    let mut bytes = tiny_model().encode();
     // the file ends inside pair 3's key: the counts still fit (0 tensors claimed to keep going)
     bytes[8..16].copy_from_slice(&0u64.to_le_bytes());
     bytes[16..24].copy_from_slice(&4u64.to_le_bytes());
@@ -86,7 +88,7 @@ fn layout_of_a_file_cut_inside_a_pair_marks_it() {
 
 #[test]
 fn layout_maps_every_corpus_file() {
-    let Some(c) = corpus() else { return };
+    let Some(c) = shared::corpus() else { return };
     let mut files = Vec::new();
     for sub in [
         "models",

@@ -1,13 +1,10 @@
 //! `gguf` commands given `http://` locations served on 127.0.0.1: the same answers as for the
 //! local file, plus the `"remote"` member in JSON output; errors as one line, exit 2.
 
-#[path = "../../ggufkit/tests/remote_server/mod.rs"]
-mod remote_server;
-
 use std::collections::HashMap;
 
 use assert_cmd::Command;
-use remote_server::{Faults, Object, Server};
+use ggufkit_testkit::server::{Faults, Object, Server};
 use serde_json::Value;
 
 fn gguf() -> Command {

@@ -7,13 +7,15 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{corpus, run, tiny_model, V};
+use common::run;
+use ggufkit_testkit::fixtures::tiny_model;
+use ggufkit_testkit::{shared, V};
 
 fn fixture(dir: &Path) -> String {
     tiny_model()
         .kv(
             "general.note",
-            V::Str("<script>alert(1)</script> & \"quotes\"".into()),
+            V::str("<script>alert(1)</script> & \"quotes\""),
         )
         .write(dir, "tiny.gguf")
 }
@@ -131,7 +133,7 @@ fn report_renders_in_a_real_browser() {
         7usize,
         "blk.1.",
     )];
-    if let Some(c) = corpus() {
+    if let Some(c) = shared::corpus() {
         files.push((c, "models/llama-2-tiny-random.gguf".into(), 12, "ffn_"));
     }
     for (k, (cwd, file, n_tensors, filter)) in files.iter().enumerate() {

@@ -2,15 +2,16 @@
 
 mod common;
 
-use common::{corpus, run, Builder};
+use common::run;
+use ggufkit_testkit::{shared, Model};
 use serde_json::Value;
 
 /// A fixture with special values and a q8_0 tensor.
-fn fixture() -> Builder {
+fn fixture() -> Model {
     // q8_0, one block: d = 0.5 (f16 0x3800), quants -64..-33 → values -32.0 .. -16.5.
     let mut q8 = vec![0x00, 0x38];
     q8.extend((0..32).map(|i| (i as i8 - 64) as u8));
-    Builder::default()
+    Model::new()
         .f32(
             "special.weight",
             &[8],
@@ -115,7 +116,7 @@ fn tensor_glob_selects_and_human_table_shows_a_histogram() {
 #[test]
 fn a_cut_file_reports_the_unreadable_tensor_and_fails() {
     let dir = tempfile::tempdir().unwrap();
-    let bytes = fixture().build();
+    let bytes = fixture().encode();
     // Cut into the last tensor's data (34 bytes, then at most 30 of padding).
     std::fs::write(dir.path().join("cut.gguf"), &bytes[..bytes.len() - 40]).unwrap();
     let (code, out, _) = run(dir.path(), &["tensors", "cut.gguf", "--stats", "--json"]);
@@ -131,7 +132,7 @@ fn a_cut_file_reports_the_unreadable_tensor_and_fails() {
 
 #[test]
 fn stats_of_the_corpus_model() {
-    let Some(c) = corpus() else { return };
+    let Some(c) = shared::corpus() else { return };
     let model = c.join("models/llama-2-tiny-random.gguf");
     let m = model.to_str().unwrap();
     let (code, t, err) = stats_json(&c, &["tensors", m, "--stats", "--json"]);

@@ -2,7 +2,9 @@
 
 mod common;
 
-use common::{corpus, run, tiny_model};
+use common::run;
+use ggufkit_testkit::fixtures::tiny_model;
+use ggufkit_testkit::shared;
 
 #[test]
 fn tensors_table_of_a_fixture() {
@@ -84,7 +86,7 @@ fn tensors_several_files_and_a_missing_one() {
 #[test]
 fn tensors_of_a_garbage_file_is_one_error_line() {
     let dir = tempfile::tempdir().unwrap();
-    let mut bytes = tiny_model().build();
+    let mut bytes = tiny_model().encode();
     bytes.truncate(40);
     std::fs::write(dir.path().join("cut.gguf"), bytes).unwrap();
     let (code, out, err) = run(dir.path(), &["tensors", "cut.gguf"]);
@@ -96,7 +98,7 @@ fn tensors_of_a_garbage_file_is_one_error_line() {
 
 #[test]
 fn tensors_on_corpus_models() {
-    let Some(c) = corpus() else { return };
+    let Some(c) = shared::corpus() else { return };
     let (code, out, err) = run(&c, &["tensors", "models/llama-2-tiny-random.gguf"]);
     assert_eq!(code, 0, "{err}");
     insta::assert_snapshot!("tensors_llama_tiny", out);
@@ -161,7 +163,7 @@ fn meta_get_scalars_strings_and_arrays() {
 
 #[test]
 fn meta_get_whole_array_on_corpus() {
-    let Some(c) = corpus() else { return };
+    let Some(c) = shared::corpus() else { return };
     let f = "vocab/ggml-vocab-llama-spm.gguf";
     let (code, out, _) = run(&c, &["meta", "get", f, "tokenizer.ggml.tokens"]);
     assert_eq!(code, 0);

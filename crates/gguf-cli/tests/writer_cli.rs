@@ -10,21 +10,12 @@ use std::time::Duration;
 use assert_cmd::Command;
 use ggufkit::write::{GgufBuilder, OwnedValue};
 use ggufkit::{Endian, GgmlType, Gguf, Value};
+use ggufkit_testkit::shared;
 
 fn gguf() -> Command {
     let mut c = Command::cargo_bin("gguf").unwrap();
     c.env("NO_COLOR", "1");
     c
-}
-
-fn corpus() -> Option<PathBuf> {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus");
-    if p.is_dir() {
-        Some(p)
-    } else {
-        println!("SKIPPED: {} is absent", p.display());
-        None
-    }
 }
 
 /// A model with a vocabulary and two tensors; `data` bytes in the i8 tensor.
@@ -392,7 +383,7 @@ fn split_dry_run_split_and_merge() {
 
 #[test]
 fn merge_of_the_corpus_split() {
-    let Some(c) = corpus() else { return };
+    let Some(c) = shared::corpus() else { return };
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("m.gguf");
     gguf()

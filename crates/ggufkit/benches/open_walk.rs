@@ -6,15 +6,8 @@ use std::path::PathBuf;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use ggufkit::{Gguf, ValueType};
-
-#[path = "common/walk.rs"]
-mod walk_fn;
-use walk_fn::walk;
-
-fn shared() -> Option<PathBuf> {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus");
-    p.is_dir().then_some(p)
-}
+use ggufkit_testkit::header_walk::header_walk;
+use ggufkit_testkit::shared;
 
 /// The stress header: 1,000,000 tokens, 1,000,000 merges and 10,000 tensor infos, made by
 /// our own writer (tensor data is not needed to walk the header, so the buffer ends after it and
@@ -55,13 +48,12 @@ fn bench(c: &mut Criterion) {
     group.bench_function("1M tokens + 1M merges + 10k tensors", |b| {
         b.iter(|| {
             let g = Gguf::from_bytes_with(black_box(&stress), &permissive).unwrap();
-            black_box(walk(&g))
+            black_box(header_walk(&g))
         })
     });
     group.finish();
 
-    let Some(corpus) = shared() else {
-        eprintln!("SKIP: ../shared/corpus not found");
+    let Some(corpus) = shared::corpus() else {
         return;
     };
     let mut files: Vec<PathBuf> = [
@@ -94,13 +86,13 @@ fn bench(c: &mut Criterion) {
         group.bench_function(format!("slice/{name}"), |b| {
             b.iter(|| {
                 let g = Gguf::from_bytes(black_box(&bytes)).unwrap();
-                black_box(walk(&g))
+                black_box(header_walk(&g))
             })
         });
         group.bench_function(format!("mmap/{name}"), |b| {
             b.iter(|| {
                 let g = Gguf::open(black_box(&path)).unwrap();
-                black_box(walk(&g))
+                black_box(header_walk(&g))
             })
         });
         group.bench_function(format!("open_only/{name}"), |b| {

@@ -8,9 +8,7 @@
 use std::time::Instant;
 
 use ggufkit::Gguf;
-
-#[path = "../benches/common/walk.rs"]
-mod walk_fn;
+use ggufkit_testkit::header_walk::header_walk;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args: Vec<String> = std::env::args().skip(1).collect();
@@ -32,7 +30,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let t = Instant::now();
         let g = Gguf::open(&args[k])?;
         if !open_only {
-            sums[k] = sums[k].wrapping_add(walk_fn::walk(&g));
+            sums[k] = sums[k].wrapping_add(header_walk(&g));
         }
         drop(g);
         times[k].push(t.elapsed().as_secs_f64() * 1e3);

@@ -2,9 +2,8 @@
 //! contract. The big-endian files must give the same metadata and tensors as their little-endian
 //! originals.
 
-mod common;
-
 use ggufkit::{validate_file, Gguf, Rule, Value};
+use ggufkit_testkit::shared;
 
 /// A row: path under corpus/, valid, ggml_compatible, first error, warning rules joined by commas.
 type Row = (&'static str, bool, bool, Option<(Rule, u64)>, &'static str);
@@ -453,7 +452,7 @@ const EXPECTED: &[Row] = &[
 
 #[test]
 fn every_corpus_file_has_its_verdict() {
-    let Some(shared) = common::shared() else {
+    let Some(shared) = shared::find("") else {
         return;
     };
     let corpus = shared.join("corpus");
@@ -522,7 +521,7 @@ fn same_model(le: &Gguf<'_>, be: &Gguf<'_>) {
 
 #[test]
 fn big_endian_files_dump_like_their_originals() {
-    let Some(shared) = common::shared() else {
+    let Some(shared) = shared::find("") else {
         return;
     };
     let c = shared.join("corpus");
@@ -559,7 +558,7 @@ fn big_endian_files_dump_like_their_originals() {
 
 #[test]
 fn vocabularies_iterate_as_borrowed_strings() {
-    let Some(shared) = common::shared() else {
+    let Some(shared) = shared::find("") else {
         return;
     };
     let g = Gguf::open(shared.join("corpus/vocab/ggml-vocab-gemma-4.gguf")).unwrap();

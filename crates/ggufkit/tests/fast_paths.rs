@@ -4,12 +4,12 @@
 //! names, repeats within and across them, names with NUL or non-ASCII bytes, bad strings before
 //! a cut, both byte orders).
 
-mod common;
-
 use std::path::{Path, PathBuf};
 
-use common::Craft;
 use ggufkit::validate::check_fast_paths;
+use ggufkit::Endian;
+use ggufkit_testkit::shared;
+use ggufkit_testkit::Encoder;
 
 fn agree(what: &str, bytes: &[u8]) {
     if let Err(e) = check_fast_paths(bytes) {
@@ -48,10 +48,10 @@ fn files_in(dir: &Path) -> Vec<PathBuf> {
 
 #[test]
 fn corpus_files() {
-    let Some(dir) = common::corpus("corpus_files") else {
+    let Some(dir) = shared::corpus() else {
         return;
     };
-    let files = common::gguf_files(&dir);
+    let files = shared::gguf_files(&dir);
     assert!(!files.is_empty(), "no corpus files in {}", dir.display());
     for f in files {
         let bytes = std::fs::read(&f).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
@@ -93,7 +93,12 @@ fn fuzz_seeds_and_corpora() {
 /// A header of `names.len()` tensor infos of shape [32] f32 named as given, each at its right
 /// offset, and the data; `big` for big-endian.
 fn model(big: bool, names: &[Vec<u8>]) -> Vec<u8> {
-    let mut c = Craft::with_endian(big, 3, names.len() as u64, 1);
+    let mut c = Encoder::header_in(
+        if big { Endian::Big } else { Endian::Little },
+        3,
+        names.len() as u64,
+        1,
+    );
     c.kv_str("general.architecture", "llama");
     for (i, n) in names.iter().enumerate() {
         c.str(n).u32(1).u64(32).u32(0).u64(128 * i as u64);
@@ -192,7 +197,7 @@ fn tensor_fields_that_break_rules_inside_a_run() {
 fn string_arrays_at_the_fast_paths_edges() {
     for big in [false, true] {
         let tokens = |bad: Option<usize>, long: Option<usize>| {
-            let mut c = Craft::with_endian(big, 3, 0, 1);
+            let mut c = Encoder::header_in(if big { Endian::Big } else { Endian::Little }, 3, 0, 1);
             c.key("tokenizer.ggml.tokens", 9).u32(8).u64(3000);
             for i in 0..3000 {
                 let mut s = format!("tok{i}").into_bytes();

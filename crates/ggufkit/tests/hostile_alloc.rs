@@ -7,14 +7,12 @@
 //! One `#[test]` runs every case in sequence: the counters are process-wide.
 //! `cargo test --release -p ggufkit --test hostile_alloc -- --nocapture` prints the figures.
 
-mod hostile;
-
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
 use std::time::{Duration, Instant};
 
 use ggufkit::{GgmlType, Gguf, ReadOptions};
-use hostile::{Chunked, Model, T, V};
+use ggufkit_testkit::{Chunked, Model, T, V};
 
 struct Counting;
 
@@ -179,7 +177,7 @@ fn cases() -> Vec<Case> {
         });
     }
     // deep nesting: a megabyte of array headers (12 bytes a level)
-    let mut b = hostile::deep_nesting((MB - 64) / 12);
+    let mut b = ggufkit_testkit::fixtures::deep_nesting((MB - 64) / 12);
     out.push(Case {
         name: "nesting 87k deep",
         bytes: b.clone(),
@@ -322,7 +320,7 @@ fn allocation_and_time_stay_bounded() {
         // nested arrays end, so no element is measured once per level above it)
         let t1 = Instant::now();
         if let Ok(g) = Gguf::from_bytes_with(b, &ReadOptions::permissive()) {
-            hostile::walk(&g);
+            ggufkit_testkit::walk::walk(&g);
         }
         let walk_time = t1.elapsed();
         assert_eq!(r, report.valid(), "{}", c.name);

@@ -4,10 +4,12 @@
 //! permissive opening (where the rule leaves the file readable) and the stream reader (where the
 //! rule is in the header).
 
-mod hostile;
-
 use ggufkit::{Endian, GgmlType, Gguf, ReadOptions, Rule};
-use hostile::{check_stream_agrees, deep_nesting, walk, Chunked, Model, T, V};
+use ggufkit_testkit::checks::check_stream;
+use ggufkit_testkit::compare::{assert_model_eq, assert_value_eq};
+use ggufkit_testkit::fixtures::deep_nesting;
+use ggufkit_testkit::walk::walk;
+use ggufkit_testkit::{Chunked, Model, T, V};
 
 /// Checks every entry point's verdict on `bytes`: rule `rule` at byte `offset`.
 #[track_caller]
@@ -43,15 +45,15 @@ fn expect_err(bytes: &[u8], rule: Rule, offset: u64) {
         // validate reports that one last
         Err(e) => assert_eq!(r.errors.last(), e.diagnostic(), "permissive"),
     }
-    check_stream_agrees(bytes, vec![1, 3, 7]);
-    check_stream_agrees(bytes, vec![4096]);
+    check_stream(bytes, vec![1, 3, 7]);
+    check_stream(bytes, vec![4096]);
 }
 
 #[track_caller]
 fn expect_ok(bytes: &[u8]) -> Gguf<'_> {
     let g = Gguf::from_bytes(bytes).unwrap_or_else(|e| panic!("must open: {e}"));
     assert!(ggufkit::validate_bytes(bytes).valid());
-    check_stream_agrees(bytes, vec![1, 2, 5]);
+    check_stream(bytes, vec![1, 2, 5]);
     walk(&g);
     g
 }
@@ -268,7 +270,7 @@ fn bad_alignments() {
         let b = m.encode();
         let g = expect_ok(&b);
         assert_eq!(g.alignment(), 1 << shift);
-        hostile::assert_model_eq(&m, &g, &b);
+        assert_model_eq(&m, &g, &b);
     }
 }
 
@@ -595,7 +597,7 @@ fn nested_arrays_read_back_exactly_at_every_depth() {
         };
         let b = m.encode();
         let g = Gguf::from_bytes(&b).expect("valid");
-        hostile::assert_model_eq(&m, &g, &b);
+        assert_model_eq(&m, &g, &b);
         // element by element from the middle, too: `get` steps over the elements before it
         let tree = g.get_array("tree").expect("an array");
         for i in 0..tree.len() {
@@ -603,7 +605,7 @@ fn nested_arrays_read_back_exactly_at_every_depth() {
                 panic!("element {i} is not an array")
             };
             let V::Arr(_, want) = &v else { unreachable!() };
-            hostile::assert_value_eq(&want[i as usize], &ggufkit::Value::Array(got), "tree");
+            assert_value_eq(&want[i as usize], &ggufkit::Value::Array(got), "tree");
         }
         walk(&g);
     }
@@ -647,7 +649,7 @@ fn long_string_arrays_read_back_exactly() {
         };
         let b = m.encode();
         let g = Gguf::from_bytes(&b).expect("valid");
-        hostile::assert_model_eq(&m, &g, &b);
+        assert_model_eq(&m, &g, &b);
         let tokens = g
             .get_array("tokens")
             .and_then(|a| a.strings())
@@ -750,13 +752,13 @@ fn random_round_trips() {
         let b = m.encode();
         // a buffer
         let g = Gguf::from_bytes(&b).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
-        hostile::assert_model_eq(&m, &g, &b);
+        assert_model_eq(&m, &g, &b);
         walk(&g);
         // a file (memory-mapped)
         let path = dir.path().join(format!("r{seed}.gguf"));
         std::fs::write(&path, &b).unwrap();
         let g = Gguf::open(&path).unwrap();
-        hostile::assert_model_eq(&m, &g, &b);
+        assert_model_eq(&m, &g, &b);
         assert!(ggufkit::validate_file(&path).unwrap().valid());
         // a file with a 7-byte prefix: the GGUF starts after it, offsets are relative to it
         let mut pre = b"PREFIX!".to_vec();
@@ -767,13 +769,13 @@ fn random_round_trips() {
         let e = Gguf::from_bytes(&all).unwrap_err();
         assert_eq!((e.rule(), e.offset()), (Some(Rule::Magic), Some(0)));
         let g = Gguf::from_bytes(&all[7..]).unwrap();
-        hostile::assert_model_eq(&m, &g, &b);
+        assert_model_eq(&m, &g, &b);
         // a stream read in small chunks, with the reader left at the data
         let (h, mut rest) =
             Gguf::read_header_with(Chunked::new(&b, vec![1, 4096, 3]), &ReadOptions::default())
                 .unwrap();
         assert_eq!(h.header_bytes(), &b[..h.data_offset() as usize]);
-        assert_eq!(rest.pos as u64, h.data_offset());
+        assert_eq!(rest.position() as u64, h.data_offset());
         let mut data = Vec::new();
         std::io::Read::read_to_end(&mut rest, &mut data).unwrap();
         assert_eq!(&b[h.data_offset() as usize..], &data[..]);
@@ -781,6 +783,6 @@ fn random_round_trips() {
             assert_eq!(ti.name_bytes(), t.name.as_slice());
             assert!(ti.data().is_none());
         }
-        check_stream_agrees(&b, vec![1]);
+        check_stream(&b, vec![1]);
     }
 }

@@ -3,10 +3,8 @@
 //! what the encoder makes now and that each one reads as expected;
 //! `GGUFKIT_WRITE_SEEDS=1 cargo test -p ggufkit --test hostile_seeds` rewrites them.
 
-mod hostile;
-
 use ggufkit::{Endian, GgmlType, Gguf};
-use hostile::{Model, T, V};
+use ggufkit_testkit::{Model, T, V};
 
 /// Three levels of arrays of arrays with siblings after each, around numbers and strings.
 fn nested_tree() -> V {

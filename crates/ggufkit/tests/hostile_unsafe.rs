@@ -1,9 +1,9 @@
-//! The crates' `unsafe` policy, checked on their sources: the CLI forbids `unsafe` at its root;
-//! ggufkit denies it at its root and forbids it in every module except the three that need it (the
-//! memory map, the SIMD kernels and the reader's checked text, and the parents `quant/mod.rs` and
-//! `read/mod.rs`, which only deny it (the root's `deny` or their own) because they cannot forbid
-//! what a child allows), and every
-//! `unsafe` block or impl there says why it is sound in a `// SAFETY:` comment right above it.
+//! The crates' `unsafe` policy, checked on their sources: the CLI and the test kit forbid `unsafe`
+//! at their roots; ggufkit denies it at its root and forbids it in every module except the three
+//! that need it (the memory map, the SIMD kernels and the reader's checked text, and the parents
+//! `quant/mod.rs` and `read/mod.rs`, which only deny it (the root's `deny` or their own) because
+//! they cannot forbid what a child allows), and every `unsafe` block or impl there says why it is
+//! sound in a `// SAFETY:` comment right above it.
 
 use std::path::{Path, PathBuf};
 
@@ -103,5 +103,11 @@ fn unsafe_code_only_where_allowed_and_justified() {
         let src = std::fs::read_to_string(&f).unwrap();
         assert!(!src.contains("allow(unsafe_code)"), "{}", f.display());
     }
+    let kit = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../ggufkit-testkit/src/lib.rs");
+    let kit = std::fs::read_to_string(&kit).unwrap();
+    assert!(
+        kit.contains("#![forbid(unsafe_code)]"),
+        "the test kit forbids unsafe"
+    );
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }

@@ -3,16 +3,14 @@
 //! contract names ending in an error or a correct answer.
 #![cfg(feature = "remote")]
 
-mod common;
-mod remote_server;
-
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
-use common::Craft;
 use ggufkit::remote::{validate_url, RemoteGguf, RemoteModel, RemoteOptions};
 use ggufkit::{Gguf, ReadOptions, Rule};
-use remote_server::{Faults, Object, Server};
+use ggufkit_testkit::server::{Faults, Object, Server};
+use ggufkit_testkit::shared;
+use ggufkit_testkit::Encoder;
 
 /// Settings for the tests: fast backoff, and timeouts short enough to keep fault tests quick but
 /// long enough that a loaded CI machine never turns a slow answer into a retry (which would change
@@ -32,7 +30,7 @@ fn quick() -> RemoteOptions {
 /// A valid GGUF: a vocabulary of `vocab` tokens (so the header can be made large) and f32
 /// tensors of the given element counts, with their data.
 fn model(vocab: u64, tensors: &[(&str, u64)]) -> Vec<u8> {
-    let mut c = Craft::new(3, tensors.len() as u64, 2);
+    let mut c = Encoder::header(3, tensors.len() as u64, 2);
     c.kv_str("general.architecture", "llama");
     c.key("tokenizer.ggml.tokens", 9).u32(8).u64(vocab);
     for i in 0..vocab {
@@ -80,7 +78,7 @@ fn large_header_grows_geometrically_and_stops_after_it() {
     let header_len = local.data_offset();
     let mut objects = HashMap::new();
     // the same header, followed by data the header declares (zeros made on the fly)
-    let mut c = Craft::new(3, 1, 2);
+    let mut c = Encoder::header(3, 1, 2);
     c.kv_str("general.architecture", "llama");
     c.key("tokenizer.ggml.tokens", 9).u32(8).u64(120_000);
     for i in 0..120_000u64 {
@@ -132,7 +130,7 @@ fn verdicts_are_those_of_local_reading_for_damaged_files() {
     trailing.extend_from_slice(&[1, 2, 3]);
     let cut = good[..good.len() - 40].to_vec();
     // a file without tensors: zero padding to the alignment is not trailing data; more is
-    let mut no_tensors = Craft::new(3, 0, 1);
+    let mut no_tensors = Encoder::header(3, 0, 1);
     no_tensors.kv_str("general.architecture", "llama");
     let bare = no_tensors.build();
     let mut padded = bare.clone();
@@ -185,7 +183,7 @@ fn empty_object_is_a_truncated_file_not_an_io_error() {
 
 #[test]
 fn corpus_verdicts_match_local_ones() {
-    let Some(shared) = common::shared() else {
+    let Some(shared) = shared::find("") else {
         return;
     };
     let root = shared.join("corpus");
@@ -255,7 +253,7 @@ fn tensor_data_is_one_range_request() {
 
 #[test]
 fn a_server_ignoring_range_is_read_only_as_far_as_the_header() {
-    let mut c = Craft::new(3, 1, 1);
+    let mut c = Encoder::header(3, 1, 1);
     c.kv_str("general.architecture", "llama");
     c.tensor("w", &[64_000_000], 0, 0).pad(32);
     let head = c.build();
@@ -458,7 +456,7 @@ fn split_models_are_read_as_one_with_shards_fetched_concurrently() {
     let mut objects = HashMap::new();
     for (i, chunk) in names.chunks(2).enumerate() {
         let n = chunk.len() as u64;
-        let mut c = Craft::new(3, n, 3);
+        let mut c = Encoder::header(3, n, 3);
         c.key("split.no", 2).u16(i as u16);
         c.key("split.count", 2).u16(3);
         c.key("split.tensors.count", 5).u32(5);
@@ -498,7 +496,7 @@ fn split_models_are_read_as_one_with_shards_fetched_concurrently() {
     assert_eq!(m.stats().requests, 4);
     // a missing shard is named
     let mut objects = HashMap::new();
-    let mut c = Craft::new(3, 0, 2);
+    let mut c = Encoder::header(3, 0, 2);
     c.key("split.no", 2).u16(0);
     c.key("split.count", 2).u16(2);
     objects.insert("/x-00001-of-00002.gguf".to_string(), Object::new(c.build()));

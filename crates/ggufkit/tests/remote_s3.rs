@@ -4,17 +4,15 @@
 //! (`scripts/setup-moto.sh` installs it).
 #![cfg(feature = "remote")]
 
-mod common;
-
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::Craft;
 use ggufkit::remote::{validate_url, RemoteGguf, RemoteModel, RemoteOptions};
 use ggufkit::{Gguf, ReadOptions, Rule};
+use ggufkit_testkit::Encoder;
 
 /// moto_server from `GGUF_MOTO_SERVER`, the venv `scripts/setup-moto.sh` makes, or `PATH`.
 fn moto_server() -> Option<PathBuf> {
@@ -86,7 +84,7 @@ fn put(port: u16, path: &str, body: &[u8]) {
 }
 
 fn model(tensors: &[(&str, u64)], extra: &[(&str, u16)]) -> Vec<u8> {
-    let mut c = Craft::new(3, tensors.len() as u64, 1 + extra.len() as u64);
+    let mut c = Encoder::header(3, tensors.len() as u64, 1 + extra.len() as u64);
     c.kv_str("general.architecture", "llama");
     for (k, v) in extra {
         c.key(k, 2).u16(*v);
@@ -129,7 +127,7 @@ fn s3_objects_read_like_local_files() {
     put(port, "/models/cut.gguf", &cut);
     for i in 0..2u16 {
         let names: &[(&str, u64)] = if i == 0 { &[("x", 8)] } else { &[("y", 8)] };
-        let mut c = Craft::new(3, 1, 3);
+        let mut c = Encoder::header(3, 1, 3);
         c.key("split.no", 2).u16(i);
         c.key("split.count", 2).u16(2);
         c.key("split.tensors.count", 5).u32(2);

@@ -1,10 +1,8 @@
 //! One test per rule of the CLI contract's rule table, on crafted bytes: the rule id and the byte
 //! offset of the offending field, from both the validator and the strict opener.
 
-mod common;
-
-use common::Craft;
 use ggufkit::{validate_bytes, Gguf, ReadOptions, Rule};
+use ggufkit_testkit::Encoder;
 
 /// Asserts that the first error is `rule` at `offset`, and that strict opening fails the same way.
 #[track_caller]
@@ -28,8 +26,8 @@ fn valid(bytes: &[u8]) -> ggufkit::Report {
     report
 }
 
-fn one_f32_tensor(dims: &[u64]) -> Craft {
-    let mut c = Craft::new(3, 1, 0);
+fn one_f32_tensor(dims: &[u64]) -> Encoder {
+    let mut c = Encoder::header(3, 1, 0);
     c.tensor("t", dims, 0, 0).pad(32);
     c
 }
@@ -47,18 +45,18 @@ fn magic() {
 #[test]
 fn version() {
     for v in [0u32, 1, 4, 0x0001_0000] {
-        let b = Craft::new(v, 0, 0).build();
+        let b = Encoder::header(v, 0, 0).build();
         first_error(&b, Rule::Version, 4);
     }
-    let mut b = Craft::new(1, 0, 0).build();
+    let mut b = Encoder::header(1, 0, 0).build();
     b.truncate(6);
     first_error(&b, Rule::Truncated, 4);
-    assert!(validate_bytes(&Craft::new(2, 0, 0).build()).valid());
+    assert!(validate_bytes(&Encoder::header(2, 0, 0).build()).valid());
 }
 
 #[test]
 fn big_endian_is_valid_but_not_ggml() {
-    let mut c = Craft::with_endian(true, 3, 1, 1);
+    let mut c = Encoder::header_in(ggufkit::Endian::Big, 3, 1, 1);
     c.kv_str("general.architecture", "llama");
     c.tensor("w", &[4], 0, 0).pad(32).data(16).pad(32);
     let r = valid(&c.build());
@@ -74,11 +72,11 @@ fn big_endian_is_valid_but_not_ggml() {
 #[test]
 fn truncated_counts_at_their_own_field() {
     // 2^62 tensors in a tiny file: at the tensor count, nothing allocated
-    first_error(&Craft::new(3, 1 << 62, 0).build(), Rule::Truncated, 8);
-    first_error(&Craft::new(3, u64::MAX, 0).build(), Rule::Truncated, 8);
-    first_error(&Craft::new(3, 0, 1 << 62).build(), Rule::Truncated, 16);
+    first_error(&Encoder::header(3, 1 << 62, 0).build(), Rule::Truncated, 8);
+    first_error(&Encoder::header(3, u64::MAX, 0).build(), Rule::Truncated, 8);
+    first_error(&Encoder::header(3, 0, 1 << 62).build(), Rule::Truncated, 16);
     // exactly enough bytes for the smallest encodings is not truncated at the count
-    let mut c = Craft::new(3, 0, 1);
+    let mut c = Encoder::header(3, 0, 1);
     c.str(b"").u32(0).u8(0);
     first_error(&c.build(), Rule::KeyEmpty, 24);
 }
@@ -86,28 +84,28 @@ fn truncated_counts_at_their_own_field() {
 #[test]
 fn truncated_strings_and_arrays() {
     // key length 2^64-1
-    let mut c = Craft::new(3, 0, 1);
+    let mut c = Encoder::header(3, 0, 1);
     c.u64(u64::MAX).raw(&[0; 5]);
     first_error(&c.build(), Rule::Truncated, 24);
     // string value longer than the file
-    let mut c = Craft::new(3, 0, 1);
+    let mut c = Encoder::header(3, 0, 1);
     c.key("k", 8).u64(100).raw(b"abc");
     first_error(&c.build(), Rule::Truncated, 24 + 8 + 1 + 4);
     // 2^63-element u8 array in a 49-byte file (gguf-py hangs on this)
-    let mut c = Craft::new(3, 0, 1);
+    let mut c = Encoder::header(3, 0, 1);
     c.key("a", 9).u32(0).u64(1 << 63);
     assert_eq!(c.bytes.len(), 49);
     first_error(&c.build(), Rule::Truncated, 24 + 8 + 1 + 4 + 4);
     // array of strings: 8 bytes at least per element
-    let mut c = Craft::new(3, 0, 1);
+    let mut c = Encoder::header(3, 0, 1);
     c.key("a", 9).u32(8).u64(3).str(b"x").str(b"y");
     first_error(&c.build(), Rule::Truncated, 41);
     // array of arrays: 12 bytes at least per element
-    let mut c = Craft::new(3, 0, 1);
+    let mut c = Encoder::header(3, 0, 1);
     c.key("a", 9).u32(9).u64(2).u32(0).u64(0);
     first_error(&c.build(), Rule::Truncated, 41);
     // a u32 value cut short
-    let mut c = Craft::new(3, 0, 1);
+    let mut c = Encoder::header(3, 0, 1);
     c.key("k", 4).raw(&[1, 2]);
     first_error(&c.build(), Rule::Truncated, 37);
 }
@@ -128,7 +126,7 @@ fn truncated_tensor_data_and_padding() {
     c.data(12).raw(&[0; 19]);
     first_error(&c.build(), Rule::Truncated, data_start + 12);
     // file ends inside the padding before the data
-    let mut c = Craft::new(3, 1, 0);
+    let mut c = Encoder::header(3, 1, 0);
     c.tensor("t", &[8], 0, 0);
     let at = c.pos();
     c.raw(&[0; 3]);
@@ -139,11 +137,11 @@ fn truncated_tensor_data_and_padding() {
 
 #[test]
 fn key_empty_and_duplicate() {
-    let mut c = Craft::new(3, 0, 1);
+    let mut c = Encoder::header(3, 0, 1);
     c.key("", 0).u8(1);
     first_error(&c.build(), Rule::KeyEmpty, 24);
 
-    let mut c = Craft::new(3, 0, 2);
+    let mut c = Encoder::header(3, 0, 2);
     c.kv_u32("a.b", 1);
     let second = c.pos();
     c.kv_u32("a.b", 2);
@@ -156,21 +154,21 @@ fn key_empty_and_duplicate() {
 
 #[test]
 fn value_type() {
-    let mut c = Craft::new(3, 0, 1);
+    let mut c = Encoder::header(3, 0, 1);
     c.key("k", 13).u8(0);
     first_error(&c.build(), Rule::ValueType, 33);
-    let mut c = Craft::new(3, 0, 1);
+    let mut c = Encoder::header(3, 0, 1);
     c.key("k", 9).u32(13).u64(0);
     first_error(&c.build(), Rule::ValueType, 37);
     // inside a nested array
-    let mut c = Craft::new(3, 0, 1);
+    let mut c = Encoder::header(3, 0, 1);
     c.key("k", 9).u32(9).u64(1).u32(200).u64(0);
     first_error(&c.build(), Rule::ValueType, 49);
 }
 
 #[test]
 fn value_bool() {
-    let mut c = Craft::new(3, 0, 1);
+    let mut c = Encoder::header(3, 0, 1);
     c.key("k", 7).u8(2);
     first_error(&c.build(), Rule::ValueBool, 37);
     let r = validate_bytes(&c.bytes);
@@ -178,27 +176,27 @@ fn value_bool() {
     let g = Gguf::from_bytes_with(&c.bytes, &ReadOptions::permissive()).unwrap();
     assert_eq!(g.get_bool("k"), Some(true));
     // in an array: the offending byte
-    let mut c = Craft::new(3, 0, 1);
+    let mut c = Encoder::header(3, 0, 1);
     c.key("k", 9).u32(7).u64(3).raw(&[0, 1, 5]);
     first_error(&c.build(), Rule::ValueBool, 49 + 2);
 }
 
 #[test]
 fn value_utf8() {
-    let mut c = Craft::new(3, 0, 1);
+    let mut c = Encoder::header(3, 0, 1);
     c.key("k", 8).str(b"ok\xff");
     first_error(&c.build(), Rule::ValueUtf8, 45);
     assert!(validate_bytes(&c.bytes).ggml_compatible());
     // in a key
-    let mut c = Craft::new(3, 0, 1);
+    let mut c = Encoder::header(3, 0, 1);
     c.str(b"\xc0k").u32(0).u8(0);
     first_error(&c.build(), Rule::ValueUtf8, 32);
     // in a string array element
-    let mut c = Craft::new(3, 0, 1);
+    let mut c = Encoder::header(3, 0, 1);
     c.key("k", 9).u32(8).u64(2).str(b"a").str(b"\xed\xa0\x80");
     first_error(&c.build(), Rule::ValueUtf8, 49 + 9 + 8);
     // in a tensor name
-    let mut c = Craft::new(3, 1, 0);
+    let mut c = Encoder::header(3, 1, 0);
     c.tensor("t\u{e9}", &[1], 0, 0).pad(32).data(4).pad(32);
     c.bytes[24 + 8 + 1] = 0xff;
     first_error(&c.build(), Rule::ValueUtf8, 32);
@@ -207,15 +205,15 @@ fn value_utf8() {
 #[test]
 fn alignment() {
     for v in [0u32, 48, 3] {
-        let mut c = Craft::new(3, 0, 1);
+        let mut c = Encoder::header(3, 0, 1);
         c.kv_u32("general.alignment", v);
         first_error(&c.build(), Rule::Alignment, 24 + 8 + 17 + 4);
     }
-    let mut c = Craft::new(3, 0, 1);
+    let mut c = Encoder::header(3, 0, 1);
     c.key("general.alignment", 10).u64(32);
     first_error(&c.build(), Rule::Alignment, 53);
     // a repeated alignment key is a duplicate like any other; permissive: the last one wins
-    let mut c = Craft::new(3, 1, 2);
+    let mut c = Encoder::header(3, 1, 2);
     c.kv_u32("general.alignment", 64);
     let second = c.pos();
     c.kv_u32("general.alignment", 16);
@@ -227,7 +225,7 @@ fn alignment() {
 
 #[test]
 fn custom_alignment_sets_padding() {
-    let mut c = Craft::new(3, 2, 1);
+    let mut c = Encoder::header(3, 2, 1);
     c.kv_u32("general.alignment", 64);
     c.tensor("a", &[3], 0, 0).tensor("b", &[2], 0, 64).pad(64);
     let data = c.pos();
@@ -245,22 +243,22 @@ fn custom_alignment_sets_padding() {
 #[test]
 fn tensor_name() {
     let long = "x".repeat(64);
-    let mut c = Craft::new(3, 1, 0);
+    let mut c = Encoder::header(3, 1, 0);
     c.tensor(&long, &[1], 0, 0).pad(32).data(4).pad(32);
     first_error(&c.build(), Rule::TensorName, 24);
     let ok = "x".repeat(63);
-    let mut c = Craft::new(3, 1, 0);
+    let mut c = Encoder::header(3, 1, 0);
     c.tensor(&ok, &[1], 0, 0).pad(32).data(4).pad(32);
     valid(&c.bytes);
     // judged from the length alone: a 2^63-byte name is too long, not truncated
-    let mut c = Craft::new(3, 1, 0);
+    let mut c = Encoder::header(3, 1, 0);
     c.u64(1 << 63).raw(&[0; 16]);
     first_error(&c.build(), Rule::TensorName, 24);
 }
 
 #[test]
 fn tensor_duplicate() {
-    let mut c = Craft::new(3, 2, 0);
+    let mut c = Encoder::header(3, 2, 0);
     c.tensor("t", &[8], 0, 0);
     let second = c.pos();
     c.tensor("t", &[8], 0, 32).pad(32).data(64);
@@ -269,18 +267,18 @@ fn tensor_duplicate() {
 
 #[test]
 fn tensor_dims_and_dim() {
-    let mut c = Craft::new(3, 1, 0);
+    let mut c = Encoder::header(3, 1, 0);
     c.str(b"t").u32(5).raw(&[0; 12]);
     first_error(&c.build(), Rule::TensorDims, 33);
     // judged from the count alone, before any dimension is read
-    let mut c = Craft::new(3, 1, 0);
+    let mut c = Encoder::header(3, 1, 0);
     c.str(b"t").u32(u32::MAX).raw(&[0; 12]);
     first_error(&c.build(), Rule::TensorDims, 33);
-    let mut c = Craft::new(3, 1, 0);
+    let mut c = Encoder::header(3, 1, 0);
     c.tensor("t", &[4, u64::MAX], 0, 0).pad(32);
     first_error(&c.build(), Rule::TensorDim, 45);
     // zero dimensions (a scalar) and zero-sized dimensions are fine
-    let mut c = Craft::new(3, 2, 0);
+    let mut c = Encoder::header(3, 2, 0);
     c.tensor("s", &[], 0, 0)
         .tensor("z", &[0, 5], 0, 32)
         .pad(32)
@@ -295,18 +293,18 @@ fn tensor_dims_and_dim() {
 #[test]
 fn tensor_type_and_block() {
     for ty in [43u32, 4, 5, 31, 32, 33, 36, 37, 38, u32::MAX] {
-        let mut c = Craft::new(3, 1, 0);
+        let mut c = Encoder::header(3, 1, 0);
         c.tensor("t", &[32], ty, 0).pad(32);
         first_error(&c.build(), Rule::TensorType, 45);
     }
-    let mut c = Craft::new(3, 1, 0);
+    let mut c = Encoder::header(3, 1, 0);
     c.tensor("t", &[31], 8, 0).pad(32);
     first_error(&c.build(), Rule::TensorBlock, 45);
     // no dimensions: ne0 counts as 1, not a multiple of 32
-    let mut c = Craft::new(3, 1, 0);
+    let mut c = Encoder::header(3, 1, 0);
     c.tensor("t", &[], 8, 0).pad(32);
     first_error(&c.build(), Rule::TensorBlock, 37);
-    let err = Gguf::from_bytes(&Craft::new(3, 1, 0).tensor("t", &[32], 31, 0).build())
+    let err = Gguf::from_bytes(&Encoder::header(3, 1, 0).tensor("t", &[32], 31, 0).build())
         .unwrap_err()
         .to_string();
     assert!(
@@ -338,7 +336,7 @@ fn tensor_size_exact_arithmetic() {
     valid(&b);
     // padded end beyond u64: three tensors of (2^63 - 32) bytes of i8
     let big = (1u64 << 63) - 32;
-    let mut c = Craft::new(3, 3, 0);
+    let mut c = Encoder::header(3, 3, 0);
     c.tensor("a", &[big], 24, 0).tensor("b", &[big], 24, big);
     let third_offset_field = c.pos() + 8 + 1 + 4 + 8 + 4;
     c.tensor("c", &[64], 24, 2 * big).pad(32);
@@ -347,16 +345,16 @@ fn tensor_size_exact_arithmetic() {
 
 #[test]
 fn tensor_offset() {
-    let mut c = Craft::new(3, 1, 0);
+    let mut c = Encoder::header(3, 1, 0);
     c.tensor("t", &[8], 0, 4).pad(32);
     first_error(&c.build(), Rule::TensorOffset, 49);
-    let mut c = Craft::new(3, 2, 0);
+    let mut c = Encoder::header(3, 2, 0);
     c.tensor("a", &[8], 0, 0);
     let at = c.pos() + 8 + 1 + 4 + 8 + 4;
     c.tensor("b", &[8], 0, 0).pad(32);
     first_error(&c.build(), Rule::TensorOffset, at);
     // u64::MAX (ggml's test uses -1)
-    let mut c = Craft::new(3, 1, 0);
+    let mut c = Encoder::header(3, 1, 0);
     c.tensor("t", &[8], 0, u64::MAX).pad(32);
     first_error(&c.build(), Rule::TensorOffset, 49);
 }
@@ -365,7 +363,7 @@ fn tensor_offset() {
 
 #[test]
 fn nested_arrays_are_valid_but_not_ggml() {
-    let mut c = Craft::new(3, 0, 1);
+    let mut c = Encoder::header(3, 0, 1);
     c.key("n", 9).u32(9).u64(2);
     c.u32(5).u64(2).u32(1).u32(2);
     c.u32(8).u64(1).str(b"x");
@@ -387,7 +385,7 @@ fn nested_arrays_are_valid_but_not_ggml() {
         Some("x")
     );
     // an empty array of arrays is still a nested array
-    let mut c = Craft::new(3, 0, 1);
+    let mut c = Encoder::header(3, 0, 1);
     c.key("n", 9).u32(9).u64(0);
     assert!(!valid(&c.build()).ggml_compatible());
 }
@@ -405,7 +403,7 @@ fn trailing_data() {
     );
     assert!(r.ggml_compatible());
     // tensor-less file: zeros to the alignment are ggml's padding, not trailing data
-    let mut c = Craft::new(3, 0, 1);
+    let mut c = Encoder::header(3, 0, 1);
     c.kv_str("general.architecture", "x");
     c.pad(32);
     assert!(valid(&c.build()).warnings.is_empty());
@@ -416,7 +414,7 @@ fn trailing_data() {
 
 #[test]
 fn ggml_compares_names_up_to_nul() {
-    let mut c = Craft::new(3, 2, 0);
+    let mut c = Encoder::header(3, 2, 0);
     c.tensor("a\0x", &[8], 0, 0)
         .tensor("a\0y", &[8], 0, 32)
         .pad(32)
@@ -429,7 +427,7 @@ fn ggml_compares_names_up_to_nul() {
 // ---- sources ----------------------------------------------------------------------------------
 
 fn sample() -> Vec<u8> {
-    let mut c = Craft::new(3, 2, 3);
+    let mut c = Encoder::header(3, 2, 3);
     c.kv_str("general.architecture", "llama");
     c.kv_u32("llama.context_length", 4096);
     c.key("tokenizer.ggml.tokens", 9)
@@ -522,7 +520,7 @@ fn embedded_in_a_larger_buffer() {
 #[test]
 fn stream_memory_follows_bytes_not_counts() {
     // a stream that claims a 2^63-element array but ends: truncated, and no huge allocation
-    let mut c = Craft::new(3, 0, 1);
+    let mut c = Encoder::header(3, 0, 1);
     c.key("a", 9).u32(0).u64(1 << 63);
     let err = Gguf::read_header(&c.bytes[..]).unwrap_err();
     assert_eq!(err.rule(), Some(Rule::Truncated));
@@ -544,9 +542,9 @@ fn strings_read_back_exactly_with_and_without_bad_text() {
                 _ => format!("tok{i}\u{00e9}").into_bytes(),
             })
             .collect();
-        let mut c = Craft::new(3, 1, 5);
+        let mut c = Encoder::header(3, 1, 5);
         c.kv_str("general.architecture", "llama");
-        c.key("bad.value", 8).str(&pick(b"fine", b"\xc3("));
+        c.key("bad.value", 8).str(pick(b"fine", b"\xc3("));
         c.key(if bad { "k\u{e9}y" } else { "key" }, 8).str(b"v");
         c.key("tokenizer.ggml.tokens", 9)
             .u32(8)
@@ -556,7 +554,7 @@ fn strings_read_back_exactly_with_and_without_bad_text() {
         }
         // an array of two small string arrays
         c.key("nested", 9).u32(9).u64(2);
-        c.u32(8).u64(2).str(b"a").str(&pick(b"b", b"\x80"));
+        c.u32(8).u64(2).str(b"a").str(pick(b"b", b"\x80"));
         c.u32(8).u64(1).str(b"c");
         c.tensor("t\u{e9}", &[4], 0, 0);
         c.pad(32).data(16).pad(32);
@@ -621,12 +619,12 @@ fn repeated_names_reported_in_order_across_batches() {
         _ => format!("t{i}"),
     };
     let build = |bad_type_at: Option<u64>| {
-        let mut c = Craft::new(3, n, 0);
+        let mut c = Encoder::header(3, n, 0);
         let mut starts = Vec::new();
         for i in 0..n {
             starts.push(c.pos());
             let ty = if Some(i) == bad_type_at { 4 } else { 0 };
-            c.tensor(&name(i), &[8], ty, 32 * i);
+            c.tensor(name(i), &[8], ty, 32 * i);
         }
         c.pad(32).data(32 * n as usize);
         (c.build(), starts)
@@ -669,11 +667,11 @@ fn repeated_names_reported_in_order_across_batches() {
 /// says the check is incomplete, `validate_file` and `open` fail, nothing says "valid".
 #[test]
 fn counts_beyond_the_readers_index_are_not_judged_valid() {
-    let mut c = Craft::new(3, 0, 1 << 32);
+    let mut c = Encoder::header(3, 0, 1 << 32);
     c.raw(&[0; 16]);
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("huge.gguf");
-    if !common::sparse_file(&path, &c.bytes, (1u64 << 32) * 13 + 64) {
+    if !ggufkit_testkit::sparse::sparse_file(&path, &c.bytes, (1u64 << 32) * 13 + 64) {
         return;
     }
     let err = ggufkit::validate_file(&path).unwrap_err();

@@ -1,16 +1,12 @@
 //! The committed sample (`samples/tiny-llama.gguf`, the README's first command) is exactly what
-//! our own example program writes, and it is valid and ggml-compatible.
-
-#[allow(dead_code)]
-#[path = "../examples/make_sample.rs"]
-mod make_sample;
+//! the `make_sample` example writes, and it is valid and ggml-compatible.
 
 #[test]
 fn committed_sample_is_what_make_sample_writes() {
     let path =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../samples/tiny-llama.gguf");
     let committed = std::fs::read(&path).expect("samples/tiny-llama.gguf is committed");
-    let made = make_sample::build().unwrap();
+    let made = ggufkit_testkit::sample::tiny_llama().unwrap();
     assert!(
         committed == made,
         "regenerate with: cargo run -p ggufkit --example make_sample"

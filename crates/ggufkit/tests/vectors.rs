@@ -11,16 +11,7 @@ use ggufkit::{quant, Endian, GgmlType, Gguf};
 const KNOWN_MISSING_QUANT: &[&str] = &[];
 
 fn vectors_dir() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/vectors");
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        println!(
-            "SKIP: ../shared/vectors not found (looked in {})",
-            dir.display()
-        );
-        None
-    }
+    ggufkit_testkit::shared::find("vectors")
 }
 
 fn files(dir: &Path) -> Vec<PathBuf> {

@@ -2,10 +2,9 @@
 //! file: each pair's value walks to the end the parser found for it, and the spans of each pair
 //! and tensor info tile the header from the fixed fields to the tensor data.
 
-mod common;
-
 use ggufkit::wire::{Piece, ValueSpans, ValueWalk, FIXED_HEADER_LEN};
 use ggufkit::{Gguf, ReadOptions, Value};
+use ggufkit_testkit::shared;
 
 fn check(name: &str, g: &Gguf<'_>) {
     let mut next = FIXED_HEADER_LEN;
@@ -69,12 +68,11 @@ fn check(name: &str, g: &Gguf<'_>) {
 
 #[test]
 fn the_wire_definition_agrees_with_the_parser_on_the_corpus() {
-    let Some(dir) = common::corpus("the_wire_definition_agrees_with_the_parser_on_the_corpus")
-    else {
+    let Some(dir) = shared::corpus() else {
         return;
     };
     let mut checked = 0;
-    for f in common::gguf_files(&dir) {
+    for f in shared::gguf_files(&dir) {
         let Ok(g) = Gguf::open_with(&f, &ReadOptions::permissive()) else {
             continue;
         };

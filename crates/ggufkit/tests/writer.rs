@@ -1,22 +1,21 @@
 //! The writer: bit-exact round trips over the corpus, arbitrary models written and read back,
 //! and write failures that never damage anything.
 
-mod common;
-
 use std::io::{self, Write};
 
 use ggufkit::write::{GgufBuilder, OwnedArray, OwnedValue};
 use ggufkit::{Endian, GgmlType, Gguf, ReadOptions, Value, ValueType};
+use ggufkit_testkit::shared;
 use proptest::prelude::*;
 
 #[test]
 fn every_valid_corpus_file_round_trips_bit_for_bit() {
-    let Some(dir) = common::corpus("every_valid_corpus_file_round_trips_bit_for_bit") else {
+    let Some(dir) = shared::corpus() else {
         return;
     };
     let mut checked = 0;
     let mut skipped = Vec::new();
-    for path in common::gguf_files(&dir) {
+    for path in shared::gguf_files(&dir) {
         let bytes = std::fs::read(&path).unwrap();
         let Ok(g) = Gguf::from_bytes(&bytes) else {
             skipped.push(path);
@@ -43,7 +42,7 @@ fn every_valid_corpus_file_round_trips_bit_for_bit() {
 
 #[test]
 fn files_opened_permissively_round_trip_too() {
-    let Some(dir) = common::corpus("files_opened_permissively_round_trip_too") else {
+    let Some(dir) = shared::corpus() else {
         return;
     };
     // bool bytes of 2 and strings that are not UTF-8 are copied as they are

@@ -1,7 +1,5 @@
 //! Edits, byte-order conversion, split, merge and carving, on generated files and the corpus.
 
-mod common;
-
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -13,6 +11,7 @@ use ggufkit::write::{
     MetaEdit, OwnedValue,
 };
 use ggufkit::{Endian, Error, GgmlType, Gguf, ShardedModel};
+use ggufkit_testkit::shared;
 
 /// A small model with three tensors of distinct bytes and a name whose length can be varied.
 fn model(name: &str) -> Vec<u8> {
@@ -245,7 +244,7 @@ fn tensorless_files_are_edited_in_place_only_at_the_same_length() {
 
 #[test]
 fn corpus_edits_keep_every_other_byte() {
-    let Some(dir) = common::corpus("corpus_edits_keep_every_other_byte") else {
+    let Some(dir) = shared::corpus() else {
         return;
     };
     let tmp = tempfile::tempdir().unwrap();
@@ -273,9 +272,7 @@ fn corpus_edits_keep_every_other_byte() {
 
 #[test]
 fn big_endian_corpus_files_convert_to_the_little_endian_originals() {
-    let Some(dir) =
-        common::corpus("big_endian_corpus_files_convert_to_the_little_endian_originals")
-    else {
+    let Some(dir) = shared::corpus() else {
         return;
     };
     let tmp = tempfile::tempdir().unwrap();
@@ -317,13 +314,12 @@ fn big_endian_corpus_files_convert_to_the_little_endian_originals() {
 
 #[test]
 fn little_big_little_is_the_identity_for_every_convertible_file() {
-    let Some(dir) = common::corpus("little_big_little_is_the_identity_for_every_convertible_file")
-    else {
+    let Some(dir) = shared::corpus() else {
         return;
     };
     let tmp = tempfile::tempdir().unwrap();
     let mut n = 0;
-    for path in common::gguf_files(&dir) {
+    for path in shared::gguf_files(&dir) {
         let bytes = fs::read(&path).unwrap();
         let Ok(g) = Gguf::from_bytes(&bytes) else {
             continue;
@@ -463,7 +459,7 @@ fn convert_without_a_change_is_a_clean_copy() {
 
 #[test]
 fn split_matches_gguf_split_and_merge_restores_the_model() {
-    let Some(dir) = common::corpus("split_matches_gguf_split_and_merge_restores_the_model") else {
+    let Some(dir) = shared::corpus() else {
         return;
     };
     let tmp = tempfile::tempdir().unwrap();
@@ -495,7 +491,7 @@ fn split_matches_gguf_split_and_merge_restores_the_model() {
 
 #[test]
 fn a_split_model_opens_as_one() {
-    let Some(dir) = common::corpus("a_split_model_opens_as_one") else {
+    let Some(dir) = shared::corpus() else {
         return;
     };
     let m = ShardedModel::open(dir.join("split/llama-2-tiny-random-00001-of-00003.gguf")).unwrap();
@@ -523,7 +519,7 @@ fn a_split_model_opens_as_one() {
 
 #[test]
 fn gguf_py_shards_merge_too() {
-    let Some(dir) = common::corpus("gguf_py_shards_merge_too") else {
+    let Some(dir) = shared::corpus() else {
         return;
     };
     let tmp = tempfile::tempdir().unwrap();
@@ -664,7 +660,7 @@ fn carving_cuts_exactly_the_gguf() {
 
 #[test]
 fn carving_corpus_files_out_of_junk() {
-    let Some(dir) = common::corpus("carving_corpus_files_out_of_junk") else {
+    let Some(dir) = shared::corpus() else {
         return;
     };
     let tmp = tempfile::tempdir().unwrap();

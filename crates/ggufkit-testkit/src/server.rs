@@ -3,7 +3,7 @@
 //! request, and injects the faults a test asks for (503s, reset connections, stalls, bodies cut
 //! short, `Range` ignored, an object that changes). It runs on its own thread and runtime and
 //! stops when the `Server` is dropped; it only ever answers the connections the test makes.
-#![allow(dead_code)]
+#![forbid(unsafe_code)]
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -22,6 +22,7 @@ pub struct Object {
 }
 
 impl Object {
+    /// An object of exactly these bytes.
     pub fn new(bytes: Vec<u8>) -> Self {
         Object {
             bytes: Arc::new(bytes),
@@ -29,8 +30,14 @@ impl Object {
         }
     }
 
+    /// Its length: the given bytes and the zeros after them.
     pub fn len(&self) -> u64 {
         self.bytes.len() as u64 + self.zeros
+    }
+
+    /// True for an empty object.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
     }
 }
 
@@ -70,7 +77,9 @@ pub struct Logged {
     pub sent: u64,
 }
 
+/// The running server; dropping it stops it.
 pub struct Server {
+    /// Where it listens (127.0.0.1, a port the OS picked).
     pub addr: std::net::SocketAddr,
     log: Arc<Mutex<Vec<Logged>>>,
     /// Requests read so far: an entry is logged once its answer is written, after the client
@@ -144,6 +153,7 @@ impl Server {
         )
     }
 
+    /// The `http://` location of `path` on this server.
     pub fn url(&self, path: &str) -> String {
         format!("http://{}{}", self.addr, path)
     }

@@ -1,7 +1,28 @@
-//! The full walk of a header shared by the benchmarks and the `walk` example: every key, every
-//! array element (strings as checked `&str`, numbers decoded), every tensor info.
+//! The walk the benchmarks and the `walk` example time: what a program reading a header does,
+//! visiting every key, every array element (strings as checked `&str`, numbers decoded) and every
+//! tensor info. Unlike [`walk`](crate::walk::walk) it asserts nothing and reads no tensor data,
+//! so what is timed is the reader, not the checks.
+#![forbid(unsafe_code)]
 
 use ggufkit::{ArrayView, Gguf, Value, ValueType};
+
+/// Visits everything a header holds; returns a checksum so nothing is optimised away.
+pub fn header_walk(g: &Gguf<'_>) -> u64 {
+    let mut acc = 0u64;
+    for kv in g.metadata() {
+        acc = acc
+            .wrapping_add(kv.key.len() as u64)
+            .wrapping_add(walk_value(&kv.value));
+    }
+    for t in g.tensors() {
+        acc = acc
+            .wrapping_add(t.n_elements())
+            .wrapping_add(t.offset())
+            .wrapping_add(t.name_bytes().len() as u64)
+            .wrapping_add(t.ggml_type().id() as u64);
+    }
+    acc
+}
 
 fn walk_array(a: &ArrayView<'_>) -> u64 {
     match a.element_type() {
@@ -33,22 +54,4 @@ fn walk_value(v: &Value<'_>) -> u64 {
         Value::Array(a) => walk_array(a),
         other => other.as_u64().unwrap_or(1),
     }
-}
-
-/// Visits everything a header holds; returns a checksum so nothing is optimised away.
-pub fn walk(g: &Gguf<'_>) -> u64 {
-    let mut acc = 0u64;
-    for kv in g.metadata() {
-        acc = acc
-            .wrapping_add(kv.key.len() as u64)
-            .wrapping_add(walk_value(&kv.value));
-    }
-    for t in g.tensors() {
-        acc = acc
-            .wrapping_add(t.n_elements())
-            .wrapping_add(t.offset())
-            .wrapping_add(t.name_bytes().len() as u64)
-            .wrapping_add(t.ggml_type().id() as u64);
-    }
-    acc
 }

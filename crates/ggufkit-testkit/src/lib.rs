@@ -1,0 +1,32 @@
+//! The test kit of the ggufkit workspace: what the library's and the CLI's tests, the fuzz
+//! targets, the benches and the examples share, so that each is written once.
+//!
+//! - [`encode`]: a byte-level GGUF encoder, independent of the library's writer, that writes
+//!   valid files and every defect the tests need, and records where each field lands.
+//! - [`fixtures`]: small ready-made files built with it.
+//! - [`compare`]: asserts that what the library read is what was written.
+//! - [`walk`]: touches everything a parsed file exposes, checking the library's invariants.
+//! - [`header_walk`]: the lighter walk the benchmarks time.
+//! - [`checks`]: the agreement of the library's entry points on any bytes.
+//! - [`chunked`]: a reader that hands out its bytes in small chunks.
+//! - [`shared`]: the corpus and reference files of `../shared`, or a `SKIPPED` line.
+//! - [`sparse`]: sparse files for headers that declare more than a test can hold.
+//! - [`sample`]: the committed sample model, as the library's writer makes it.
+//! - `server` (feature `server`): an HTTP/1.1 test server that injects faults.
+#![forbid(unsafe_code)]
+
+pub mod checks;
+pub mod chunked;
+pub mod compare;
+pub mod encode;
+pub mod fixtures;
+pub mod header_walk;
+pub mod sample;
+#[cfg(feature = "server")]
+pub mod server;
+pub mod shared;
+pub mod sparse;
+pub mod walk;
+
+pub use chunked::Chunked;
+pub use encode::{Encoder, Layout, Model, T, V};

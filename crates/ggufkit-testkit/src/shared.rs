@@ -1,0 +1,67 @@
+//! `../shared` beside the repository: the real GGUF files (`corpus/`), ggml's reference vectors
+//! (`vectors/`) and the spec. Nothing from it is committed; a test that needs a part of it that
+//! is absent prints one `SKIPPED` line saying what and where, and passes.
+#![forbid(unsafe_code)]
+
+use std::path::{Path, PathBuf};
+
+/// Where `../shared` is expected: beside the repository's root (so beside a worktree too).
+pub fn root() -> PathBuf {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared");
+    p.canonicalize().unwrap_or(p)
+}
+
+/// `../shared/<part>` (a file or a folder; `""` for `../shared` itself) when it exists;
+/// otherwise prints why the calling test skips and returns `None`.
+pub fn find(part: &str) -> Option<PathBuf> {
+    let p = if part.is_empty() {
+        root()
+    } else {
+        root().join(part)
+    };
+    if p.exists() {
+        return Some(p);
+    }
+    let name = if part.is_empty() {
+        "../shared".to_string()
+    } else {
+        format!("../shared/{part}")
+    };
+    // libtest runs each test on a thread named after it
+    let thread = std::thread::current();
+    let test = match thread.name() {
+        Some(n) if n != "main" => format!(" {n}"),
+        _ => String::new(),
+    };
+    println!(
+        "SKIPPED{test}: {name} is absent (looked in {}; it lives beside the repository)",
+        p.display()
+    );
+    None
+}
+
+/// `../shared/corpus`, the real files, when present (else `SKIPPED`, as [`find`]).
+pub fn corpus() -> Option<PathBuf> {
+    find("corpus")
+}
+
+/// Every `*.gguf` below `dir`, sorted.
+pub fn gguf_files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(rd) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in rd.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "gguf") {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
