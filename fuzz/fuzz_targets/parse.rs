@@ -4,5 +4,5 @@
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    ggufkit_fuzz::check_verdicts(data);
+    ggufkit_testkit::checks::check_verdicts(data);
 });

@@ -15,9 +15,9 @@ fuzz_target!(|data: &[u8]| {
         .to_vec()
         .expect("a valid file can be written back");
     let h = Gguf::from_bytes(&out).expect("what the writer wrote reads back");
-    ggufkit_fuzz::assert_same(&g, &h);
+    ggufkit_testkit::compare::assert_same(&g, &h);
     let mut expected = data[..out.len()].to_vec();
-    ggufkit_fuzz::zero_padding(&g, &mut expected);
+    ggufkit_testkit::compare::zero_padding(&g, &mut expected);
     assert_eq!(
         out, expected,
         "the writer reproduces a valid file byte for byte"

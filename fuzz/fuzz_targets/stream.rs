@@ -15,5 +15,5 @@ fuzz_target!(|data: &[u8]| {
             1 + (s >> 16) as usize % 67
         })
         .collect();
-    ggufkit_fuzz::check_stream(file, sizes);
+    ggufkit_testkit::checks::check_stream(file, sizes);
 });

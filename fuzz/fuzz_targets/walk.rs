@@ -6,9 +6,9 @@ use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     if let Ok(g) = Gguf::from_bytes(data) {
-        ggufkit_fuzz::walk(&g);
+        ggufkit_testkit::walk::walk(&g);
     }
     if let Ok(g) = Gguf::from_bytes_with(data, &ReadOptions::permissive()) {
-        ggufkit_fuzz::walk(&g);
+        ggufkit_testkit::walk::walk(&g);
     }
 });
