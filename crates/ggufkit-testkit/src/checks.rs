@@ -48,10 +48,20 @@ pub fn check_verdicts(data: &[u8]) {
         assert_eq!(p.report().errors, report.errors);
         assert_eq!(p.report().warnings, report.warnings);
     }
+    check_paths(data);
     let _ = report.ggml_compatible();
     for d in report.errors.iter().chain(&report.warnings) {
         assert!(!d.message.is_empty());
         assert_eq!(Rule::from_id(d.rule.id()), Some(d.rule));
+    }
+}
+
+/// The parser's fast paths read `data` as its field-by-field path does
+/// ([`ggufkit::validate::check_fast_paths`]).
+#[track_caller]
+pub fn check_paths(data: &[u8]) {
+    if let Err(e) = ggufkit::validate::check_fast_paths(data) {
+        panic!("the fast paths and the field-by-field path differ: {e}");
     }
 }
 

@@ -190,6 +190,7 @@ fn check_hostile(b: &[u8]) -> Result<(), TestCaseError> {
         walk(&g);
     }
     check_stream(b, vec![1, 7, 64]);
+    prop_assert_eq!(ggufkit::validate::check_fast_paths(b), Ok(()));
     Ok(())
 }
 

@@ -2,6 +2,7 @@
 //! offset of the offending field, from both the validator and the strict opener.
 
 use ggufkit::{validate_bytes, Gguf, ReadOptions, Rule};
+use ggufkit_testkit::checks::check_paths;
 use ggufkit_testkit::Encoder;
 
 /// Asserts that the first error is `rule` at `offset`, and that strict opening fails the same way.
@@ -16,6 +17,7 @@ fn first_error(bytes: &[u8], rule: Rule, offset: u64) {
     let err = Gguf::from_bytes(bytes).expect_err("strict opening must fail");
     assert_eq!(err.rule(), Some(rule), "{err}");
     assert_eq!(err.offset(), Some(offset), "{err}");
+    check_paths(bytes);
 }
 
 #[track_caller]
@@ -23,6 +25,7 @@ fn valid(bytes: &[u8]) -> ggufkit::Report {
     let report = validate_bytes(bytes);
     assert!(report.valid(), "expected valid: {:?}", report.errors);
     Gguf::from_bytes(bytes).expect("strict opening of a valid file");
+    check_paths(bytes);
     report
 }
 
