@@ -155,6 +155,111 @@ pub enum Error {
     /// A request the data cannot satisfy (wrong value type, unsupported conversion, bad argument).
     #[error("{0}")]
     Invalid(String),
+    /// A tensor's data is not in the file (the file is cut short, or only its header was read).
+    #[error("at byte {offset}: tensor '{tensor}' has no data in the file")]
+    TensorDataMissing {
+        /// The tensor's name.
+        tensor: String,
+        /// Where its data would start, from the start of the GGUF.
+        offset: u64,
+    },
+    /// The file is shorter than the length its header implies, so its tensor data section is not
+    /// all there.
+    #[error("at byte {actual}: the file is {actual} bytes long, but its tensor data needs {needed} bytes")]
+    DataCutShort {
+        /// Bytes present.
+        actual: u64,
+        /// Bytes the header implies (the spec's `len_file`).
+        needed: u64,
+    },
+    /// A tensor whose type has no float form (the removed ggml types), asked for as floats.
+    #[error("tensor '{tensor}' has type {ty}, which has no float form")]
+    TensorNotDequantizable {
+        /// The tensor's name.
+        tensor: String,
+        /// Its type.
+        ty: crate::GgmlType,
+    },
+    /// A tensor too large for the export format: its bytes would end beyond `u64`.
+    #[error("tensor '{tensor}' is too large to export: its data would end beyond 2^64 bytes")]
+    ExportTooLarge {
+        /// The tensor's name.
+        tensor: String,
+    },
+    /// Tensor data that overlap, where the data must be read once in file order.
+    #[error("at byte {offset}: the data of tensor '{tensor}' starts inside the data before it")]
+    OverlappingTensors {
+        /// The tensor whose data starts inside the previous tensor's.
+        tensor: String,
+        /// Where its data starts, from the start of the GGUF.
+        offset: u64,
+    },
+    /// A line of a hash manifest that is not in its format.
+    #[error("at byte {offset}: line {line}: {problem}")]
+    ManifestLine {
+        /// The line number, from 1.
+        line: usize,
+        /// Byte offset of the line in the manifest.
+        offset: u64,
+        /// What is wrong with it (boxed: it is rare, and keeps `Error` small).
+        problem: Box<ManifestProblem>,
+    },
+    /// An error about one of the two files being compared.
+    #[error("file {side}: {source}")]
+    InComparison {
+        /// Which of the two.
+        side: Side,
+        /// What went wrong with it.
+        #[source]
+        source: Box<Error>,
+    },
+}
+
+/// What is wrong with a line of a hash manifest.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ManifestProblem {
+    /// Not `ALGO  HEX  tensor  NAME` or `ALGO  HEX  data`.
+    #[error("expected `ALGO  HEX  tensor  NAME` or `ALGO  HEX  data`")]
+    Syntax,
+    /// An algorithm name the manifest format does not know.
+    #[error("unknown algorithm '{0}'")]
+    UnknownAlgorithm(String),
+    /// A digest of the wrong length, or not hexadecimal.
+    #[error("'{found}' is not a {algo} digest ({digits} hex digits)")]
+    BadDigest {
+        /// The algorithm's name.
+        algo: &'static str,
+        /// The hex digits its digests have.
+        digits: usize,
+        /// The text found.
+        found: String,
+    },
+    /// A line whose algorithm differs from the earlier lines of its section.
+    #[error("a section mixes algorithms")]
+    MixedAlgorithms {
+        /// The algorithm of the section's earlier lines.
+        section: &'static str,
+        /// The algorithm of this line.
+        found: &'static str,
+    },
+}
+
+/// One of the two files of a comparison: `A` (the first) or `B`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Side {
+    /// The first file.
+    A,
+    /// The second file.
+    B,
+}
+
+impl fmt::Display for Side {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Side::A => "A",
+            Side::B => "B",
+        })
+    }
 }
 
 impl Error {
