@@ -32,6 +32,8 @@
 
 pub mod endian;
 pub mod error;
+pub mod escape;
+pub mod json;
 mod map;
 pub mod quant;
 pub mod read;

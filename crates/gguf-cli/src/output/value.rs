@@ -1,6 +1,7 @@
 //! Metadata values as people and scripts read them: the human one-liner of `dump`, the
 //! one-per-line form of `meta get`, and the typed JSON object of `dump --json` and `diff`.
 
+pub use ggufkit::escape::escape_line;
 use ggufkit::{Kv, Value};
 
 use super::json::Json;
@@ -102,20 +103,4 @@ fn scalar(v: &Value<'_>) -> String {
         }
     }
     j.out
-}
-
-/// Escapes what would break a line: backslash, newline, carriage return, tab, other controls.
-pub fn escape_line(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if c.is_control() => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out
 }
