@@ -4,7 +4,6 @@
 
 mod cmd;
 mod facts;
-mod hashing;
 mod output;
 mod remote;
 

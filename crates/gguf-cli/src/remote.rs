@@ -5,12 +5,13 @@
 use std::path::Path;
 use std::sync::Mutex;
 
+use ggufkit::hash::{self, FileHashes, HashAlgo};
 use ggufkit::remote::{self, RemoteGguf, RemoteOptions, RemoteStats};
-use ggufkit::{Gguf, ReadOptions, Report};
+use ggufkit::{Error, Gguf, ReadOptions, Report};
 
 use crate::cmd::{describe, CliError};
-use crate::hashing::{Algo, FileHashes, Progress};
 use crate::output::json::Json;
+use crate::output::progress::Progress;
 
 /// What the last remote open of each location cost, for the JSON member.
 static COSTS: Mutex<Vec<(String, RemoteStats)>> = Mutex::new(Vec::new());
@@ -105,107 +106,20 @@ pub fn human_line(file: &Path) -> Option<String> {
     })
 }
 
-/// An incremental digest of one algorithm.
-enum Hasher {
-    Xxh64(xxhash_rust::xxh64::Xxh64),
-    Sha256(sha2::Sha256),
-}
-
-impl Hasher {
-    fn new(algo: Algo) -> Self {
-        match algo {
-            Algo::Xxh64 => Hasher::Xxh64(xxhash_rust::xxh64::Xxh64::new(0)),
-            Algo::Sha256 => Hasher::Sha256(<sha2::Sha256 as sha2::Digest>::new()),
-        }
-    }
-
-    fn update(&mut self, b: &[u8]) {
-        match self {
-            Hasher::Xxh64(h) => h.update(b),
-            Hasher::Sha256(h) => sha2::Digest::update(h, b),
-        }
-    }
-
-    /// The hex digest, written as [`crate::hashing::digest`] writes it.
-    fn finish(self) -> String {
-        match self {
-            Hasher::Xxh64(h) => format!("{:016x}", h.digest()),
-            Hasher::Sha256(h) => sha2::Digest::finalize(h)
-                .iter()
-                .map(|b| format!("{b:02x}"))
-                .collect(),
-        }
-    }
-}
-
 /// `gguf hash` of a remote file: the header with range requests, then the data section streamed
-/// in one request, each byte fed to the whole-data digest and to its tensor's, never held.
-pub fn hash(file: &Path, algo: Algo) -> Result<FileHashes, CliError> {
+/// in one request (`ggufkit::hash::hash_remote`).
+pub fn hash(file: &Path, algo: HashAlgo) -> Result<FileHashes, CliError> {
     let r = open_remote(file, true)?;
-    let g = r.gguf();
-    crate::cmd::report_errors(file, g);
-    let (start, end) = (g.data_offset(), g.expected_len());
-    if r.len() < end {
-        return Err(CliError::failed(format!(
-            "{}: at byte {}: the file is {} bytes long, but its tensor data needs {} bytes",
-            file.display(),
-            r.len(),
-            r.len(),
-            end
-        )));
-    }
-    // tensor ranges in data order; a valid file's never overlap
-    let mut spans: Vec<(u64, u64, usize)> = g
-        .tensors()
-        .enumerate()
-        .map(|(i, t)| (t.absolute_offset(), t.absolute_offset() + t.size(), i))
-        .collect();
-    spans.sort_unstable();
-    if spans.windows(2).any(|w| w[1].0 < w[0].1) {
-        return Err(CliError::failed(format!(
+    crate::cmd::report_errors(file, r.gguf());
+    let bar = Progress::bytes(0, &file.display().to_string());
+    let hashes = hash::hash_remote(&r, algo, &bar).map_err(|e| match e {
+        Error::OverlappingTensors { .. } => CliError::failed(format!(
             "{}: tensors overlap; hash a local copy",
             file.display()
-        )));
-    }
-    let mut hashers: Vec<Option<Hasher>> =
-        (0..spans.len()).map(|_| Some(Hasher::new(algo))).collect();
-    let mut whole = Hasher::new(algo);
-    let mut pos = start;
-    let mut next = 0usize;
-    let bar = Progress::bytes(end - start, &file.display().to_string());
-    r.stream_range(start..end, &mut |chunk: &[u8]| {
-        whole.update(chunk);
-        let chunk_end = pos + chunk.len() as u64;
-        while next < spans.len() && spans[next].1 <= pos {
-            next += 1;
-        }
-        let mut k = next;
-        while k < spans.len() && spans[k].0 < chunk_end {
-            let (a, b, i) = spans[k];
-            let lo = a.max(pos);
-            let hi = b.min(chunk_end);
-            if lo < hi {
-                if let Some(h) = hashers[i].as_mut() {
-                    h.update(&chunk[(lo - pos) as usize..(hi - pos) as usize]);
-                }
-            }
-            k += 1;
-        }
-        pos = chunk_end;
-        bar.add(chunk.len() as u64);
-        Ok(())
-    })
-    .map_err(|e| CliError::from_lib(file, &e))?;
+        )),
+        other => CliError::from_lib(file, &other),
+    })?;
     bar.finish();
     record(file, r.stats());
-    let names: Vec<String> = g.tensors().map(|t| t.name().into_owned()).collect();
-    let tensors = names
-        .into_iter()
-        .zip(hashers)
-        .map(|(n, h)| (n, h.map(Hasher::finish).unwrap_or_default()))
-        .collect();
-    Ok(FileHashes {
-        tensors,
-        data: whole.finish(),
-    })
+    Ok(hashes)
 }

@@ -1,6 +1,6 @@
 //! Writing and hashing: encoding a whole header again from an opened file with `ggufkit::write`
 //! (every pair copied bit for bit, every tensor info laid out again), and hashing a file with the
-//! `gguf hash` command (xxh64 and sha256; hashing lives in the CLI).
+//! `gguf hash` command (xxh64 and sha256; the whole command over `ggufkit::hash`).
 //!
 //! Rewrites, in-place edits, byte-order conversion, split and merge of a real model are measured
 //! by the library's own `crates/ggufkit/benches/write.rs` (against `std::fs::copy`), not again
@@ -63,7 +63,7 @@ fn bench(c: &mut Criterion) {
     }
     g.finish();
 
-    // 2. hashing, through the `gguf hash` command (hashing lives in the CLI, not the library)
+    // 2. hashing, through the `gguf hash` command (the whole command over `ggufkit::hash`)
     let Some(gguf) = gguf_binary() else {
         eprintln!(
             "SKIP: hashing (no gguf binary: `cargo build --release -p gguf-cli` or set GGUF_BIN)"

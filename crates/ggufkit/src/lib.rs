@@ -33,8 +33,10 @@
 pub mod endian;
 pub mod error;
 pub mod escape;
+pub mod hash;
 pub mod json;
 mod map;
+pub mod progress;
 pub mod quant;
 pub mod read;
 #[cfg(feature = "remote")]

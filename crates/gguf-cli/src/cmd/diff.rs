@@ -9,8 +9,10 @@ use std::path::PathBuf;
 use ggufkit::{ArrayView, Gguf, Kv, TensorInfo, Value};
 
 use super::{open_reporting, CliError, CmdResult, FOUND, OK};
-use crate::hashing::{self, Algo, Progress};
+use ggufkit::hash::{self, HashAlgo};
+
 use crate::output::json::Json;
+use crate::output::progress::Progress;
 use crate::output::tensor::tensor_json;
 use crate::output::value::human_value;
 use crate::output::value::{kv_json, typed_value_json};
@@ -193,7 +195,10 @@ pub fn diff<'a, 'b>(ga: &'a Gguf<'_>, gb: &'b Gguf<'_>) -> Result<Diff<'a, 'b>, 
             parts.push(y);
         }
     }
-    let digests = hashing::digest_all(Algo::Xxh64, &parts, &bar);
+    let digests: Vec<String> = hash::digest_many(HashAlgo::Xxh64, &parts, &bar)
+        .iter()
+        .map(|d| d.to_string())
+        .collect();
     bar.finish();
     let mut next = digests.into_iter();
     let mut differs = differs.into_iter();

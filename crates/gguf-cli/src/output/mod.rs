@@ -1,6 +1,7 @@
 //! Output helpers shared by the subcommands: JSON, colour, human formatting, errors.
 
 pub mod glob;
+pub mod hash_check;
 pub mod json;
 pub mod markdown;
 pub mod progress;

@@ -1,4 +1,5 @@
-//! Progress bars for long writes: shown on a terminal (stderr), never when output is redirected.
+//! Progress bars for long writes and passes over tensor data: shown on a terminal (stderr), never
+//! when output is redirected.
 
 use std::io::IsTerminal;
 
@@ -50,6 +51,19 @@ impl Progress {
         if let Some(b) = &self.bar {
             b.finish_and_clear();
         }
+    }
+}
+
+/// The bar as the library's progress sink: the library sets the total and counts the bytes.
+impl ggufkit::progress::Progress for Progress {
+    fn total(&self, bytes: u64) {
+        if let Some(b) = &self.bar {
+            b.set_length(bytes);
+        }
+    }
+
+    fn advance(&self, bytes: u64) {
+        self.add(bytes);
     }
 }
 
