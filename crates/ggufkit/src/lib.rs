@@ -41,6 +41,7 @@ pub mod quant;
 pub mod read;
 #[cfg(feature = "remote")]
 pub mod remote;
+pub mod select;
 pub mod shard;
 pub mod types;
 pub mod validate;

@@ -4,14 +4,12 @@
 
 use std::path::PathBuf;
 
-use ggufkit::{Gguf, TensorInfo};
+use ggufkit::select::{matches_glob, select_tensors, TensorOrder};
+use ggufkit::TensorInfo;
 
 use super::{open_reporting, tensor_stats, CmdResult, FAILED, OK};
-use crate::output::glob;
-use crate::output::json::Json;
-use crate::output::table::{Align, Table};
-use crate::output::tensor::tensor_json;
-use crate::output::{grouped, print, shape_text, Style};
+use crate::output::tensor_table;
+use crate::output::{print, Style};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -46,6 +44,17 @@ pub enum SortKey {
     Type,
 }
 
+impl From<SortKey> for TensorOrder {
+    fn from(k: SortKey) -> TensorOrder {
+        match k {
+            SortKey::Name => TensorOrder::Name,
+            SortKey::Size => TensorOrder::Size,
+            SortKey::Offset => TensorOrder::Offset,
+            SortKey::Type => TensorOrder::Type,
+        }
+    }
+}
+
 pub fn run(args: Args) -> CmdResult {
     let style = Style::detect();
     let mut code = OK;
@@ -59,7 +68,7 @@ pub fn run(args: Args) -> CmdResult {
                 continue;
             }
         };
-        let rows = select(&g, args.filter.as_deref(), args.sort);
+        let rows = select_tensors(&g, args.filter.as_deref(), args.sort.into());
         let name = file.display().to_string();
         let body = if args.stats {
             let rows: Vec<TensorInfo<'_>> = rows
@@ -67,7 +76,7 @@ pub fn run(args: Args) -> CmdResult {
                 .filter(|t| {
                     args.tensor
                         .as_deref()
-                        .is_none_or(|p| glob::matches(p, &t.name()))
+                        .is_none_or(|p| matches_glob(p, &t.name()))
                 })
                 .collect();
             let stats = tensor_stats::all_stats(&rows);
@@ -80,9 +89,9 @@ pub fn run(args: Args) -> CmdResult {
                 tensor_stats::human(&rows, &stats)
             }
         } else if args.json {
-            json_line(&name, &rows)
+            tensor_table::json_line(&name, &rows)
         } else {
-            human(&rows)
+            tensor_table::human(&rows)
         };
         if args.json {
             let mut line = body;
@@ -100,79 +109,4 @@ pub fn run(args: Args) -> CmdResult {
         }
     }
     Ok(code)
-}
-
-/// The tensors to show, filtered and ordered.
-pub fn select<'g>(g: &'g Gguf<'_>, filter: Option<&str>, sort: SortKey) -> Vec<TensorInfo<'g>> {
-    let mut rows: Vec<TensorInfo<'g>> = g
-        .tensors()
-        .filter(|t| filter.is_none_or(|f| glob::matches(f, &t.name())))
-        .collect();
-    match sort {
-        SortKey::Offset => {}
-        SortKey::Name => rows.sort_by(|a, b| a.name_bytes().cmp(b.name_bytes())),
-        SortKey::Size => rows.sort_by_key(|t| std::cmp::Reverse(t.size())),
-        SortKey::Type => rows.sort_by_key(|t| t.ggml_type().name()),
-    }
-    rows
-}
-
-fn human(rows: &[TensorInfo<'_>]) -> String {
-    let mut t = Table::new(&[
-        ("name", Align::Left),
-        ("type", Align::Left),
-        ("shape", Align::Left),
-        ("elements", Align::Right),
-        ("bytes", Align::Right),
-        ("offset", Align::Right),
-    ]);
-    let (mut elements, mut bytes) = (0u64, 0u64);
-    for r in rows {
-        elements = elements.saturating_add(r.n_elements());
-        bytes = bytes.saturating_add(r.size());
-        t.row(vec![
-            r.name().into_owned(),
-            r.ggml_type().name().to_string(),
-            shape_text(r.shape()),
-            grouped(r.n_elements()),
-            grouped(r.size()),
-            grouped(r.offset()),
-        ]);
-    }
-    let footer = vec![
-        format!(
-            "{} tensor{}",
-            grouped(rows.len() as u64),
-            if rows.len() == 1 { "" } else { "s" }
-        ),
-        String::new(),
-        String::new(),
-        grouped(elements),
-        grouped(bytes),
-        String::new(),
-    ];
-    t.render(&[footer])
-}
-
-/// The JSON object of one file, with a newline.
-pub fn json_line(file: &str, rows: &[TensorInfo<'_>]) -> String {
-    let mut j = Json::new();
-    j.raw("{").key("file").str(file);
-    j.raw(",").key("tensors").raw("[");
-    let (mut elements, mut bytes) = (0u64, 0u64);
-    for (i, r) in rows.iter().enumerate() {
-        if i > 0 {
-            j.raw(",");
-        }
-        tensor_json(&mut j, r);
-        elements = elements.saturating_add(r.n_elements());
-        bytes = bytes.saturating_add(r.size());
-    }
-    j.raw("]");
-    j.raw(",").key("total").raw("{");
-    j.key("count").u64(rows.len() as u64);
-    j.raw(",").key("n_elements").u64(elements);
-    j.raw(",").key("size").u64(bytes);
-    j.raw("}}\n");
-    j.out
 }

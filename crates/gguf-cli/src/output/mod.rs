@@ -1,12 +1,12 @@
 //! Output helpers shared by the subcommands: JSON, colour, human formatting, errors.
 
-pub mod glob;
 pub mod hash_check;
 pub mod json;
 pub mod markdown;
 pub mod progress;
 pub mod table;
 pub mod tensor;
+pub mod tensor_table;
 pub mod value;
 
 use std::io::{IsTerminal, Write};

@@ -1,8 +1,9 @@
-//! Shell-style wildcards for names: `*` (any run of characters, dots included), `?` (one
+//! Shell-style wildcards for tensor names: `*` (any run of characters, dots included), `?` (one
 //! character), `[abc]` / `[a-z]` / `[!abc]` (one character of a set); everything else literal.
+#![forbid(unsafe_code)]
 
 /// True when `name` matches `pattern` as a whole.
-pub fn matches(pattern: &str, name: &str) -> bool {
+pub fn matches_glob(pattern: &str, name: &str) -> bool {
     let p: Vec<char> = pattern.chars().collect();
     let n: Vec<char> = name.chars().collect();
     // Iterative matching with one backtrack point for the last `*`: linear-ish, no recursion.
@@ -87,7 +88,7 @@ fn class(p: &[char], start: usize, c: char) -> Option<(bool, usize)> {
 
 #[cfg(test)]
 mod tests {
-    use super::matches;
+    use super::matches_glob as matches;
 
     #[test]
     fn wildcards() {
