@@ -43,6 +43,8 @@ pub mod read;
 pub mod remote;
 pub mod select;
 pub mod shard;
+pub mod stats;
+mod tensor_data;
 pub mod types;
 pub mod validate;
 pub mod value;

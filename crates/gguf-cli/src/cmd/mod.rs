@@ -13,7 +13,6 @@ pub mod merge;
 pub mod meta;
 pub mod report;
 pub mod split;
-pub mod tensor_stats;
 pub mod tensors;
 pub mod validate;
 pub mod value_arg;

@@ -1,15 +1,16 @@
 //! `gguf tensors FILE... [--json] [--filter GLOB] [--sort name|size|offset|type]`: the tensor
 //! table, with totals. With `--stats [--tensor GLOB]`: value statistics of each tensor instead
-//! (see `tensor_stats`).
+//! (`ggufkit::stats`).
 
 use std::path::PathBuf;
 
 use ggufkit::select::{matches_glob, select_tensors, TensorOrder};
-use ggufkit::TensorInfo;
+use ggufkit::{stats, TensorInfo};
 
-use super::{open_reporting, tensor_stats, CmdResult, FAILED, OK};
-use crate::output::tensor_table;
+use super::{open_reporting, CmdResult, FAILED, OK};
+use crate::output::progress::Progress;
 use crate::output::{print, Style};
+use crate::output::{tensor_stats, tensor_table};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -79,7 +80,9 @@ pub fn run(args: Args) -> CmdResult {
                         .is_none_or(|p| matches_glob(p, &t.name()))
                 })
                 .collect();
-            let stats = tensor_stats::all_stats(&rows);
+            let progress = Progress::bytes(0, "statistics");
+            let stats = stats::tensors_stats(&rows, &progress);
+            progress.finish();
             if stats.iter().any(Result::is_err) {
                 code = FAILED;
             }

@@ -6,6 +6,7 @@ pub mod markdown;
 pub mod progress;
 pub mod table;
 pub mod tensor;
+pub mod tensor_stats;
 pub mod tensor_table;
 pub mod value;
 
