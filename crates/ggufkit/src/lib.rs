@@ -30,6 +30,7 @@
 //! ```
 #![deny(unsafe_code)]
 
+pub mod diff;
 pub mod endian;
 pub mod error;
 pub mod escape;

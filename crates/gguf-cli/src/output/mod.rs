@@ -1,5 +1,6 @@
 //! Output helpers shared by the subcommands: JSON, colour, human formatting, errors.
 
+pub mod diff;
 pub mod hash_check;
 pub mod json;
 pub mod markdown;
