@@ -117,7 +117,7 @@ fn tensor_bytes<'a>(file: &Path, t: &TensorInfo<'a>) -> Result<&'a [u8], CliErro
 /// Streams a tensor's values to `w` as little-endian `dtype` (or its own integer dtype), a run
 /// of blocks at a time so memory stays bounded.
 fn write_values(
-    file: &Path,
+    out: &Path,
     t: &TensorInfo<'_>,
     dtype: Dtype,
     w: &mut dyn Write,
@@ -125,12 +125,12 @@ fn write_values(
     let data = t
         .data()
         .ok_or_else(|| ggufkit::Error::Invalid(format!("tensor '{}' has no data", t.name())))?;
-    write_data(file, t, data, dtype, w)
+    write_data(out, t, data, dtype, w)
 }
 
 /// [`write_values`] for the tensor's bytes `data` (fetched from a remote file).
 fn write_data(
-    file: &Path,
+    out: &Path,
     t: &TensorInfo<'_>,
     data: &[u8],
     dtype: Dtype,
@@ -138,7 +138,7 @@ fn write_data(
 ) -> Result<(), ggufkit::Error> {
     let ty = t.ggml_type();
     let io = |e| ggufkit::Error::Io {
-        context: format!("writing the export of {}", file.display()),
+        context: format!("writing {}", out.display()),
         source: e,
     };
     if let Some((size, _, _)) = int_dtype(ty) {
@@ -238,12 +238,12 @@ fn write_npy(
             context: format!("writing {}", out.display()),
             source: e,
         })?;
-        write_data(file, t, data, Dtype::F32, w)
+        write_data(out, t, data, Dtype::F32, w)
     })
 }
 
-/// Writes `out` through a temporary file in its directory, renamed over it at the end. Errors
-/// about the output name the output; errors while reading or decoding name the input.
+/// Writes `out` through a temporary file in its directory, renamed over it at the end. Every
+/// error here is about the output and names it, once.
 fn write_output(
     file: &Path,
     out: &Path,
@@ -253,12 +253,14 @@ fn write_output(
     let mut af = AtomicFile::create(out, force).map_err(|e| CliError::failed(e.to_string()))?;
     {
         let mut w = af.writer();
-        body(&mut w).map_err(lib_err(file))?;
+        body(&mut w).map_err(|e| match e {
+            ggufkit::Error::Io { .. } => CliError::failed(e.to_string()),
+            other => CliError::from_lib(file, &other),
+        })?;
         w.flush()
-            .map_err(|e| CliError::failed(format!("{}: {e}", out.display())))?;
+            .map_err(|e| CliError::failed(format!("writing {}: {e}", out.display())))?;
     }
-    af.commit()
-        .map_err(|e| CliError::failed(format!("{}: {e}", out.display())))
+    af.commit().map_err(|e| CliError::failed(e.to_string()))
 }
 
 /// The metadata value as a string: strings as they are, everything else as its JSON text.
@@ -305,10 +307,15 @@ fn export_safetensors(
             )));
         }
         let (size, name) = int_dtype(ty).map_or((float_size, float_name), |d| (d.0 as u64, d.2));
-        let len = t
-            .n_elements()
-            .checked_mul(size)
-            .ok_or_else(|| CliError::failed(format!("{}: tensor too large", file.display())))?;
+        let too_large = || {
+            CliError::failed(format!(
+                "{}: tensor '{}' is too large to export: its data would end beyond 2^64 bytes",
+                file.display(),
+                t.name()
+            ))
+        };
+        let len = t.n_elements().checked_mul(size).ok_or_else(too_large)?;
+        let end = offset.checked_add(len).ok_or_else(too_large)?;
         j.raw(",").key(&t.name()).raw("{").key("dtype").str(name);
         j.raw(",").key("shape").raw("[");
         for (k, d) in t.shape().iter().rev().enumerate() {
@@ -318,8 +325,8 @@ fn export_safetensors(
             j.u64(*d);
         }
         j.raw("],").key("data_offsets").raw("[");
-        j.u64(offset).raw(",").u64(offset + len).raw("]}");
-        offset += len;
+        j.u64(offset).raw(",").u64(end).raw("]}");
+        offset = end;
     }
     j.raw("}");
     // Pad the header with spaces to a multiple of 8 bytes, as the safetensors writer does.
@@ -336,7 +343,7 @@ fn export_safetensors(
             .map_err(io)?;
         w.write_all(&header).map_err(io)?;
         for t in &tensors {
-            write_values(file, t, dtype, w)?;
+            write_values(out, t, dtype, w)?;
         }
         Ok(())
     })
