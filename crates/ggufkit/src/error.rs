@@ -204,6 +204,16 @@ pub enum Error {
         /// What is wrong with it (boxed: it is rare, and keeps `Error` small).
         problem: Box<ManifestProblem>,
     },
+    /// Bytes given as a tensor's data whose length is not the tensor's size.
+    #[error("tensor '{tensor}' has {expected} bytes of data, not {found}")]
+    TensorDataLength {
+        /// The tensor's name.
+        tensor: String,
+        /// Its size in bytes, as its type and shape make it.
+        expected: u64,
+        /// The length of the bytes given.
+        found: u64,
+    },
     /// An error about one of the two files being compared.
     #[error("file {side}: {source}")]
     InComparison {
