@@ -7,7 +7,7 @@ use crate::quant;
 use crate::read::TensorInfo;
 
 /// The tensor's data, or [`Error::TensorDataMissing`] (a file cut short, a header read alone).
-pub(crate) fn tensor_bytes<'a>(t: &TensorInfo<'a>) -> Result<&'a [u8]> {
+pub fn tensor_bytes<'a>(t: &TensorInfo<'a>) -> Result<&'a [u8]> {
     t.data().ok_or_else(|| Error::TensorDataMissing {
         tensor: t.name().into_owned(),
         offset: t.absolute_offset(),
