@@ -5,7 +5,7 @@
 //! reversed (C order).
 //!
 //! Values are streamed a run of blocks at a time, so memory stays bounded however large the
-//! tensor. `write_*` encode to any [`Write`](std::io::Write) (a buffer, a socket); `save_*` write
+//! tensor. `write_*` encode to any [`Write`] (a buffer, a socket); `save_*` write
 //! a file atomically (a temporary file beside the target, renamed over it once complete).
 #![forbid(unsafe_code)]
 
