@@ -165,11 +165,9 @@ fn a_file_cut_short_is_named_by_its_side() {
 
 #[test]
 fn a_big_endian_copy_differs_in_byte_order_and_raw_data_only() {
-    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus");
-    if !corpus.is_dir() {
-        println!("SKIP: {} is absent", corpus.display());
+    let Some(corpus) = ggufkit_testkit::shared::find("corpus") else {
         return;
-    }
+    };
     let ga = Gguf::open(corpus.join("models/llama-2-tiny-random.gguf")).unwrap();
     let gb = Gguf::open(corpus.join("big-endian/llama-2-tiny-random.BE.gguf")).unwrap();
     let d = diff(&ga, &gb, &NoProgress).unwrap();

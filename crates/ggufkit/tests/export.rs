@@ -38,11 +38,9 @@ fn f32s(b: &[u8]) -> Vec<f32> {
 
 #[test]
 fn npy_of_ggml_vectors_is_bit_exact() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/vectors/dequant");
-    if !dir.is_dir() {
-        println!("SKIP: {} is absent", dir.display());
+    let Some(dir) = ggufkit_testkit::shared::find("vectors/dequant") else {
         return;
-    }
+    };
     let mut checked = 0;
     for e in std::fs::read_dir(&dir).unwrap() {
         let path = e.unwrap().path();

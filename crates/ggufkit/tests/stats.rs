@@ -135,11 +135,9 @@ fn the_sample_matches_a_plain_computation_and_counts_its_bytes() {
 
 #[test]
 fn corpus_models_match_a_plain_computation() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/models");
-    if !dir.is_dir() {
-        println!("SKIP: {} is absent", dir.display());
+    let Some(dir) = ggufkit_testkit::shared::find("corpus/models") else {
         return;
-    }
+    };
     for name in ["llama-2-tiny-random.gguf", "superpoint.gguf"] {
         let g = Gguf::open(dir.join(name)).unwrap();
         assert_like_naive(name, &g);
