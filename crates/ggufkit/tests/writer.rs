@@ -365,3 +365,20 @@ fn owned_values_come_from_borrowed_ones() {
     let nested = OwnedValue::from_value(&g.get("nested").unwrap()).unwrap();
     assert_eq!(nested.to_string(), "[array; [int8; 1, 2], [string; \"a\"]]");
 }
+
+#[test]
+fn an_empty_key_read_permissively_is_refused_as_set_refuses_it() {
+    let bytes = ggufkit_testkit::Encoder::header(3, 0, 1)
+        .kv_u32("", 7)
+        .build();
+    let g = Gguf::from_bytes_with(&bytes, &ReadOptions::permissive()).unwrap();
+    let kv = g.kv_at(0).unwrap();
+    let mut b = GgufBuilder::new();
+    let copied = b.copy_kv(&kv, g.endian()).unwrap_err();
+    let set = b.set("", 7u32).unwrap_err();
+    assert_eq!(copied.to_string(), set.to_string());
+    assert_eq!(
+        copied.to_string(),
+        "a metadata key cannot be empty (the spec requires at least one byte)"
+    );
+}

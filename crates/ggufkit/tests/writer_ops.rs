@@ -597,6 +597,22 @@ fn shards_that_do_not_belong_together_are_refused() {
     fs::write(&paths[2], b.to_vec().unwrap()).unwrap();
     let e = ShardedModel::open(&paths[0]).unwrap_err();
     assert!(e.to_string().contains("split.tensors.count says 3"), "{e}");
+    // a shard whose split.tensors.count differs from the first shard's, or is absent
+    b.set("split.tensors.count", 4i32).unwrap();
+    fs::write(&paths[2], b.to_vec().unwrap()).unwrap();
+    let e = ShardedModel::open(&paths[0]).unwrap_err();
+    let third = paths[2].display();
+    assert_eq!(
+        e.to_string(),
+        format!("{third}: split.tensors.count is 4, but the first shard says 3")
+    );
+    assert!(b.remove("split.tensors.count"));
+    fs::write(&paths[2], b.to_vec().unwrap()).unwrap();
+    let e = ShardedModel::open(&paths[0]).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        format!("{third}: split.tensors.count is absent, but the first shard says 3")
+    );
     fs::write(&paths[2], saved).unwrap();
     // a first shard renamed so its name no longer matches its keys
     let renamed = shard_path(&dir.path().join("m"), 0, 4);

@@ -529,7 +529,9 @@ pub(crate) fn index_shards(
             let tc = count_of(s)?;
             if tc != declared {
                 return Err(Error::Invalid(format!(
-                    "{name}: split.tensors.count is {tc:?}, but the first shard says {declared:?}"
+                    "{name}: split.tensors.count is {}, but the first shard says {}",
+                    count_shown(tc),
+                    count_shown(declared)
                 )));
             }
         }
@@ -555,6 +557,11 @@ pub(crate) fn index_shards(
         }
     }
     Ok((order, by_name))
+}
+
+/// A `split.tensors.count` as a message shows it.
+fn count_shown(n: Option<u64>) -> String {
+    n.map_or("absent".into(), |n| n.to_string())
 }
 
 #[cfg(test)]

@@ -69,6 +69,39 @@ impl Entry<'_> {
     }
 }
 
+impl Entry<'_> {
+    /// The value of a `general.alignment` pair, checked as [`GgufBuilder::set`] checks it.
+    fn alignment(&self) -> Result<u32> {
+        let (bytes, endian) = match &self.body {
+            Body::Value(v) => return check_alignment_value(v),
+            Body::Raw { bytes, endian } => (bytes, *endian),
+        };
+        let at = 8 + self.key.len();
+        let ends_inside = |what: &str, at: usize| {
+            Error::Invalid(format!("a key-value pair ends inside {what} at byte {at}"))
+        };
+        let id = bytes
+            .get(at..at + 4)
+            .and_then(|b| b.try_into().ok())
+            .map(|b| endian.u32(b))
+            .ok_or_else(|| ends_inside("the value type", at))?;
+        match ValueType::from_id(id) {
+            None => Err(Error::Invalid(format!(
+                "value type {id} at byte {at} is not 0..12"
+            ))),
+            Some(ValueType::U32) => {
+                let a = self
+                    .as_u32()
+                    .ok_or_else(|| ends_inside("the value", at + 4))?;
+                check_alignment_value(&OwnedValue::U32(a))
+            }
+            Some(t) => Err(Error::Invalid(format!(
+                "{ALIGNMENT_KEY} has type {t}, expected uint32"
+            ))),
+        }
+    }
+}
+
 /// A tensor to be written: name, type, shape as stored (ne0 first), and optionally its bytes.
 #[derive(Clone, Debug)]
 pub struct TensorSpec<'a> {
@@ -296,7 +329,9 @@ impl<'a> GgufBuilder<'a> {
     pub fn copy_kv(&mut self, kv: &Kv<'a>, endian: Endian) -> Result<()> {
         let key = kv.key.as_bytes();
         if key.is_empty() {
-            return Err(Error::Invalid("a metadata key cannot be empty".into()));
+            return Err(Error::Invalid(
+                "a metadata key cannot be empty (the spec requires at least one byte)".into(),
+            ));
         }
         let entry = Entry {
             key: Cow::Borrowed(key),
@@ -306,10 +341,7 @@ impl<'a> GgufBuilder<'a> {
             },
         };
         if key == ALIGNMENT_KEY.as_bytes() {
-            let a = entry
-                .as_u32()
-                .ok_or_else(|| Error::Invalid(format!("{ALIGNMENT_KEY} must be a uint32")))?;
-            check_alignment_value(&OwnedValue::U32(a))?;
+            entry.alignment()?;
         }
         match self.position(key) {
             Some(i) => self.entries[i] = entry,
@@ -337,13 +369,7 @@ impl<'a> GgufBuilder<'a> {
     pub fn alignment(&self) -> Result<u32> {
         match self.position(ALIGNMENT_KEY.as_bytes()) {
             None => Ok(DEFAULT_ALIGNMENT),
-            Some(i) => {
-                let a = self.entries[i]
-                    .as_u32()
-                    .ok_or_else(|| Error::Invalid(format!("{ALIGNMENT_KEY} must be a uint32")))?;
-                check_alignment_value(&OwnedValue::U32(a))?;
-                Ok(a)
-            }
+            Some(i) => self.entries[i].alignment(),
         }
     }
 
@@ -578,9 +604,9 @@ impl<'a> GgufBuilder<'a> {
     }
 }
 
-fn check_alignment_value(v: &OwnedValue) -> Result<()> {
+fn check_alignment_value(v: &OwnedValue) -> Result<u32> {
     match v {
-        OwnedValue::U32(a) if *a != 0 && a.is_power_of_two() => Ok(()),
+        OwnedValue::U32(a) if *a != 0 && a.is_power_of_two() => Ok(*a),
         OwnedValue::U32(a) => Err(Error::Invalid(format!(
             "{ALIGNMENT_KEY} is {a}, expected a non-zero power of two"
         ))),
@@ -838,5 +864,50 @@ impl<'a, W: Write> TensorDataWriter<'a, W> {
             .flush()
             .map_err(|e| Error::io("flushing the output", e))?;
         Ok(self.w)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A `general.alignment` pair copied as read: key length, key, type id, then `value`.
+    fn raw_alignment(type_id: u32, value: &[u8]) -> Entry<'static> {
+        let mut bytes = (ALIGNMENT_KEY.len() as u64).to_le_bytes().to_vec();
+        bytes.extend(ALIGNMENT_KEY.as_bytes());
+        bytes.extend(type_id.to_le_bytes());
+        bytes.extend(value);
+        Entry {
+            key: Cow::Borrowed(ALIGNMENT_KEY.as_bytes()),
+            body: Body::Raw {
+                bytes: Cow::Owned(bytes),
+                endian: Endian::Little,
+            },
+        }
+    }
+
+    #[test]
+    fn copied_alignments_are_checked_like_set_ones() {
+        assert_eq!(
+            raw_alignment(4, &64u32.to_le_bytes()).alignment().unwrap(),
+            64
+        );
+        let message = |e: Entry<'_>| e.alignment().unwrap_err().to_string();
+        assert_eq!(
+            message(raw_alignment(4, &48u32.to_le_bytes())),
+            "general.alignment is 48, expected a non-zero power of two"
+        );
+        assert_eq!(
+            message(raw_alignment(0, &[32])),
+            "general.alignment has type uint8, expected uint32"
+        );
+        assert_eq!(
+            message(raw_alignment(13, &[])),
+            "value type 13 at byte 25 is not 0..12"
+        );
+        assert_eq!(
+            message(raw_alignment(4, &[1, 0])),
+            "a key-value pair ends inside the value at byte 29"
+        );
     }
 }
