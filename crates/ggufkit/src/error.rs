@@ -1,8 +1,22 @@
-//! The crate's one error type, and the rule ids of the CLI contract.
+//! The crate's one error type, the families of failures it groups (one file each in `error/`),
+//! and the rule ids of the CLI contract.
 #![forbid(unsafe_code)]
+
+mod missing;
+mod quant;
+mod remote;
+mod shard;
+mod write;
 
 use std::fmt;
 use std::io;
+use std::path::{Path, PathBuf};
+
+pub use missing::Missing;
+pub use quant::QuantError;
+pub use remote::{LocationProblem, RemoteError};
+pub use shard::ShardError;
+pub use write::WriteError;
 
 /// A rule of the format, as the CLI contract's rule table names it.
 ///
@@ -137,6 +151,12 @@ impl fmt::Display for Diagnostic {
 }
 
 /// Everything that can go wrong in this crate.
+///
+/// Every variant carries what a program needs to act on it (the path, the key or tensor, the
+/// ggml type, what was expected and what was found) and displays the one-line message the CLI
+/// prints. Failures of one part of the crate are grouped in that part's enum
+/// ([`WriteError`], [`ShardError`], [`QuantError`], [`RemoteError`]); anything asked for that
+/// does not exist is [`Error::NotFound`].
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// The bytes break a rule of the format.
@@ -145,14 +165,29 @@ pub enum Error {
     /// Reading or writing failed.
     #[error("{context}: {source}")]
     Io {
+        /// What was being done, as a phrase that names the file when there is one.
         context: String,
+        /// The file or remote object, when the failure concerns one.
+        location: Option<Location>,
         #[source]
         source: io::Error,
     },
-    /// A tensor, key or value asked for does not exist or has another type.
-    #[error("{0}")]
-    NotFound(String),
-    /// A request the data cannot satisfy (wrong value type, unsupported conversion, bad argument).
+    /// A key, tensor, shard or embedded GGUF asked for does not exist.
+    #[error(transparent)]
+    NotFound(#[from] Missing),
+    /// Building, writing, editing or converting a file failed.
+    #[error(transparent)]
+    Write(#[from] WriteError),
+    /// Splitting a file, or opening the shards of a split model, failed.
+    #[error(transparent)]
+    Shard(#[from] ShardError),
+    /// Tensor data that a codec cannot decode or encode as asked.
+    #[error(transparent)]
+    Quant(#[from] QuantError),
+    /// A remote location that cannot be read as asked.
+    #[error(transparent)]
+    Remote(#[from] RemoteError),
+    /// A request the data cannot satisfy; being replaced by the typed variants above.
     #[error("{0}")]
     Invalid(String),
     /// A tensor's data is not in the file (the file is cut short, or only its header was read).
@@ -223,6 +258,14 @@ pub enum Error {
         #[source]
         source: Box<Error>,
     },
+    /// The header declares more than this reader indexes, so no verdict could be reached.
+    #[error("cannot be validated: {reason}")]
+    NotValidated {
+        /// The file.
+        path: PathBuf,
+        /// What stopped the check.
+        reason: String,
+    },
 }
 
 /// What is wrong with a line of a hash manifest.
@@ -291,11 +334,46 @@ impl Error {
         self.diagnostic().map(|d| d.offset)
     }
 
+    /// An I/O error that concerns no particular file (a stream, a buffer).
     pub(crate) fn io(context: impl Into<String>, source: io::Error) -> Error {
         Error::Io {
             context: context.into(),
+            location: None,
             source,
         }
+    }
+
+    /// An I/O error on the file at `path`.
+    pub(crate) fn io_at(context: impl Into<String>, path: &Path, source: io::Error) -> Error {
+        Error::Io {
+            context: context.into(),
+            location: Some(Location::Path(path.to_path_buf())),
+            source,
+        }
+    }
+}
+
+/// Where a file is: a local path, or the URL of a remote object.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Location {
+    /// A local file.
+    Path(PathBuf),
+    /// A remote object (`https://`, `s3://`, `gs://`, `az://`).
+    Url(String),
+}
+
+impl fmt::Display for Location {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Location::Path(p) => write!(f, "{}", p.display()),
+            Location::Url(u) => f.write_str(u),
+        }
+    }
+}
+
+impl From<&Path> for Location {
+    fn from(p: &Path) -> Self {
+        Location::Path(p.to_path_buf())
     }
 }
 

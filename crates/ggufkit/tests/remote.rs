@@ -6,6 +6,7 @@
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
+use ggufkit::error::{Location, LocationProblem, Missing, RemoteError, ShardError};
 use ggufkit::remote::{validate_url, RemoteGguf, RemoteModel, RemoteOptions};
 use ggufkit::{Gguf, ReadOptions, Rule};
 use ggufkit_testkit::server::{Faults, Object, Server};
@@ -238,7 +239,7 @@ fn tensor_data_is_one_range_request() {
     );
     assert!(matches!(
         r.tensor_bytes("nope"),
-        Err(ggufkit::Error::NotFound(_))
+        Err(ggufkit::Error::NotFound(Missing::Tensor { name })) if name == "nope"
     ));
     // the whole object, streamed in one request
     let mut seen = Vec::new();
@@ -439,12 +440,59 @@ fn missing_objects_and_bad_locations_are_clear_errors() {
     let e = RemoteGguf::open_with(&srv.url("/nope.gguf"), &quick(), &ReadOptions::default())
         .unwrap_err();
     assert!(e.to_string().contains("no such object"), "{e}");
-    assert!(
-        matches!(&e, ggufkit::Error::Io { source, .. } if source.kind() == std::io::ErrorKind::NotFound)
-    );
+    let nope = srv.url("/nope.gguf");
+    assert!(matches!(
+        &e,
+        ggufkit::Error::Io { source, location: Some(Location::Url(u)), .. }
+            if source.kind() == std::io::ErrorKind::NotFound && *u == nope
+    ));
     let e = RemoteGguf::open_with("http://127.0.0.1:1/", &quick(), &ReadOptions::default())
         .unwrap_err();
     assert!(e.to_string().contains("names no object"), "{e}");
+    assert!(matches!(
+        &e,
+        ggufkit::Error::Remote(RemoteError::Location {
+            problem: LocationProblem::NoObject,
+            ..
+        })
+    ));
+    let e =
+        RemoteGguf::open_with("ftp://host/m.gguf", &quick(), &ReadOptions::default()).unwrap_err();
+    assert!(
+        matches!(
+            &e,
+            ggufkit::Error::Remote(RemoteError::Location {
+                problem: LocationProblem::Scheme(s),
+                url,
+            }) if s == "ftp" && url == "ftp://host/m.gguf"
+        ),
+        "{e}"
+    );
+    assert_eq!(
+        e.to_string(),
+        "opening the location: unsupported URL scheme 'ftp'"
+    );
+    // tensor data cut short, read permissively: the tensor past the end is named
+    let mut cut = model(1, &[("a", 8), ("b", 64)]);
+    cut.truncate(cut.len() - 200);
+    let srv = Server::one("/cut.gguf", cut.clone());
+    let r =
+        RemoteGguf::open_with(&srv.url("/cut.gguf"), &quick(), &ReadOptions::permissive()).unwrap();
+    assert_eq!(r.tensor_bytes("a").unwrap().len(), 32);
+    let e = r.tensor_bytes("b").unwrap_err();
+    let b = Gguf::from_bytes_with(&cut, &ReadOptions::permissive())
+        .unwrap()
+        .tensor("b")
+        .unwrap()
+        .absolute_offset();
+    assert!(
+        matches!(
+            &e,
+            ggufkit::Error::Remote(RemoteError::TensorPastEnd { name, start, size: 256, object_size })
+                if name == "b" && *start == b && *object_size == cut.len() as u64
+        ),
+        "{e}"
+    );
     assert!(ggufkit::remote::is_remote("s3://b/k.gguf"));
     assert!(!ggufkit::remote::is_remote("model.gguf"));
     assert!(!ggufkit::remote::is_remote("C:/x.gguf"));
@@ -510,6 +558,46 @@ fn split_models_are_read_as_one_with_shards_fetched_concurrently() {
     .to_string();
     assert!(
         e.contains("x-00002-of-00002.gguf") && e.contains("no such object"),
+        "{e}"
+    );
+    // a second shard that is not a GGUF, and a second shard given as the first
+    let mut objects = HashMap::new();
+    objects.insert("/y-00001-of-00002.gguf".to_string(), Object::new(c.build()));
+    objects.insert(
+        "/y-00002-of-00002.gguf".to_string(),
+        Object::new(b"GGUX".repeat(8)),
+    );
+    let mut second = Encoder::header(3, 0, 2);
+    second.key("split.no", 2).u16(1);
+    second.key("split.count", 2).u16(2);
+    objects.insert(
+        "/z-00002-of-00002.gguf".to_string(),
+        Object::new(second.build()),
+    );
+    let srv = Server::start(objects, Faults::default());
+    let open_model = |path: &str| {
+        RemoteModel::open_with(&srv.url(path), &quick(), &ReadOptions::default()).unwrap_err()
+    };
+    let bad = srv.url("/y-00002-of-00002.gguf");
+    let e = open_model("/y-00001-of-00002.gguf");
+    assert!(
+        matches!(
+            &e,
+            ggufkit::Error::Shard(ShardError::Format { file: Location::Url(u), diagnostic })
+                if *u == bad && diagnostic.rule == Rule::Magic && diagnostic.offset == 0
+        ),
+        "{e}"
+    );
+    assert!(
+        e.to_string().starts_with(&format!("{bad}: at byte 0: ")),
+        "{e}"
+    );
+    let e = open_model("/z-00002-of-00002.gguf");
+    assert!(
+        matches!(
+            &e,
+            ggufkit::Error::Shard(ShardError::NotFirst { no: 1, .. })
+        ),
         "{e}"
     );
 }

@@ -51,7 +51,7 @@ mod ternary;
 use rayon::prelude::*;
 
 use crate::endian::Endian;
-use crate::error::{Error, Result};
+use crate::error::{QuantError, Result};
 use crate::types::GgmlType;
 
 pub use float::{bf16_to_f32, f16_to_f32, f32_to_bf16, f32_to_f16};
@@ -155,28 +155,23 @@ pub fn can_quantize(ty: GgmlType) -> bool {
 }
 
 fn layout_of(ty: GgmlType) -> Result<&'static Layout> {
-    layout(ty).ok_or_else(|| {
-        Error::Invalid(format!(
-            "tensor type {ty} was removed from ggml and has no block layout"
-        ))
-    })
+    layout(ty).ok_or_else(|| QuantError::RemovedType { ty }.into())
 }
 
 /// Checks that `bytes` is whole blocks and `elems` the matching element count.
 fn check_sizes(l: &Layout, bytes: usize, elems: usize) -> Result<()> {
     if bytes % l.block_bytes != 0 {
-        return Err(Error::Invalid(format!(
-            "{} data of {bytes} bytes is not a whole number of {}-byte blocks",
-            l.ty, l.block_bytes
-        )));
+        return Err(QuantError::PartialBlock { ty: l.ty, bytes }.into());
     }
     let blocks = bytes / l.block_bytes;
     if blocks.checked_mul(l.block_elems) != Some(elems) {
-        return Err(Error::Invalid(format!(
-            "{} data of {bytes} bytes holds {} elements, not {elems}",
-            l.ty,
-            blocks.saturating_mul(l.block_elems)
-        )));
+        return Err(QuantError::ElementCount {
+            ty: l.ty,
+            bytes,
+            holds: blocks.saturating_mul(l.block_elems),
+            expected: elems,
+        }
+        .into());
     }
     Ok(())
 }
@@ -196,8 +191,7 @@ pub fn element_count(ty: GgmlType, data_len: usize) -> Result<usize> {
 /// hold exactly the elements of those blocks.
 pub fn dequantize(ty: GgmlType, data: &[u8], endian: Endian, out: &mut [f32]) -> Result<()> {
     let l = layout_of(ty)?;
-    let f = dequant_fn(ty)
-        .ok_or_else(|| Error::Invalid(format!("no float form for tensor type {ty}")))?;
+    let f = dequant_fn(ty).ok_or(QuantError::NoDequantizer { ty })?;
     check_sizes(l, data.len(), out.len())?;
     if endian == Endian::Little || l.fields.is_empty() {
         f(data, out);
@@ -235,9 +229,7 @@ fn par_blocks(l: &Layout) -> usize {
 pub fn dequantize_par(ty: GgmlType, data: &[u8], endian: Endian, out: &mut [f32]) -> Result<()> {
     let l = layout_of(ty)?;
     if !can_dequantize(ty) {
-        return Err(Error::Invalid(format!(
-            "no float form for tensor type {ty}"
-        )));
+        return Err(QuantError::NoDequantizer { ty }.into());
     }
     check_sizes(l, data.len(), out.len())?;
     let nb = par_blocks(l);
@@ -258,10 +250,11 @@ pub fn quantize(ty: GgmlType, src: &[f32], out: &mut Vec<u8>) -> Result<()> {
 
 fn quant_len(l: &Layout, n: usize) -> Result<usize> {
     if n % l.block_elems != 0 {
-        return Err(Error::Invalid(format!(
-            "{n} elements are not a whole number of {}-element {} blocks",
-            l.block_elems, l.ty
-        )));
+        return Err(QuantError::PartialBlockElements {
+            ty: l.ty,
+            elements: n,
+        }
+        .into());
     }
     Ok(n / l.block_elems * l.block_bytes)
 }
@@ -271,8 +264,7 @@ fn quant_len(l: &Layout, n: usize) -> Result<usize> {
 /// (`ntry = -1`, where `ggml_quantize_chunk` uses 7).
 pub fn quantize_ref(ty: GgmlType, src: &[f32], out: &mut Vec<u8>) -> Result<()> {
     let l = layout_of(ty)?;
-    let f = quant_ref_fn(ty)
-        .ok_or_else(|| Error::Invalid(format!("no quantizer for tensor type {ty}")))?;
+    let f = quant_ref_fn(ty).ok_or(QuantError::NoQuantizer { ty })?;
     let bytes = quant_len(l, src.len())?;
     let start = out.len();
     out.resize(start + bytes, 0);
@@ -290,8 +282,7 @@ fn quant_ref_fn(ty: GgmlType) -> Option<QuantFn> {
 /// Quantizes `src` into `out`, which must be exactly the size of the blocks.
 pub fn quantize_into(ty: GgmlType, src: &[f32], out: &mut [u8]) -> Result<()> {
     let l = layout_of(ty)?;
-    let f =
-        quant_fn(ty).ok_or_else(|| Error::Invalid(format!("no quantizer for tensor type {ty}")))?;
+    let f = quant_fn(ty).ok_or(QuantError::NoQuantizer { ty })?;
     check_sizes(l, out.len(), src.len())?;
     f(src, out);
     Ok(())
@@ -301,7 +292,7 @@ pub fn quantize_into(ty: GgmlType, src: &[f32], out: &mut [u8]) -> Result<()> {
 pub fn quantize_par(ty: GgmlType, src: &[f32], out: &mut [u8]) -> Result<()> {
     let l = layout_of(ty)?;
     if !can_quantize(ty) {
-        return Err(Error::Invalid(format!("no quantizer for tensor type {ty}")));
+        return Err(QuantError::NoQuantizer { ty }.into());
     }
     check_sizes(l, out.len(), src.len())?;
     let nb = (par_blocks(l) / 4).max(1);
@@ -316,11 +307,11 @@ pub fn quantize_par(ty: GgmlType, src: &[f32], out: &mut [u8]) -> Result<()> {
 pub fn byteswap_blocks(ty: GgmlType, data: &mut [u8]) -> Result<()> {
     let l = layout_of(ty)?;
     if data.len() % l.block_bytes != 0 {
-        return Err(Error::Invalid(format!(
-            "{ty} data of {} bytes is not a whole number of {}-byte blocks",
-            data.len(),
-            l.block_bytes
-        )));
+        return Err(QuantError::PartialBlock {
+            ty,
+            bytes: data.len(),
+        }
+        .into());
     }
     layout::swap_fields(l, data);
     Ok(())

@@ -160,39 +160,90 @@ fn arbitrary_bytes_never_panic() {
 
 #[test]
 fn wrong_sizes_and_removed_types_are_errors() {
-    let err = |r: Result<()>| matches!(r, Err(Error::Invalid(_)));
+    use crate::error::{Error, QuantError as Q};
+    use GgmlType as T;
+    let err = |r: Result<()>| match r {
+        Err(Error::Quant(q)) => q,
+        other => panic!("expected a quant error, got {other:?}"),
+    };
+    let le = Endian::Little;
     let mut out = vec![0f32; 32];
-    assert!(err(dequantize(
-        GgmlType::Q4_0,
-        &[0; 17],
-        Endian::Little,
-        &mut out
-    )));
-    assert!(err(dequantize(
-        GgmlType::Q4_0,
-        &[0; 18],
-        Endian::Little,
-        &mut out[..31]
-    )));
-    assert!(err(dequantize(
-        GgmlType::Q4_2,
-        &[],
-        Endian::Little,
-        &mut []
-    )));
-    assert!(err(dequantize_par(
-        GgmlType::Q4_K,
-        &[0; 100],
-        Endian::Little,
-        &mut out
-    )));
-    assert!(err(byteswap_blocks(GgmlType::Q8_0, &mut [0; 35])));
-    assert!(err(quantize(GgmlType::Q4_K, &[0.0; 100], &mut Vec::new())));
-    assert!(err(quantize_into(GgmlType::Q8_0, &[0.0; 32], &mut [0; 33])));
-    assert!(err(quantize(GgmlType::I32, &[0.0; 4], &mut Vec::new())));
-    assert!(dequantize(GgmlType::Q4_0, &[], Endian::Little, &mut []).is_ok());
-    assert!(!can_dequantize(GgmlType::Q4_0_4_4));
-    assert!(can_dequantize(GgmlType::Q8_1) && can_dequantize(GgmlType::I64));
+    let e = err(dequantize(T::Q4_0, &[0; 17], le, &mut out));
+    assert_eq!(
+        e,
+        Q::PartialBlock {
+            ty: T::Q4_0,
+            bytes: 17
+        }
+    );
+    assert_eq!(
+        e.to_string(),
+        "q4_0 data of 17 bytes is not a whole number of 18-byte blocks"
+    );
+    let e = err(dequantize(T::Q4_0, &[0; 18], le, &mut out[..31]));
+    assert_eq!(
+        e,
+        Q::ElementCount {
+            ty: T::Q4_0,
+            bytes: 18,
+            holds: 32,
+            expected: 31
+        }
+    );
+    assert_eq!(
+        e.to_string(),
+        "q4_0 data of 18 bytes holds 32 elements, not 31"
+    );
+    let e = err(dequantize(T::Q4_2, &[], le, &mut []));
+    assert_eq!(e, Q::RemovedType { ty: T::Q4_2 });
+    assert_eq!(
+        e.to_string(),
+        "tensor type q4_2 was removed from ggml and has no block layout"
+    );
+    let e = err(dequantize_par(T::Q4_K, &[0; 100], le, &mut out));
+    assert_eq!(
+        e,
+        Q::PartialBlock {
+            ty: T::Q4_K,
+            bytes: 100
+        }
+    );
+    let e = err(byteswap_blocks(T::Q8_0, &mut [0; 35]));
+    assert_eq!(
+        e,
+        Q::PartialBlock {
+            ty: T::Q8_0,
+            bytes: 35
+        }
+    );
+    let e = err(quantize(T::Q4_K, &[0.0; 100], &mut Vec::new()));
+    assert_eq!(
+        e,
+        Q::PartialBlockElements {
+            ty: T::Q4_K,
+            elements: 100
+        }
+    );
+    assert_eq!(
+        e.to_string(),
+        "100 elements are not a whole number of 256-element q4_k blocks"
+    );
+    let e = err(quantize_into(T::Q8_0, &[0.0; 32], &mut [0; 33]));
+    assert_eq!(
+        e,
+        Q::PartialBlock {
+            ty: T::Q8_0,
+            bytes: 33
+        }
+    );
+    let e = err(quantize(T::I32, &[0.0; 4], &mut Vec::new()));
+    assert_eq!(e, Q::NoQuantizer { ty: T::I32 });
+    assert_eq!(e.to_string(), "no quantizer for tensor type i32");
+    let e = err(quantize_par(T::IQ2_XXS, &[0.0; 256], &mut [0; 66]));
+    assert_eq!(e, Q::NoQuantizer { ty: T::IQ2_XXS });
+    assert!(dequantize(T::Q4_0, &[], le, &mut []).is_ok());
+    assert!(!can_dequantize(T::Q4_0_4_4));
+    assert!(can_dequantize(T::Q8_1) && can_dequantize(T::I64));
 }
 
 /// Gaussian-ish test data from the generator (sum of uniforms), 256·k values.

@@ -37,7 +37,7 @@ use std::time::Duration;
 use futures_util::StreamExt;
 use object_store::{GetOptions, GetRange, ObjectStore};
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Location, Missing, RemoteError, Result};
 use crate::read::parser::{self, Mode};
 use crate::read::{Gguf, ReadOptions};
 use crate::validate::verdicts;
@@ -137,8 +137,13 @@ fn runtime() -> &'static tokio::runtime::Runtime {
     })
 }
 
-fn remote_err(what: &str, e: io::Error) -> Error {
-    Error::io(what.to_string(), e)
+/// An I/O error reading the object at `url`.
+fn remote_err(url: &str, what: &str, e: io::Error) -> Error {
+    Error::Io {
+        context: what.to_string(),
+        location: Some(Location::Url(url.to_string())),
+        source: e,
+    }
 }
 
 /// A parsed header fetched from a remote object, and what it took.
@@ -153,17 +158,19 @@ struct Fetched {
 /// Fetches and parses the header of `url` with the one parser.
 fn fetch_header(url: &str, opts: &RemoteOptions, mode: Mode) -> Result<Fetched> {
     let counters = Arc::new(Counters::default());
-    let loc = store::locate(url, opts, &counters)
-        .map_err(|m| remote_err("opening the location", io::Error::other(m)))?;
+    let loc = store::locate(url, opts, &counters).map_err(|problem| RemoteError::Location {
+        url: url.to_string(),
+        problem,
+    })?;
     let rt = runtime().handle();
     let chunk = opts.first_chunk.max(4);
     let (object, start) = rt
         .block_on(Object::open(loc, Arc::clone(&counters), chunk))
-        .map_err(|e| remote_err("reading the header", e))?;
+        .map_err(|e| remote_err(url, "reading the header", e))?;
     let mut src = RemoteSource::new(&object, rt, start, chunk);
     let (parsed, found) = parser::parse(&mut src, mode);
     if let Err(parser::Stop::Io(e)) = parsed {
-        return Err(remote_err("reading the header", e));
+        return Err(remote_err(url, "reading the header", e));
     }
     if let Ok(h) = &parsed {
         // a file without tensors may end in padding that is not trailing data: the verdict needs
@@ -177,7 +184,7 @@ fn fetch_header(url: &str, opts: &RemoteOptions, mode: Mode) -> Result<Fetched> 
                 .min(object.size);
             use crate::read::source::Source;
             src.available(pad_end)
-                .map_err(|e| remote_err("reading the padding after the header", e))?;
+                .map_err(|e| remote_err(url, "reading the padding after the header", e))?;
         }
     }
     let bytes = src.into_bytes();
@@ -287,7 +294,7 @@ impl RemoteGguf {
         runtime()
             .handle()
             .block_on(self.object.range(range))
-            .map_err(|e| remote_err(&what, e))
+            .map_err(|e| remote_err(&self.url, &what, e))
     }
 
     /// The data of tensor `name` (without padding), with one range request.
@@ -295,23 +302,24 @@ impl RemoteGguf {
         let t = self
             .gguf
             .tensor(name)
-            .ok_or_else(|| Error::NotFound(format!("no tensor named '{name}'")))?;
+            .ok_or_else(|| Missing::Tensor { name: name.into() })?;
         let start = t.absolute_offset();
         let end = start
             .checked_add(t.size())
             .filter(|&e| e <= self.object.size);
         let Some(end) = end else {
-            return Err(Error::Invalid(format!(
-                "the data of tensor '{name}' ({} bytes from byte {start}) runs past the end of the \
-                 {}-byte object",
-                t.size(),
-                self.object.size
-            )));
+            return Err(RemoteError::TensorPastEnd {
+                name: name.into(),
+                start,
+                size: t.size(),
+                object_size: self.object.size,
+            }
+            .into());
         };
         runtime()
             .handle()
             .block_on(self.object.range(start..end))
-            .map_err(|e| remote_err(&format!("reading tensor '{name}'"), e))
+            .map_err(|e| remote_err(&self.url, &format!("reading tensor '{name}'"), e))
     }
 
     /// Streams bytes `range` of the object to `sink` as they arrive, with one request and memory
@@ -325,7 +333,7 @@ impl RemoteGguf {
         runtime()
             .handle()
             .block_on(stream(&self.object, range, sink))
-            .map_err(|e| remote_err(&what, e))
+            .map_err(|e| remote_err(&self.url, &what, e))
     }
 }
 

@@ -7,13 +7,10 @@
 use std::collections::HashMap;
 
 use super::{RemoteGguf, RemoteOptions, RemoteStats};
-use crate::error::{Error, Result};
+use crate::error::{Error, Location, Missing, RemoteError, Result, ShardError};
 use crate::read::{Kv, ReadOptions, TensorInfo};
+use crate::shard::{SPLIT_COUNT, SPLIT_NO, SPLIT_TENSORS_COUNT};
 use crate::value::Value;
-
-const SPLIT_NO: &str = "split.no";
-const SPLIT_COUNT: &str = "split.count";
-const SPLIT_TENSORS_COUNT: &str = "split.tensors.count";
 
 /// At most this many shard headers are read at once.
 const CONCURRENCY: usize = 8;
@@ -70,17 +67,22 @@ impl std::fmt::Debug for RemoteModel {
     }
 }
 
-fn split_u64(g: &RemoteGguf, key: &str) -> Result<Option<u64>> {
+fn split_u64(g: &RemoteGguf, key: &'static str) -> Result<Option<u64>> {
     match g.gguf().get_kv(key) {
         None => Ok(None),
         Some(kv) => kv.value.as_u64().map(Some).ok_or_else(|| {
-            Error::Invalid(format!(
-                "{}: {key} at byte {} is not a non-negative integer",
-                g.url(),
-                kv.offset
-            ))
+            ShardError::SplitKeyType {
+                file: url(g.url()),
+                key,
+                offset: kv.offset,
+            }
+            .into()
         }),
     }
+}
+
+fn url(u: &str) -> Location {
+    Location::Url(u.to_string())
 }
 
 impl RemoteModel {
@@ -100,32 +102,35 @@ impl RemoteModel {
         let count = u32::try_from(count)
             .ok()
             .filter(|&c| (1..=u32::from(u16::MAX)).contains(&c))
-            .ok_or_else(|| {
-                Error::Invalid(format!(
-                    "{first}: split.count is {count}, expected 1 to 65535"
-                ))
+            .ok_or_else(|| ShardError::SplitCount {
+                file: url(first),
+                count,
             })?;
         let no = split_u64(&g0, SPLIT_NO)?.unwrap_or(0);
         if no != 0 {
-            return Err(Error::Invalid(format!(
-                "{first} is shard {} of the model (split.no = {no}), not the first",
-                no + 1
-            )));
+            return Err(ShardError::NotFirst {
+                file: url(first),
+                no,
+            }
+            .into());
         }
         if count == 1 {
             let declared = split_u64(&g0, SPLIT_TENSORS_COUNT)?;
             return Self::from_shards(vec![g0], declared);
         }
-        let (stem, query, name_no, name_count) = parse_shard_url(first).ok_or_else(|| {
-            Error::Invalid(format!(
-                "{first} is not named like a first shard (STEM-00001-of-{count:05}.gguf)"
-            ))
-        })?;
+        let (stem, query, name_no, name_count) =
+            parse_shard_url(first).ok_or_else(|| ShardError::FirstShardName {
+                file: url(first),
+                count,
+            })?;
         if name_no != 0 || name_count != count {
-            return Err(Error::Invalid(format!(
-                "{first} is named as shard {} of {name_count}, but its split keys say shard 1 of {count}",
-                name_no + 1
-            )));
+            return Err(ShardError::NameMismatch {
+                file: url(first),
+                name_no,
+                name_count,
+                count,
+            }
+            .into());
         }
         let urls: Vec<String> = (1..count)
             .map(|i| shard_url(&stem, &query, i, count))
@@ -140,19 +145,25 @@ impl RemoteModel {
                 handles
                     .into_iter()
                     .map(|h| {
-                        h.join().unwrap_or_else(|_| {
-                            Err(Error::Invalid("a shard reader panicked".into()))
-                        })
+                        h.join()
+                            .unwrap_or_else(|_| Err(RemoteError::ShardReaderPanicked.into()))
                     })
                     .collect()
             });
             for (u, g) in batch.iter().zip(opened) {
                 let g = g.map_err(|e| match e {
-                    Error::Format(d) => {
-                        Error::Invalid(format!("{u}: at byte {}: {}", d.offset, d.message))
+                    Error::Format(diagnostic) => ShardError::Format {
+                        file: url(u),
+                        diagnostic,
                     }
-                    Error::Io { context, source } => Error::Io {
+                    .into(),
+                    Error::Io {
+                        context,
+                        location,
+                        source,
+                    } => Error::Io {
                         context: format!("{u}: {context}"),
+                        location,
                         source,
                     },
                     other => other,
@@ -164,13 +175,14 @@ impl RemoteModel {
             let no = split_u64(g, SPLIT_NO)?;
             let c = split_u64(g, SPLIT_COUNT)?;
             if no != Some(i as u64) || c != Some(u64::from(count)) {
-                return Err(Error::Invalid(format!(
-                    "{}: its split keys say shard {} of {}, expected shard {} of {count}",
-                    g.url(),
-                    no.map_or("?".into(), |n| (n + 1).to_string()),
-                    c.map_or("?".into(), |c| c.to_string()),
-                    i + 1
-                )));
+                return Err(ShardError::Numbering {
+                    file: url(g.url()),
+                    no,
+                    count: c,
+                    expected_no: i as u32,
+                    expected_count: count,
+                }
+                .into());
             }
         }
         let declared = split_u64(&shards[0], SPLIT_TENSORS_COUNT)?;
@@ -178,10 +190,8 @@ impl RemoteModel {
     }
 
     fn from_shards(shards: Vec<RemoteGguf>, declared: Option<u64>) -> Result<Self> {
-        let named: Vec<(&crate::read::Gguf<'_>, String)> = shards
-            .iter()
-            .map(|r| (r.gguf(), r.url().to_string()))
-            .collect();
+        let named: Vec<(&crate::read::Gguf<'_>, Location)> =
+            shards.iter().map(|r| (r.gguf(), url(r.url()))).collect();
         let (order, by_name) = crate::shard::index_shards(&named, declared, |s| {
             split_u64(&shards[s], SPLIT_TENSORS_COUNT)
         })?;
@@ -246,7 +256,7 @@ impl RemoteModel {
     pub fn tensor_bytes(&self, name: &str) -> Result<Vec<u8>> {
         let t = self
             .tensor(name)
-            .ok_or_else(|| Error::NotFound(format!("no tensor named '{name}'")))?;
+            .ok_or_else(|| Missing::Tensor { name: name.into() })?;
         self.shards[t.shard].tensor_bytes(name)
     }
 

@@ -18,6 +18,7 @@ use object_store::{BackoffConfig, ClientConfigKey, ClientOptions, ObjectStore, R
 use url::Url;
 
 use super::RemoteOptions;
+use crate::error::LocationProblem;
 
 /// What a remote reader counts: HTTP requests sent (retries included) and body bytes received.
 #[derive(Debug, Default)]
@@ -57,12 +58,12 @@ pub(crate) fn locate(
     url: &str,
     opts: &RemoteOptions,
     counters: &Arc<Counters>,
-) -> Result<Located, String> {
-    let parsed = Url::parse(url).map_err(|e| format!("not a valid URL: {e}"))?;
-    let path =
-        Path::from_url_path(parsed.path()).map_err(|e| format!("not a valid object path: {e}"))?;
+) -> Result<Located, LocationProblem> {
+    let parsed = Url::parse(url).map_err(|e| LocationProblem::Url(e.to_string()))?;
+    let path = Path::from_url_path(parsed.path())
+        .map_err(|e| LocationProblem::ObjectPath(e.to_string()))?;
     if path.as_ref().is_empty() {
-        return Err("the URL names no object (its path is empty)".into());
+        return Err(LocationProblem::NoObject);
     }
     let connector = CountingConnector {
         counters: Arc::clone(counters),
@@ -80,7 +81,7 @@ pub(crate) fn locate(
             for (k, v) in client {
                 b = b.with_config(k, v);
             }
-            Arc::new(b.build().map_err(|e| e.to_string())?)
+            Arc::new(b.build().map_err(store_problem)?)
         }
         "s3" | "s3a" => {
             let mut b = AmazonS3Builder::from_env()
@@ -94,7 +95,7 @@ pub(crate) fn locate(
             if let Ok(v) = std::env::var("AWS_ALLOW_HTTP") {
                 b = b.with_config(AmazonS3ConfigKey::Client(ClientConfigKey::AllowHttp), v);
             }
-            Arc::new(b.build().map_err(|e| e.to_string())?)
+            Arc::new(b.build().map_err(store_problem)?)
         }
         "gs" => {
             let mut b = GoogleCloudStorageBuilder::from_env()
@@ -104,7 +105,7 @@ pub(crate) fn locate(
             for (k, v) in client {
                 b = b.with_config(GoogleConfigKey::Client(k), v);
             }
-            Arc::new(b.build().map_err(|e| e.to_string())?)
+            Arc::new(b.build().map_err(store_problem)?)
         }
         "az" | "azure" | "abfs" | "abfss" => {
             let mut b = MicrosoftAzureBuilder::from_env()
@@ -114,13 +115,18 @@ pub(crate) fn locate(
             for (k, v) in client {
                 b = b.with_config(AzureConfigKey::Client(k), v);
             }
-            Arc::new(b.build().map_err(|e| e.to_string())?)
+            Arc::new(b.build().map_err(store_problem)?)
         }
-        other => return Err(format!("unsupported URL scheme '{other}'")),
+        other => return Err(LocationProblem::Scheme(other.to_string())),
     };
     // for s3://bucket/key, gs://bucket/key and az://container/key the host is the bucket and the
     // URL path the key, as for http://host/path
     Ok(Located { store, path })
+}
+
+/// A store builder's refusal (credentials, endpoint or options), as its message.
+fn store_problem(e: object_store::Error) -> LocationProblem {
+    LocationProblem::Store(e.to_string())
 }
 
 fn retry_config(o: &RemoteOptions) -> RetryConfig {

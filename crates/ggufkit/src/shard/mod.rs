@@ -24,7 +24,7 @@ use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
 use crate::endian::Endian;
-use crate::error::{Error, Result};
+use crate::error::{Error, Location, Missing, Result, ShardError, WriteError};
 use crate::read::{Gguf, Kv, TensorInfo};
 use crate::value::Value;
 use crate::write::atomic::write_atomically;
@@ -74,11 +74,7 @@ pub fn parse_shard_path(path: &Path) -> Option<(PathBuf, u32, u32)> {
 /// Parses a `--max-size` as `gguf-split` does: a positive whole number followed by `M`
 /// (10^6 bytes) or `G` (10^9 bytes).
 pub fn parse_size(s: &str) -> Result<u64> {
-    let bad = || {
-        Error::Invalid(format!(
-            "size '{s}' is not a positive whole number followed by M (megabytes, 10^6 bytes) or G (gigabytes, 10^9 bytes)"
-        ))
-    };
+    let bad = || -> Error { ShardError::Size { text: s.into() }.into() };
     let (num, unit) = match s.strip_suffix('M') {
         Some(n) => (n, 1_000_000u64),
         None => (s.strip_suffix('G').ok_or_else(bad)?, 1_000_000_000u64),
@@ -125,7 +121,7 @@ pub struct ShardPlan {
 pub fn plan_split(g: &Gguf<'_>, prefix: &Path, opts: &SplitOptions) -> Result<Vec<ShardPlan>> {
     let n_tensors = g.tensor_count();
     if let SplitLimit::MaxTensors(0) = opts.limit {
-        return Err(Error::Invalid("--max-tensors must be at least 1".into()));
+        return Err(ShardError::ZeroMaxTensors.into());
     }
     let mut groups: Vec<Vec<usize>> = vec![Vec::new()];
     if opts.no_tensor_first_split {
@@ -142,12 +138,12 @@ pub fn plan_split(g: &Gguf<'_>, prefix: &Path, opts: &SplitOptions) -> Result<Ve
         if cut {
             let last = groups.len() - 1;
             if groups[last].is_empty() {
-                return Err(Error::Invalid(format!(
-                    "shard {} would hold no tensors: tensor '{}' alone takes {padded} bytes, \
-                     more than the size limit",
-                    last + 1,
-                    t.name()
-                )));
+                return Err(ShardError::EmptyShard {
+                    shard: last + 1,
+                    tensor: t.name().into_owned(),
+                    size: padded,
+                }
+                .into());
             }
             groups.push(Vec::new());
             current = padded;
@@ -160,9 +156,11 @@ pub fn plan_split(g: &Gguf<'_>, prefix: &Path, opts: &SplitOptions) -> Result<Ve
     }
     let n = groups.len();
     if n > usize::from(u16::MAX) || n_tensors > i32::MAX as usize {
-        return Err(Error::Invalid(format!(
-            "{n} shards of {n_tensors} tensors do not fit the split keys (uint16 and int32)"
-        )));
+        return Err(ShardError::TooManyShards {
+            shards: n,
+            tensors: n_tensors,
+        }
+        .into());
     }
     groups
         .into_iter()
@@ -197,9 +195,7 @@ fn shard_builder<'g>(
     b.set(SPLIT_TENSORS_COUNT, g.tensor_count() as i32)?;
     b.set(SPLIT_COUNT, n as u16)?;
     for &j in tensors {
-        let t = g
-            .tensor_at(j)
-            .ok_or_else(|| Error::NotFound(format!("no tensor {j}")))?;
+        let t = g.tensor_at(j).ok_or(Missing::TensorIndex { index: j })?;
         b.add_tensor_raw_name(t.name_bytes(), t.ggml_type(), t.shape(), t.data())?;
     }
     Ok(b)
@@ -228,10 +224,10 @@ pub fn split_opened(
     let plan = plan_split(g, prefix, opts)?;
     if !opts.overwrite {
         if let Some(p) = plan.iter().find(|p| p.path.exists()) {
-            return Err(Error::Invalid(format!(
-                "{} already exists (use --force to overwrite it)",
-                p.path.display()
-            )));
+            return Err(WriteError::OutputExists {
+                path: p.path.clone(),
+            }
+            .into());
         }
     }
     let file = open_file(src)?;
@@ -286,15 +282,16 @@ impl std::fmt::Debug for ShardedModel {
     }
 }
 
-fn split_u64(g: &Gguf<'_>, key: &str, path: &Path) -> Result<Option<u64>> {
+fn split_u64(g: &Gguf<'_>, key: &'static str, path: &Path) -> Result<Option<u64>> {
     match g.get_kv(key) {
         None => Ok(None),
         Some(kv) => kv.value.as_u64().map(Some).ok_or_else(|| {
-            Error::Invalid(format!(
-                "{}: {key} at byte {} is not a non-negative integer",
-                path.display(),
-                kv.offset
-            ))
+            ShardError::SplitKeyType {
+                file: path.into(),
+                key,
+                offset: kv.offset,
+            }
+            .into()
         }),
     }
 }
@@ -313,59 +310,59 @@ impl ShardedModel {
         let count = u32::try_from(count)
             .ok()
             .filter(|&c| c >= 1 && c <= u32::from(u16::MAX))
-            .ok_or_else(|| {
-                Error::Invalid(format!(
-                    "{}: split.count is {count}, expected 1 to 65535",
-                    first.display()
-                ))
+            .ok_or_else(|| ShardError::SplitCount {
+                file: first.into(),
+                count,
             })?;
         let no = split_u64(&g0, SPLIT_NO, first)?.unwrap_or(0);
         if no != 0 {
-            return Err(Error::Invalid(format!(
-                "{} is shard {} of the model (split.no = {no}), not the first",
-                first.display(),
-                no + 1
-            )));
+            return Err(ShardError::NotFirst {
+                file: first.into(),
+                no,
+            }
+            .into());
         }
         let (prefix, name_no, name_count) = if count == 1 {
             parse_shard_path(first).unwrap_or((first.to_path_buf(), 0, 1))
         } else {
-            parse_shard_path(first).ok_or_else(|| {
-                Error::Invalid(format!(
-                    "{} is not named like a first shard (PREFIX-00001-of-{count:05}.gguf)",
-                    first.display()
-                ))
+            parse_shard_path(first).ok_or_else(|| ShardError::FirstShardName {
+                file: first.into(),
+                count,
             })?
         };
         if count > 1 && (name_no != 0 || name_count != count) {
-            return Err(Error::Invalid(format!(
-                "{} is named as shard {} of {name_count}, but its split keys say shard 1 of {count}",
-                first.display(),
-                name_no + 1
-            )));
+            return Err(ShardError::NameMismatch {
+                file: first.into(),
+                name_no,
+                name_count,
+                count,
+            }
+            .into());
         }
         let mut paths = vec![first.to_path_buf()];
         let mut shards = vec![g0];
         for i in 1..count {
             let p = shard_path(&prefix, i, count);
             if !p.exists() {
-                return Err(Error::NotFound(format!(
-                    "shard {} of {count} is missing: {} does not exist",
-                    i + 1,
-                    p.display()
-                )));
+                return Err(Missing::Shard {
+                    shard: i + 1,
+                    count,
+                    path: p,
+                }
+                .into());
             }
             let g = Gguf::open(&p)?;
             let no = split_u64(&g, SPLIT_NO, &p)?;
             let c = split_u64(&g, SPLIT_COUNT, &p)?;
             if no != Some(u64::from(i)) || c != Some(u64::from(count)) {
-                return Err(Error::Invalid(format!(
-                    "{}: its split keys say shard {} of {}, expected shard {} of {count}",
-                    p.display(),
-                    no.map_or("?".into(), |n| (n + 1).to_string()),
-                    c.map_or("?".into(), |c| c.to_string()),
-                    i + 1
-                )));
+                return Err(ShardError::Numbering {
+                    file: p.as_path().into(),
+                    no,
+                    count: c,
+                    expected_no: i,
+                    expected_count: count,
+                }
+                .into());
             }
             paths.push(p);
             shards.push(g);
@@ -379,10 +376,10 @@ impl ShardedModel {
         shards: Vec<Gguf<'static>>,
         declared: Option<u64>,
     ) -> Result<Self> {
-        let named: Vec<(&Gguf<'_>, String)> = shards
+        let named: Vec<(&Gguf<'_>, Location)> = shards
             .iter()
             .zip(&paths)
-            .map(|(g, p)| (g, p.display().to_string()))
+            .map(|(g, p)| (g, p.as_path().into()))
             .collect();
         let (order, by_name) = index_shards(&named, declared, |s| {
             split_u64(&shards[s], SPLIT_TENSORS_COUNT, &paths[s])
@@ -509,9 +506,9 @@ pub(crate) type ShardIndex = (Vec<(usize, usize)>, HashMap<Vec<u8>, usize>);
 /// Indexes the tensors of a split model's shards (local files or remote objects alike), with the
 /// checks that they belong together: one byte order, the same `split.tensors.count` in every
 /// shard (`count_of(s)` reads shard `s`'s), no tensor twice, and as many tensors as declared.
-/// Each shard comes with the name its errors use (a path or a URL).
+/// Each shard comes with the location its errors name (a path or a URL).
 pub(crate) fn index_shards(
-    shards: &[(&Gguf<'_>, String)],
+    shards: &[(&Gguf<'_>, Location)],
     declared: Option<u64>,
     count_of: impl Fn(usize) -> Result<Option<u64>>,
 ) -> Result<ShardIndex> {
@@ -520,29 +517,33 @@ pub(crate) fn index_shards(
     let mut by_name: HashMap<Vec<u8>, usize> = HashMap::new();
     for (s, (g, name)) in shards.iter().enumerate() {
         if g.endian() != endian {
-            return Err(Error::Invalid(format!(
-                "{name} is {}-endian, but the first shard is {endian}-endian",
-                g.endian()
-            )));
+            return Err(ShardError::Endian {
+                file: name.clone(),
+                found: g.endian(),
+                expected: endian,
+            }
+            .into());
         }
         if s > 0 {
             let tc = count_of(s)?;
             if tc != declared {
-                return Err(Error::Invalid(format!(
-                    "{name}: split.tensors.count is {}, but the first shard says {}",
-                    count_shown(tc),
-                    count_shown(declared)
-                )));
+                return Err(ShardError::TensorsCountDiffers {
+                    file: name.clone(),
+                    found: tc,
+                    declared,
+                }
+                .into());
             }
         }
         for (i, t) in g.tensors().enumerate() {
             if let Some(&prev) = by_name.get(t.name_bytes()) {
                 let (ps, _) = order[prev];
-                return Err(Error::Invalid(format!(
-                    "tensor '{}' is in {} and again in {name}",
-                    t.name(),
-                    shards[ps].1
-                )));
+                return Err(ShardError::DuplicateTensor {
+                    tensor: t.name().into_owned(),
+                    first: shards[ps].1.clone(),
+                    again: name.clone(),
+                }
+                .into());
             }
             by_name.insert(t.name_bytes().to_vec(), order.len());
             order.push((s, i));
@@ -550,18 +551,14 @@ pub(crate) fn index_shards(
     }
     if let Some(d) = declared {
         if d != order.len() as u64 {
-            return Err(Error::Invalid(format!(
-                "the shards hold {} tensors, but split.tensors.count says {d}",
-                order.len()
-            )));
+            return Err(ShardError::TensorCount {
+                found: order.len(),
+                declared: d,
+            }
+            .into());
         }
     }
     Ok((order, by_name))
-}
-
-/// A `split.tensors.count` as a message shows it.
-fn count_shown(n: Option<u64>) -> String {
-    n.map_or("absent".into(), |n| n.to_string())
 }
 
 #[cfg(test)]

@@ -13,7 +13,7 @@ use std::fs::{self, File};
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, WriteError};
 
 /// Buffer in front of the temporary file: large writes go through without copying, and
 /// `std::io::copy` from a file into it flushes it and then uses `copy_file_range`.
@@ -35,10 +35,7 @@ impl AtomicFile {
     pub fn create(target: impl AsRef<Path>, overwrite: bool) -> Result<Self> {
         let target = target.as_ref().to_path_buf();
         if !overwrite && fs::symlink_metadata(&target).is_ok() {
-            return Err(Error::Invalid(format!(
-                "{} already exists (use --force to overwrite it)",
-                target.display()
-            )));
+            return Err(WriteError::OutputExists { path: target }.into());
         }
         let dir = match target.parent() {
             Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
@@ -52,7 +49,13 @@ impl AtomicFile {
             .prefix(&format!(".{name}."))
             .suffix(".tmp")
             .tempfile_in(&dir)
-            .map_err(|e| Error::io(format!("creating a temporary file in {}", dir.display()), e))?;
+            .map_err(|e| {
+                Error::io_at(
+                    format!("creating a temporary file in {}", dir.display()),
+                    &dir,
+                    e,
+                )
+            })?;
         // keep the permissions of a file being replaced
         let existing = fs::metadata(&target).ok();
         if let Some(meta) = &existing {
@@ -96,9 +99,9 @@ impl AtomicFile {
             replacing,
         } = self;
         if replacing {
-            tmp.as_file()
-                .sync_all()
-                .map_err(|e| Error::io(format!("syncing {}", tmp.path().display()), e))?;
+            tmp.as_file().sync_all().map_err(|e| {
+                Error::io_at(format!("syncing {}", tmp.path().display()), tmp.path(), e)
+            })?;
         }
         let persisted = if overwrite {
             tmp.persist(&target)
@@ -106,18 +109,17 @@ impl AtomicFile {
             tmp.persist_noclobber(&target)
         };
         persisted.map_err(|e| {
-            let what = if e.error.kind() == io::ErrorKind::AlreadyExists {
-                format!(
-                    "{} already exists (use --force to overwrite it)",
-                    target.display()
-                )
-            } else {
-                format!("renaming the new file to {}", target.display())
-            };
             if e.error.kind() == io::ErrorKind::AlreadyExists {
-                Error::Invalid(what)
+                WriteError::OutputExists {
+                    path: target.clone(),
+                }
+                .into()
             } else {
-                Error::io(what, e.error)
+                Error::io_at(
+                    format!("renaming the new file to {}", target.display()),
+                    &target,
+                    e.error,
+                )
             }
         })?;
         // make the rename itself durable
@@ -163,7 +165,7 @@ mod tests {
         let r = write_atomically(&target, true, |w| {
             w.write_all(b"half of the new")
                 .map_err(|e| Error::io("test", e))?;
-            Err(Error::Invalid("injected failure".into()))
+            Err(Error::io("test", io::Error::other("injected failure")))
         });
         assert!(r.is_err());
         assert_eq!(fs::read(&target).unwrap(), b"original bytes");

@@ -6,7 +6,7 @@ use std::io::{self, Read, Seek, SeekFrom};
 use std::path::Path;
 
 use crate::endian::Endian;
-use crate::error::{Error, Result};
+use crate::error::{Error, Missing, Result, WriteError};
 use crate::map::Map;
 use crate::read::Gguf;
 use crate::write::atomic::write_atomically;
@@ -71,35 +71,37 @@ pub fn find_gguf(bytes: &[u8]) -> Result<Found> {
         }
     }
     Err(match first_err {
-        Some((at, e)) => Error::NotFound(format!(
-            "no valid GGUF found among {candidates} candidates; the first, at byte {at}, fails: {e}"
-        )),
-        None => Error::NotFound(
-            "no GGUF found: no \"GGUF\" magic followed by version 2 or 3 in either byte order"
-                .into(),
-        ),
-    })
+        Some((first_offset, e)) => Missing::ValidGguf {
+            candidates,
+            first_offset,
+            first_error: Box::new(e),
+        },
+        None => Missing::Gguf,
+    }
+    .into())
 }
 
 /// Finds the first valid GGUF inside `src` and writes exactly its bytes to `out` (atomically,
 /// copied file to file).
 pub fn carve_file(src: &Path, out: &Path, overwrite: bool) -> Result<Found> {
     let file = open_file(src)?;
-    let map = Map::new(&file).map_err(|e| Error::io(format!("mapping {}", src.display()), e))?;
+    let map =
+        Map::new(&file).map_err(|e| Error::io_at(format!("mapping {}", src.display()), src, e))?;
     let found = find_gguf(map.as_slice())?;
     drop(map);
     write_atomically(out, overwrite, |w| {
         let mut f = &file;
         f.seek(SeekFrom::Start(found.offset))
-            .map_err(|e| Error::io(format!("seeking in {}", src.display()), e))?;
+            .map_err(|e| Error::io_at(format!("seeking in {}", src.display()), src, e))?;
         let n = io::copy(&mut f.take(found.len), w)
-            .map_err(|e| Error::io(format!("copying from {}", src.display()), e))?;
+            .map_err(|e| Error::io_at(format!("copying from {}", src.display()), src, e))?;
         if n != found.len {
-            return Err(Error::Invalid(format!(
-                "{} changed while it was carved: {n} of {} bytes copied",
-                src.display(),
-                found.len
-            )));
+            return Err(WriteError::SourceChanged {
+                path: src.to_path_buf(),
+                copied: n,
+                expected: found.len,
+            }
+            .into());
         }
         Ok(())
     })?;

@@ -22,7 +22,7 @@ use std::fs::OpenOptions;
 use std::os::unix::fs::FileExt;
 use std::path::Path;
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Missing, Result, WriteError};
 use crate::read::Gguf;
 use crate::write::atomic::write_atomically;
 use crate::write::value::OwnedValue;
@@ -57,7 +57,7 @@ pub fn apply(b: &mut GgufBuilder<'_>, edits: &[MetaEdit]) -> Result<()> {
             MetaEdit::Set(k, v) => b.set(k, v.clone())?,
             MetaEdit::Remove(k) => {
                 if !b.remove(k) {
-                    return Err(Error::NotFound(format!("no key '{k}' in the metadata")));
+                    return Err(Missing::Key { key: k.clone() }.into());
                 }
             }
         }
@@ -102,8 +102,7 @@ pub fn edit_opened(
             layout.total_len
         };
         new.resize(
-            usize::try_from(len)
-                .map_err(|_| Error::Invalid("the header does not fit in memory".into()))?,
+            usize::try_from(len).map_err(|_| WriteError::HeaderTooLarge)?,
             0,
         );
         let old = &g.as_bytes()[..new.len()];
@@ -111,10 +110,9 @@ pub fn edit_opened(
             return Ok(EditOutcome::InPlace { bytes_written: 0 });
         };
         let before = old[first..=last].to_vec();
-        let f = OpenOptions::new()
-            .write(true)
-            .open(path)
-            .map_err(|e| Error::io(format!("opening {} for writing", path.display()), e))?;
+        let f = OpenOptions::new().write(true).open(path).map_err(|e| {
+            Error::io_at(format!("opening {} for writing", path.display()), path, e)
+        })?;
         let r = f
             .write_all_at(&new[first..=last], first as u64)
             .and_then(|_| f.sync_data());
@@ -122,8 +120,9 @@ pub fn edit_opened(
             // put the old bytes back before reporting
             let _ = f.write_all_at(&before, first as u64);
             let _ = f.sync_data();
-            return Err(Error::io(
+            return Err(Error::io_at(
                 format!("writing the new header into {}", path.display()),
+                path,
                 e,
             ));
         }

@@ -12,7 +12,7 @@
 #![forbid(unsafe_code)]
 
 use crate::endian::Endian;
-use crate::error::{Error, Result};
+use crate::error::{Result, WriteError};
 use crate::types::GgmlType;
 use crate::value::ValueType;
 
@@ -25,10 +25,10 @@ pub fn swap_pair_in_place(buf: &mut [u8], from: Endian) -> Result<()> {
     let vt = w.value_type("the value type")?;
     w.value(vt)?;
     if w.pos != w.buf.len() {
-        return Err(Error::Invalid(format!(
-            "a key-value pair has {} bytes after its value",
-            w.buf.len() - w.pos
-        )));
+        return Err(WriteError::PairTrailingBytes {
+            count: w.buf.len() - w.pos,
+        }
+        .into());
     }
     Ok(())
 }
@@ -57,9 +57,11 @@ impl Walker<'_> {
                 self.pos = end;
                 Ok(at)
             }
-            _ => Err(Error::Invalid(format!(
-                "a key-value pair ends inside {what} at byte {at}"
-            ))),
+            _ => Err(WriteError::PairTruncated {
+                inside: what.into(),
+                offset: at,
+            }
+            .into()),
         }
     }
 
@@ -80,8 +82,7 @@ impl Walker<'_> {
             Endian::Little => u32::from_be_bytes(b),
             Endian::Big => u32::from_le_bytes(b),
         };
-        ValueType::from_id(id)
-            .ok_or_else(|| Error::Invalid(format!("value type {id} at byte {at} is not 0..12")))
+        ValueType::from_id(id).ok_or_else(|| WriteError::PairValueType { id, offset: at }.into())
     }
 
     fn skip(&mut self, n: u64, what: &str) -> Result<()> {
@@ -89,11 +90,9 @@ impl Walker<'_> {
             .ok()
             .and_then(|n| self.pos.checked_add(n))
             .filter(|&e| e <= self.buf.len())
-            .ok_or_else(|| {
-                Error::Invalid(format!(
-                    "a key-value pair ends inside {what} at byte {}",
-                    self.pos
-                ))
+            .ok_or_else(|| WriteError::PairTruncated {
+                inside: what.into(),
+                offset: self.pos,
             })?;
         self.pos = end;
         Ok(())
@@ -127,11 +126,9 @@ impl Walker<'_> {
                         .ok()
                         .and_then(|n| n.checked_mul(size))
                         .filter(|&b| self.pos.saturating_add(b) <= self.buf.len())
-                        .ok_or_else(|| {
-                            Error::Invalid(format!(
-                                "a key-value pair ends inside a {t} array at byte {}",
-                                self.pos
-                            ))
+                        .ok_or_else(|| WriteError::PairTruncated {
+                            inside: format!("a {t} array"),
+                            offset: self.pos,
                         })?;
                     if size > 1 {
                         for c in self.buf[self.pos..self.pos + total].chunks_exact_mut(size) {

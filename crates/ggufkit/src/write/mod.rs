@@ -29,13 +29,13 @@ pub use writer::{
 };
 
 use crate::endian::Endian;
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, WriteError};
 use crate::read::{Gguf, TensorInfo};
 use crate::types::GgmlType;
 
 /// Opens a file for reading, with the path in the error.
 pub(crate) fn open_file(path: &Path) -> Result<File> {
-    File::open(path).map_err(|e| Error::io(format!("opening {}", path.display()), e))
+    File::open(path).map_err(|e| Error::io_at(format!("opening {}", path.display()), path, e))
 }
 
 /// Writes `b`'s header and then each tensor's bytes copied from `src` at the given absolute
@@ -47,11 +47,11 @@ pub fn write_copying<W: Write>(
     progress: Option<ProgressFn>,
 ) -> Result<W> {
     if sources.len() != b.tensors().len() {
-        return Err(Error::Invalid(format!(
-            "{} tensors but {} data sources",
-            b.tensors().len(),
-            sources.len()
-        )));
+        return Err(WriteError::SourceCount {
+            tensors: b.tensors().len(),
+            sources: sources.len(),
+        }
+        .into());
     }
     let mut dw = b.write_header(w)?;
     if let Some(p) = progress {
@@ -84,9 +84,7 @@ pub struct ConvertOptions {
 /// their type, as llama.cpp's quantizer keeps them).
 pub fn requantize_plan(g: &Gguf<'_>, ty: GgmlType, all: bool) -> Result<Vec<usize>> {
     if !crate::quant::can_quantize(ty) {
-        return Err(Error::Invalid(format!(
-            "cannot quantize to {ty}: ggml has no reference quantizer for it (it needs an importance matrix)"
-        )));
+        return Err(WriteError::NoReferenceQuantizer { ty }.into());
     }
     Ok(g.tensors()
         .enumerate()
@@ -167,10 +165,10 @@ const CHUNK: usize = 4 << 20;
 
 fn tensor_data<'t>(t: &TensorInfo<'t>) -> Result<&'t [u8]> {
     t.data().ok_or_else(|| {
-        Error::Invalid(format!(
-            "the data of tensor '{}' is not in the file",
-            t.name()
-        ))
+        WriteError::TensorDataMissing {
+            name: t.name().into_owned(),
+        }
+        .into()
     })
 }
 
@@ -189,8 +187,10 @@ fn swap_tensor<W: Write>(
     for chunk in data.chunks(step) {
         buf.clear();
         buf.extend_from_slice(chunk);
-        endian::swap_tensor_data(t.ggml_type(), buf)
-            .map_err(|e| Error::Invalid(format!("converting tensor '{}': {e}", t.name())))?;
+        endian::swap_tensor_data(t.ggml_type(), buf).map_err(|e| WriteError::Convert {
+            name: t.name().into_owned(),
+            source: Box::new(e),
+        })?;
         dw.write_part(buf)?;
     }
     Ok(())
@@ -212,8 +212,13 @@ fn requantize<W: Write>(
     let step = src_ty
         .bytes_for(elems)
         .and_then(|s| usize::try_from(s).ok())
-        .ok_or_else(|| Error::Invalid(format!("tensor '{}' is too large", t.name())))?;
-    let what = |e: Error| Error::Invalid(format!("re-quantizing tensor '{}': {e}", t.name()));
+        .ok_or_else(|| WriteError::TensorTooLarge {
+            name: t.name().into_owned(),
+        })?;
+    let what = |e: Error| WriteError::Requantize {
+        name: t.name().into_owned(),
+        source: Box::new(e),
+    };
     if data.is_empty() {
         return dw.write_part(&[]);
     }

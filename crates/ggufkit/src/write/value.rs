@@ -5,7 +5,7 @@
 use std::fmt;
 
 use crate::endian::Endian;
-use crate::error::{Error, Result};
+use crate::error::{Result, WriteError};
 use crate::value::{ArrayView, Value, ValueType};
 
 /// Deepest array nesting accepted when a borrowed value is turned into an owned one. The format
@@ -51,11 +51,12 @@ impl OwnedArray {
             .enumerate()
             .find(|(_, v)| v.value_type() != elem)
         {
-            return Err(Error::Invalid(format!(
-                "array element {i} is a {}, expected {} like the array's element type",
-                bad.value_type(),
-                elem
-            )));
+            return Err(WriteError::ArrayElementType {
+                index: i,
+                found: bad.value_type(),
+                expected: elem,
+            }
+            .into());
         }
         Ok(OwnedArray { elem, items })
     }
@@ -152,11 +153,9 @@ impl OwnedValue {
             Value::U64(x) => OwnedValue::U64(x),
             Value::I64(x) => OwnedValue::I64(x),
             Value::F64(x) => OwnedValue::F64(x),
-            Value::String(s) => OwnedValue::String(
-                s.as_str()
-                    .ok_or_else(|| Error::Invalid("a string value is not valid UTF-8".into()))?
-                    .to_owned(),
-            ),
+            Value::String(s) => {
+                OwnedValue::String(s.as_str().ok_or(WriteError::StringNotUtf8)?.to_owned())
+            }
             Value::Array(a) => OwnedValue::Array(OwnedArray::from_view(&a, depth)?),
         })
     }
@@ -207,20 +206,18 @@ impl OwnedValue {
 impl OwnedArray {
     fn from_view(a: &ArrayView<'_>, depth: usize) -> Result<Self> {
         if depth >= MAX_NESTING {
-            return Err(Error::Invalid(format!(
-                "arrays nested more than {MAX_NESTING} levels deep cannot be decoded"
-            )));
+            return Err(WriteError::NestingTooDeep { limit: MAX_NESTING }.into());
         }
         let mut items = Vec::with_capacity(usize::try_from(a.len()).unwrap_or(0).min(1 << 20));
         for v in a.iter() {
             items.push(OwnedValue::from_value_at(&v, depth + 1)?);
         }
         if items.len() as u64 != a.len() {
-            return Err(Error::Invalid(format!(
-                "an array declares {} elements but holds {}",
-                a.len(),
-                items.len()
-            )));
+            return Err(WriteError::ArrayLength {
+                declared: a.len(),
+                found: items.len(),
+            }
+            .into());
         }
         Ok(OwnedArray {
             elem: a.element_type(),

@@ -10,7 +10,7 @@ use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom, Write};
 
 use crate::endian::Endian;
-use crate::error::{Error, Result};
+use crate::error::{Error, Missing, Result, WriteError};
 use crate::read::{Gguf, Kv, DEFAULT_ALIGNMENT};
 use crate::types::GgmlType;
 use crate::value::ValueType;
@@ -77,8 +77,9 @@ impl Entry<'_> {
             Body::Raw { bytes, endian } => (bytes, *endian),
         };
         let at = 8 + self.key.len();
-        let ends_inside = |what: &str, at: usize| {
-            Error::Invalid(format!("a key-value pair ends inside {what} at byte {at}"))
+        let ends_inside = |what: &str, offset: usize| WriteError::PairTruncated {
+            inside: what.into(),
+            offset,
         };
         let id = bytes
             .get(at..at + 4)
@@ -86,18 +87,14 @@ impl Entry<'_> {
             .map(|b| endian.u32(b))
             .ok_or_else(|| ends_inside("the value type", at))?;
         match ValueType::from_id(id) {
-            None => Err(Error::Invalid(format!(
-                "value type {id} at byte {at} is not 0..12"
-            ))),
+            None => Err(WriteError::PairValueType { id, offset: at }.into()),
             Some(ValueType::U32) => {
                 let a = self
                     .as_u32()
                     .ok_or_else(|| ends_inside("the value", at + 4))?;
                 check_alignment_value(&OwnedValue::U32(a))
             }
-            Some(t) => Err(Error::Invalid(format!(
-                "{ALIGNMENT_KEY} has type {t}, expected uint32"
-            ))),
+            Some(found) => Err(WriteError::AlignmentType { found }.into()),
         }
     }
 }
@@ -255,9 +252,7 @@ impl<'a> GgufBuilder<'a> {
     /// Sets the version: 3 (the default) or 2 (same layout, older number).
     pub fn version(&mut self, v: u32) -> Result<&mut Self> {
         if !(2..=3).contains(&v) {
-            return Err(Error::Invalid(format!(
-                "version {v} cannot be written, expected 2 or 3"
-            )));
+            return Err(WriteError::Version { version: v }.into());
         }
         self.version = v;
         Ok(self)
@@ -283,9 +278,7 @@ impl<'a> GgufBuilder<'a> {
     /// the fewest bytes, which is what lets most edits happen in place.)
     pub fn set(&mut self, key: &str, value: impl Into<OwnedValue>) -> Result<()> {
         if key.is_empty() {
-            return Err(Error::Invalid(
-                "a metadata key cannot be empty (the spec requires at least one byte)".into(),
-            ));
+            return Err(WriteError::EmptyKey.into());
         }
         let value = value.into();
         if key == ALIGNMENT_KEY {
@@ -329,9 +322,7 @@ impl<'a> GgufBuilder<'a> {
     pub fn copy_kv(&mut self, kv: &Kv<'a>, endian: Endian) -> Result<()> {
         let key = kv.key.as_bytes();
         if key.is_empty() {
-            return Err(Error::Invalid(
-                "a metadata key cannot be empty (the spec requires at least one byte)".into(),
-            ));
+            return Err(WriteError::EmptyKey.into());
         }
         let entry = Entry {
             key: Cow::Borrowed(key),
@@ -411,24 +402,27 @@ impl<'a> GgufBuilder<'a> {
     ) -> Result<()> {
         let shown = String::from_utf8_lossy(&name).into_owned();
         if name.len() > MAX_TENSOR_NAME {
-            return Err(Error::Invalid(format!(
-                "tensor name '{shown}' has {} bytes, expected at most {MAX_TENSOR_NAME}",
-                name.len()
-            )));
+            return Err(WriteError::TensorNameTooLong {
+                name: shown,
+                len: name.len(),
+            }
+            .into());
         }
         let size = tensor_size(&shown, ty, shape)?;
         if let Some(d) = data {
             if d.len() as u64 != size {
-                return Err(Error::Invalid(format!(
-                    "tensor '{shown}' of type {ty} and shape {shape:?} takes {size} bytes, but {} were given",
-                    d.len()
-                )));
+                return Err(WriteError::AttachedDataSize {
+                    name: shown,
+                    ty,
+                    shape: shape.to_vec(),
+                    expected: size,
+                    given: d.len() as u64,
+                }
+                .into());
             }
         }
         if self.tensors.iter().any(|t| t.name == name) {
-            return Err(Error::Invalid(format!(
-                "tensor '{shown}' was already added, expected unique tensor names"
-            )));
+            return Err(WriteError::DuplicateTensor { name: shown }.into());
         }
         self.tensors.push(TensorSpec {
             name,
@@ -455,7 +449,7 @@ impl<'a> GgufBuilder<'a> {
         let t = self
             .tensors
             .get_mut(i)
-            .ok_or_else(|| Error::NotFound(format!("no tensor {i}")))?;
+            .ok_or(Missing::TensorIndex { index: i })?;
         let shown = String::from_utf8_lossy(&t.name).into_owned();
         t.size = tensor_size(&shown, ty, &t.shape)?;
         t.ty = ty;
@@ -485,7 +479,7 @@ impl<'a> GgufBuilder<'a> {
                 .checked_add(align - 1)
                 .map(|s| s / align * align)
                 .and_then(|s| next.checked_add(s))
-                .ok_or_else(|| Error::Invalid("the tensor data exceeds 2^64 bytes".into()))?;
+                .ok_or(WriteError::DataTooLarge)?;
         }
         let data_offset = if self.tensors.is_empty() {
             header_len
@@ -494,7 +488,7 @@ impl<'a> GgufBuilder<'a> {
         };
         let mut total_len = data_offset
             .checked_add(next)
-            .ok_or_else(|| Error::Invalid("the file would exceed 2^64 bytes".into()))?;
+            .ok_or(WriteError::FileTooLarge)?;
         if self.tensors.is_empty() && self.tensorless_padding {
             total_len = header_len.div_ceil(align) * align;
         }
@@ -519,8 +513,7 @@ impl<'a> GgufBuilder<'a> {
     pub fn header(&self) -> Result<(Vec<u8>, Layout)> {
         let layout = self.layout()?;
         let e = self.endian;
-        let cap = usize::try_from(layout.data_offset)
-            .map_err(|_| Error::Invalid("the header does not fit in memory".into()))?;
+        let cap = usize::try_from(layout.data_offset).map_err(|_| WriteError::HeaderTooLarge)?;
         let mut h = Vec::with_capacity(cap);
         h.extend_from_slice(b"GGUF");
         h.extend(e.u32_bytes(self.version));
@@ -529,10 +522,10 @@ impl<'a> GgufBuilder<'a> {
         let mut seen: HashSet<&[u8]> = HashSet::with_capacity(self.entries.len());
         for entry in &self.entries {
             if !seen.insert(&entry.key) {
-                return Err(Error::Invalid(format!(
-                    "key '{}' appears twice, expected unique keys",
-                    String::from_utf8_lossy(&entry.key)
-                )));
+                return Err(WriteError::DuplicateKey {
+                    key: String::from_utf8_lossy(&entry.key).into_owned(),
+                }
+                .into());
             }
             match &entry.body {
                 Body::Value(v) => {
@@ -584,10 +577,10 @@ impl<'a> GgufBuilder<'a> {
             .iter()
             .map(|t| {
                 t.data.ok_or_else(|| {
-                    Error::Invalid(format!(
-                        "tensor '{}' has no data attached; stream it through write_header instead",
-                        t.name()
-                    ))
+                    WriteError::NoDataAttached {
+                        name: t.name().into_owned(),
+                    }
+                    .into()
                 })
             })
             .collect::<Result<_>>()?;
@@ -607,41 +600,45 @@ impl<'a> GgufBuilder<'a> {
 fn check_alignment_value(v: &OwnedValue) -> Result<u32> {
     match v {
         OwnedValue::U32(a) if *a != 0 && a.is_power_of_two() => Ok(*a),
-        OwnedValue::U32(a) => Err(Error::Invalid(format!(
-            "{ALIGNMENT_KEY} is {a}, expected a non-zero power of two"
-        ))),
-        other => Err(Error::Invalid(format!(
-            "{ALIGNMENT_KEY} has type {}, expected uint32",
-            other.value_type()
-        ))),
+        OwnedValue::U32(a) => Err(WriteError::AlignmentValue { value: *a }.into()),
+        other => Err(WriteError::AlignmentType {
+            found: other.value_type(),
+        }
+        .into()),
     }
 }
 
 /// Bytes of a tensor of this type and shape, checked as the spec checks them.
 pub fn tensor_size(name: &str, ty: GgmlType, shape: &[u64]) -> Result<u64> {
     if shape.len() > 4 {
-        return Err(Error::Invalid(format!(
-            "tensor '{name}' has {} dimensions, expected at most 4",
-            shape.len()
-        )));
+        return Err(WriteError::TooManyDims {
+            name: name.into(),
+            dims: shape.len(),
+        }
+        .into());
     }
     if ty.is_removed() {
-        return Err(Error::Invalid(format!(
-            "tensor '{name}' has type {ty}, which was {}",
-            ty.removal_note().unwrap_or("removed")
-        )));
+        return Err(WriteError::RemovedType {
+            name: name.into(),
+            ty,
+        }
+        .into());
     }
     if let Some(d) = shape.iter().find(|&&d| d > i64::MAX as u64) {
-        return Err(Error::Invalid(format!(
-            "tensor '{name}' has dimension {d}, which does not fit in a signed 64-bit integer"
-        )));
+        return Err(WriteError::DimTooLarge {
+            name: name.into(),
+            dim: *d,
+        }
+        .into());
     }
     let ne0 = shape.first().copied().unwrap_or(1);
     if ne0 % ty.block_size() != 0 {
-        return Err(Error::Invalid(format!(
-            "tensor '{name}' of type {ty} has {ne0} elements in its first dimension, expected a multiple of the block size {}",
-            ty.block_size()
-        )));
+        return Err(WriteError::PartialBlock {
+            name: name.into(),
+            ty,
+            ne0,
+        }
+        .into());
     }
     let n = if shape.contains(&0) {
         Some(0)
@@ -654,9 +651,11 @@ pub fn tensor_size(name: &str, ty: GgmlType, shape: &[u64]) -> Result<u64> {
     n.and_then(|n| ty.bytes_for(n))
         .filter(|&s| s <= i64::MAX as u64)
         .ok_or_else(|| {
-            Error::Invalid(format!(
-                "tensor '{name}' of shape {shape:?} has a size that does not fit in a signed 64-bit integer"
-            ))
+            WriteError::SizeOverflow {
+                name: name.into(),
+                shape: shape.to_vec(),
+            }
+            .into()
         })
 }
 
@@ -721,9 +720,7 @@ impl<'a, W: Write> TensorDataWriter<'a, W> {
     fn current(&self) -> Result<(usize, u64)> {
         match self.sizes.get(self.next) {
             Some(&s) => Ok((self.next, s)),
-            None => Err(Error::Invalid(
-                "all tensors were written already; no more data is expected".into(),
-            )),
+            None => Err(WriteError::NoMoreTensors.into()),
         }
     }
 
@@ -741,11 +738,12 @@ impl<'a, W: Write> TensorDataWriter<'a, W> {
     pub fn write_tensor(&mut self, data: &[u8]) -> Result<()> {
         let (i, size) = self.current()?;
         if self.written_in_tensor != 0 || data.len() as u64 != size {
-            return Err(Error::Invalid(format!(
-                "tensor '{}' takes {size} bytes, but {} were given",
-                self.name(i),
-                data.len() as u64 + self.written_in_tensor
-            )));
+            return Err(WriteError::TensorDataSize {
+                name: self.name(i),
+                expected: size,
+                given: data.len() as u64 + self.written_in_tensor,
+            }
+            .into());
         }
         self.write_part(data)
     }
@@ -756,11 +754,12 @@ impl<'a, W: Write> TensorDataWriter<'a, W> {
         let (i, size) = self.current()?;
         let left = size - self.written_in_tensor;
         if data.len() as u64 > left {
-            return Err(Error::Invalid(format!(
-                "tensor '{}' takes {size} bytes, but {} were given",
-                self.name(i),
-                self.written_in_tensor + data.len() as u64
-            )));
+            return Err(WriteError::TensorDataSize {
+                name: self.name(i),
+                expected: size,
+                given: self.written_in_tensor + data.len() as u64,
+            }
+            .into());
         }
         let r = self.w.write_all(data);
         r.map_err(|e| Error::io(format!("writing the data of tensor '{}'", self.name(i)), e))?;
@@ -805,11 +804,12 @@ impl<'a, W: Write> TensorDataWriter<'a, W> {
         self.written_in_tensor += n;
         self.report(n);
         if n != left {
-            return Err(Error::Invalid(format!(
-                "the data of tensor '{}' ended after {} of its {size} bytes",
-                self.name(i),
-                self.written_in_tensor
-            )));
+            return Err(WriteError::TensorDataEnded {
+                name: self.name(i),
+                got: self.written_in_tensor,
+                expected: size,
+            }
+            .into());
         }
         self.end_if_complete()
     }
@@ -835,11 +835,12 @@ impl<'a, W: Write> TensorDataWriter<'a, W> {
             left -= n;
             self.report(n);
             if n != step {
-                return Err(Error::Invalid(format!(
-                    "the data of tensor '{}' ended after {} of its {size} bytes",
-                    self.name(i),
-                    self.written_in_tensor
-                )));
+                return Err(WriteError::TensorDataEnded {
+                    name: self.name(i),
+                    got: self.written_in_tensor,
+                    expected: size,
+                }
+                .into());
             }
             if left == 0 {
                 break;
@@ -852,10 +853,12 @@ impl<'a, W: Write> TensorDataWriter<'a, W> {
     /// asked, flushes, and returns the writer.
     pub fn finish(mut self) -> Result<W> {
         if let Some((name, left)) = self.next_tensor() {
-            return Err(Error::Invalid(format!(
-                "the file is incomplete: tensor '{name}' still needs {left} bytes ({} tensors left)",
-                self.remaining()
-            )));
+            return Err(WriteError::Incomplete {
+                name: name.into_owned(),
+                missing: left,
+                tensors_left: self.remaining(),
+            }
+            .into());
         }
         let t = self.tensorless_trailing;
         self.zeros(t)
