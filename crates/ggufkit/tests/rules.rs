@@ -678,6 +678,7 @@ fn counts_beyond_the_readers_index_are_not_judged_valid() {
         return;
     }
     let err = ggufkit::validate_file(&path).unwrap_err();
+    assert!(matches!(&err, ggufkit::Error::NotValidated { path: p, .. } if *p == path));
     assert!(err.to_string().contains("cannot be validated"), "{err}");
     assert!(
         err.to_string().contains("4294967296 key-value pairs"),

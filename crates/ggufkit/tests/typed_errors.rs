@@ -256,6 +256,24 @@ fn edits_name_the_key_and_the_file() {
             out.display()
         )
     );
+    let gone = dir.path().join("gone.gguf");
+    let e = edit_file(&gone, &[], None).unwrap_err();
+    match &e {
+        Error::Io {
+            location: Some(Location::Path(path)),
+            source,
+            ..
+        } => {
+            assert_eq!(path, &gone);
+            assert_eq!(source.kind(), std::io::ErrorKind::NotFound);
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(
+        e.to_string()
+            .starts_with(&format!("opening {}: ", gone.display())),
+        "{e}"
+    );
 }
 
 #[test]

@@ -107,10 +107,10 @@ impl Gguf<'static> {
     /// [`Gguf::open`] with options.
     pub fn open_with(path: impl AsRef<Path>, options: &ReadOptions) -> Result<Self> {
         let path = path.as_ref();
-        let file =
-            File::open(path).map_err(|e| Error::io(format!("opening {}", path.display()), e))?;
+        let file = File::open(path)
+            .map_err(|e| Error::io_at(format!("opening {}", path.display()), path, e))?;
         let map = map::Map::new(&file)
-            .map_err(|e| Error::io(format!("mapping {}", path.display()), e))?;
+            .map_err(|e| Error::io_at(format!("mapping {}", path.display()), path, e))?;
         let bytes = Bytes::Mapped(map);
         Self::from_storage(bytes, options.mode())
     }
@@ -671,10 +671,10 @@ impl MappedFile {
     /// Maps the file (an empty file gives an empty slice).
     pub fn open(path: impl AsRef<Path>) -> Result<Self> {
         let path = path.as_ref();
-        let file =
-            File::open(path).map_err(|e| Error::io(format!("opening {}", path.display()), e))?;
+        let file = File::open(path)
+            .map_err(|e| Error::io_at(format!("opening {}", path.display()), path, e))?;
         let map = map::Map::new(&file)
-            .map_err(|e| Error::io(format!("mapping {}", path.display()), e))?;
+            .map_err(|e| Error::io_at(format!("mapping {}", path.display()), path, e))?;
         Ok(MappedFile(map))
     }
 

@@ -44,12 +44,15 @@ pub fn validate_bytes(bytes: &[u8]) -> Report {
 pub fn validate_file(path: impl AsRef<Path>) -> Result<Report> {
     let path = path.as_ref();
     let file = std::fs::File::open(path)
-        .map_err(|e| Error::io(format!("opening {}", path.display()), e))?;
-    let map =
-        map::Map::new(&file).map_err(|e| Error::io(format!("mapping {}", path.display()), e))?;
+        .map_err(|e| Error::io_at(format!("opening {}", path.display()), path, e))?;
+    let map = map::Map::new(&file)
+        .map_err(|e| Error::io_at(format!("mapping {}", path.display()), path, e))?;
     let report = validate_bytes(map.as_slice());
     match report.incomplete {
-        Some(why) => Err(Error::Invalid(format!("cannot be validated: {why}"))),
+        Some(reason) => Err(Error::NotValidated {
+            path: path.to_path_buf(),
+            reason,
+        }),
         None => Ok(report),
     }
 }
