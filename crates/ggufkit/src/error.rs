@@ -187,9 +187,6 @@ pub enum Error {
     /// A remote location that cannot be read as asked.
     #[error(transparent)]
     Remote(#[from] RemoteError),
-    /// A request the data cannot satisfy; being replaced by the typed variants above.
-    #[error("{0}")]
-    Invalid(String),
     /// A tensor's data is not in the file (the file is cut short, or only its header was read).
     #[error("at byte {offset}: tensor '{tensor}' has no data in the file")]
     TensorDataMissing {
