@@ -695,3 +695,18 @@ fn carving_corpus_files_out_of_junk() {
         assert!(fs::read(&out).unwrap() == inner, "{name}");
     }
 }
+
+#[test]
+fn an_opened_file_knows_its_path_and_nothing_else_claims_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let bytes = model("tiny");
+    let p = write_tmp(dir.path(), "m.gguf", &bytes);
+    assert_eq!(Gguf::open(&p).unwrap().path(), Some(p.as_path()));
+    let permissive = ggufkit::ReadOptions::permissive();
+    assert_eq!(
+        Gguf::open_with(&p, &permissive).unwrap().path(),
+        Some(p.as_path())
+    );
+    assert_eq!(Gguf::from_bytes(&bytes).unwrap().path(), None);
+    assert_eq!(Gguf::read_header(&bytes[..]).unwrap().path(), None);
+}

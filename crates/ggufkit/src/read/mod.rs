@@ -13,7 +13,7 @@ pub(crate) mod text;
 
 use std::fs::File;
 use std::io::Read;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::endian::Endian;
 use crate::error::{Error, Result};
@@ -83,6 +83,8 @@ pub struct Gguf<'a> {
     has_data: bool,
     /// The real length of a remote object whose header alone is held.
     remote_len: Option<u64>,
+    /// The file it was opened from (not for slices, streams and remote headers).
+    path: Option<PathBuf>,
 }
 
 impl std::fmt::Debug for Gguf<'_> {
@@ -112,7 +114,9 @@ impl Gguf<'static> {
         let map = map::Map::new(&file)
             .map_err(|e| Error::io_at(format!("mapping {}", path.display()), path, e))?;
         let bytes = Bytes::Mapped(map);
-        Self::from_storage(bytes, options.mode())
+        let mut g = Self::from_storage(bytes, options.mode())?;
+        g.path = Some(path.to_path_buf());
+        Ok(g)
     }
 
     /// Reads exactly the header (through the padding before the tensor data) from a stream and
@@ -140,6 +144,7 @@ impl Gguf<'static> {
                 report,
                 has_data: false,
                 remote_len: None,
+                path: None,
             },
             reader,
         ))
@@ -174,6 +179,7 @@ impl Gguf<'static> {
             report,
             has_data: false,
             remote_len: Some(total_len),
+            path: None,
         })
     }
 }
@@ -206,6 +212,7 @@ impl<'a> Gguf<'a> {
             report,
             has_data: true,
             remote_len: None,
+            path: None,
         })
     }
 
@@ -252,6 +259,13 @@ impl<'a> Gguf<'a> {
         } else {
             self.remote_len
         }
+    }
+
+    /// The file this was opened from by [`Gguf::open`] or [`Gguf::open_with`], as given; `None`
+    /// for a slice, a stream or a remote header. The writers that copy tensor data file to file
+    /// (edits, conversions, splits) read it from this path.
+    pub fn path(&self) -> Option<&Path> {
+        self.path.as_deref()
     }
 
     /// What was found wrong or worth a warning while opening (errors only in permissive mode).
