@@ -273,3 +273,30 @@ fn layout_of_a_url_is_the_local_layout() {
     let out = String::from_utf8_lossy(&h.get_output().stdout).into_owned();
     assert!(out.contains("fetched"), "{out}");
 }
+
+#[test]
+fn writers_refuse_a_remote_input_in_one_line() {
+    let (srv, dir, _) = serve(&model());
+    let url = srv.url("/m.gguf");
+    let out = dir.path().join("out.gguf");
+    let out = out.to_str().unwrap();
+    for cmd in [
+        vec!["convert", &url, "-o", out],
+        vec!["split", &url, "--max-tensors", "1", "-o", out],
+        vec!["meta", "set", &url, "general.name", "x", "-o", out],
+        vec!["meta", "rm", &url, "general.architecture", "--in-place"],
+    ] {
+        let r = gguf().args(&cmd).assert().code(2);
+        let err = String::from_utf8_lossy(&r.get_output().stderr).into_owned();
+        assert_eq!(
+            err,
+            format!(
+                "gguf: {url}: the input was not opened from a local file (it came from memory, a \
+                 stream or a remote location); edits, conversions and splits copy tensor data \
+                 from the file\n"
+            ),
+            "{cmd:?}"
+        );
+    }
+    assert!(!dir.path().join("out.gguf").exists());
+}

@@ -7,12 +7,17 @@
 //! against `cp`.
 
 use std::hint::black_box;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use ggufkit::shard::{merge_file, split_file, SplitLimit, SplitOptions};
-use ggufkit::write::{convert_file, edit_file, ConvertOptions, GgufBuilder, MetaEdit};
-use ggufkit::{Endian, GgmlType, Gguf};
+use ggufkit::shard::{split, SplitLimit, SplitOptions};
+use ggufkit::write::{convert, edit, ConvertOptions, EditTarget, GgufBuilder, MetaEdit};
+use ggufkit::{Endian, GgmlType, Gguf, ShardedModel};
+
+/// The file at `p`, opened with the spec's rules.
+fn open(p: &Path) -> Gguf<'static> {
+    Gguf::open(p).unwrap()
+}
 
 fn model() -> Option<PathBuf> {
     let p = std::env::var_os("GGUF_BENCH_MODEL")
@@ -61,7 +66,7 @@ fn on_disk(c: &mut Criterion) {
     group.bench_function("convert (rewrite, bit-identical)", |b| {
         b.iter(|| {
             let _ = std::fs::remove_file(&out);
-            convert_file(&src, &out, ConvertOptions::default(), None).unwrap()
+            convert(&open(&src), &out, ConvertOptions::default(), None).unwrap()
         })
     });
     group.bench_function("convert --endian big", |b| {
@@ -71,7 +76,7 @@ fn on_disk(c: &mut Criterion) {
                 endian: Some(Endian::Big),
                 ..Default::default()
             };
-            convert_file(&src, &out, opts, None).unwrap()
+            convert(&open(&src), &out, opts, None).unwrap()
         })
     });
     let prefix = dir.path().join("shard");
@@ -81,15 +86,15 @@ fn on_disk(c: &mut Criterion) {
         overwrite: true,
     };
     group.bench_function("split --max-size 100M", |b| {
-        b.iter(|| split_file(&src, &prefix, &opts, None).unwrap().len())
+        b.iter(|| split(&open(&src), &prefix, &opts, None).unwrap().len())
     });
-    let shards = split_file(&src, &prefix, &opts, None).unwrap();
+    let shards = split(&open(&src), &prefix, &opts, None).unwrap();
     group.bench_function("merge", |b| {
         b.iter(|| {
             let _ = std::fs::remove_file(&out);
-            merge_file(&shards[0].path, &out, false, None)
-                .unwrap()
-                .tensor_count()
+            let m = ShardedModel::open(&shards[0].path).unwrap();
+            m.merge_to(&out, false, None).unwrap();
+            m.tensor_count()
         })
     });
     group.finish();
@@ -117,7 +122,7 @@ fn on_disk(c: &mut Criterion) {
                 "general.name".into(),
                 names[k].as_str().into(),
             )];
-            edit_file(&out, &e, None).unwrap()
+            edit(open(&out), &e, EditTarget::InPlace, None).unwrap()
         })
     });
     group.finish();

@@ -6,10 +6,10 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use ggufkit::error::{Location, Missing, QuantError, ShardError, WriteError};
-use ggufkit::shard::{parse_size, shard_path, split_file, SplitLimit, SplitOptions};
+use ggufkit::shard::{parse_size, shard_path, split, SplitLimit, SplitOptions};
 use ggufkit::write::{
-    carve_file, convert_file, edit_file, edit_to, ConvertOptions, GgufBuilder, MetaEdit,
-    OwnedArray, OwnedValue,
+    carve_file, convert, edit, ConvertOptions, EditTarget, GgufBuilder, MetaEdit, OwnedArray,
+    OwnedValue,
 };
 use ggufkit::{quant, Endian, Error, GgmlType, Gguf, ReadOptions, ShardedModel, ValueType};
 use ggufkit_testkit::Encoder;
@@ -33,6 +33,11 @@ fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
     let p = dir.join(name);
     fs::write(&p, bytes).unwrap();
     p
+}
+
+/// The file at `p`, opened with the spec's rules.
+fn open(p: impl AsRef<Path>) -> Gguf<'static> {
+    Gguf::open(p).unwrap()
 }
 
 #[test]
@@ -237,14 +242,29 @@ fn the_data_writer_counts_every_byte() {
 fn edits_name_the_key_and_the_file() {
     let dir = tempfile::tempdir().unwrap();
     let p = write(dir.path(), "m.gguf", &model());
-    let e = edit_file(&p, &[MetaEdit::Remove("no.such.key".into())], None).unwrap_err();
+    let e = edit(
+        open(&p),
+        &[MetaEdit::Remove("no.such.key".into())],
+        EditTarget::InPlace,
+        None,
+    )
+    .unwrap_err();
     assert!(
         matches!(&e, Error::NotFound(Missing::Key { key }) if key == "no.such.key"),
         "{e}"
     );
     assert_eq!(e.to_string(), "no key 'no.such.key' in the metadata");
     let out = write(dir.path(), "out.gguf", b"taken");
-    let e = edit_to(&p, &out, &[], false, None).unwrap_err();
+    let e = edit(
+        open(&p),
+        &[],
+        EditTarget::Output {
+            path: &out,
+            overwrite: false,
+        },
+        None,
+    )
+    .unwrap_err();
     assert!(
         matches!(&e, Error::Write(WriteError::OutputExists { path }) if path == &out),
         "{e}"
@@ -257,7 +277,7 @@ fn edits_name_the_key_and_the_file() {
         )
     );
     let gone = dir.path().join("gone.gguf");
-    let e = edit_file(&gone, &[], None).unwrap_err();
+    let e = Gguf::open(&gone).unwrap_err();
     match &e {
         Error::Io {
             location: Some(Location::Path(path)),
@@ -284,7 +304,7 @@ fn conversions_name_the_tensor_and_the_type() {
         quantize: Some(GgmlType::IQ2_XXS),
         ..ConvertOptions::default()
     };
-    let e = convert_file(&p, &dir.path().join("o.gguf"), opts, None).unwrap_err();
+    let e = convert(&open(&p), &dir.path().join("o.gguf"), opts, None).unwrap_err();
     assert!(
         matches!(
             e,
@@ -343,9 +363,9 @@ fn splits_and_split_models_name_the_shard() {
         no_tensor_first_split: false,
         overwrite: false,
     };
-    let e = split_file(&p, &prefix, &opts(SplitLimit::MaxTensors(0)), None).unwrap_err();
+    let e = split(&open(&p), &prefix, &opts(SplitLimit::MaxTensors(0)), None).unwrap_err();
     assert!(matches!(e, Error::Shard(ShardError::ZeroMaxTensors)), "{e}");
-    let e = split_file(&p, &prefix, &opts(SplitLimit::MaxSize(32)), None).unwrap_err();
+    let e = split(&open(&p), &prefix, &opts(SplitLimit::MaxSize(32)), None).unwrap_err();
     assert!(
         matches!(
             &e,
@@ -353,10 +373,10 @@ fn splits_and_split_models_name_the_shard() {
         ),
         "{e}"
     );
-    let shards = split_file(&p, &prefix, &opts(SplitLimit::MaxTensors(1)), None).unwrap();
+    let shards = split(&open(&p), &prefix, &opts(SplitLimit::MaxTensors(1)), None).unwrap();
     let paths: Vec<PathBuf> = shards.iter().map(|s| s.path.clone()).collect();
     // splitting again refuses to replace the shards
-    let e = split_file(&p, &prefix, &opts(SplitLimit::MaxTensors(1)), None).unwrap_err();
+    let e = split(&open(&p), &prefix, &opts(SplitLimit::MaxTensors(1)), None).unwrap_err();
     assert!(
         matches!(&e, Error::Write(WriteError::OutputExists { path }) if path == &paths[0]),
         "{e}"
@@ -466,4 +486,41 @@ fn carving_says_what_it_found() {
         other => panic!("{other:?}"),
     }
     assert!(Gguf::from_bytes(&model()).is_ok());
+}
+
+#[test]
+fn writers_need_the_file_an_input_was_opened_from() {
+    let dir = tempfile::tempdir().unwrap();
+    let bytes = model();
+    let out = dir.path().join("out.gguf");
+    let not_from_file = |e: Error| matches!(e, Error::Write(WriteError::NotFromFile));
+    let g = Gguf::from_bytes(&bytes).unwrap();
+    assert!(not_from_file(
+        convert(&g, &out, ConvertOptions::default(), None).unwrap_err()
+    ));
+    let opts = SplitOptions {
+        limit: SplitLimit::MaxTensors(1),
+        no_tensor_first_split: false,
+        overwrite: false,
+    };
+    assert!(not_from_file(
+        split(&g, &dir.path().join("s"), &opts, None).unwrap_err()
+    ));
+    let header = Gguf::read_header(&bytes[..]).unwrap();
+    assert!(not_from_file(
+        edit(header, &[], EditTarget::InPlace, None).unwrap_err()
+    ));
+    let target = EditTarget::Output {
+        path: &out,
+        overwrite: false,
+    };
+    assert!(not_from_file(edit(g, &[], target, None).unwrap_err()));
+    assert!(!out.exists());
+    // the same file opened from its path
+    let p = write(dir.path(), "m.gguf", &bytes);
+    assert_eq!(
+        edit(open(&p), &[], target, None).unwrap(),
+        ggufkit::write::EditOutcome::Written
+    );
+    assert_eq!(fs::read(&out).unwrap(), bytes);
 }

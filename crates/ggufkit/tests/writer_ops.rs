@@ -3,12 +3,10 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use ggufkit::shard::{
-    merge_file, parse_shard_path, shard_path, split_file, SplitLimit, SplitOptions,
-};
+use ggufkit::shard::{parse_shard_path, shard_path, split, SplitLimit, SplitOptions};
 use ggufkit::write::{
-    carve_file, convert_file, edit_file, edit_to, ConvertOptions, EditOutcome, GgufBuilder,
-    MetaEdit, OwnedValue,
+    carve_file, convert, edit, ConvertOptions, EditOutcome, EditTarget, GgufBuilder, MetaEdit,
+    OwnedValue,
 };
 use ggufkit::{Endian, Error, GgmlType, Gguf, ShardedModel};
 use ggufkit_testkit::shared;
@@ -46,6 +44,11 @@ fn write_tmp(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
     p
 }
 
+/// The file at `p`, opened with the spec's rules.
+fn open(p: impl AsRef<Path>) -> Gguf<'static> {
+    Gguf::open(p).unwrap()
+}
+
 fn files_in(dir: &Path) -> Vec<String> {
     let mut v: Vec<String> = fs::read_dir(dir)
         .unwrap()
@@ -61,9 +64,10 @@ fn an_edit_that_fits_is_made_in_place() {
     let before = model("tiny");
     let p = write_tmp(dir.path(), "m.gguf", &before);
     let data_offset = Gguf::from_bytes(&before).unwrap().data_offset();
-    let out = edit_file(
-        &p,
+    let out = edit(
+        open(&p),
         &[MetaEdit::Set("general.name".into(), "tinz".into())],
+        EditTarget::InPlace,
         None,
     )
     .unwrap();
@@ -78,9 +82,10 @@ fn an_edit_that_fits_is_made_in_place() {
         &before[data_offset as usize..]
     );
     // a shorter value that keeps the same aligned end: still in place, the gap padded with zeros
-    let out = edit_file(
-        &p,
+    let out = edit(
+        open(&p),
         &[MetaEdit::Set("general.name".into(), "t".into())],
+        EditTarget::InPlace,
         None,
     )
     .unwrap();
@@ -91,9 +96,10 @@ fn an_edit_that_fits_is_made_in_place() {
     assert_eq!(g.data_offset(), data_offset);
     assert!(g.report().valid() && g.report().warnings.is_empty());
     // the same value again writes nothing
-    let out = edit_file(
-        &p,
+    let out = edit(
+        open(&p),
         &[MetaEdit::Set("general.name".into(), "t".into())],
+        EditTarget::InPlace,
         None,
     )
     .unwrap();
@@ -106,12 +112,13 @@ fn an_edit_that_does_not_fit_rewrites_atomically() {
     let before = model("tiny");
     let p = write_tmp(dir.path(), "m.gguf", &before);
     let long = "a name long enough to push the header past its alignment block".repeat(3);
-    let out = edit_file(
-        &p,
+    let out = edit(
+        open(&p),
         &[
             MetaEdit::Set("general.name".into(), long.as_str().into()),
             MetaEdit::Set("new.key".into(), OwnedValue::from(vec![1.5f64, -2.0])),
         ],
+        EditTarget::InPlace,
         None,
     )
     .unwrap();
@@ -136,12 +143,13 @@ fn an_edit_that_does_not_fit_rewrites_atomically() {
     );
     assert_eq!(files_in(dir.path()), ["m.gguf"], "no temporary file left");
     // removing both restores the original bytes exactly
-    edit_file(
-        &p,
+    edit(
+        open(&p),
         &[
             MetaEdit::Set("general.name".into(), "tiny".into()),
             MetaEdit::Remove("new.key".into()),
         ],
+        EditTarget::InPlace,
         None,
     )
     .unwrap();
@@ -153,26 +161,39 @@ fn failed_edits_leave_the_file_alone() {
     let dir = tempfile::tempdir().unwrap();
     let before = model("tiny");
     let p = write_tmp(dir.path(), "m.gguf", &before);
-    let e = edit_file(&p, &[MetaEdit::Remove("no.such.key".into())], None).unwrap_err();
+    let e = edit(
+        open(&p),
+        &[MetaEdit::Remove("no.such.key".into())],
+        EditTarget::InPlace,
+        None,
+    )
+    .unwrap_err();
     assert!(matches!(e, Error::NotFound(_)), "{e}");
-    let e = edit_file(
-        &p,
+    let e = edit(
+        open(&p),
         &[MetaEdit::Set(
             "general.alignment".into(),
             OwnedValue::U32(48),
         )],
+        EditTarget::InPlace,
         None,
     )
     .unwrap_err();
     assert!(e.to_string().contains("power of two"), "{e}");
-    let e = edit_file(&p, &[MetaEdit::Set(String::new(), OwnedValue::U8(1))], None).unwrap_err();
+    let e = edit(
+        open(&p),
+        &[MetaEdit::Set(String::new(), OwnedValue::U8(1))],
+        EditTarget::InPlace,
+        None,
+    )
+    .unwrap_err();
     assert!(e.to_string().contains("empty"), "{e}");
     assert_eq!(fs::read(&p).unwrap(), before);
     // an invalid file is not edited
     let mut broken = before.clone();
     broken.truncate(broken.len() - 1);
     let q = write_tmp(dir.path(), "broken.gguf", &broken);
-    assert!(edit_file(&q, &[MetaEdit::Remove("general.name".into())], None).is_err());
+    assert!(Gguf::open(&q).is_err());
     assert_eq!(fs::read(&q).unwrap(), broken);
     assert_eq!(files_in(dir.path()), ["broken.gguf", "m.gguf"]);
 }
@@ -182,12 +203,13 @@ fn changing_the_alignment_rewrites_and_realigns() {
     let dir = tempfile::tempdir().unwrap();
     let before = model("tiny");
     let p = write_tmp(dir.path(), "m.gguf", &before);
-    let out = edit_file(
-        &p,
+    let out = edit(
+        open(&p),
         &[MetaEdit::Set(
             "general.alignment".into(),
             OwnedValue::U32(256),
         )],
+        EditTarget::InPlace,
         None,
     )
     .unwrap();
@@ -206,10 +228,28 @@ fn edits_to_another_file_refuse_to_overwrite() {
     let p = write_tmp(dir.path(), "m.gguf", &before);
     let out = write_tmp(dir.path(), "out.gguf", b"precious");
     let edits = [MetaEdit::Remove("general.name".into())];
-    let e = edit_to(&p, &out, &edits, false, None).unwrap_err();
+    let e = edit(
+        open(&p),
+        &edits,
+        EditTarget::Output {
+            path: &out,
+            overwrite: false,
+        },
+        None,
+    )
+    .unwrap_err();
     assert!(e.to_string().contains("already exists"), "{e}");
     assert_eq!(fs::read(&out).unwrap(), b"precious");
-    edit_to(&p, &out, &edits, true, None).unwrap();
+    edit(
+        open(&p),
+        &edits,
+        EditTarget::Output {
+            path: &out,
+            overwrite: true,
+        },
+        None,
+    )
+    .unwrap();
     let written = fs::read(&out).unwrap();
     let g = Gguf::from_bytes(&written).unwrap();
     assert_eq!(g.model_name(), None);
@@ -223,16 +263,18 @@ fn tensorless_files_are_edited_in_place_only_at_the_same_length() {
     b.set("general.name", "abc").unwrap();
     let before = b.to_vec().unwrap();
     let p = write_tmp(dir.path(), "v.gguf", &before);
-    let out = edit_file(
-        &p,
+    let out = edit(
+        open(&p),
         &[MetaEdit::Set("general.name".into(), "xyz".into())],
+        EditTarget::InPlace,
         None,
     )
     .unwrap();
     assert!(matches!(out, EditOutcome::InPlace { .. }));
-    let out = edit_file(
-        &p,
+    let out = edit(
+        open(&p),
         &[MetaEdit::Set("general.name".into(), "xy".into())],
+        EditTarget::InPlace,
         None,
     )
     .unwrap();
@@ -257,13 +299,20 @@ fn corpus_edits_keep_every_other_byte() {
         let src = dir.join(name);
         let original = fs::read(&src).unwrap();
         let p = write_tmp(tmp.path(), "x.gguf", &original);
-        edit_file(
-            &p,
+        edit(
+            open(&p),
             &[MetaEdit::Set("test.added".into(), "a value".into())],
+            EditTarget::InPlace,
             None,
         )
         .unwrap();
-        edit_file(&p, &[MetaEdit::Remove("test.added".into())], None).unwrap();
+        edit(
+            open(&p),
+            &[MetaEdit::Remove("test.added".into())],
+            EditTarget::InPlace,
+            None,
+        )
+        .unwrap();
         assert_eq!(fs::read(&p).unwrap(), original, "{name}");
     }
 }
@@ -293,7 +342,7 @@ fn big_endian_corpus_files_convert_to_the_little_endian_originals() {
             overwrite: true,
             ..Default::default()
         };
-        convert_file(&dir.join(be), &out, opts, None).unwrap();
+        convert(&open(dir.join(be)), &out, opts, None).unwrap();
         assert!(
             fs::read(&out).unwrap() == fs::read(dir.join(le)).unwrap(),
             "{be}"
@@ -304,7 +353,7 @@ fn big_endian_corpus_files_convert_to_the_little_endian_originals() {
             overwrite: true,
             ..Default::default()
         };
-        convert_file(&out, &back, opts, None).unwrap();
+        convert(&open(&out), &back, opts, None).unwrap();
         assert!(
             fs::read(&back).unwrap() == fs::read(dir.join(be)).unwrap(),
             "{le}"
@@ -337,12 +386,12 @@ fn little_big_little_is_the_identity_for_every_convertible_file() {
             overwrite: true,
             ..Default::default()
         };
-        convert_file(&path, &there, opts(other), None).unwrap();
+        convert(&open(&path), &there, opts(other), None).unwrap();
         let t = fs::read(&there).unwrap();
         let tg = Gguf::from_bytes(&t).unwrap();
         assert_eq!(tg.endian(), other);
         assert_eq!(tg.kv_count(), g.kv_count());
-        convert_file(&there, &back, opts(g.endian()), None).unwrap();
+        convert(&open(&there), &back, opts(g.endian()), None).unwrap();
         assert!(fs::read(&back).unwrap() == bytes, "{}", path.display());
         n += 1;
     }
@@ -360,7 +409,7 @@ fn quantized_blocks_swap_their_fields_and_back() {
         endian: Some(e),
         ..Default::default()
     };
-    convert_file(&p, &be, opts(Endian::Big), None).unwrap();
+    convert(&open(&p), &be, opts(Endian::Big), None).unwrap();
     let b = fs::read(&be).unwrap();
     let g = Gguf::from_bytes(&b).unwrap();
     // q8_0: the f16 scale is swapped, the 32 int8 quants are not
@@ -368,7 +417,7 @@ fn quantized_blocks_swap_their_fields_and_back() {
     let orig: Vec<u8> = (0..34u8).collect();
     assert_eq!(&c[..2], &[1, 0]);
     assert_eq!(&c[2..], &orig[2..]);
-    convert_file(&be, &back, opts(Endian::Little), None).unwrap();
+    convert(&open(&be), &back, opts(Endian::Little), None).unwrap();
     assert_eq!(fs::read(&back).unwrap(), bytes);
 }
 
@@ -407,7 +456,7 @@ fn requantizing_converts_the_weights_and_says_which() {
             all,
             overwrite: false,
         };
-        convert_file(&p, &out, opts, None).unwrap();
+        convert(&open(&p), &out, opts, None).unwrap();
         let qb = fs::read(&out).unwrap();
         let q = Gguf::from_bytes(&qb).unwrap();
         let t = q.tensor("blk.0.attn_q.weight").unwrap();
@@ -432,7 +481,7 @@ fn convert_without_a_change_is_a_clean_copy() {
     let bytes = model("plain");
     let p = write_tmp(dir.path(), "m.gguf", &bytes);
     let out = dir.path().join("copy.gguf");
-    convert_file(&p, &out, ConvertOptions::default(), None).unwrap();
+    convert(&open(&p), &out, ConvertOptions::default(), None).unwrap();
     assert_eq!(fs::read(&out).unwrap(), bytes);
     // trailing bytes and a non-zero padding byte are cleaned away
     let mut dirty = bytes.clone();
@@ -442,8 +491,8 @@ fn convert_without_a_change_is_a_clean_copy() {
     dirty[pad_at] = 0xAA;
     dirty.extend(b"trailing");
     let q = write_tmp(dir.path(), "dirty.gguf", &dirty);
-    convert_file(
-        &q,
+    convert(
+        &open(&q),
         &out,
         ConvertOptions {
             overwrite: true,
@@ -470,7 +519,7 @@ fn split_matches_gguf_split_and_merge_restores_the_model() {
         no_tensor_first_split: false,
         overwrite: false,
     };
-    let plan = split_file(&src, &prefix, &opts, None).unwrap();
+    let plan = split(&open(&src), &prefix, &opts, None).unwrap();
     assert_eq!(plan.len(), 3);
     for (i, shard) in plan.iter().enumerate() {
         let name = shard.path.file_name().unwrap();
@@ -479,12 +528,13 @@ fn split_matches_gguf_split_and_merge_restores_the_model() {
         assert_eq!(shard.size, reference.len() as u64);
     }
     // splitting again refuses to overwrite
-    assert!(split_file(&src, &prefix, &opts, None).is_err());
+    assert!(split(&open(&src), &prefix, &opts, None).is_err());
 
     // merging llama.cpp's shards gives the original model byte for byte
     let merged = tmp.path().join("merged.gguf");
     let first = dir.join("split/llama-2-tiny-random-00001-of-00003.gguf");
-    let m = merge_file(&first, &merged, false, None).unwrap();
+    let m = ShardedModel::open(&first).unwrap();
+    m.merge_to(&merged, false, None).unwrap();
     assert_eq!((m.shard_count(), m.tensor_count()), (3, 12));
     assert!(fs::read(&merged).unwrap() == fs::read(&src).unwrap());
 }
@@ -524,13 +574,8 @@ fn gguf_py_shards_merge_too() {
     };
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("merged.gguf");
-    let m = merge_file(
-        &dir.join("synthetic/split-00001-of-00003.gguf"),
-        &out,
-        false,
-        None,
-    )
-    .unwrap();
+    let m = ShardedModel::open(dir.join("synthetic/split-00001-of-00003.gguf")).unwrap();
+    m.merge_to(&out, false, None).unwrap();
     assert_eq!(m.tensor_count(), 5);
     let g = Gguf::open(&out).unwrap();
     assert!(g.report().valid());
@@ -548,7 +593,7 @@ fn shards(dir: &Path) -> Vec<PathBuf> {
         no_tensor_first_split: false,
         overwrite: false,
     };
-    split_file(&src, &dir.join("m"), &opts, None)
+    split(&open(&src), &dir.join("m"), &opts, None)
         .unwrap()
         .into_iter()
         .map(|p| p.path)
@@ -563,7 +608,8 @@ fn shards_that_do_not_belong_together_are_refused() {
     assert_eq!(parse_shard_path(&paths[2]).unwrap().1, 2);
     let out = dir.path().join("out.gguf");
     // a good merge first
-    let m = merge_file(&paths[0], &out, false, None).unwrap();
+    let m = ShardedModel::open(&paths[0]).unwrap();
+    m.merge_to(&out, false, None).unwrap();
     assert_eq!(m.tensor_count(), 3);
     let merged = fs::read(&out).unwrap();
     assert_eq!(merged, model("split me"));

@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use ggufkit::write::{convert_opened, requantize_plan, ConvertOptions};
+use ggufkit::write::{convert, requantize_plan, ConvertOptions};
 use ggufkit::{Endian, GgmlType};
 
 use super::{open, CliError, CmdResult, OK};
@@ -87,7 +87,7 @@ pub fn run(args: Args) -> CmdResult {
         overwrite: args.force,
     };
     let progress = Progress::bytes(total, "converting");
-    convert_opened(&g, &args.file, &args.out, opts, progress.callback()).map_err(lib)?;
+    convert(&g, &args.out, opts, progress.callback()).map_err(lib)?;
     progress.finish();
     if let Some((ty, _)) = plan {
         eprintln!(

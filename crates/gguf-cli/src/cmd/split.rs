@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use ggufkit::shard::{parse_size, plan_split, split_opened, SplitLimit, SplitOptions};
+use ggufkit::shard::{parse_size, plan_split, split, SplitLimit, SplitOptions};
 
 use super::{open, CliError, CmdResult, OK};
 use crate::output::progress::Progress;
@@ -72,7 +72,7 @@ pub fn run(args: Args) -> CmdResult {
     }
     if !args.dry_run {
         let progress = Progress::bytes(total, "splitting");
-        split_opened(&g, &args.file, &args.prefix, &opts, progress.callback()).map_err(lib)?;
+        split(&g, &args.prefix, &opts, progress.callback()).map_err(lib)?;
         progress.finish();
     }
     print(&out);

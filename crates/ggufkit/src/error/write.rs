@@ -241,6 +241,12 @@ pub enum WriteError {
     },
 
     // ---- files ------------------------------------------------------------------------------
+    /// An input that was not opened from a local file, which edits, conversions and splits copy
+    /// tensor data from.
+    #[error(
+        "the input was not opened from a local file (it came from memory, a stream or a remote location); edits, conversions and splits copy tensor data from the file"
+    )]
+    NotFromFile,
     /// An output that exists, written without permission to replace it.
     #[error("{} already exists (use --force to overwrite it)", path.display())]
     OutputExists {

@@ -29,7 +29,7 @@ use crate::read::{Gguf, Kv, TensorInfo};
 use crate::value::Value;
 use crate::write::atomic::write_atomically;
 use crate::write::writer::{GgufBuilder, ProgressFn};
-use crate::write::{open_file, write_copying};
+use crate::write::{open_file, source_path, write_copying};
 
 /// `split.no`: the shard's number, from 0 (uint16).
 pub const SPLIT_NO: &str = "split.no";
@@ -95,7 +95,7 @@ pub enum SplitLimit {
     MaxSize(u64),
 }
 
-/// Options of [`split_file`].
+/// Options of [`split`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SplitOptions {
     /// Where to cut.
@@ -201,26 +201,16 @@ fn shard_builder<'g>(
     Ok(b)
 }
 
-/// Splits `src` into shards named after `prefix`. Every shard path is checked before anything is
+/// Splits `g`, a GGUF opened from a path ([`Gguf::open`]; its tensor data is copied from that
+/// file), into shards named after `prefix`. Every shard path is checked before anything is
 /// written; each shard is written atomically; if one fails, the shards this call wrote are removed.
-pub fn split_file(
-    src: &Path,
-    prefix: &Path,
-    opts: &SplitOptions,
-    progress: Option<ProgressFn>,
-) -> Result<Vec<ShardPlan>> {
-    let g = Gguf::open(src)?;
-    split_opened(&g, src, prefix, opts, progress)
-}
-
-/// [`split_file`] with the source already opened (`g` maps `src`).
-pub fn split_opened(
+pub fn split(
     g: &Gguf<'_>,
-    src: &Path,
     prefix: &Path,
     opts: &SplitOptions,
     progress: Option<ProgressFn>,
 ) -> Result<Vec<ShardPlan>> {
+    let src = source_path(g)?;
     let plan = plan_split(g, prefix, opts)?;
     if !opts.overwrite {
         if let Some(p) = plan.iter().find(|p| p.path.exists()) {
@@ -485,18 +475,6 @@ impl ShardedModel {
             write_copying(&b, w, &sources, progress).map(|_| ())
         })
     }
-}
-
-/// Merges the shards of the model whose first shard is `first` into `out`.
-pub fn merge_file(
-    first: &Path,
-    out: &Path,
-    overwrite: bool,
-    progress: Option<ProgressFn>,
-) -> Result<ShardedModel> {
-    let m = ShardedModel::open(first)?;
-    m.merge_to(out, overwrite, progress)?;
-    Ok(m)
 }
 
 /// Where each tensor of a split model lives: `(shard, index in the shard)` in model order, and the

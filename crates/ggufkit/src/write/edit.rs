@@ -27,7 +27,7 @@ use crate::read::Gguf;
 use crate::write::atomic::write_atomically;
 use crate::write::value::OwnedValue;
 use crate::write::writer::{GgufBuilder, ProgressFn};
-use crate::write::{open_file, write_copying};
+use crate::write::{open_file, source_path, write_copying};
 
 /// One change to the metadata.
 #[derive(Clone, Debug, PartialEq)]
@@ -38,7 +38,22 @@ pub enum MetaEdit {
     Remove(String),
 }
 
-/// How an edit reached the file.
+/// Where an edit goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EditTarget<'p> {
+    /// The opened file itself: in place when the new header fits (see the module docs),
+    /// otherwise through an atomic rewrite.
+    InPlace,
+    /// Another file, written atomically; the opened file is only read.
+    Output {
+        /// The file to write.
+        path: &'p Path,
+        /// Replace `path` when it exists.
+        overwrite: bool,
+    },
+}
+
+/// How an edit reached its target.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum EditOutcome {
     /// The header was rewritten in place; tensor data did not move.
@@ -48,6 +63,8 @@ pub enum EditOutcome {
     },
     /// The file was rewritten through a temporary file and a rename.
     Rewritten,
+    /// The edited copy was written to the [`EditTarget::Output`] file.
+    Written,
 }
 
 /// Applies edits to a builder, in order.
@@ -65,29 +82,29 @@ pub fn apply(b: &mut GgufBuilder<'_>, edits: &[MetaEdit]) -> Result<()> {
     Ok(())
 }
 
-/// Edits `path`: in place when the new header fits (see the module docs), otherwise through an
-/// atomic rewrite. The file is opened with the spec's rules; an invalid file is not edited.
-pub fn edit_file(
-    path: &Path,
+/// Applies `edits` to `file`, a GGUF opened from a path ([`Gguf::open`]; its tensor data is copied
+/// from that file), and writes the result to `target`.
+///
+/// The file is taken by value: an edit in place changes the bytes under its map, which must not
+/// be read after that.
+pub fn edit(
+    file: Gguf<'_>,
     edits: &[MetaEdit],
+    target: EditTarget<'_>,
     progress: Option<ProgressFn>,
 ) -> Result<EditOutcome> {
-    let g = Gguf::open(path)?;
-    edit_opened(g, path, edits, progress)
-}
-
-/// [`edit_file`] with the file already opened: `g` must be `path` as [`Gguf::open`] mapped it
-/// (so a caller that looked at the file first does not parse it twice). It is taken by value: an
-/// edit in place changes the bytes under its map, which must not be read after that.
-pub fn edit_opened(
-    g: Gguf<'_>,
-    path: &Path,
-    edits: &[MetaEdit],
-    progress: Option<ProgressFn>,
-) -> Result<EditOutcome> {
-    let g = &g;
+    let g = &file;
+    let path = source_path(g)?;
     let mut b = GgufBuilder::from_gguf(g);
     apply(&mut b, edits)?;
+    if let EditTarget::Output {
+        path: out,
+        overwrite,
+    } = target
+    {
+        rewrite(g, &b, path, out, overwrite, progress)?;
+        return Ok(EditOutcome::Written);
+    }
     let (header, layout) = b.header()?;
     let actual = g.actual_len().unwrap_or(0);
     let fits = layout.alignment == g.alignment()
@@ -162,33 +179,6 @@ fn differing_range(a: &[u8], b: &[u8]) -> Option<(usize, usize)> {
             .zip(&b[lo..end])
             .rposition(|(x, y)| x != y)?;
     Some((first, last))
-}
-
-/// Writes `path` with `edits` applied to `out` (atomically; an existing `out` only with
-/// `overwrite`). `path` itself is only read.
-pub fn edit_to(
-    path: &Path,
-    out: &Path,
-    edits: &[MetaEdit],
-    overwrite: bool,
-    progress: Option<ProgressFn>,
-) -> Result<()> {
-    let g = Gguf::open(path)?;
-    edit_opened_to(&g, path, out, edits, overwrite, progress)
-}
-
-/// [`edit_to`] with the file already opened (`g` maps `path`).
-pub fn edit_opened_to(
-    g: &Gguf<'_>,
-    path: &Path,
-    out: &Path,
-    edits: &[MetaEdit],
-    overwrite: bool,
-    progress: Option<ProgressFn>,
-) -> Result<()> {
-    let mut b = GgufBuilder::from_gguf(g);
-    apply(&mut b, edits)?;
-    rewrite(g, &b, path, out, overwrite, progress)
 }
 
 /// Writes `b` to `out` atomically, copying every tensor's data from `src` (the file `g` maps).

@@ -1,10 +1,11 @@
 //! Writing GGUF: a streaming, bit-exact writer ([`GgufBuilder`], [`TensorDataWriter`]), metadata
-//! edits in place or by an atomic rewrite ([`edit`]), byte-order conversion ([`convert_file`]),
-//! and atomic output files ([`atomic`]).
+//! edits in place or by an atomic rewrite ([`edit()`]), byte-order conversion and re-quantization
+//! ([`convert`]), and atomic output files ([`atomic`]).
 //!
 //! Everything that writes a file goes through a temporary file in the target's directory that is
 //! renamed over the target once complete, so an existing file is never left damaged; the one
-//! exception is the documented in-place header edit of [`edit::edit_file`].
+//! exception is the documented in-place header edit of [`edit()`]. Edits, conversions and splits
+//! take the input as a [`Gguf`] opened from a path, and copy its tensor data from that file.
 #![forbid(unsafe_code)]
 
 pub mod atomic;
@@ -20,7 +21,7 @@ use std::path::Path;
 
 pub use atomic::{write_atomically, AtomicFile};
 pub use carve::{carve_file, find_gguf, Found};
-pub use edit::{edit_file, edit_opened, edit_opened_to, edit_to, EditOutcome, MetaEdit};
+pub use edit::{edit, EditOutcome, EditTarget, MetaEdit};
 pub use endian::{reencode_pair, swap_pair_in_place, swap_tensor_data};
 pub use value::{OwnedArray, OwnedValue};
 pub use writer::{
@@ -32,6 +33,11 @@ use crate::endian::Endian;
 use crate::error::{Error, Result, WriteError};
 use crate::read::{Gguf, TensorInfo};
 use crate::types::GgmlType;
+
+/// The file `g` was opened from, which the writers copy its tensor data from.
+pub(crate) fn source_path<'g>(g: &'g Gguf<'_>) -> Result<&'g Path> {
+    g.path().ok_or_else(|| WriteError::NotFromFile.into())
+}
 
 /// Opens a file for reading, with the path in the error.
 pub(crate) fn open_file(path: &Path) -> Result<File> {
@@ -63,7 +69,7 @@ pub fn write_copying<W: Write>(
     dw.finish()
 }
 
-/// Options of [`convert_file`].
+/// Options of [`convert`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ConvertOptions {
     /// The byte order of the output; `None` keeps the input's.
@@ -100,30 +106,18 @@ pub fn requantize_plan(g: &Gguf<'_>, ty: GgmlType, all: bool) -> Result<Vec<usiz
         .collect())
 }
 
-/// Rewrites `src` into `out` as the writer lays it out, in the byte order asked for (every
-/// metadata value and every tensor's data, multi-byte fields of quantized blocks included), with
-/// the tensors [`requantize_plan`] picks re-quantized when asked. Without a change the output is
-/// bit-identical to any input laid out as the writer lays it out, and the tensor data is copied
-/// file to file without passing through user space.
-pub fn convert_file(
-    src: &Path,
-    out: &Path,
-    opts: ConvertOptions,
-    progress: Option<ProgressFn>,
-) -> Result<()> {
-    let g = Gguf::open(src)?;
-    convert_opened(&g, src, out, opts, progress)
-}
-
-/// [`convert_file`] with the source already opened (`g` maps `src`).
-pub fn convert_opened(
+/// Rewrites `g`, a GGUF opened from a path ([`Gguf::open`]), into `out` as the writer lays it
+/// out, in the byte order asked for (every metadata value and every tensor's data, multi-byte
+/// fields of quantized blocks included), with the tensors [`requantize_plan`] picks re-quantized
+/// when asked. Without a change the output is bit-identical to any input laid out as the writer
+/// lays it out, and the tensor data is copied file to file without passing through user space.
+pub fn convert(
     g: &Gguf<'_>,
-    src: &Path,
     out: &Path,
     opts: ConvertOptions,
     progress: Option<ProgressFn>,
 ) -> Result<()> {
-    let file = open_file(src)?;
+    let file = open_file(source_path(g)?)?;
     let mut b = GgufBuilder::from_gguf(g);
     let to = opts.endian.unwrap_or(g.endian());
     b.endian(to);

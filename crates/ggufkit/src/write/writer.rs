@@ -238,7 +238,7 @@ impl<'a> GgufBuilder<'a> {
     }
 
     /// Sets the byte order of everything written (header, metadata). Tensor bytes are written as
-    /// given: converting them is [`crate::write::convert_file`]'s job.
+    /// given: converting them is [`crate::write::convert`]'s job.
     pub fn endian(&mut self, e: Endian) -> &mut Self {
         self.endian = e;
         self

@@ -6,7 +6,7 @@ mod get;
 
 use std::path::{Path, PathBuf};
 
-use ggufkit::write::{edit_opened, edit_opened_to, EditOutcome, MetaEdit};
+use ggufkit::write::{edit, EditOutcome, EditTarget, MetaEdit};
 use ggufkit::Gguf;
 
 use crate::cmd::value_arg::{parse_value, TypeSpec};
@@ -149,26 +149,25 @@ fn apply(
 ) -> CmdResult {
     let progress = Progress::bytes(g.tensor_data_size(), "writing");
     let lib = |e: ggufkit::Error| CliError::from_lib(file, &e);
-    match &output.out {
-        Some(out) => {
-            edit_opened_to(&g, file, out, edits, force, progress.callback()).map_err(lib)?;
-            progress.finish();
-            eprintln!("{what}: wrote {}", out.display());
-        }
-        None => {
-            let outcome = edit_opened(g, file, edits, progress.callback()).map_err(lib)?;
-            progress.finish();
-            match outcome {
-                EditOutcome::InPlace { bytes_written } => eprintln!(
-                    "{what}: {} edited in place ({bytes_written} bytes written)",
-                    file.display()
-                ),
-                EditOutcome::Rewritten => eprintln!(
-                    "{what}: {} rewritten (the header no longer fit before the tensor data)",
-                    file.display()
-                ),
-            }
-        }
+    let target = match &output.out {
+        Some(out) => EditTarget::Output {
+            path: out,
+            overwrite: force,
+        },
+        None => EditTarget::InPlace,
+    };
+    let outcome = edit(g, edits, target, progress.callback()).map_err(lib)?;
+    progress.finish();
+    match (outcome, &output.out) {
+        (_, Some(out)) => eprintln!("{what}: wrote {}", out.display()),
+        (EditOutcome::InPlace { bytes_written }, None) => eprintln!(
+            "{what}: {} edited in place ({bytes_written} bytes written)",
+            file.display()
+        ),
+        (_, None) => eprintln!(
+            "{what}: {} rewritten (the header no longer fit before the tensor data)",
+            file.display()
+        ),
     }
     Ok(OK)
 }
