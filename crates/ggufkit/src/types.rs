@@ -1,8 +1,8 @@
 //! The ggml tensor type table: the spec's 43 ids with their names, block sizes and bytes per block.
 //!
 //! The table is the single source of truth for tensor sizes in the whole crate: the reader sizes
-//! tensors with it, the codecs in [`crate::quant`] check their block layouts against it, and the
-//! writer computes offsets from it.
+//! tensors with it, the codecs in [`crate::quant`] take their block layouts' sizes and every
+//! loop's block size from it (as constants), and the writer computes offsets from it.
 #![forbid(unsafe_code)]
 
 use std::fmt;
@@ -153,7 +153,7 @@ impl GgmlType {
     }
 
     #[inline]
-    fn info(self) -> &'static TypeInfo {
+    const fn info(self) -> &'static TypeInfo {
         &TABLE[self as usize]
     }
 
@@ -167,16 +167,18 @@ impl GgmlType {
         self.info().name
     }
 
-    /// Elements per block (`blck_size` in ggml); 0 for removed ids.
+    /// Elements per block (`blck_size` in ggml); 0 for removed ids. A `const fn`, so code that
+    /// needs a block size as a constant (the codecs) reads it from this table too.
     #[inline]
-    pub fn block_size(self) -> u64 {
-        u64::from(self.info().block_size)
+    pub const fn block_size(self) -> u64 {
+        self.info().block_size as u64
     }
 
-    /// Bytes per block (`type_size` in ggml); 0 for removed ids.
+    /// Bytes per block (`type_size` in ggml); 0 for removed ids. A `const fn`, like
+    /// [`GgmlType::block_size`].
     #[inline]
-    pub fn type_size(self) -> u64 {
-        u64::from(self.info().type_size)
+    pub const fn type_size(self) -> u64 {
+        self.info().type_size as u64
     }
 
     /// True for the ids ggml no longer reads (4, 5, 31-33, 36-38).

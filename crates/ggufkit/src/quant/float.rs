@@ -13,6 +13,8 @@
 
 #![forbid(unsafe_code)]
 
+use super::layout::block;
+
 /// f16 bits → f32, exactly as ggml's `ggml_compute_fp16_to_fp32` (NaN: quiet bit set, payload kept).
 #[inline]
 pub fn f16_to_f32(h: u16) -> f32 {
@@ -100,7 +102,7 @@ pub(crate) fn put_f16(b: &mut [u8], off: usize, v: f32) {
 // Element types (block size 1). `data` is little-endian and exactly `out.len()` elements long.
 
 pub(crate) fn dequant_f32(data: &[u8], out: &mut [f32]) {
-    for (o, b) in out.iter_mut().zip(data.chunks_exact(4)) {
+    for (o, b) in out.iter_mut().zip(data.chunks_exact(block::F32.bytes)) {
         *o = f32::from_le_bytes([b[0], b[1], b[2], b[3]]);
     }
 }
@@ -113,7 +115,7 @@ pub(crate) fn dequant_f16(data: &[u8], out: &mut [f32]) {
 }
 
 pub(crate) fn dequant_f16_scalar(data: &[u8], out: &mut [f32]) {
-    for (o, b) in out.iter_mut().zip(data.chunks_exact(2)) {
+    for (o, b) in out.iter_mut().zip(data.chunks_exact(block::F16.bytes)) {
         *o = f16_to_f32(u16::from_le_bytes([b[0], b[1]]));
     }
 }
@@ -126,13 +128,13 @@ pub(crate) fn dequant_bf16(data: &[u8], out: &mut [f32]) {
 }
 
 pub(crate) fn dequant_bf16_scalar(data: &[u8], out: &mut [f32]) {
-    for (o, b) in out.iter_mut().zip(data.chunks_exact(2)) {
+    for (o, b) in out.iter_mut().zip(data.chunks_exact(block::BF16.bytes)) {
         *o = bf16_to_f32(u16::from_le_bytes([b[0], b[1]]));
     }
 }
 
 pub(crate) fn dequant_f64(data: &[u8], out: &mut [f32]) {
-    for (o, b) in out.iter_mut().zip(data.chunks_exact(8)) {
+    for (o, b) in out.iter_mut().zip(data.chunks_exact(block::F64.bytes)) {
         let mut a = [0u8; 8];
         a.copy_from_slice(b);
         *o = f64::from_le_bytes(a) as f32;
@@ -146,19 +148,19 @@ pub(crate) fn dequant_i8(data: &[u8], out: &mut [f32]) {
 }
 
 pub(crate) fn dequant_i16(data: &[u8], out: &mut [f32]) {
-    for (o, b) in out.iter_mut().zip(data.chunks_exact(2)) {
+    for (o, b) in out.iter_mut().zip(data.chunks_exact(block::I16.bytes)) {
         *o = f32::from(i16::from_le_bytes([b[0], b[1]]));
     }
 }
 
 pub(crate) fn dequant_i32(data: &[u8], out: &mut [f32]) {
-    for (o, b) in out.iter_mut().zip(data.chunks_exact(4)) {
+    for (o, b) in out.iter_mut().zip(data.chunks_exact(block::I32.bytes)) {
         *o = i32::from_le_bytes([b[0], b[1], b[2], b[3]]) as f32;
     }
 }
 
 pub(crate) fn dequant_i64(data: &[u8], out: &mut [f32]) {
-    for (o, b) in out.iter_mut().zip(data.chunks_exact(8)) {
+    for (o, b) in out.iter_mut().zip(data.chunks_exact(block::I64.bytes)) {
         let mut a = [0u8; 8];
         a.copy_from_slice(b);
         *o = i64::from_le_bytes(a) as f32;
@@ -166,25 +168,25 @@ pub(crate) fn dequant_i64(data: &[u8], out: &mut [f32]) {
 }
 
 pub(crate) fn quant_f32(src: &[f32], out: &mut [u8]) {
-    for (o, &x) in out.chunks_exact_mut(4).zip(src) {
+    for (o, &x) in out.chunks_exact_mut(block::F32.bytes).zip(src) {
         o.copy_from_slice(&x.to_le_bytes());
     }
 }
 
 pub(crate) fn quant_f64(src: &[f32], out: &mut [u8]) {
-    for (o, &x) in out.chunks_exact_mut(8).zip(src) {
+    for (o, &x) in out.chunks_exact_mut(block::F64.bytes).zip(src) {
         o.copy_from_slice(&f64::from(x).to_le_bytes());
     }
 }
 
 pub(crate) fn quant_f16(src: &[f32], out: &mut [u8]) {
-    for (o, &x) in out.chunks_exact_mut(2).zip(src) {
+    for (o, &x) in out.chunks_exact_mut(block::F16.bytes).zip(src) {
         o.copy_from_slice(&f32_to_f16(x).to_le_bytes());
     }
 }
 
 pub(crate) fn quant_bf16(src: &[f32], out: &mut [u8]) {
-    for (o, &x) in out.chunks_exact_mut(2).zip(src) {
+    for (o, &x) in out.chunks_exact_mut(block::BF16.bytes).zip(src) {
         o.copy_from_slice(&f32_to_bf16(x).to_le_bytes());
     }
 }

@@ -7,6 +7,7 @@
 #![forbid(unsafe_code)]
 
 use super::c_trunc_i32;
+use super::layout::block;
 
 /// E2M1 values, doubled (the scales are halved to match).
 pub(crate) const KVALUES_FP4: [i8; 16] = [0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12];
@@ -76,7 +77,10 @@ pub(crate) fn dequant_mxfp4(data: &[u8], out: &mut [f32]) {
 }
 
 pub(crate) fn dequant_mxfp4_scalar(data: &[u8], out: &mut [f32]) {
-    for (b, y) in data.chunks_exact(17).zip(out.chunks_exact_mut(32)) {
+    for (b, y) in data
+        .chunks_exact(block::MXFP4.bytes)
+        .zip(out.chunks_exact_mut(block::MXFP4.elems))
+    {
         let d = e8m0_half(b[0]);
         let (lo, hi) = y.split_at_mut(16);
         for j in 0..16 {
@@ -95,7 +99,10 @@ pub(crate) fn dequant_nvfp4(data: &[u8], out: &mut [f32]) {
 }
 
 pub(crate) fn dequant_nvfp4_scalar(data: &[u8], out: &mut [f32]) {
-    for (b, y) in data.chunks_exact(36).zip(out.chunks_exact_mut(64)) {
+    for (b, y) in data
+        .chunks_exact(block::NVFP4.bytes)
+        .zip(out.chunks_exact_mut(block::NVFP4.elems))
+    {
         for (s, ys) in y.chunks_exact_mut(16).enumerate() {
             let d = ue4m3_half(b[s]);
             let qs = &b[4 + 8 * s..12 + 8 * s];
@@ -134,7 +141,10 @@ fn abs_max(x: &[f32]) -> f32 {
 }
 
 pub(crate) fn quant_mxfp4(src: &[f32], out: &mut [u8]) {
-    for (x, y) in src.chunks_exact(32).zip(out.chunks_exact_mut(17)) {
+    for (x, y) in src
+        .chunks_exact(block::MXFP4.elems)
+        .zip(out.chunks_exact_mut(block::MXFP4.bytes))
+    {
         let amax = abs_max(x);
         // floorf(log2f(amax)): glibc's log2f rounds up just below a power of two, and ggml's
         // exponent follows it, so this must be the library log2, not an exponent extraction.
@@ -152,7 +162,10 @@ pub(crate) fn quant_mxfp4(src: &[f32], out: &mut [u8]) {
 }
 
 pub(crate) fn quant_nvfp4(src: &[f32], out: &mut [u8]) {
-    for (x, y) in src.chunks_exact(64).zip(out.chunks_exact_mut(36)) {
+    for (x, y) in src
+        .chunks_exact(block::NVFP4.elems)
+        .zip(out.chunks_exact_mut(block::NVFP4.bytes))
+    {
         for (s, xs) in x.chunks_exact(16).enumerate() {
             let ue = f32_to_ue4m3(abs_max(xs) / 6.0);
             y[s] = ue;

@@ -10,8 +10,7 @@ use super::float::{f16_le, f16_to_f32};
 use super::iq_grids::{
     IQ1S_GRID, IQ2S_GRID, IQ2XS_GRID, IQ2XXS_GRID, IQ3S_GRID, IQ3XXS_GRID, KSIGNS_IQ2XS,
 };
-
-const QK_K: usize = 256;
+use super::layout::{block, QK_K};
 
 /// The 16 non-linear levels of iq4_nl and iq4_xs.
 pub(crate) const KVALUES_IQ4NL: [i8; 16] = [
@@ -48,7 +47,10 @@ fn emit8(y: &mut [f32], db: f32, grid: u64, signs: u8) {
 }
 
 pub(crate) fn dequant_iq2_xxs(data: &[u8], out: &mut [f32]) {
-    for (b, y) in data.chunks_exact(66).zip(out.chunks_exact_mut(QK_K)) {
+    for (b, y) in data
+        .chunks_exact(block::IQ2_XXS.bytes)
+        .zip(out.chunks_exact_mut(block::IQ2_XXS.elems))
+    {
         let d = f16_le(b, 0);
         for (ib, y) in y.chunks_exact_mut(32).enumerate() {
             let o = 2 + 8 * ib;
@@ -64,7 +66,10 @@ pub(crate) fn dequant_iq2_xxs(data: &[u8], out: &mut [f32]) {
 }
 
 pub(crate) fn dequant_iq2_xs(data: &[u8], out: &mut [f32]) {
-    for (b, y) in data.chunks_exact(74).zip(out.chunks_exact_mut(QK_K)) {
+    for (b, y) in data
+        .chunks_exact(block::IQ2_XS.bytes)
+        .zip(out.chunks_exact_mut(block::IQ2_XS.elems))
+    {
         let d = f16_le(b, 0);
         for (ib, y) in y.chunks_exact_mut(32).enumerate() {
             let sc = b[66 + ib];
@@ -83,12 +88,15 @@ pub(crate) fn dequant_iq2_xs(data: &[u8], out: &mut [f32]) {
 }
 
 pub(crate) fn dequant_iq2_s(data: &[u8], out: &mut [f32]) {
-    for (b, y) in data.chunks_exact(82).zip(out.chunks_exact_mut(QK_K)) {
+    for (b, y) in data
+        .chunks_exact(block::IQ2_S.bytes)
+        .zip(out.chunks_exact_mut(block::IQ2_S.elems))
+    {
         let d = f16_le(b, 0);
         let qs = &b[2..34];
         let signs = &b[34..66];
         let qh = &b[66..74];
-        let scales = &b[74..82];
+        let scales = &b[74..block::IQ2_S.bytes];
         for (ib, y) in y.chunks_exact_mut(32).enumerate() {
             let sc = scales[ib];
             let db = [
@@ -114,7 +122,10 @@ fn emit4x2(y: &mut [f32], db: f32, g1: u32, g2: u32, signs: u8) {
 }
 
 pub(crate) fn dequant_iq3_xxs(data: &[u8], out: &mut [f32]) {
-    for (b, y) in data.chunks_exact(98).zip(out.chunks_exact_mut(QK_K)) {
+    for (b, y) in data
+        .chunks_exact(block::IQ3_XXS.bytes)
+        .zip(out.chunks_exact_mut(block::IQ3_XXS.elems))
+    {
         let d = f16_le(b, 0);
         let qs = &b[2..66];
         for (ib, y) in y.chunks_exact_mut(32).enumerate() {
@@ -131,12 +142,15 @@ pub(crate) fn dequant_iq3_xxs(data: &[u8], out: &mut [f32]) {
 }
 
 pub(crate) fn dequant_iq3_s(data: &[u8], out: &mut [f32]) {
-    for (b, y) in data.chunks_exact(110).zip(out.chunks_exact_mut(QK_K)) {
+    for (b, y) in data
+        .chunks_exact(block::IQ3_S.bytes)
+        .zip(out.chunks_exact_mut(block::IQ3_S.elems))
+    {
         let d = f16_le(b, 0);
         let qs = &b[2..66];
         let qh = &b[66..74];
         let signs = &b[74..106];
-        let scales = &b[106..110];
+        let scales = &b[106..block::IQ3_S.bytes];
         for (ib, y) in y.chunks_exact_mut(32).enumerate() {
             let s = (scales[ib / 2] >> (4 * (ib % 2))) & 0x0f;
             let db = d * (1 + 2 * i32::from(s)) as f32;
@@ -166,7 +180,10 @@ pub(crate) fn dequant_iq1_s(data: &[u8], out: &mut [f32]) {
 }
 
 pub(crate) fn dequant_iq1_s_scalar(data: &[u8], out: &mut [f32]) {
-    for (b, y) in data.chunks_exact(50).zip(out.chunks_exact_mut(QK_K)) {
+    for (b, y) in data
+        .chunks_exact(block::IQ1_S.bytes)
+        .zip(out.chunks_exact_mut(block::IQ1_S.elems))
+    {
         let d = f16_le(b, 0);
         let qs = &b[2..34];
         for (ib, y) in y.chunks_exact_mut(32).enumerate() {
@@ -193,7 +210,10 @@ pub(crate) fn iq1_m_scale(sc: &[u16; 4]) -> f32 {
 }
 
 pub(crate) fn dequant_iq1_m(data: &[u8], out: &mut [f32]) {
-    for (b, y) in data.chunks_exact(56).zip(out.chunks_exact_mut(QK_K)) {
+    for (b, y) in data
+        .chunks_exact(block::IQ1_M.bytes)
+        .zip(out.chunks_exact_mut(block::IQ1_M.elems))
+    {
         let qs = &b[0..32];
         let qh = &b[32..48];
         let sc: [u16; 4] = std::array::from_fn(|k| u16_at(b, 48 + 2 * k));
@@ -227,7 +247,10 @@ pub(crate) fn dequant_iq1_m(data: &[u8], out: &mut [f32]) {
 }
 
 pub(crate) fn dequant_iq4_nl(data: &[u8], out: &mut [f32]) {
-    for (b, y) in data.chunks_exact(18).zip(out.chunks_exact_mut(32)) {
+    for (b, y) in data
+        .chunks_exact(block::IQ4_NL.bytes)
+        .zip(out.chunks_exact_mut(block::IQ4_NL.elems))
+    {
         let d = f16_le(b, 0);
         let (lo, hi) = y.split_at_mut(16);
         for j in 0..16 {
@@ -239,7 +262,10 @@ pub(crate) fn dequant_iq4_nl(data: &[u8], out: &mut [f32]) {
 }
 
 pub(crate) fn dequant_iq4_xs(data: &[u8], out: &mut [f32]) {
-    for (b, y) in data.chunks_exact(136).zip(out.chunks_exact_mut(QK_K)) {
+    for (b, y) in data
+        .chunks_exact(block::IQ4_XS.bytes)
+        .zip(out.chunks_exact_mut(block::IQ4_XS.elems))
+    {
         let d = f16_le(b, 0);
         let scales_h = u16_at(b, 2);
         for (ib, y) in y.chunks_exact_mut(32).enumerate() {
@@ -342,11 +368,14 @@ fn pack_iq4(l: &[u8], q4: &mut [u8]) {
 }
 
 fn quant_iq4_nl_with(src: &[f32], out: &mut [u8], ntry: i32) {
-    for (x, y) in src.chunks_exact(32).zip(out.chunks_exact_mut(18)) {
+    for (x, y) in src
+        .chunks_exact(block::IQ4_NL.elems)
+        .zip(out.chunks_exact_mut(block::IQ4_NL.bytes))
+    {
         // ggml's chunk path keeps one level buffer across blocks; for ntry > 0 it is always
         // rewritten below, and the reference path (ntry < 0) leaves an all-zero block's levels
         // unspecified: here they are 0.
-        let mut l = [0u8; 32];
+        let mut l = [0u8; block::IQ4_NL.elems];
         let scale = iq4_group(x, &mut l, ntry).unwrap_or(0.0);
         super::float::put_f16(y, 0, scale);
         if ntry > 0 {
@@ -355,7 +384,7 @@ fn quant_iq4_nl_with(src: &[f32], out: &mut [u8], ntry: i32) {
                 *lj = best_index_iq4(id * xj);
             }
         }
-        pack_iq4(&l, &mut y[2..18]);
+        pack_iq4(&l, &mut y[2..block::IQ4_NL.bytes]);
     }
 }
 
@@ -370,7 +399,10 @@ pub(crate) fn quant_iq4_nl_ref(src: &[f32], out: &mut [u8]) {
 }
 
 pub(crate) fn quant_iq4_xs(src: &[f32], out: &mut [u8]) {
-    for (x, y) in src.chunks_exact(QK_K).zip(out.chunks_exact_mut(136)) {
+    for (x, y) in src
+        .chunks_exact(block::IQ4_XS.elems)
+        .zip(out.chunks_exact_mut(block::IQ4_XS.bytes))
+    {
         let mut l = [0u8; QK_K];
         let mut scales = [0f32; 8];
         let mut max_scale = 0.0f32;
@@ -406,6 +438,6 @@ pub(crate) fn quant_iq4_xs(src: &[f32], out: &mut [u8]) {
         }
         y[2..4].copy_from_slice(&scales_h.to_le_bytes());
         y[4..8].copy_from_slice(scales_l);
-        pack_iq4(&l, &mut y[8..136]);
+        pack_iq4(&l, &mut y[8..block::IQ4_XS.bytes]);
     }
 }

@@ -22,9 +22,8 @@ use std::sync::OnceLock;
 
 use super::float::put_f16;
 use super::iq_grids::{IQ1S_GRID, IQ2S_GRID, IQ3S_GRID, IQ3XXS_GRID};
+use super::layout::{block, QK_K};
 use super::{fmax_c, nearest_int};
-
-const QK_K: usize = 256;
 
 /// A codebook of `N`-dimensional points with levels `0..2^bits`, as ggml's `iq2xs_init_impl` /
 /// `iq3xs_init_impl` see it: level `l` stands for the value `2l + 1`.
@@ -414,7 +413,10 @@ fn sums_odd(weight: &[f32], xval: &[f32], l: &[u8]) -> (f32, f32) {
 
 pub(crate) fn quant_iq3_xxs(src: &[f32], out: &mut [u8]) {
     let lat = iq3xxs_lattice();
-    for (x, y) in src.chunks_exact(QK_K).zip(out.chunks_exact_mut(98)) {
+    for (x, y) in src
+        .chunks_exact(block::IQ3_XXS.elems)
+        .zip(out.chunks_exact_mut(block::IQ3_XXS.bytes))
+    {
         y.fill(0);
         let mut scales = [0f32; 8];
         let mut max_scale = 0.0f32;
@@ -444,13 +446,16 @@ pub(crate) fn quant_iq3_xxs(src: &[f32], out: &mut [u8]) {
             let l = nearest_int(0.5 * (id * s - 1.0)).clamp(0, 15) as u8;
             q3[64 + 4 * ib + 3] |= l << 4;
         }
-        y[2..98].copy_from_slice(&q3);
+        y[2..block::IQ3_XXS.bytes].copy_from_slice(&q3);
     }
 }
 
 pub(crate) fn quant_iq3_s(src: &[f32], out: &mut [u8]) {
     let lat = iq3s_lattice();
-    for (x, y) in src.chunks_exact(QK_K).zip(out.chunks_exact_mut(110)) {
+    for (x, y) in src
+        .chunks_exact(block::IQ3_S.elems)
+        .zip(out.chunks_exact_mut(block::IQ3_S.bytes))
+    {
         y.fill(0);
         let mut scales = [0f32; 8];
         let mut max_scale = 0.0f32;
@@ -486,7 +491,10 @@ pub(crate) fn quant_iq3_s(src: &[f32], out: &mut [u8]) {
 pub(crate) fn quant_iq2_s(src: &[f32], out: &mut [u8]) {
     const KMAXQ: i32 = 3;
     let lat = iq2s_lattice();
-    for (xbl, y) in src.chunks_exact(QK_K).zip(out.chunks_exact_mut(82)) {
+    for (xbl, y) in src
+        .chunks_exact(block::IQ2_S.elems)
+        .zip(out.chunks_exact_mut(block::IQ2_S.bytes))
+    {
         y.fill(0);
         let mut scales = [0f32; 16];
         let mut max_scale = 0.0f32;
@@ -773,7 +781,10 @@ pub(crate) fn quant_iq1_m(src: &[f32], out: &mut [u8]) {
     const BS: usize = 16;
     const MASKS: [u8; 4] = [0x00, 0x80, 0x08, 0x88];
     let lat = iq1s_lattice();
-    for (xbl, y) in src.chunks_exact(QK_K).zip(out.chunks_exact_mut(56)) {
+    for (xbl, y) in src
+        .chunks_exact(block::IQ1_M.elems)
+        .zip(out.chunks_exact_mut(block::IQ1_M.bytes))
+    {
         y.fill(0);
         let (qs, rest) = y.split_at_mut(32);
         let (qh, scb) = rest.split_at_mut(16);

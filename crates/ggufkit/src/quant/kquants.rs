@@ -8,9 +8,8 @@
 #![forbid(unsafe_code)]
 
 use super::float::{f16_le, f16_to_f32, put_f16};
+use super::layout::{block, QK_K};
 use super::nearest_int;
-
-const QK_K: usize = 256;
 
 /// The 6-bit scale and min number `j` (0..8) of a q4_k/q5_k scales array.
 #[inline(always)]
@@ -31,7 +30,10 @@ fn arr12(b: &[u8]) -> &[u8; 12] {
 }
 
 pub(crate) fn dequant_q2_k(data: &[u8], out: &mut [f32]) {
-    for (b, y) in data.chunks_exact(84).zip(out.chunks_exact_mut(QK_K)) {
+    for (b, y) in data
+        .chunks_exact(block::Q2_K.bytes)
+        .zip(out.chunks_exact_mut(block::Q2_K.elems))
+    {
         let scales = &b[0..16];
         let d = f16_le(b, 80);
         let min = f16_le(b, 82);
@@ -80,7 +82,10 @@ pub(crate) fn dequant_q3_k(data: &[u8], out: &mut [f32]) {
 }
 
 pub(crate) fn dequant_q3_k_scalar(data: &[u8], out: &mut [f32]) {
-    for (b, y) in data.chunks_exact(110).zip(out.chunks_exact_mut(QK_K)) {
+    for (b, y) in data
+        .chunks_exact(block::Q3_K.bytes)
+        .zip(out.chunks_exact_mut(block::Q3_K.elems))
+    {
         let hm = &b[0..32];
         let scales = q3_k_scales(&b[96..108]);
         let d_all = f16_le(b, 108);
@@ -117,11 +122,14 @@ pub(crate) fn dequant_q4_k(data: &[u8], out: &mut [f32]) {
 }
 
 pub(crate) fn dequant_q4_k_scalar(data: &[u8], out: &mut [f32]) {
-    for (b, y) in data.chunks_exact(144).zip(out.chunks_exact_mut(QK_K)) {
+    for (b, y) in data
+        .chunks_exact(block::Q4_K.bytes)
+        .zip(out.chunks_exact_mut(block::Q4_K.elems))
+    {
         let d = f16_le(b, 0);
         let min = f16_le(b, 2);
         let scales = arr12(&b[4..16]);
-        for (i, (q, y)) in b[16..144]
+        for (i, (q, y)) in b[16..block::Q4_K.bytes]
             .chunks_exact(32)
             .zip(y.chunks_exact_mut(64))
             .enumerate()
@@ -147,12 +155,15 @@ pub(crate) fn dequant_q5_k(data: &[u8], out: &mut [f32]) {
 }
 
 pub(crate) fn dequant_q5_k_scalar(data: &[u8], out: &mut [f32]) {
-    for (b, y) in data.chunks_exact(176).zip(out.chunks_exact_mut(QK_K)) {
+    for (b, y) in data
+        .chunks_exact(block::Q5_K.bytes)
+        .zip(out.chunks_exact_mut(block::Q5_K.elems))
+    {
         let d = f16_le(b, 0);
         let min = f16_le(b, 2);
         let scales = arr12(&b[4..16]);
         let qh = &b[16..48];
-        for (i, (ql, y)) in b[48..176]
+        for (i, (ql, y)) in b[48..block::Q5_K.bytes]
             .chunks_exact(32)
             .zip(y.chunks_exact_mut(64))
             .enumerate()
@@ -178,7 +189,10 @@ pub(crate) fn dequant_q6_k(data: &[u8], out: &mut [f32]) {
 }
 
 pub(crate) fn dequant_q6_k_scalar(data: &[u8], out: &mut [f32]) {
-    for (b, y) in data.chunks_exact(210).zip(out.chunks_exact_mut(QK_K)) {
+    for (b, y) in data
+        .chunks_exact(block::Q6_K.bytes)
+        .zip(out.chunks_exact_mut(block::Q6_K.elems))
+    {
         let d = f16_le(b, 208);
         for n in 0..2 {
             let ql = &b[64 * n..64 * n + 64];
@@ -203,7 +217,10 @@ pub(crate) fn dequant_q6_k_scalar(data: &[u8], out: &mut [f32]) {
 }
 
 pub(crate) fn dequant_q8_k(data: &[u8], out: &mut [f32]) {
-    for (b, y) in data.chunks_exact(292).zip(out.chunks_exact_mut(QK_K)) {
+    for (b, y) in data
+        .chunks_exact(block::Q8_K.bytes)
+        .zip(out.chunks_exact_mut(block::Q8_K.elems))
+    {
         let d = f32::from_le_bytes([b[0], b[1], b[2], b[3]]);
         for (o, &q) in y.iter_mut().zip(&b[4..260]) {
             *o = d * f32::from(q as i8);
@@ -425,7 +442,10 @@ fn pack_2bit(l: &[u8; QK_K], qs: &mut [u8]) {
 }
 
 pub(crate) fn quant_q2_k(src: &[f32], out: &mut [u8]) {
-    for (x, y) in src.chunks_exact(QK_K).zip(out.chunks_exact_mut(84)) {
+    for (x, y) in src
+        .chunks_exact(block::Q2_K.elems)
+        .zip(out.chunks_exact_mut(block::Q2_K.bytes))
+    {
         let mut l = [0u8; QK_K];
         let mut laux = [0u8; 16];
         let mut weights = [0f32; 16];
@@ -498,7 +518,10 @@ pub(crate) fn quant_q2_k(src: &[f32], out: &mut [u8]) {
 }
 
 pub(crate) fn quant_q3_k(src: &[f32], out: &mut [u8]) {
-    for (x, y) in src.chunks_exact(QK_K).zip(out.chunks_exact_mut(110)) {
+    for (x, y) in src
+        .chunks_exact(block::Q3_K.elems)
+        .zip(out.chunks_exact_mut(block::Q3_K.bytes))
+    {
         let mut l = [0i8; QK_K];
         let mut scales = [0f32; 16];
         let mut max_scale = 0.0f32;
@@ -639,10 +662,13 @@ fn quant_k4_common(x: &[f32], y: &mut [u8], nmax: i32, rmin: f32, nstep: i32, l:
 }
 
 pub(crate) fn quant_q4_k(src: &[f32], out: &mut [u8]) {
-    for (x, y) in src.chunks_exact(QK_K).zip(out.chunks_exact_mut(144)) {
+    for (x, y) in src
+        .chunks_exact(block::Q4_K.elems)
+        .zip(out.chunks_exact_mut(block::Q4_K.bytes))
+    {
         let mut l = [0u8; QK_K];
         quant_k4_common(x, y, 15, -1.0, 20, &mut l);
-        for (h, q) in y[16..144].chunks_exact_mut(32).enumerate() {
+        for (h, q) in y[16..block::Q4_K.bytes].chunks_exact_mut(32).enumerate() {
             let j = 64 * h;
             for (k, o) in q.iter_mut().enumerate() {
                 *o = l[j + k] | (l[j + k + 32] << 4);
@@ -652,10 +678,13 @@ pub(crate) fn quant_q4_k(src: &[f32], out: &mut [u8]) {
 }
 
 pub(crate) fn quant_q5_k(src: &[f32], out: &mut [u8]) {
-    for (x, y) in src.chunks_exact(QK_K).zip(out.chunks_exact_mut(176)) {
+    for (x, y) in src
+        .chunks_exact(block::Q5_K.elems)
+        .zip(out.chunks_exact_mut(block::Q5_K.bytes))
+    {
         let mut l = [0u8; QK_K];
         quant_k4_common(x, y, 31, -0.5, 15, &mut l);
-        let (qh, ql) = y[16..176].split_at_mut(32);
+        let (qh, ql) = y[16..block::Q5_K.bytes].split_at_mut(32);
         qh.iter_mut().for_each(|h| *h = 0);
         for (h, q) in ql.chunks_exact_mut(32).enumerate() {
             let n = 64 * h;
@@ -678,7 +707,10 @@ pub(crate) fn quant_q5_k(src: &[f32], out: &mut [u8]) {
 }
 
 pub(crate) fn quant_q6_k(src: &[f32], out: &mut [u8]) {
-    for (x, y) in src.chunks_exact(QK_K).zip(out.chunks_exact_mut(210)) {
+    for (x, y) in src
+        .chunks_exact(block::Q6_K.elems)
+        .zip(out.chunks_exact_mut(block::Q6_K.bytes))
+    {
         let mut l = [0i8; QK_K];
         let mut scales = [0f32; 16];
         let mut max_scale = 0.0f32;
@@ -729,7 +761,10 @@ pub(crate) fn quant_q6_k(src: &[f32], out: &mut [u8]) {
 }
 
 pub(crate) fn quant_q8_k(src: &[f32], out: &mut [u8]) {
-    for (x, y) in src.chunks_exact(QK_K).zip(out.chunks_exact_mut(292)) {
+    for (x, y) in src
+        .chunks_exact(block::Q8_K.elems)
+        .zip(out.chunks_exact_mut(block::Q8_K.bytes))
+    {
         let mut max = 0.0f32;
         let mut amax = 0.0f32;
         for &v in x {

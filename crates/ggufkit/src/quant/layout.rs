@@ -1,5 +1,6 @@
-//! Every block layout, defined once: elements and bytes per block, and where the multi-byte fields
-//! sit inside a block.
+//! Every block layout, defined once: where the multi-byte fields sit inside a block, with the
+//! block's elements and bytes taken from the type table ([`GgmlType::block_size`],
+//! [`GgmlType::type_size`]) for the codecs to use as constants (`block::Q4_K.bytes`).
 //!
 //! A *field* here is a value ggml reads as a multi-byte number: an f16/f32 scale, or a u16/u32
 //! word of packed bits. Byte order applies to fields only; packed nibbles, sign bytes and grid
@@ -10,7 +11,7 @@
 //! carrying the f16 super-scale in their top nibbles).
 //!
 //! [`layout`] is what the size checks, the dequantizers (through [`super::byteswap_blocks`]) and
-//! the byte-order converter use; a unit test checks every entry against [`GgmlType`]'s table.
+//! the byte-order converter use; a unit test checks that every field lies inside its block.
 
 #![forbid(unsafe_code)]
 
@@ -49,57 +50,90 @@ const fn f(offset: u16, width: u8, count: u16) -> Field {
     }
 }
 
+/// The elements and bytes of one block of a type, read from [`GgmlType`]'s table at compile
+/// time: the codecs size their loops, block slices and buffers with these constants, so no block
+/// size is written anywhere but that table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Block {
+    /// Elements per block.
+    pub(crate) elems: usize,
+    /// Bytes per block.
+    pub(crate) bytes: usize,
+}
+
+impl Block {
+    /// The block of `ty` (0 elements and 0 bytes for the removed ids).
+    pub(crate) const fn of(ty: GgmlType) -> Block {
+        Block {
+            elems: ty.block_size() as usize,
+            bytes: ty.type_size() as usize,
+        }
+    }
+}
+
 macro_rules! layouts {
-    ($($ty:ident $elems:literal $bytes:literal [$($o:literal $w:literal $c:literal),*];)*) => {
+    ($($ty:ident [$($o:literal $w:literal $c:literal),*];)*) => {
         static LAYOUTS: &[Layout] = &[
             $(Layout {
                 ty: GgmlType::$ty,
-                block_elems: $elems,
-                block_bytes: $bytes,
+                block_elems: block::$ty.elems,
+                block_bytes: block::$ty.bytes,
                 fields: &[$(f($o, $w, $c)),*],
             },)*
         ];
+
+        /// The block of every type with a layout, by the type's name (`block::Q4_K.bytes`).
+        #[allow(dead_code)]
+        pub(crate) mod block {
+            use super::Block;
+            use crate::types::GgmlType;
+            $(pub(crate) const $ty: Block = Block::of(GgmlType::$ty);)*
+        }
     };
 }
 
-// type   elems bytes  [offset width count, ...]          what the fields are
+/// Elements of a k-quant super-block (ggml's `QK_K`), the block of the k-quants, the i-quants
+/// but iq4_nl, and the ternary types.
+pub(crate) const QK_K: usize = block::Q4_K.elems;
+
+// type  [offset width count, ...]        what the fields are (sizes: the type table)
 layouts! {
-    F32     1    4   [0 4 1];
-    F16     1    2   [0 2 1];
-    BF16    1    2   [0 2 1];
-    F64     1    8   [0 8 1];
-    I8      1    1   [];
-    I16     1    2   [0 2 1];
-    I32     1    4   [0 4 1];
-    I64     1    8   [0 8 1];
-    Q4_0   32   18   [0 2 1];                      // d
-    Q4_1   32   20   [0 2 2];                      // d, m
-    Q5_0   32   22   [0 2 1, 2 4 1];               // d, qh
-    Q5_1   32   24   [0 2 2, 4 4 1];               // d, m, qh
-    Q8_0   32   34   [0 2 1];                      // d
-    Q8_1   32   36   [0 2 2];                      // d, s
-    Q2_K  256   84   [80 2 2];                     // d, dmin after scales[16], qs[64]
-    Q3_K  256  110   [108 2 1];                    // d after hmask[32], qs[64], scales[12]
-    Q4_K  256  144   [0 2 2];                      // d, dmin
-    Q5_K  256  176   [0 2 2];                      // d, dmin
-    Q6_K  256  210   [208 2 1];                    // d after ql[128], qh[64], scales[16]
-    Q8_K  256  292   [0 4 1, 260 2 16];            // f32 d, qs[256], i16 bsums[16]
-    IQ2_XXS 256 66   [0 2 1, 6 4 1, 14 4 1, 22 4 1, 30 4 1, 38 4 1, 46 4 1, 54 4 1, 62 4 1];
-                                                   // d; per 32: 4 grid bytes, u32 scale+signs
-    IQ2_XS 256  74   [0 2 1, 2 2 32];              // d, u16 qs[32], scales[8]
-    IQ2_S  256  82   [0 2 1];                      // d, qs[64], qh[8], scales[8]
-    IQ3_XXS 256 98   [0 2 1, 66 4 8];              // d, grid bytes[64], u32 scale+signs[8]
-    IQ3_S  256 110   [0 2 1];                      // d, qs[64], qh[8], signs[32], scales[4]
-    IQ1_S  256  50   [0 2 1, 34 2 8];              // d, qs[32], u16 qh[8]
-    IQ1_M  256  56   [48 2 4];                     // qs[32], qh[16], u16 scales[4]
-    IQ4_NL  32  18   [0 2 1];                      // d
-    IQ4_XS 256 136   [0 2 2];                      // d, u16 scales_h, scales_l[4], qs[128]
-    TQ1_0  256  54   [52 2 1];                     // d after qs[48], qh[4]
-    TQ2_0  256  66   [64 2 1];                     // d after qs[64]
-    MXFP4   32  17   [];                           // e8m0 byte, qs[16]
-    NVFP4   64  36   [];                           // ue4m3 bytes[4], qs[32]
-    Q1_0   128  18   [0 2 1];                      // d
-    Q2_0    64  18   [0 2 1];                      // d
+    F32     [0 4 1];
+    F16     [0 2 1];
+    BF16    [0 2 1];
+    F64     [0 8 1];
+    I8      [];
+    I16     [0 2 1];
+    I32     [0 4 1];
+    I64     [0 8 1];
+    Q4_0    [0 2 1];                    // d
+    Q4_1    [0 2 2];                    // d, m
+    Q5_0    [0 2 1, 2 4 1];             // d, qh
+    Q5_1    [0 2 2, 4 4 1];             // d, m, qh
+    Q8_0    [0 2 1];                    // d
+    Q8_1    [0 2 2];                    // d, s
+    Q2_K    [80 2 2];                   // d, dmin after scales[16], qs[64]
+    Q3_K    [108 2 1];                  // d after hmask[32], qs[64], scales[12]
+    Q4_K    [0 2 2];                    // d, dmin
+    Q5_K    [0 2 2];                    // d, dmin
+    Q6_K    [208 2 1];                  // d after ql[128], qh[64], scales[16]
+    Q8_K    [0 4 1, 260 2 16];          // f32 d, qs[256], i16 bsums[16]
+    IQ2_XXS [0 2 1, 6 4 1, 14 4 1, 22 4 1, 30 4 1, 38 4 1, 46 4 1, 54 4 1, 62 4 1];
+                                        // d; per 32: 4 grid bytes, u32 scale+signs
+    IQ2_XS  [0 2 1, 2 2 32];            // d, u16 qs[32], scales[8]
+    IQ2_S   [0 2 1];                    // d, qs[64], qh[8], scales[8]
+    IQ3_XXS [0 2 1, 66 4 8];            // d, grid bytes[64], u32 scale+signs[8]
+    IQ3_S   [0 2 1];                    // d, qs[64], qh[8], signs[32], scales[4]
+    IQ1_S   [0 2 1, 34 2 8];            // d, qs[32], u16 qh[8]
+    IQ1_M   [48 2 4];                   // qs[32], qh[16], u16 scales[4]
+    IQ4_NL  [0 2 1];                    // d
+    IQ4_XS  [0 2 2];                    // d, u16 scales_h, scales_l[4], qs[128]
+    TQ1_0   [52 2 1];                   // d after qs[48], qh[4]
+    TQ2_0   [64 2 1];                   // d after qs[64]
+    MXFP4   [];                         // e8m0 byte, qs[16]
+    NVFP4   [];                         // ue4m3 bytes[4], qs[32]
+    Q1_0    [0 2 1];                    // d
+    Q2_0    [0 2 1];                    // d
 }
 
 /// The block layout of `ty`; `None` for the removed ids.
@@ -137,8 +171,6 @@ mod tests {
                 continue;
             };
             assert_eq!(LAYOUTS.iter().filter(|x| x.ty == ty).count(), 1, "{ty}");
-            assert_eq!(l.block_elems as u64, ty.block_size(), "{ty}");
-            assert_eq!(l.block_bytes as u64, ty.type_size(), "{ty}");
             let mut end = 0;
             for fd in l.fields {
                 assert!(matches!(fd.width, 2 | 4 | 8), "{ty}");

@@ -9,9 +9,8 @@
 #![forbid(unsafe_code)]
 
 use super::float::{f16_le, put_f16};
+use super::layout::block;
 use super::{c_trunc_i32, fmax_c};
-
-const QK: usize = 32;
 
 pub(crate) fn dequant_q4_0(data: &[u8], out: &mut [f32]) {
     if super::simd::dequant_q4_0(data, out) {
@@ -21,9 +20,12 @@ pub(crate) fn dequant_q4_0(data: &[u8], out: &mut [f32]) {
 }
 
 pub(crate) fn dequant_q4_0_scalar(data: &[u8], out: &mut [f32]) {
-    for (b, y) in data.chunks_exact(18).zip(out.chunks_exact_mut(QK)) {
+    for (b, y) in data
+        .chunks_exact(block::Q4_0.bytes)
+        .zip(out.chunks_exact_mut(block::Q4_0.elems))
+    {
         let d = f16_le(b, 0);
-        let qs = &b[2..18];
+        let qs = &b[2..block::Q4_0.bytes];
         let (lo, hi) = y.split_at_mut(16);
         for j in 0..16 {
             lo[j] = ((qs[j] & 0x0f) as i32 - 8) as f32 * d;
@@ -33,10 +35,13 @@ pub(crate) fn dequant_q4_0_scalar(data: &[u8], out: &mut [f32]) {
 }
 
 pub(crate) fn dequant_q4_1(data: &[u8], out: &mut [f32]) {
-    for (b, y) in data.chunks_exact(20).zip(out.chunks_exact_mut(QK)) {
+    for (b, y) in data
+        .chunks_exact(block::Q4_1.bytes)
+        .zip(out.chunks_exact_mut(block::Q4_1.elems))
+    {
         let d = f16_le(b, 0);
         let m = f16_le(b, 2);
-        let qs = &b[4..20];
+        let qs = &b[4..block::Q4_1.bytes];
         let (lo, hi) = y.split_at_mut(16);
         for j in 0..16 {
             lo[j] = f32::from(qs[j] & 0x0f) * d + m;
@@ -46,10 +51,13 @@ pub(crate) fn dequant_q4_1(data: &[u8], out: &mut [f32]) {
 }
 
 pub(crate) fn dequant_q5_0(data: &[u8], out: &mut [f32]) {
-    for (b, y) in data.chunks_exact(22).zip(out.chunks_exact_mut(QK)) {
+    for (b, y) in data
+        .chunks_exact(block::Q5_0.bytes)
+        .zip(out.chunks_exact_mut(block::Q5_0.elems))
+    {
         let d = f16_le(b, 0);
         let qh = u32::from_le_bytes([b[2], b[3], b[4], b[5]]);
-        let qs = &b[6..22];
+        let qs = &b[6..block::Q5_0.bytes];
         let (lo, hi) = y.split_at_mut(16);
         for j in 0..16 {
             let h0 = ((qh >> j) << 4) & 0x10;
@@ -61,11 +69,14 @@ pub(crate) fn dequant_q5_0(data: &[u8], out: &mut [f32]) {
 }
 
 pub(crate) fn dequant_q5_1(data: &[u8], out: &mut [f32]) {
-    for (b, y) in data.chunks_exact(24).zip(out.chunks_exact_mut(QK)) {
+    for (b, y) in data
+        .chunks_exact(block::Q5_1.bytes)
+        .zip(out.chunks_exact_mut(block::Q5_1.elems))
+    {
         let d = f16_le(b, 0);
         let m = f16_le(b, 2);
         let qh = u32::from_le_bytes([b[4], b[5], b[6], b[7]]);
-        let qs = &b[8..24];
+        let qs = &b[8..block::Q5_1.bytes];
         let (lo, hi) = y.split_at_mut(16);
         for j in 0..16 {
             let h0 = ((qh >> j) << 4) & 0x10;
@@ -84,18 +95,24 @@ pub(crate) fn dequant_q8_0(data: &[u8], out: &mut [f32]) {
 }
 
 pub(crate) fn dequant_q8_0_scalar(data: &[u8], out: &mut [f32]) {
-    for (b, y) in data.chunks_exact(34).zip(out.chunks_exact_mut(QK)) {
+    for (b, y) in data
+        .chunks_exact(block::Q8_0.bytes)
+        .zip(out.chunks_exact_mut(block::Q8_0.elems))
+    {
         let d = f16_le(b, 0);
-        for (o, &q) in y.iter_mut().zip(&b[2..34]) {
+        for (o, &q) in y.iter_mut().zip(&b[2..block::Q8_0.bytes]) {
             *o = f32::from(q as i8) * d;
         }
     }
 }
 
 pub(crate) fn dequant_q8_1(data: &[u8], out: &mut [f32]) {
-    for (b, y) in data.chunks_exact(36).zip(out.chunks_exact_mut(QK)) {
+    for (b, y) in data
+        .chunks_exact(block::Q8_1.bytes)
+        .zip(out.chunks_exact_mut(block::Q8_1.elems))
+    {
         let d = f16_le(b, 0);
-        for (o, &q) in y.iter_mut().zip(&b[4..36]) {
+        for (o, &q) in y.iter_mut().zip(&b[4..block::Q8_1.bytes]) {
             *o = f32::from(q as i8) * d;
         }
     }
@@ -144,7 +161,10 @@ fn inverse(d: f32) -> f32 {
 }
 
 pub(crate) fn quant_q4_0(src: &[f32], out: &mut [u8]) {
-    for (x, b) in src.chunks_exact(QK).zip(out.chunks_exact_mut(18)) {
+    for (x, b) in src
+        .chunks_exact(block::Q4_0.elems)
+        .zip(out.chunks_exact_mut(block::Q4_0.bytes))
+    {
         let d = signed_absmax(x) / -8.0;
         let id = inverse(d);
         put_f16(b, 0, d);
@@ -157,7 +177,10 @@ pub(crate) fn quant_q4_0(src: &[f32], out: &mut [u8]) {
 }
 
 pub(crate) fn quant_q4_1(src: &[f32], out: &mut [u8]) {
-    for (x, b) in src.chunks_exact(QK).zip(out.chunks_exact_mut(20)) {
+    for (x, b) in src
+        .chunks_exact(block::Q4_1.elems)
+        .zip(out.chunks_exact_mut(block::Q4_1.bytes))
+    {
         let (min, max) = min_max(x);
         let d = (max - min) / 15.0;
         let id = inverse(d);
@@ -172,7 +195,10 @@ pub(crate) fn quant_q4_1(src: &[f32], out: &mut [u8]) {
 }
 
 pub(crate) fn quant_q5_0(src: &[f32], out: &mut [u8]) {
-    for (x, b) in src.chunks_exact(QK).zip(out.chunks_exact_mut(22)) {
+    for (x, b) in src
+        .chunks_exact(block::Q5_0.elems)
+        .zip(out.chunks_exact_mut(block::Q5_0.bytes))
+    {
         let d = signed_absmax(x) / -16.0;
         let id = inverse(d);
         put_f16(b, 0, d);
@@ -189,7 +215,10 @@ pub(crate) fn quant_q5_0(src: &[f32], out: &mut [u8]) {
 }
 
 pub(crate) fn quant_q5_1(src: &[f32], out: &mut [u8]) {
-    for (x, b) in src.chunks_exact(QK).zip(out.chunks_exact_mut(24)) {
+    for (x, b) in src
+        .chunks_exact(block::Q5_1.elems)
+        .zip(out.chunks_exact_mut(block::Q5_1.bytes))
+    {
         let (min, max) = min_max(x);
         let d = (max - min) / 31.0;
         let id = inverse(d);
@@ -213,7 +242,10 @@ fn absmax_c(x: &[f32]) -> f32 {
 }
 
 pub(crate) fn quant_q8_0(src: &[f32], out: &mut [u8]) {
-    for (x, b) in src.chunks_exact(QK).zip(out.chunks_exact_mut(34)) {
+    for (x, b) in src
+        .chunks_exact(block::Q8_0.elems)
+        .zip(out.chunks_exact_mut(block::Q8_0.bytes))
+    {
         let d = absmax_c(x) / 127.0;
         let id = inverse(d);
         put_f16(b, 0, d);
@@ -224,7 +256,10 @@ pub(crate) fn quant_q8_0(src: &[f32], out: &mut [u8]) {
 }
 
 pub(crate) fn quant_q8_1(src: &[f32], out: &mut [u8]) {
-    for (x, b) in src.chunks_exact(QK).zip(out.chunks_exact_mut(36)) {
+    for (x, b) in src
+        .chunks_exact(block::Q8_1.elems)
+        .zip(out.chunks_exact_mut(block::Q8_1.bytes))
+    {
         let d = absmax_c(x) / 127.0;
         let id = inverse(d);
         put_f16(b, 0, d);

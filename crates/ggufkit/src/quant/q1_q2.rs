@@ -4,12 +4,16 @@
 
 use super::c_trunc_i32;
 use super::float::{f16_le, put_f16};
+use super::layout::block;
 
 pub(crate) fn dequant_q1_0(data: &[u8], out: &mut [f32]) {
-    for (b, y) in data.chunks_exact(18).zip(out.chunks_exact_mut(128)) {
+    for (b, y) in data
+        .chunks_exact(block::Q1_0.bytes)
+        .zip(out.chunks_exact_mut(block::Q1_0.elems))
+    {
         let d = f16_le(b, 0);
         let pm = [-d, d];
-        for (y8, &q) in y.chunks_exact_mut(8).zip(&b[2..18]) {
+        for (y8, &q) in y.chunks_exact_mut(8).zip(&b[2..block::Q1_0.bytes]) {
             for (k, o) in y8.iter_mut().enumerate() {
                 *o = pm[usize::from((q >> k) & 1)];
             }
@@ -18,12 +22,15 @@ pub(crate) fn dequant_q1_0(data: &[u8], out: &mut [f32]) {
 }
 
 pub(crate) fn dequant_q2_0(data: &[u8], out: &mut [f32]) {
-    for (b, y) in data.chunks_exact(18).zip(out.chunks_exact_mut(64)) {
+    for (b, y) in data
+        .chunks_exact(block::Q2_0.bytes)
+        .zip(out.chunks_exact_mut(block::Q2_0.elems))
+    {
         let d = f16_le(b, 0);
         // (q - 1) * d as ggml computes it: a multiply, so a NaN scale keeps its sign.
         #[allow(clippy::neg_multiply)]
         let lut = [-1.0 * d, 0.0 * d, d, 2.0 * d];
-        for (y4, &q) in y.chunks_exact_mut(4).zip(&b[2..18]) {
+        for (y4, &q) in y.chunks_exact_mut(4).zip(&b[2..block::Q2_0.bytes]) {
             for (k, o) in y4.iter_mut().enumerate() {
                 *o = lut[usize::from((q >> (2 * k)) & 3)];
             }
@@ -32,7 +39,10 @@ pub(crate) fn dequant_q2_0(data: &[u8], out: &mut [f32]) {
 }
 
 pub(crate) fn quant_q1_0(src: &[f32], out: &mut [u8]) {
-    for (x, y) in src.chunks_exact(128).zip(out.chunks_exact_mut(18)) {
+    for (x, y) in src
+        .chunks_exact(block::Q1_0.elems)
+        .zip(out.chunks_exact_mut(block::Q1_0.bytes))
+    {
         let mut sum_abs = 0.0f32;
         for &v in x {
             sum_abs += v.abs();
@@ -48,7 +58,10 @@ pub(crate) fn quant_q1_0(src: &[f32], out: &mut [u8]) {
 }
 
 pub(crate) fn quant_q2_0(src: &[f32], out: &mut [u8]) {
-    for (x, y) in src.chunks_exact(64).zip(out.chunks_exact_mut(18)) {
+    for (x, y) in src
+        .chunks_exact(block::Q2_0.elems)
+        .zip(out.chunks_exact_mut(block::Q2_0.bytes))
+    {
         let mut amax = 0.0f32;
         for &v in x {
             if v.abs() > amax {

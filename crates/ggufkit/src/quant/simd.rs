@@ -85,6 +85,7 @@ mod x86 {
     use crate::quant::float::f16_le;
     use crate::quant::iq_grids::IQ1S_GRID;
     use crate::quant::kquants::scale_min_k4;
+    use crate::quant::layout::block;
 
     pub(super) fn has_avx2() -> bool {
         is_x86_feature_detected!("avx2")
@@ -125,12 +126,15 @@ mod x86 {
     /// The CPU must support AVX2.
     #[target_feature(enable = "avx2")]
     pub(super) unsafe fn q4_0(data: &[u8], out: &mut [f32]) {
-        for (b, y) in data.chunks_exact(18).zip(out.chunks_exact_mut(32)) {
+        for (b, y) in data
+            .chunks_exact(block::Q4_0.bytes)
+            .zip(out.chunks_exact_mut(block::Q4_0.elems))
+        {
             let d = _mm256_set1_ps(f16_le(b, 0));
             // SAFETY: `b` is an 18-byte block, so bytes 2..18 are readable; `y` is 32 floats and
             // each store_scaled call gets a subslice of at least 8.
             unsafe {
-                let q = _mm_loadu_si128(b[2..18].as_ptr().cast());
+                let q = _mm_loadu_si128(b[2..block::Q4_0.bytes].as_ptr().cast());
                 let m = _mm_set1_epi8(0x0f);
                 let eight = _mm_set1_epi8(8);
                 let lo = _mm_sub_epi8(_mm_and_si128(q, m), eight);
@@ -147,13 +151,16 @@ mod x86 {
     /// The CPU must support AVX2.
     #[target_feature(enable = "avx2")]
     pub(super) unsafe fn q8_0(data: &[u8], out: &mut [f32]) {
-        for (b, y) in data.chunks_exact(34).zip(out.chunks_exact_mut(32)) {
+        for (b, y) in data
+            .chunks_exact(block::Q8_0.bytes)
+            .zip(out.chunks_exact_mut(block::Q8_0.elems))
+        {
             let d = _mm256_set1_ps(f16_le(b, 0));
             // SAFETY: `b` is a 34-byte block, so bytes 2..34 are two readable 16-byte loads; `y`
             // is 32 floats and each store_scaled call gets a subslice of at least 8.
             unsafe {
                 let q0 = _mm_loadu_si128(b[2..18].as_ptr().cast());
-                let q1 = _mm_loadu_si128(b[18..34].as_ptr().cast());
+                let q1 = _mm_loadu_si128(b[18..block::Q8_0.bytes].as_ptr().cast());
                 store_scaled(&mut y[0..], _mm256_cvtepi8_epi32(q0), d);
                 store_scaled(&mut y[8..], _mm256_cvtepi8_epi32(_mm_srli_si128(q0, 8)), d);
                 store_scaled(&mut y[16..], _mm256_cvtepi8_epi32(q1), d);
@@ -197,7 +204,10 @@ mod x86 {
     #[target_feature(enable = "avx2")]
     pub(super) unsafe fn dequant_q4_k(data: &[u8], out: &mut [f32]) {
         let m4 = _mm256_set1_epi8(0x0f);
-        for (b, y) in data.chunks_exact(144).zip(out.chunks_exact_mut(256)) {
+        for (b, y) in data
+            .chunks_exact(block::Q4_K.bytes)
+            .zip(out.chunks_exact_mut(block::Q4_K.elems))
+        {
             let d = f16_le(b, 0);
             let min = f16_le(b, 2);
             let scales: &[u8; 12] = b[4..16].try_into().expect("12 bytes");
@@ -223,7 +233,10 @@ mod x86 {
         let m4 = _mm256_set1_epi8(0x0f);
         let sixteen = _mm256_set1_epi8(16);
         let zero = _mm256_setzero_si256();
-        for (b, y) in data.chunks_exact(176).zip(out.chunks_exact_mut(256)) {
+        for (b, y) in data
+            .chunks_exact(block::Q5_K.bytes)
+            .zip(out.chunks_exact_mut(block::Q5_K.elems))
+        {
             let d = f16_le(b, 0);
             let min = f16_le(b, 2);
             let scales: &[u8; 12] = b[4..16].try_into().expect("12 bytes");
@@ -276,7 +289,10 @@ mod x86 {
         let m3 = _mm256_set1_epi8(3);
         let four = _mm256_set1_epi8(4);
         let zero = _mm256_setzero_si256();
-        for (b, y) in data.chunks_exact(110).zip(out.chunks_exact_mut(256)) {
+        for (b, y) in data
+            .chunks_exact(block::Q3_K.bytes)
+            .zip(out.chunks_exact_mut(block::Q3_K.elems))
+        {
             let scales = crate::quant::kquants::q3_k_scales(&b[96..108]);
             let d_all = f16_le(b, 108);
             // SAFETY: AVX2 is enabled for this function; slices are bounds-checked.
@@ -307,7 +323,10 @@ mod x86 {
     /// The CPU must support AVX2.
     #[target_feature(enable = "avx2")]
     pub(super) unsafe fn dequant_iq1_s(data: &[u8], out: &mut [f32]) {
-        for (b, y) in data.chunks_exact(50).zip(out.chunks_exact_mut(256)) {
+        for (b, y) in data
+            .chunks_exact(block::IQ1_S.bytes)
+            .zip(out.chunks_exact_mut(block::IQ1_S.elems))
+        {
             let d = f16_le(b, 0);
             for (ib, y) in y.chunks_exact_mut(32).enumerate() {
                 let qh = u16::from_le_bytes([b[34 + 2 * ib], b[35 + 2 * ib]]);
@@ -370,7 +389,10 @@ mod x86 {
         let (p01, p23) = (half(1, 3), half(9, 27));
         // Tail lanes: bytes qh[0..4] repeated, multiplied by 1, 3, 9, 27 per group of four.
         let p4t = _mm256_setr_epi16(81, 81, 81, 81, 81, 81, 81, 81, 1, 1, 3, 3, 9, 9, 27, 27);
-        for (b, y) in data.chunks_exact(54).zip(out.chunks_exact_mut(256)) {
+        for (b, y) in data
+            .chunks_exact(block::TQ1_0.bytes)
+            .zip(out.chunks_exact_mut(block::TQ1_0.elems))
+        {
             let d = f16_le(b, 52);
             let tbl = _mm256_mul_ps(
                 _mm256_setr_ps(-1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0),
@@ -434,11 +456,14 @@ mod x86 {
     #[target_feature(enable = "avx2")]
     pub(super) unsafe fn dequant_mxfp4(data: &[u8], out: &mut [f32]) {
         let m4 = _mm_set1_epi8(0x0f);
-        for (b, y) in data.chunks_exact(17).zip(out.chunks_exact_mut(32)) {
+        for (b, y) in data
+            .chunks_exact(block::MXFP4.bytes)
+            .zip(out.chunks_exact_mut(block::MXFP4.elems))
+        {
             let d = _mm256_set1_ps(crate::quant::fp4::e8m0_half(b[0]));
             // SAFETY: bytes 1..17 of the block are one 16-byte load; the y slices are in bounds.
             unsafe {
-                let q = _mm_loadu_si128(b[1..17].as_ptr().cast());
+                let q = _mm_loadu_si128(b[1..block::MXFP4.bytes].as_ptr().cast());
                 let lo = _mm_and_si128(q, m4);
                 let hi = _mm_and_si128(_mm_srli_epi16(q, 4), m4);
                 fp4x8(&mut y[0..], lo, d);
@@ -454,7 +479,10 @@ mod x86 {
     #[target_feature(enable = "avx2")]
     pub(super) unsafe fn dequant_nvfp4(data: &[u8], out: &mut [f32]) {
         let m4 = _mm_set1_epi8(0x0f);
-        for (b, y) in data.chunks_exact(36).zip(out.chunks_exact_mut(64)) {
+        for (b, y) in data
+            .chunks_exact(block::NVFP4.bytes)
+            .zip(out.chunks_exact_mut(block::NVFP4.elems))
+        {
             for (s, ys) in y.chunks_exact_mut(16).enumerate() {
                 let d = _mm256_set1_ps(crate::quant::fp4::ue4m3_half(b[s]));
                 let mut q8 = [0u8; 8];

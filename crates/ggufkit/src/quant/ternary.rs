@@ -4,9 +4,8 @@
 #![forbid(unsafe_code)]
 
 use super::float::{f16_le, put_f16};
+use super::layout::block;
 use super::{c_lroundf, fmax_c};
-
-const QK_K: usize = 256;
 const POW3: [u8; 5] = [1, 3, 9, 27, 81];
 
 /// The trit in the top position of a base-3 fixed-point byte, after `q * 3^n` (mod 256).
@@ -24,7 +23,10 @@ pub(crate) fn dequant_tq1_0(data: &[u8], out: &mut [f32]) {
 }
 
 pub(crate) fn dequant_tq1_0_scalar(data: &[u8], out: &mut [f32]) {
-    for (b, y) in data.chunks_exact(54).zip(out.chunks_exact_mut(QK_K)) {
+    for (b, y) in data
+        .chunks_exact(block::TQ1_0.bytes)
+        .zip(out.chunks_exact_mut(block::TQ1_0.elems))
+    {
         let d = f16_le(b, 52);
         let (y0, rest) = y.split_at_mut(160);
         let (y1, y2) = rest.split_at_mut(80);
@@ -53,7 +55,10 @@ pub(crate) fn dequant_tq1_0_tail(b: &[u8], y2: &mut [f32]) {
 }
 
 pub(crate) fn dequant_tq2_0(data: &[u8], out: &mut [f32]) {
-    for (b, y) in data.chunks_exact(66).zip(out.chunks_exact_mut(QK_K)) {
+    for (b, y) in data
+        .chunks_exact(block::TQ2_0.bytes)
+        .zip(out.chunks_exact_mut(block::TQ2_0.elems))
+    {
         let d = f16_le(b, 64);
         for (qs, y) in b[0..64].chunks_exact(32).zip(y.chunks_exact_mut(128)) {
             for (l, yl) in y.chunks_exact_mut(32).enumerate() {
@@ -85,7 +90,10 @@ fn pack5(trits: impl Iterator<Item = u8>) -> u8 {
 }
 
 pub(crate) fn quant_tq1_0(src: &[f32], out: &mut [u8]) {
-    for (x, y) in src.chunks_exact(QK_K).zip(out.chunks_exact_mut(54)) {
+    for (x, y) in src
+        .chunks_exact(block::TQ1_0.elems)
+        .zip(out.chunks_exact_mut(block::TQ1_0.bytes))
+    {
         let (d, id) = amax_and_inverse(x);
         put_f16(y, 52, d);
         let (x0, rest) = x.split_at(160);
@@ -104,7 +112,10 @@ pub(crate) fn quant_tq1_0(src: &[f32], out: &mut [u8]) {
 }
 
 pub(crate) fn quant_tq2_0(src: &[f32], out: &mut [u8]) {
-    for (x, y) in src.chunks_exact(QK_K).zip(out.chunks_exact_mut(66)) {
+    for (x, y) in src
+        .chunks_exact(block::TQ2_0.elems)
+        .zip(out.chunks_exact_mut(block::TQ2_0.bytes))
+    {
         let (d, id) = amax_and_inverse(x);
         put_f16(y, 64, d);
         for (h, xs) in x.chunks_exact(128).enumerate() {
