@@ -144,11 +144,12 @@ where
     F: FnOnce(&mut BufWriter<&mut File>) -> Result<()>,
 {
     let mut af = AtomicFile::create(target, overwrite)?;
+    let tmp = af.tmp.path().to_path_buf();
     {
         let mut w = af.writer();
         write(&mut w)?;
         w.flush()
-            .map_err(|e| Error::io("writing the temporary file", e))?;
+            .map_err(|e| Error::io_at("writing the temporary file", &tmp, e))?;
     }
     af.commit()
 }
