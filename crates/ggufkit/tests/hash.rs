@@ -147,7 +147,14 @@ fn manifest_read_names_the_file_and_the_line() {
     let dir = tempfile::tempdir().unwrap();
     let missing = dir.path().join("none.txt");
     match Manifest::read(&missing) {
-        Err(Error::Io { context, .. }) => assert_eq!(context, missing.display().to_string()),
+        Err(Error::Io {
+            context,
+            location: Some(ggufkit::error::Location::Path(p)),
+            ..
+        }) => {
+            assert_eq!(context, missing.display().to_string());
+            assert_eq!(p, missing);
+        }
         other => panic!("{other:?}"),
     }
     let p = dir.path().join("m.txt");

@@ -67,7 +67,7 @@ fn save(
     body: impl FnOnce(&mut BufWriter<&mut File>, &dyn Fn(io::Error) -> Error) -> Result<()>,
 ) -> Result<()> {
     let mut af = AtomicFile::create(target, overwrite)?;
-    let io = |e| Error::io(format!("writing {}", target.display()), e);
+    let io = |e| Error::io_at(format!("writing {}", target.display()), target, e);
     {
         let mut w = af.writer();
         body(&mut w, &io)?;

@@ -60,8 +60,8 @@ impl Manifest {
     /// Reads and parses the manifest at `path`.
     pub fn read(path: impl AsRef<Path>) -> Result<Manifest> {
         let path = path.as_ref();
-        let text =
-            std::fs::read_to_string(path).map_err(|e| Error::io(path.display().to_string(), e))?;
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| Error::io_at(path.display().to_string(), path, e))?;
         Manifest::parse(&text)
     }
 
