@@ -47,6 +47,7 @@ pub mod select;
 pub mod shard;
 pub mod stats;
 mod tensor_data;
+pub mod summary;
 pub mod types;
 pub mod validate;
 pub mod value;

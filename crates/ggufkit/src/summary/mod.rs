@@ -1,0 +1,195 @@
+//! What a person (or a program) wants to know about a model beyond its bytes: its size in
+//! parameters and bits per weight, where the bytes go by tensor type and by layer, the memory to
+//! load it, the KV cache it needs per token of context, its tokenizer and its llama.cpp file type.
+//!
+//! One typed model, [`Summary`], built by [`Summary::of`]; `gguf info`, `gguf dump --markdown` and
+//! `gguf report` render it, and so can any other program. Nothing in it is formatted for display.
+#![forbid(unsafe_code)]
+
+mod file_type;
+mod kv_cache;
+mod layers;
+mod tokenizer;
+
+pub use file_type::FileType;
+pub use kv_cache::KvCache;
+pub use layers::{LayerBytes, PrefixBytes};
+pub use tokenizer::{SpecialToken, TokenRole, Tokenizer};
+
+use std::collections::BTreeMap;
+
+use crate::{Endian, GgmlType, Gguf, Value, ValueType};
+
+/// The summary of one GGUF: see the [module documentation](self).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Summary {
+    /// Version, byte order, alignment, sizes and counts.
+    pub format: Format,
+    /// `general.architecture`.
+    pub architecture: Option<String>,
+    /// `general.name`.
+    pub name: Option<String>,
+    /// `general.file_type`, the llama.cpp file type the file declares.
+    pub file_type: Option<FileType>,
+    /// Elements over all tensors.
+    pub parameters: u64,
+    /// Bytes of tensor data over all tensors, without padding.
+    pub tensor_data_bytes: u64,
+    /// One entry per tensor type present, the largest share of the data first (ties in the order
+    /// of the type ids).
+    pub types: Vec<TypeShare>,
+    /// The architecture's size hyperparameters, as far as the file has them.
+    pub hyperparameters: Hyperparameters,
+    /// The KV-cache estimate, when the architecture's keys allow one.
+    pub kv_cache: Option<KvCache>,
+    /// The tokenizer, when the file has one.
+    pub tokenizer: Option<Tokenizer>,
+    /// `tokenizer.chat_template`, when present.
+    pub chat_template: Option<ChatTemplate>,
+    /// Tensor data of the repeated blocks (`blk.N.*`), by layer in layer order.
+    pub layers: Vec<LayerBytes>,
+    /// Tensor data outside the blocks, by the first component of the tensor names, the largest
+    /// first (ties in the order of the prefixes).
+    pub outside_layers: Vec<PrefixBytes>,
+}
+
+/// The container's facts: how the file is laid out, not what model it holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Format {
+    pub version: u32,
+    pub endian: Endian,
+    pub alignment: u32,
+    /// Bytes before the tensor data: the header with its padding.
+    pub header_bytes: u64,
+    pub kv_count: u64,
+    pub tensor_count: u64,
+    /// The length the header implies (the spec's `len_file`).
+    pub file_size: u64,
+    /// The bytes actually present (file, slice or remote object); `None` for a header read from a
+    /// stream.
+    pub bytes_present: Option<u64>,
+}
+
+/// The tensors of one type and their share of the tensor data.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TypeShare {
+    pub ggml_type: GgmlType,
+    pub tensors: u64,
+    pub elements: u64,
+    pub bytes: u64,
+    /// `bytes` as a percentage of all tensor data (0 when there is none).
+    pub percent: f64,
+}
+
+/// `{arch}.context_length`, `.embedding_length`, `.block_count`, `.attention.head_count` and
+/// `.attention.head_count_kv` (the first entry of a per-layer array).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Hyperparameters {
+    pub context_length: Option<u64>,
+    pub embedding_length: Option<u64>,
+    pub block_count: Option<u64>,
+    pub head_count: Option<u64>,
+    pub head_count_kv: Option<u64>,
+}
+
+/// `tokenizer.chat_template`: its length when it is a string, as the key is meant to be.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ChatTemplate {
+    /// A string of this many bytes.
+    Text { bytes: u64 },
+    /// A value of another type.
+    NotText { value_type: ValueType },
+}
+
+impl Summary {
+    /// The summary of an opened file (opened permissively, a damaged file is summarised as far as
+    /// it was read).
+    pub fn of(g: &Gguf<'_>) -> Summary {
+        let tensor_data_bytes = g.tensor_data_size();
+        let (layers, outside_layers) = layers::bytes_by_layer(g);
+        Summary {
+            format: Format {
+                version: g.version(),
+                endian: g.endian(),
+                alignment: g.alignment(),
+                header_bytes: g.data_offset(),
+                kv_count: g.kv_count() as u64,
+                tensor_count: g.tensor_count() as u64,
+                file_size: g.expected_len(),
+                bytes_present: g.actual_len(),
+            },
+            architecture: g.architecture().map(str::to_string),
+            name: g.model_name().map(str::to_string),
+            file_type: FileType::of(g),
+            parameters: g.parameter_count(),
+            tensor_data_bytes,
+            types: type_shares(g, tensor_data_bytes),
+            hyperparameters: Hyperparameters {
+                context_length: g.context_length(),
+                embedding_length: g.embedding_length(),
+                block_count: g.block_count(),
+                head_count: g.head_count(),
+                head_count_kv: g.head_count_kv(),
+            },
+            kv_cache: KvCache::of(g),
+            tokenizer: Tokenizer::of(g),
+            chat_template: g.get("tokenizer.chat_template").map(|v| match v {
+                Value::String(s) => ChatTemplate::Text {
+                    bytes: s.len() as u64,
+                },
+                other => ChatTemplate::NotText {
+                    value_type: other.value_type(),
+                },
+            }),
+            layers,
+            outside_layers,
+        }
+    }
+
+    /// Bits of tensor data per parameter, when there are parameters.
+    pub fn bits_per_weight(&self) -> Option<f64> {
+        (self.parameters > 0).then(|| self.tensor_data_bytes as f64 * 8.0 / self.parameters as f64)
+    }
+
+    /// Bytes to load the model for `context_tokens` tokens of context: the tensor data and the KV
+    /// cache (when it can be estimated); compute buffers come on top.
+    pub fn memory_to_load(&self, context_tokens: u64) -> u64 {
+        let kv = self
+            .kv_cache
+            .as_ref()
+            .map_or(0, |kv| kv.bytes_for(context_tokens));
+        self.tensor_data_bytes.saturating_add(kv)
+    }
+}
+
+/// Tensors, elements and bytes per type, the largest share first.
+fn type_shares(g: &Gguf<'_>, total: u64) -> Vec<TypeShare> {
+    let mut by_type: BTreeMap<GgmlType, (u64, u64, u64)> = BTreeMap::new();
+    for t in g.tensors() {
+        let e = by_type.entry(t.ggml_type()).or_default();
+        e.0 += 1;
+        e.1 = e.1.saturating_add(t.n_elements());
+        e.2 = e.2.saturating_add(t.size());
+    }
+    let mut types: Vec<TypeShare> = by_type
+        .into_iter()
+        .map(|(ggml_type, (tensors, elements, bytes))| TypeShare {
+            ggml_type,
+            tensors,
+            elements,
+            bytes,
+            percent: percent(bytes, total),
+        })
+        .collect();
+    types.sort_by_key(|t| std::cmp::Reverse(t.bytes));
+    types
+}
+
+/// `part` as a percentage of `total` (0 when the total is 0).
+fn percent(part: u64, total: u64) -> f64 {
+    if total > 0 {
+        part as f64 * 100.0 / total as f64
+    } else {
+        0.0
+    }
+}
