@@ -37,6 +37,7 @@ pub mod escape;
 pub mod export;
 pub mod hash;
 pub mod json;
+pub mod layout;
 mod map;
 pub mod progress;
 pub mod quant;
