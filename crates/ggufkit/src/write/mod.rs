@@ -13,6 +13,7 @@ pub mod carve;
 pub mod edit;
 pub mod endian;
 pub mod value;
+pub mod value_text;
 pub mod writer;
 
 use std::fs::File;
@@ -24,6 +25,7 @@ pub use carve::{carve_file, find_gguf, Found};
 pub use edit::{edit, EditOutcome, EditTarget, MetaEdit};
 pub use endian::{reencode_pair, swap_pair_in_place, swap_tensor_data};
 pub use value::{OwnedArray, OwnedValue};
+pub use value_text::{TypeSpec, Untyped, ValueTextError};
 pub use writer::{
     tensor_size, GgufBuilder, Layout, ProgressFn, TensorDataWriter, TensorSpec, ALIGNMENT_KEY,
     DEFAULT_VERSION,
