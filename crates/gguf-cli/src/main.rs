@@ -3,7 +3,6 @@
 #![forbid(unsafe_code)]
 
 mod cmd;
-mod facts;
 mod output;
 mod remote;
 

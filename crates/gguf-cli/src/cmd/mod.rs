@@ -15,7 +15,6 @@ pub mod report;
 pub mod split;
 pub mod tensors;
 pub mod validate;
-pub mod value_arg;
 
 use std::fmt;
 use std::path::Path;
@@ -68,6 +67,13 @@ pub fn describe(file: &Path, e: &Error) -> String {
 }
 
 pub type CmdResult = Result<u8, CliError>;
+
+/// A file's name as documents title it: its last component (the whole path when it has none).
+pub fn display_name(file: &Path) -> String {
+    file.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| file.display().to_string())
+}
 
 /// Opens a file with the spec's rules (or permissively), as a command that needs its header.
 /// A FILE that is a remote location (`http(s)://`, `s3://`, `gs://`, `az://`) is read with range

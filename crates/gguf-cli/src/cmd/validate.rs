@@ -3,10 +3,10 @@
 
 use std::path::PathBuf;
 
-use ggufkit::{Diagnostic, Report};
-
 use super::{describe, CmdResult, FAILED, FOUND, OK};
-use crate::output::{json::Json, print, Style};
+use crate::output::validation_json::validation_json;
+use crate::output::validation_text::validation_text;
+use crate::output::{print, Style};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -39,76 +39,16 @@ pub fn run(args: Args) -> CmdResult {
             code = FOUND;
         }
         if args.json {
-            let mut line = json_line(&file.display().to_string(), &report);
+            let mut line = validation_json(&file.display().to_string(), &report);
             crate::remote::add_member(&mut line, file);
             print(&line);
         } else {
-            print(&human(&file.display().to_string(), &report, &style));
+            print(&validation_text(
+                &file.display().to_string(),
+                &report,
+                &style,
+            ));
         }
     }
     Ok(code)
-}
-
-/// The contract's JSON object for one file, with a newline.
-pub fn json_line(file: &str, r: &Report) -> String {
-    let mut j = Json::new();
-    j.raw("{").key("file").str(file);
-    j.raw(",").key("valid").bool(r.valid());
-    j.raw(",").key("ggml_compatible").bool(r.ggml_compatible());
-    j.raw(",").key("errors");
-    diagnostics(&mut j, &r.errors);
-    j.raw(",").key("warnings");
-    diagnostics(&mut j, &r.warnings);
-    j.raw("}\n");
-    j.out
-}
-
-fn diagnostics(j: &mut Json, list: &[Diagnostic]) {
-    j.raw("[");
-    for (i, d) in list.iter().enumerate() {
-        if i > 0 {
-            j.raw(",");
-        }
-        j.raw("{").key("rule").str(d.rule.id());
-        j.raw(",").key("offset").u64(d.offset);
-        j.raw(",").key("message").str(&d.message).raw("}");
-    }
-    j.raw("]");
-}
-
-fn human(file: &str, r: &Report, s: &Style) -> String {
-    let mut out = String::new();
-    let verdict = match (r.valid(), r.ggml_compatible()) {
-        (true, true) => s.green("valid, ggml-compatible"),
-        (true, false) => format!("{}, {}", s.green("valid"), s.yellow("not ggml-compatible")),
-        (false, true) => format!(
-            "{}, {}",
-            s.red("INVALID"),
-            s.yellow("but ggml would load it")
-        ),
-        (false, false) => s.red("INVALID"),
-    };
-    out.push_str(&format!("{}: {verdict}\n", s.bold(file)));
-    for d in &r.errors {
-        out.push_str(&format!(
-            "  {} at byte {}: {} [{}]\n",
-            s.red("error"),
-            d.offset,
-            d.message,
-            d.rule
-        ));
-    }
-    for d in &r.warnings {
-        out.push_str(&format!(
-            "  {} at byte {}: {} [{}]\n",
-            s.yellow("warning"),
-            d.offset,
-            d.message,
-            d.rule
-        ));
-    }
-    if r.omitted > 0 {
-        out.push_str(&format!("  ({} more findings not shown)\n", r.omitted));
-    }
-    out
 }

@@ -1,13 +1,12 @@
 //! `gguf dump FILE --markdown`: a document a person can paste into a model card — a summary table,
 //! tensor types, metadata (long values shortened) and the full tensor list in a folded section.
 
-use std::collections::BTreeMap;
+use ggufkit::summary::{ChatTemplate, Summary};
+use ggufkit::{Gguf, Value};
 
-use ggufkit::{GgmlType, Gguf, Value};
-
+use super::summary::{kv_formula, KV_TOKENS};
 use super::value::{escape_line, human_value};
-use super::{grouped, human_bytes, shape_text, short_count};
-use crate::facts;
+use super::{grouped, human_bytes, shape_text, short_count, shorten};
 
 /// Text as a Markdown inline code span that is safe inside a table cell.
 fn code(s: &str) -> String {
@@ -22,15 +21,6 @@ fn code(s: &str) -> String {
     }
 }
 
-fn cut(s: String, max: usize) -> String {
-    if s.chars().count() > max {
-        let c: String = s.chars().take(max - 3).collect();
-        format!("{c}...")
-    } else {
-        s
-    }
-}
-
 fn row(out: &mut String, cells: &[String]) {
     out.push('|');
     for c in cells {
@@ -41,19 +31,21 @@ fn row(out: &mut String, cells: &[String]) {
     out.push('\n');
 }
 
-pub fn markdown(file_name: &str, g: &Gguf<'_>) -> String {
+/// The document for the file `file_name`, whose summary is `m`.
+pub fn markdown(file_name: &str, g: &Gguf<'_>, m: &Summary) -> String {
     let mut out = String::new();
-    let title = g.model_name().unwrap_or(file_name);
+    let title = m.name.as_deref().unwrap_or(file_name);
     out.push_str(&format!("# {}\n\n", escape_line(title)));
     out.push_str(&format!(
         "Summary of `{}` by `gguf dump --markdown`.\n\n",
         escape_line(file_name).replace('`', "'")
     ));
 
-    let params = g.parameter_count();
-    let data = g.tensor_data_size();
+    let f = &m.format;
+    let params = m.parameters;
+    let data = m.tensor_data_bytes;
     let mut summary: Vec<(String, String)> = Vec::new();
-    if let Some(a) = g.architecture() {
+    if let Some(a) = &m.architecture {
         summary.push(("Architecture".into(), code(a)));
     }
     summary.push((
@@ -64,18 +56,17 @@ pub fn markdown(file_name: &str, g: &Gguf<'_>) -> String {
         "File size".into(),
         format!(
             "{} ({} bytes)",
-            human_bytes(g.expected_len()),
-            grouped(g.expected_len())
+            human_bytes(f.file_size),
+            grouped(f.file_size)
         ),
     ));
-    if params > 0 {
+    if let Some(bpw) = m.bits_per_weight() {
         summary.push((
             "Tensor data".into(),
             format!(
-                "{} in {} tensors, {:.2} bits per weight",
+                "{} in {} tensors, {bpw:.2} bits per weight",
                 human_bytes(data),
-                g.tensor_count(),
-                data as f64 * 8.0 / params as f64
+                f.tensor_count
             ),
         ));
     }
@@ -83,17 +74,16 @@ pub fn markdown(file_name: &str, g: &Gguf<'_>) -> String {
         "Format".into(),
         format!(
             "GGUF v{}, {}-endian, alignment {}",
-            g.version(),
-            g.endian(),
-            g.alignment()
+            f.version, f.endian, f.alignment
         ),
     ));
+    let hp = &m.hyperparameters;
     for (label, v) in [
-        ("Context length", g.context_length()),
-        ("Embedding length", g.embedding_length()),
-        ("Blocks", g.block_count()),
-        ("Attention heads", g.head_count()),
-        ("KV heads", g.head_count_kv()),
+        ("Context length", hp.context_length),
+        ("Embedding length", hp.embedding_length),
+        ("Blocks", hp.block_count),
+        ("Attention heads", hp.head_count),
+        ("KV heads", hp.head_count_kv),
     ] {
         if let Some(v) = v {
             summary.push((label.into(), grouped(v)));
@@ -108,29 +98,28 @@ pub fn markdown(file_name: &str, g: &Gguf<'_>) -> String {
             ),
         ));
     }
-    if let Some(kv) = facts::kv_cache(g) {
+    if let Some(kv) = &m.kv_cache {
         let at = kv
-            .at_context()
+            .at_full_context()
             .map(|b| format!("; {} at the full context", human_bytes(b)))
             .unwrap_or_default();
         summary.push((
             "KV cache (f16)".into(),
             format!(
                 "{} per {} tokens{at} — {}",
-                human_bytes(kv.per_1k()),
-                grouped(facts::KV_TOKENS),
-                kv.formula()
+                human_bytes(kv.bytes_for(KV_TOKENS)),
+                grouped(KV_TOKENS),
+                kv_formula(kv)
             ),
         ));
     }
-    let tok = facts::tokenizer(g);
-    if let Some(t) = &tok {
-        let mut s = t.model.clone().map(|m| code(&m)).unwrap_or_default();
+    if let Some(t) = &m.tokenizer {
+        let mut s = t.model.as_deref().map(code).unwrap_or_default();
         if let Some(n) = t.vocab_size {
             s.push_str(&format!(", {} tokens", grouped(n)));
         }
-        if let Some(m) = t.merges {
-            s.push_str(&format!(", {} merges", grouped(m)));
+        if let Some(n) = t.merges {
+            s.push_str(&format!(", {} merges", grouped(n)));
         }
         summary.push(("Tokenizer".into(), s));
         if !t.special.is_empty() {
@@ -138,16 +127,22 @@ pub fn markdown(file_name: &str, g: &Gguf<'_>) -> String {
                 .special
                 .iter()
                 .map(|x| match &x.text {
-                    Some(text) => format!("{} {} ({})", x.role, code(text), x.id),
-                    None => format!("{} ({}, not in the vocabulary)", x.role, x.id),
+                    Some(text) => format!("{} {} ({})", x.role.name(), code(text), x.id),
+                    None => format!("{} ({}, not in the vocabulary)", x.role.name(), x.id),
                 })
                 .collect();
             summary.push(("Special tokens".into(), sp.join(", ")));
         }
+        // a template that is not a string has no text to show below: 0 bytes of it
+        let template = match m.chat_template {
+            Some(ChatTemplate::Text { bytes }) => Some(bytes),
+            Some(ChatTemplate::NotText { .. }) => Some(0),
+            None => None,
+        };
         summary.push((
             "Chat template".into(),
-            match t.chat_template_bytes {
-                Some(n) => format!("present ({} bytes, below)", grouped(n as u64)),
+            match template {
+                Some(n) => format!("present ({} bytes, below)", grouped(n)),
                 None => "none".into(),
             },
         ));
@@ -159,34 +154,20 @@ pub fn markdown(file_name: &str, g: &Gguf<'_>) -> String {
     }
 
     // tensor types
-    if g.tensor_count() > 0 {
-        let mut by_type: BTreeMap<GgmlType, (u64, u64, u64)> = BTreeMap::new();
-        for t in g.tensors() {
-            let e = by_type.entry(t.ggml_type()).or_default();
-            e.0 += 1;
-            e.1 += t.n_elements();
-            e.2 += t.size();
-        }
-        let mut types: Vec<_> = by_type.into_iter().collect();
-        types.sort_by_key(|t| std::cmp::Reverse(t.1 .2));
+    if !m.types.is_empty() {
         out.push_str("\n## Tensor types\n\n");
         out.push_str(
             "| Type | Tensors | Parameters | Size | Share of data |\n|---|---:|---:|---:|---:|\n",
         );
-        for (ty, (n, el, bytes)) in types {
-            let share = if data > 0 {
-                bytes as f64 * 100.0 / data as f64
-            } else {
-                0.0
-            };
+        for t in &m.types {
             row(
                 &mut out,
                 &[
-                    code(ty.name()),
-                    grouped(n),
-                    grouped(el),
-                    human_bytes(bytes),
-                    format!("{share:.1}%"),
+                    code(t.ggml_type.name()),
+                    grouped(t.tensors),
+                    grouped(t.elements),
+                    human_bytes(t.bytes),
+                    format!("{:.1}%", t.percent),
                 ],
             );
         }
@@ -204,8 +185,8 @@ pub fn markdown(file_name: &str, g: &Gguf<'_>) -> String {
             Value::String(s) if kv.key.as_bytes() == b"tokenizer.chat_template" => {
                 format!("({} bytes, below)", grouped(s.len() as u64))
             }
-            Value::String(s) => code(&cut(s.to_string_lossy().into_owned(), 200)),
-            v => code(&cut(human_value(&v, 8), 200)),
+            Value::String(s) => code(&shorten(s.to_string_lossy().into_owned(), 200)),
+            v => code(&shorten(human_value(&v, 8), 200)),
         };
         row(&mut out, &[code(&kv.key()), ty, value]);
     }

@@ -1,14 +1,25 @@
-//! Output helpers shared by the subcommands: JSON, colour, human formatting, errors.
+//! The renderers of the subcommands, one file per subject and form (`summary_text.rs`,
+//! `layout_json.rs`, `markdown.rs`, `html.rs`...), and what they share: colour, sizes, counts.
 
 pub mod diff;
+pub mod dump_json;
+pub mod dump_text;
 pub mod hash_check;
+pub mod html;
 pub mod json;
+pub mod layout_json;
+pub mod layout_text;
 pub mod markdown;
 pub mod progress;
+pub mod summary;
+pub mod summary_text;
+pub mod svg;
 pub mod table;
 pub mod tensor;
 pub mod tensor_stats;
 pub mod tensor_table;
+pub mod validation_json;
+pub mod validation_text;
 pub mod value;
 
 use std::io::{IsTerminal, Write};
@@ -104,6 +115,16 @@ pub fn short_count(n: u64) -> String {
         format!("{:.1}K", v / 1e3)
     } else {
         n.to_string()
+    }
+}
+
+/// Text of at most `max` characters: longer text is cut and ends in `...`.
+pub fn shorten(s: String, max: usize) -> String {
+    if s.chars().count() > max {
+        let c: String = s.chars().take(max.saturating_sub(3)).collect();
+        format!("{c}...")
+    } else {
+        s
     }
 }
 

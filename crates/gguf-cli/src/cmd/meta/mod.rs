@@ -3,15 +3,16 @@
 //! over the target.
 
 mod get;
+mod value_arg;
 
 use std::path::{Path, PathBuf};
 
-use ggufkit::write::{edit, EditOutcome, EditTarget, MetaEdit};
+use ggufkit::write::{edit, EditOutcome, EditTarget, MetaEdit, TypeSpec};
 use ggufkit::Gguf;
 
-use crate::cmd::value_arg::{parse_value, TypeSpec};
 use crate::cmd::{open, CliError, CmdResult, OK};
 use crate::output::progress::Progress;
+use value_arg::{parse_type, parse_value};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -111,7 +112,7 @@ pub fn run(args: Args) -> CmdResult {
 fn set(a: SetArgs) -> CmdResult {
     let g = open(&a.file, false)?;
     let spec = match &a.ty {
-        Some(t) => Some(TypeSpec::parse(t).map_err(CliError::failed)?),
+        Some(t) => Some(parse_type(t).map_err(CliError::failed)?),
         None => g.get(&a.key).map(|v| TypeSpec::of(&v)),
     };
     let value = parse_value(&a.value, spec.as_ref())

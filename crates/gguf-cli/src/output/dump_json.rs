@@ -1,0 +1,45 @@
+//! The header as `gguf dump --json` writes it: the contract's object, complete (no array
+//! shortened).
+
+use ggufkit::Gguf;
+
+use super::json::Json;
+use super::value::kv_json;
+
+/// The contract's `dump --json` object.
+pub fn dump_json(g: &Gguf<'_>) -> Json {
+    let mut j = Json::new();
+    j.raw("{").key("version").u64(g.version().into());
+    j.raw(",").key("endian").str(g.endian().name());
+    j.raw(",").key("alignment").u64(g.alignment().into());
+    j.raw(",").key("tensor_data_offset").u64(g.data_offset());
+    j.raw(",").key("file_size").u64(g.expected_len());
+    j.raw(",").key("metadata").raw("[");
+    for (i, kv) in g.metadata().enumerate() {
+        if i > 0 {
+            j.raw(",");
+        }
+        kv_json(&mut j, &kv);
+    }
+    j.raw("]");
+    j.raw(",").key("tensors").raw("[");
+    for (i, t) in g.tensors().enumerate() {
+        if i > 0 {
+            j.raw(",");
+        }
+        j.raw("{").key("name").text(t.name_bytes());
+        j.raw(",").key("type").str(t.ggml_type().name());
+        j.raw(",").key("shape").raw("[");
+        for (k, d) in t.shape().iter().enumerate() {
+            if k > 0 {
+                j.raw(",");
+            }
+            j.u64(*d);
+        }
+        j.raw("]");
+        j.raw(",").key("offset").u64(t.offset());
+        j.raw(",").key("size").u64(t.size()).raw("}");
+    }
+    j.raw("]}");
+    j
+}

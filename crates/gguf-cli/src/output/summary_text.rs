@@ -1,0 +1,187 @@
+//! The model summary for people, as `gguf info` prints it: one labelled line per fact.
+
+use ggufkit::summary::{ChatTemplate, Summary};
+use ggufkit::Report;
+
+use super::summary::{kv_formula, KV_TOKENS};
+use super::{grouped, human_bytes, short_count, Style};
+
+fn line(out: &mut String, s: &Style, label: &str, value: impl AsRef<str>) {
+    out.push_str(&format!("  {:<18} {}\n", s.dim(label), value.as_ref()));
+}
+
+/// The summary of the file shown as `title`, with the verdicts of `report`.
+pub fn summary_text(title: &str, report: &Report, m: &Summary, s: &Style) -> String {
+    let mut out = format!("{}\n", s.bold(title));
+    let verdict = if !report.valid() {
+        match report.errors.first() {
+            Some(e) => s.red(&format!(
+                "INVALID at byte {}: {} [{}]",
+                e.offset, e.message, e.rule
+            )),
+            // stopped at the reader's limits without a broken rule
+            None => s.red("INVALID"),
+        }
+    } else if !report.ggml_compatible() {
+        s.yellow("valid, not loadable by ggml")
+    } else {
+        s.green("valid")
+    };
+    line(&mut out, s, "status", verdict);
+    for w in &report.warnings {
+        line(&mut out, s, "warning", s.yellow(&w.message));
+    }
+    let f = &m.format;
+    line(
+        &mut out,
+        s,
+        "format",
+        format!(
+            "GGUF v{}, {}-endian, alignment {}",
+            f.version, f.endian, f.alignment
+        ),
+    );
+    if let Some(arch) = &m.architecture {
+        line(&mut out, s, "architecture", arch);
+    }
+    if let Some(name) = &m.name {
+        line(&mut out, s, "name", name);
+    }
+    let actual = f.bytes_present.unwrap_or(0);
+    let expected = f.file_size;
+    let size_note = if actual == expected {
+        "as the header implies".to_string()
+    } else if actual < expected {
+        s.red(&format!(
+            "{} short of the {} the header implies",
+            human_bytes(expected - actual),
+            human_bytes(expected)
+        ))
+    } else {
+        s.yellow(&format!(
+            "{} of trailing bytes",
+            human_bytes(actual - expected)
+        ))
+    };
+    line(
+        &mut out,
+        s,
+        "file size",
+        format!("{} ({}), {size_note}", human_bytes(actual), grouped(actual)),
+    );
+    line(
+        &mut out,
+        s,
+        "header",
+        format!(
+            "{} ({} key-value pairs)",
+            human_bytes(f.header_bytes),
+            f.kv_count
+        ),
+    );
+
+    let params = m.parameters;
+    let data = m.tensor_data_bytes;
+    line(
+        &mut out,
+        s,
+        "tensors",
+        format!(
+            "{} tensors, {} parameters ({}), {} of data",
+            f.tensor_count,
+            grouped(params),
+            short_count(params),
+            human_bytes(data)
+        ),
+    );
+    if let Some(bpw) = m.bits_per_weight() {
+        line(&mut out, s, "bits per weight", format!("{bpw:.2}"));
+    }
+    for t in &m.types {
+        line(
+            &mut out,
+            s,
+            "",
+            format!(
+                "{:<8} {:>5} tensors {:>12} {:>6.1}%",
+                t.ggml_type.name(),
+                t.tensors,
+                human_bytes(t.bytes),
+                t.percent
+            ),
+        );
+    }
+
+    let hp = &m.hyperparameters;
+    for (label, v) in [
+        ("context length", hp.context_length),
+        ("embedding length", hp.embedding_length),
+        ("block count", hp.block_count),
+        ("attention heads", hp.head_count),
+        ("kv heads", hp.head_count_kv),
+    ] {
+        if let Some(v) = v {
+            line(&mut out, s, label, grouped(v));
+        }
+    }
+    if data > 0 {
+        line(
+            &mut out,
+            s,
+            "memory to load",
+            format!(
+                "{} ({} bytes of tensor data; KV cache and compute buffers come on top)",
+                human_bytes(data),
+                grouped(data)
+            ),
+        );
+    }
+    if let Some(kv) = &m.kv_cache {
+        let at_ctx = kv
+            .at_full_context()
+            .map(|b| format!(", {} at the full context", human_bytes(b)))
+            .unwrap_or_default();
+        line(
+            &mut out,
+            s,
+            "kv cache",
+            format!(
+                "{} per {} tokens of context{at_ctx}",
+                human_bytes(kv.bytes_for(KV_TOKENS)),
+                grouped(KV_TOKENS)
+            ),
+        );
+        line(&mut out, s, "", s.dim(&kv_formula(kv)));
+    }
+    if let Some(t) = &m.tokenizer {
+        let mut parts = vec![t.model.clone().unwrap_or_else(|| "unknown model".into())];
+        if let Some(pre) = &t.pre {
+            parts[0].push_str(&format!(" (pre-tokenizer {pre})"));
+        }
+        if let Some(n) = t.vocab_size {
+            parts.push(format!("{} tokens", grouped(n)));
+        }
+        if let Some(n) = t.merges {
+            parts.push(format!("{} merges", grouped(n)));
+        }
+        line(&mut out, s, "tokenizer", parts.join(", "));
+        if !t.special.is_empty() {
+            let sp: Vec<String> = t
+                .special
+                .iter()
+                .map(|x| match &x.text {
+                    Some(text) => format!("{} {} {text:?}", x.role.name(), x.id),
+                    None => format!("{} {} (not in the vocabulary)", x.role.name(), x.id),
+                })
+                .collect();
+            line(&mut out, s, "special tokens", sp.join(", "));
+        }
+    }
+    let template = match m.chat_template {
+        Some(ChatTemplate::Text { bytes }) => format!("present ({bytes} bytes)"),
+        Some(ChatTemplate::NotText { .. }) => "present".to_string(),
+        None => "none".to_string(),
+    };
+    line(&mut out, s, "chat template", template);
+    out
+}

@@ -1,0 +1,151 @@
+//! The pictures of `gguf report`, as inline SVG: bars by size, bars per layer stacked by tensor
+//! type, and the file as one strip to scale.
+
+use std::fmt::Write as _;
+
+use ggufkit::layout::ByteLayout;
+use ggufkit::Gguf;
+
+use super::html::esc;
+use super::{grouped, human_bytes};
+
+/// A colour per tensor type, stable across reports.
+pub fn colour(name: &str) -> String {
+    let h = name
+        .bytes()
+        .fold(2166136261u32, |h, b| (h ^ b as u32).wrapping_mul(16777619));
+    format!("hsl({}, 62%, 52%)", h % 360)
+}
+
+/// Horizontal bars: one labelled bar per (label, bytes, colour), with its share of `total`.
+pub fn bars(items: &[(String, u64, String)], total: u64) -> String {
+    let w = 900.0;
+    let label_w = 190.0;
+    let bar_w = w - label_w - 170.0;
+    let h = 20.0;
+    let max = items.iter().map(|i| i.1).max().unwrap_or(1).max(1) as f64;
+    let mut s = format!(
+        r#"<svg width="{w}" height="{}" role="img">"#,
+        h * items.len() as f64 + 4.0
+    );
+    for (k, (label, bytes, col)) in items.iter().enumerate() {
+        let y = k as f64 * h + 2.0;
+        let len = (*bytes as f64 / max * bar_w).max(1.0);
+        let share = if total > 0 {
+            *bytes as f64 * 100.0 / total as f64
+        } else {
+            0.0
+        };
+        let _ = write!(
+            s,
+            r#"<text x="{}" y="{}" text-anchor="end">{}</text><rect x="{label_w}" y="{y}" width="{len:.1}" height="{}" fill="{col}" rx="2"><title>{}: {} ({share:.1}%)</title></rect><text x="{}" y="{}">{} ({share:.1}%)</text>"#,
+            label_w - 6.0,
+            y + 13.0,
+            esc(label),
+            h - 5.0,
+            esc(label),
+            human_bytes(*bytes),
+            label_w + len + 6.0,
+            y + 13.0,
+            human_bytes(*bytes)
+        );
+    }
+    s.push_str("</svg>");
+    s
+}
+
+/// Vertical bars per layer, each stacked by tensor type: (layer, [(type name, bytes)]).
+pub fn layer_chart(layers: &[(u64, Vec<(&str, u64)>)]) -> String {
+    let n = layers.len().max(1) as f64;
+    let w = 900.0;
+    let h = 180.0;
+    let left = 60.0;
+    let step = (w - left - 10.0) / n;
+    let max = layers
+        .iter()
+        .map(|(_, types)| types.iter().fold(0u64, |a, t| a.saturating_add(t.1)))
+        .max()
+        .unwrap_or(1)
+        .max(1) as f64;
+    let mut s = format!(r#"<svg width="{w}" height="{}" role="img">"#, h + 36.0);
+    let _ = write!(
+        s,
+        r#"<text x="{}" y="12" text-anchor="end">{}</text><text x="{}" y="{}" text-anchor="end">0</text><line x1="{left}" y1="{h}" x2="{}" y2="{h}" stroke="silver"/>"#,
+        left - 6.0,
+        human_bytes(max as u64),
+        left - 6.0,
+        h,
+        w - 10.0
+    );
+    for (k, (layer, types)) in layers.iter().enumerate() {
+        let x = left + k as f64 * step;
+        let mut y = h;
+        for (ty, bytes) in types {
+            let bh = *bytes as f64 / max * (h - 10.0);
+            y -= bh;
+            let _ = write!(
+                s,
+                r#"<rect x="{x:.1}" y="{y:.1}" width="{:.1}" height="{bh:.1}" fill="{}"><title>layer {layer} {}: {}</title></rect>"#,
+                (step * 0.8).max(1.0),
+                colour(ty),
+                esc(ty),
+                human_bytes(*bytes)
+            );
+        }
+        if layers.len() <= 40 || k % (layers.len() / 20).max(1) == 0 {
+            let _ = write!(
+                s,
+                r#"<text x="{:.1}" y="{}" text-anchor="middle">{layer}</text>"#,
+                x + step * 0.4,
+                h + 14.0
+            );
+        }
+    }
+    let _ = write!(
+        s,
+        r#"<text x="{}" y="{}" text-anchor="middle">layer (blk.N)</text></svg>"#,
+        left + (w - left) / 2.0,
+        h + 32.0
+    );
+    s
+}
+
+/// The file as one strip: the header's parts and each tensor's data, to scale.
+pub fn strip(g: &Gguf<'_>, layout: &ByteLayout<'_>) -> String {
+    let total = g.expected_len().max(1) as f64;
+    let w = 900.0;
+    let mut s = format!(r#"<svg width="{w}" height="46" role="img">"#);
+    let seg = |s: &mut String, from: u64, to: u64, col: &str, what: &str| {
+        let x = from as f64 / total * w;
+        let len = ((to - from.min(to)) as f64 / total * w).max(0.5);
+        let _ = write!(
+            s,
+            r#"<rect x="{x:.2}" y="4" width="{len:.2}" height="26" fill="{col}"><title>{}: bytes {from}..{to} ({})</title></rect>"#,
+            esc(what),
+            human_bytes(to - from.min(to))
+        );
+    };
+    let fixed_end = layout.fixed_end();
+    let kv_end = layout.metadata_end();
+    let info_end = layout.tensor_infos_end();
+    seg(&mut s, 0, fixed_end, "#1d2330", "fixed header");
+    seg(&mut s, fixed_end, kv_end, "#6b7a90", "metadata");
+    seg(&mut s, kv_end, info_end, "#9aa7b8", "tensor infos");
+    seg(&mut s, info_end, g.data_offset(), "#d5dae1", "padding");
+    for t in g.tensors() {
+        let name = format!("{} ({})", t.name(), t.ggml_type().name());
+        seg(
+            &mut s,
+            t.absolute_offset(),
+            t.absolute_offset() + t.size(),
+            &colour(t.ggml_type().name()),
+            &name,
+        );
+    }
+    let _ = write!(
+        s,
+        r#"<text x="0" y="43">0</text><text x="{w}" y="43" text-anchor="end">{} bytes</text></svg>"#,
+        grouped(g.expected_len())
+    );
+    s
+}

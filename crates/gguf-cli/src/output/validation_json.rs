@@ -1,0 +1,33 @@
+//! The verdicts of a file as `gguf validate --json` writes them: one object per file, one line
+//! each.
+
+use ggufkit::{Diagnostic, Report};
+
+use super::json::Json;
+
+/// The contract's JSON object for one file, with a newline.
+pub fn validation_json(file: &str, r: &Report) -> String {
+    let mut j = Json::new();
+    j.raw("{").key("file").str(file);
+    j.raw(",").key("valid").bool(r.valid());
+    j.raw(",").key("ggml_compatible").bool(r.ggml_compatible());
+    j.raw(",").key("errors");
+    diagnostics(&mut j, &r.errors);
+    j.raw(",").key("warnings");
+    diagnostics(&mut j, &r.warnings);
+    j.raw("}\n");
+    j.out
+}
+
+fn diagnostics(j: &mut Json, list: &[Diagnostic]) {
+    j.raw("[");
+    for (i, d) in list.iter().enumerate() {
+        if i > 0 {
+            j.raw(",");
+        }
+        j.raw("{").key("rule").str(d.rule.id());
+        j.raw(",").key("offset").u64(d.offset);
+        j.raw(",").key("message").str(&d.message).raw("}");
+    }
+    j.raw("]");
+}
