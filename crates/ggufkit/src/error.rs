@@ -263,6 +263,10 @@ pub enum Error {
         /// What stopped the check.
         reason: String,
     },
+    /// Text or a JSON-shaped value that is not a metadata value of the type asked for (see
+    /// [`crate::write::value_text`]).
+    #[error(transparent)]
+    ValueText(#[from] crate::write::ValueTextError),
 }
 
 /// What is wrong with a line of a hash manifest.

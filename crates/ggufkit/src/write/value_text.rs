@@ -435,6 +435,21 @@ mod tests {
     }
 
     #[test]
+    fn errors_convert_into_the_crate_error() {
+        fn parse(s: &str) -> crate::Result<TypeSpec> {
+            Ok(TypeSpec::parse(s)?)
+        }
+        let e = parse("int3").unwrap_err();
+        assert!(matches!(
+            &e,
+            crate::Error::ValueText(ValueTextError::UnknownType { name }) if name == "int3"
+        ));
+        assert!(e
+            .to_string()
+            .starts_with("unknown type 'int3': expected one of uint8"));
+    }
+
+    #[test]
     fn scalars_of_every_type() {
         let p = OwnedValue::from_text;
         assert_eq!(p("255", ValueType::U8).unwrap(), OwnedValue::U8(255));
