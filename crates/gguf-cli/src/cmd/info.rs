@@ -1,10 +1,11 @@
-//! `gguf info FILE...`: what a person wants at a glance, the model summary of each file.
+//! `gguf info FILE... [--json]`: what a person wants at a glance, the model summary of each file.
 
 use std::path::PathBuf;
 
 use ggufkit::summary::Summary;
 
 use super::{open, CmdResult, FAILED, OK};
+use crate::output::summary_json::summary_json;
 use crate::output::summary_text::summary_text;
 use crate::output::{print, Style};
 
@@ -13,24 +14,34 @@ pub struct Args {
     /// Files to summarise.
     #[arg(required = true)]
     files: Vec<PathBuf>,
+    /// One JSON object per file, one per line (docs/json.md).
+    #[arg(long)]
+    json: bool,
 }
 
 pub fn run(args: Args) -> CmdResult {
     let style = Style::detect();
     let mut code = OK;
     for (i, file) in args.files.iter().enumerate() {
-        if i > 0 {
+        if i > 0 && !args.json {
             print("\n");
         }
         // permissive: show what can be shown of a damaged file, and say what is wrong
         match open(file, true) {
             Ok(g) => {
                 let title = file.display().to_string();
-                let mut text = summary_text(&title, g.report(), &Summary::of(&g), &style);
-                if let Some(line) = crate::remote::human_line(file) {
-                    text.push_str(&line);
+                let summary = Summary::of(&g);
+                if args.json {
+                    let mut line = summary_json(&title, g.report(), &summary);
+                    crate::remote::add_member(&mut line, file);
+                    print(&line);
+                } else {
+                    let mut text = summary_text(&title, g.report(), &summary, &style);
+                    if let Some(line) = crate::remote::human_line(file) {
+                        text.push_str(&line);
+                    }
+                    print(&text)
                 }
-                print(&text)
             }
             Err(e) => {
                 eprintln!("{e}");
