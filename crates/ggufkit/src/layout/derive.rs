@@ -1,9 +1,10 @@
 //! The fields of a file, derived from what the parser read ([`Outline`]): the fixed part from the
-//! bytes, each key-value pair and tensor info from its offset and the wire format's field sizes,
-//! the tensor data from the offsets and the alignment.
+//! bytes, each key-value pair and tensor info from the spans of its fields ([`crate::wire`]), the
+//! tensor data from the offsets and the alignment.
 #![forbid(unsafe_code)]
 
 use super::{Field, FieldPath, FieldValue, Finding, KvPart, Severity, TensorInfoPart};
+use crate::wire::{self, Span, ValueSpans};
 use crate::{Endian, Outline, Value};
 
 fn u32_at(b: &[u8], at: u64, e: Endian) -> Option<u32> {
@@ -37,24 +38,25 @@ pub(super) fn fields<'a>(bytes: &'a [u8], len: u64, o: &Outline<'a>) -> Vec<Fiel
     };
 
     // the fixed part: magic, version, counts (as far as the bytes go and the parser went)
-    let fixed: [(FieldPath, u64, u64); 4] = [
-        (FieldPath::Magic, 0, 4),
-        (FieldPath::Version, 4, 4),
-        (FieldPath::NumTensorInfos, 8, 8),
-        (FieldPath::NumKvPairs, 16, 8),
+    let fixed = [
+        (FieldPath::Magic, wire::MAGIC_SPAN),
+        (FieldPath::Version, wire::VERSION_SPAN),
+        (FieldPath::NumTensorInfos, wire::TENSOR_COUNT_SPAN),
+        (FieldPath::NumKvPairs, wire::KV_COUNT_SPAN),
     ];
-    let fixed_end = 24;
+    let fixed_end = wire::FIXED_HEADER_LEN;
     let mut pos = 0u64;
-    for (path, at, size) in fixed {
+    for (path, span) in fixed {
+        let at = span.offset;
         if at >= len || stop.is_some_and(|s| s < at) {
             break;
         }
-        let have = size.min(len - at);
-        let value = if have < size {
+        let have = span.len.min(len - at);
+        let value = if have < span.len {
             FieldValue::None
         } else if path == FieldPath::Magic {
             bytes.get(0..4).map_or(FieldValue::None, FieldValue::Text)
-        } else if size == 4 {
+        } else if span.len == 4 {
             u32_at(bytes, at, e).map_or(FieldValue::None, |v| FieldValue::Int(v.into()))
         } else {
             u64_at(bytes, at, e).map_or(FieldValue::None, FieldValue::Int)
@@ -66,106 +68,85 @@ pub(super) fn fields<'a>(bytes: &'a [u8], len: u64, o: &Outline<'a>) -> Vec<Fiel
 
     if header_done {
         for (index, kv) in o.kvs.iter().enumerate() {
-            let at = |part| FieldPath::Kv { index, part };
-            let start = kv.offset;
-            let klen = kv.key.len() as u64;
-            push(at(KvPart::KeyLength), start, 8, FieldValue::Int(klen));
-            push(
-                at(KvPart::Key),
-                start + 8,
-                klen,
-                FieldValue::Text(kv.key.as_bytes()),
+            let mut field = |part, span: Span, value| {
+                push(FieldPath::Kv { index, part }, span.offset, span.len, value)
+            };
+            let spans = kv.spans();
+            field(
+                KvPart::KeyLength,
+                spans.key_len,
+                FieldValue::Int(spans.key.len),
             );
-            let tpos = start + 8 + klen;
-            push(
-                at(KvPart::Type),
-                tpos,
-                4,
+            field(KvPart::Key, spans.key, FieldValue::Text(kv.key.as_bytes()));
+            field(
+                KvPart::Type,
+                spans.value_type,
                 FieldValue::ValueType(kv.value_type()),
             );
-            let vpos = tpos + 4;
-            let end = start + kv.raw.len() as u64;
-            match kv.value {
-                Value::String(s) => {
-                    let n = s.len() as u64;
-                    push(at(KvPart::StringLength), vpos, 8, FieldValue::Int(n));
-                    push(
-                        at(KvPart::String),
-                        vpos + 8,
-                        n,
-                        FieldValue::Text(s.as_bytes()),
-                    );
+            match (spans.value, kv.value) {
+                (ValueSpans::String { len, bytes }, Value::String(s)) => {
+                    field(KvPart::StringLength, len, FieldValue::Int(bytes.len));
+                    field(KvPart::String, bytes, FieldValue::Text(s.as_bytes()));
                 }
-                Value::Array(a) => {
-                    push(
-                        at(KvPart::ElementType),
-                        vpos,
-                        4,
+                (
+                    ValueSpans::Array {
+                        elem_type,
+                        count,
+                        elems,
+                    },
+                    Value::Array(a),
+                ) => {
+                    field(
+                        KvPart::ElementType,
+                        elem_type,
                         FieldValue::ValueType(a.element_type()),
                     );
-                    push(
-                        at(KvPart::ElementCount),
-                        vpos + 4,
-                        8,
-                        FieldValue::Int(a.len()),
-                    );
-                    push(
-                        at(KvPart::Elements),
-                        vpos + 12,
-                        end.saturating_sub(vpos + 12),
-                        FieldValue::Elements(a.len()),
-                    );
+                    field(KvPart::ElementCount, count, FieldValue::Int(a.len()));
+                    field(KvPart::Elements, elems, FieldValue::Elements(a.len()));
                 }
-                v => push(
-                    at(KvPart::Value),
-                    vpos,
-                    end.saturating_sub(vpos),
-                    FieldValue::Value(v),
-                ),
+                (spans, v) => field(KvPart::Value, spans.whole(), FieldValue::Value(v)),
             }
-            pos = end;
+            pos = spans.value.whole().end();
         }
         for (index, t) in o.tensors.iter().enumerate() {
-            let at = |part| FieldPath::TensorInfo { index, part };
-            let start = t.info_offset();
-            let nlen = t.name_bytes().len() as u64;
-            push(
-                at(TensorInfoPart::NameLength),
-                start,
-                8,
-                FieldValue::Int(nlen),
+            let mut field = |part, span: Span, value| {
+                push(
+                    FieldPath::TensorInfo { index, part },
+                    span.offset,
+                    span.len,
+                    value,
+                )
+            };
+            let spans = t.spans();
+            field(
+                TensorInfoPart::NameLength,
+                spans.name_len,
+                FieldValue::Int(spans.name.len),
             );
-            push(
-                at(TensorInfoPart::Name),
-                start + 8,
-                nlen,
+            field(
+                TensorInfoPart::Name,
+                spans.name,
                 FieldValue::Text(t.name_bytes()),
             );
-            let mut q = start + 8 + nlen;
-            push(
-                at(TensorInfoPart::DimCount),
-                q,
-                4,
+            field(
+                TensorInfoPart::DimCount,
+                spans.n_dims,
                 FieldValue::Int(t.n_dims().into()),
             );
-            q += 4;
-            for (d, dim) in t.shape().iter().enumerate() {
-                push(at(TensorInfoPart::Dim(d)), q, 8, FieldValue::Int(*dim));
-                q += 8;
+            for (d, (span, dim)) in spans.dims().iter().zip(t.shape()).enumerate() {
+                field(TensorInfoPart::Dim(d), *span, FieldValue::Int(*dim));
             }
-            push(
-                at(TensorInfoPart::Type),
-                q,
-                4,
+            field(
+                TensorInfoPart::Type,
+                spans.ggml_type,
                 FieldValue::GgmlType(t.ggml_type()),
             );
-            push(
-                at(TensorInfoPart::Offset),
-                q + 4,
-                8,
+            field(
+                TensorInfoPart::Offset,
+                spans.offset,
                 FieldValue::Int(t.offset()),
             );
-            pos = q + 12;
+            pos = spans.whole().end();
         }
     }
 
@@ -214,12 +195,16 @@ pub(super) fn fields<'a>(bytes: &'a [u8], len: u64, o: &Outline<'a>) -> Vec<Fiel
             // the structure the parser was reading when it stopped, to the end of the file
             let what = if !header_done {
                 FieldPath::Body
-            } else if u64_at(bytes, 16, e).is_some_and(|n| (o.kvs.len() as u64) < n) {
+            } else if u64_at(bytes, wire::KV_COUNT_SPAN.offset, e)
+                .is_some_and(|n| (o.kvs.len() as u64) < n)
+            {
                 FieldPath::Kv {
                     index: o.kvs.len(),
                     part: KvPart::Whole,
                 }
-            } else if u64_at(bytes, 8, e).is_some_and(|n| (o.tensors.len() as u64) < n) {
+            } else if u64_at(bytes, wire::TENSOR_COUNT_SPAN.offset, e)
+                .is_some_and(|n| (o.tensors.len() as u64) < n)
+            {
                 FieldPath::TensorInfo {
                     index: o.tensors.len(),
                     part: TensorInfoPart::Whole,
