@@ -2,7 +2,9 @@
 
 mod common;
 
-use common::{corpus, run, tiny_model, V};
+use common::run;
+use ggufkit_testkit::fixtures::tiny_model;
+use ggufkit_testkit::{shared, V};
 use serde_json::{json, Value};
 
 fn objects(out: &str) -> Vec<Value> {
@@ -45,7 +47,7 @@ fn info_json_of_a_fixture() {
 
 #[test]
 fn info_json_on_corpus() {
-    let Some(c) = corpus() else { return };
+    let Some(c) = shared::corpus() else { return };
     let (code, out, _) = run(
         &c,
         &[
