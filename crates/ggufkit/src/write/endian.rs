@@ -15,22 +15,68 @@ use crate::endian::Endian;
 use crate::error::{Result, WriteError};
 use crate::types::GgmlType;
 use crate::value::ValueType;
+use crate::wire::{Cut, Piece, ValueWalk};
 
 /// Swaps the byte order of one encoded key-value pair (key length, key, type, value) in place.
-/// `from` is the order the bytes are in now. Nested arrays are walked without recursion.
+/// `from` is the order the bytes are in now. The value is walked by the wire format's one
+/// definition ([`ValueWalk`]), nested arrays without recursion.
 pub fn swap_pair_in_place(buf: &mut [u8], from: Endian) -> Result<()> {
-    let mut w = Walker { buf, pos: 0, from };
-    let key_len = w.u64("the key length")?;
-    w.skip(key_len, "the key")?;
-    let vt = w.value_type("the value type")?;
-    w.value(vt)?;
-    if w.pos != w.buf.len() {
+    let cut = |inside: &str, offset: usize| WriteError::PairTruncated {
+        inside: inside.into(),
+        offset,
+    };
+    let key_len = field(buf, 0, 8).ok_or_else(|| cut("the key length", 0))?;
+    let key_len = from.u64(key_len.try_into().unwrap_or([0xff; 8]));
+    let type_at = usize::try_from(key_len)
+        .ok()
+        .and_then(|n| n.checked_add(8))
+        .filter(|&end| end <= buf.len())
+        .ok_or_else(|| cut("the key", 8))?;
+    let raw_type = field(buf, type_at, 4).ok_or_else(|| cut("the value type", type_at))?;
+    let id = from.u32(raw_type.try_into().unwrap_or([0xff; 4]));
+    let vt = ValueType::from_id(id).ok_or(WriteError::PairValueType {
+        id,
+        offset: type_at,
+    })?;
+    let mut walk = ValueWalk::value(vt, type_at + 4, from);
+    while let Some(piece) = walk.next(buf).map_err(|c| match c {
+        Cut::Short { at, field } => cut(&field.to_string(), at),
+        Cut::BadType { at, id } => WriteError::PairValueType { id, offset: at },
+    })? {
+        // each piece was read in `from` order before its bytes are swapped
+        match piece {
+            Piece::Scalars { ty, at, count } => {
+                let size = ty.fixed_size().unwrap_or(1);
+                let end = at + size * count as usize;
+                if size > 1 {
+                    for c in buf[at..end].chunks_exact_mut(size) {
+                        c.reverse();
+                    }
+                }
+            }
+            Piece::String { at, .. } => buf[at..at + 8].reverse(),
+            Piece::ArrayHead { at, .. } => {
+                buf[at..at + 4].reverse();
+                buf[at + 4..at + 12].reverse();
+            }
+        }
+    }
+    let end = walk.position();
+    if end != buf.len() {
         return Err(WriteError::PairTrailingBytes {
-            count: w.buf.len() - w.pos,
+            count: buf.len() - end,
         }
         .into());
     }
+    // the pair's own fields last: the walk needed none of them
+    buf[0..8].reverse();
+    buf[type_at..type_at + 4].reverse();
     Ok(())
+}
+
+/// The `n` bytes at `at`, when `buf` holds them.
+fn field(buf: &[u8], at: usize, n: usize) -> Option<&[u8]> {
+    buf.get(at..at.checked_add(n)?)
 }
 
 /// The pair `raw` (in `from` order) encoded in `to` order.
@@ -40,107 +86,6 @@ pub fn reencode_pair(raw: &[u8], from: Endian, to: Endian) -> Result<Vec<u8>> {
         swap_pair_in_place(&mut v, from)?;
     }
     Ok(v)
-}
-
-struct Walker<'b> {
-    buf: &'b mut [u8],
-    pos: usize,
-    from: Endian,
-}
-
-impl Walker<'_> {
-    fn field(&mut self, n: usize, what: &str) -> Result<usize> {
-        let at = self.pos;
-        match at.checked_add(n) {
-            Some(end) if end <= self.buf.len() => {
-                self.buf[at..end].reverse();
-                self.pos = end;
-                Ok(at)
-            }
-            _ => Err(WriteError::PairTruncated {
-                inside: what.into(),
-                offset: at,
-            }
-            .into()),
-        }
-    }
-
-    fn u64(&mut self, what: &str) -> Result<u64> {
-        let at = self.field(8, what)?;
-        let b: [u8; 8] = self.buf[at..at + 8].try_into().unwrap_or([0xff; 8]);
-        // swapped already: read in the other order
-        Ok(match self.from {
-            Endian::Little => u64::from_be_bytes(b),
-            Endian::Big => u64::from_le_bytes(b),
-        })
-    }
-
-    fn value_type(&mut self, what: &str) -> Result<ValueType> {
-        let at = self.field(4, what)?;
-        let b: [u8; 4] = self.buf[at..at + 4].try_into().unwrap_or([0xff; 4]);
-        let id = match self.from {
-            Endian::Little => u32::from_be_bytes(b),
-            Endian::Big => u32::from_le_bytes(b),
-        };
-        ValueType::from_id(id).ok_or_else(|| WriteError::PairValueType { id, offset: at }.into())
-    }
-
-    fn skip(&mut self, n: u64, what: &str) -> Result<()> {
-        let end = usize::try_from(n)
-            .ok()
-            .and_then(|n| self.pos.checked_add(n))
-            .filter(|&e| e <= self.buf.len())
-            .ok_or_else(|| WriteError::PairTruncated {
-                inside: what.into(),
-                offset: self.pos,
-            })?;
-        self.pos = end;
-        Ok(())
-    }
-
-    fn value(&mut self, vt: ValueType) -> Result<()> {
-        let mut stack: Vec<(ValueType, u64)> = vec![(vt, 1)];
-        while let Some(top) = stack.last_mut() {
-            if top.1 == 0 {
-                stack.pop();
-                continue;
-            }
-            let t = top.0;
-            match t {
-                ValueType::String => {
-                    top.1 -= 1;
-                    let len = self.u64("a string length")?;
-                    self.skip(len, "a string")?;
-                }
-                ValueType::Array => {
-                    top.1 -= 1;
-                    let elem = self.value_type("an array element type")?;
-                    let n = self.u64("an array length")?;
-                    stack.push((elem, n));
-                }
-                t => {
-                    let size = t.fixed_size().unwrap_or(1);
-                    let n = top.1;
-                    top.1 = 0;
-                    let total = usize::try_from(n)
-                        .ok()
-                        .and_then(|n| n.checked_mul(size))
-                        .filter(|&b| self.pos.saturating_add(b) <= self.buf.len())
-                        .ok_or_else(|| WriteError::PairTruncated {
-                            inside: format!("a {t} array"),
-                            offset: self.pos,
-                        })?;
-                    if size > 1 {
-                        for c in self.buf[self.pos..self.pos + total].chunks_exact_mut(size) {
-                            c.reverse();
-                        }
-                    }
-                    self.pos += total;
-                }
-            }
-        }
-        Ok(())
-    }
 }
 
 /// Swaps the byte order of a tensor's data in place: every element of the float and integer
