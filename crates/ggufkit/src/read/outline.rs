@@ -1,0 +1,139 @@
+//! How far the parser got through a file that may not parse ([`Outline`]), for tools that map a
+//! broken file's structure up to the field where it breaks.
+#![forbid(unsafe_code)]
+
+use std::fs::File;
+use std::path::Path;
+
+use super::index::Header;
+use super::parser::{self, Findings, Mode, Paths, Stop};
+use super::source::SliceSource;
+use super::views::{make_kv, make_tensor_info, Kv, TensorInfo};
+use crate::endian::Endian;
+use crate::error::{Error, Result};
+use crate::map;
+use crate::validate::{data::check_data, incomplete, Report};
+
+/// A whole file, memory-mapped read-only: for callers that need the bytes themselves, such as
+/// [`outline`] of a file that may not parse.
+pub struct MappedFile(map::Map);
+
+impl MappedFile {
+    /// Maps the file (an empty file gives an empty slice).
+    pub fn open(path: impl AsRef<Path>) -> Result<Self> {
+        let path = path.as_ref();
+        let file = File::open(path)
+            .map_err(|e| Error::io_at(format!("opening {}", path.display()), path, e))?;
+        let map = map::Map::new(&file)
+            .map_err(|e| Error::io_at(format!("mapping {}", path.display()), path, e))?;
+        Ok(MappedFile(map))
+    }
+
+    /// The file's bytes.
+    pub fn bytes(&self) -> &[u8] {
+        self.0.as_slice()
+    }
+}
+
+/// How far the parser got through a GGUF in memory, whether or not the file is valid: for tools
+/// that map a file's structure (a byte layout, a hex editor's structure view) and must show a
+/// broken file up to the field where it breaks.
+///
+/// Parsing is permissive, so rules that leave the structure readable (bool bytes, UTF-8, repeated
+/// keys or names) do not stop it; they are in `report` with the rest.
+#[derive(Debug)]
+pub struct Outline<'a> {
+    /// The byte order, as detected from the version field (little-endian when the file stops
+    /// before it).
+    pub endian: Endian,
+    /// Every key-value pair read completely, in file order.
+    pub kvs: Vec<Kv<'a>>,
+    /// Every tensor info read completely, in file order. Their data is borrowed only when the whole
+    /// header was read (`data_offset` is `Some`); otherwise [`TensorInfo::data`] is `None` and
+    /// [`TensorInfo::absolute_offset`] equals [`TensorInfo::offset`].
+    pub tensors: Vec<TensorInfo<'a>>,
+    /// Where the tensor data starts, when the header was read to its end.
+    pub data_offset: Option<u64>,
+    /// The alignment of tensor data, when the header was read to its end.
+    pub alignment: Option<u32>,
+    /// The length the header implies (`file_size`), when the header was read to its end.
+    pub expected_len: Option<u64>,
+    /// Every finding, as [`validate_bytes`](crate::validate_bytes) reports them; when parsing stopped, the stop is the last error.
+    pub report: Report,
+    /// True when parsing stopped before the end of the header.
+    pub stopped: bool,
+}
+
+/// Parses `bytes` as far as they go: see [`Outline`]. Never fails.
+pub fn outline(bytes: &[u8]) -> Outline<'_> {
+    let (r, found, reached) =
+        parser::parse_reaching(&mut SliceSource(bytes), Mode::Permissive, Paths::Fast);
+    outline_of(bytes, bytes.len() as u64, r, found, reached)
+}
+
+/// [`outline`] of a remote file `total` bytes long, from `bytes`, the prefix that
+/// [`crate::remote::header_prefix`] fetched for it (exactly what the parser reads of it).
+#[cfg(feature = "remote")]
+pub fn outline_sized(bytes: &[u8], total: u64) -> Outline<'_> {
+    let mut src = super::source::PrefixSource { bytes, total };
+    let (r, found, reached) = parser::parse_reaching(&mut src, Mode::Permissive, Paths::Fast);
+    outline_of(bytes, total, r, found, reached)
+}
+
+fn outline_of<'a>(
+    bytes: &'a [u8],
+    total: u64,
+    r: std::result::Result<Header, Stop>,
+    found: Findings,
+    reached: parser::Reached,
+) -> Outline<'a> {
+    match r {
+        Ok(h) => {
+            let mut report = Report::from_findings(found, None);
+            check_data(&h, bytes, total, &mut report);
+            Outline {
+                endian: h.endian,
+                kvs: h
+                    .kvs
+                    .iter()
+                    .map(|e| make_kv(bytes, h.endian, e, None))
+                    .collect(),
+                tensors: h
+                    .tensors
+                    .iter()
+                    .map(|t| make_tensor_info(bytes, h.endian, t, h.data_offset, true, None))
+                    .collect(),
+                data_offset: Some(h.data_offset),
+                alignment: Some(h.alignment),
+                expected_len: Some(h.file_size),
+                report,
+                stopped: false,
+            }
+        }
+        Err(stop) => {
+            let report = match stop {
+                Stop::Rule(d) => Report::from_findings(found, Some(d)),
+                Stop::Io(e) => incomplete(found, e),
+            };
+            let e = reached.endian;
+            Outline {
+                endian: e,
+                kvs: reached
+                    .kvs
+                    .iter()
+                    .map(|k| make_kv(bytes, e, k, None))
+                    .collect(),
+                tensors: reached
+                    .tensors
+                    .iter()
+                    .map(|t| make_tensor_info(bytes, e, t, 0, false, None))
+                    .collect(),
+                data_offset: None,
+                alignment: None,
+                expected_len: None,
+                report,
+                stopped: true,
+            }
+        }
+    }
+}
