@@ -7,6 +7,7 @@ use std::path::Path;
 
 use ggufkit::layout::{ByteLayout, FieldPath, FieldValue, KvPart, Severity, TensorInfoPart};
 use ggufkit::{GgmlType, Gguf, Rule, ValueType};
+use ggufkit_testkit::shared;
 
 fn sample() -> Vec<u8> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../samples/tiny-llama.gguf");
@@ -206,58 +207,43 @@ fn a_file_cut_short_is_mapped_up_to_the_break() {
 
 #[test]
 fn every_valid_corpus_file_is_tiled() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus");
-    if !dir.is_dir() {
-        eprintln!("SKIP: {} not found", dir.display());
-        return;
-    }
+    let Some(dir) = shared::corpus() else { return };
     let mut n = 0;
-    let mut stack = vec![dir];
-    while let Some(dir) = stack.pop() {
-        for e in std::fs::read_dir(&dir).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                stack.push(p);
-                continue;
-            }
-            if p.extension().is_none_or(|x| x != "gguf") {
-                continue;
-            }
-            let bytes = std::fs::read(&p).unwrap();
-            let layout = ByteLayout::of(&bytes);
-            let what = p.display().to_string();
-            if !layout.outline.report.valid() {
-                // still mapped: the stop is on a field
-                assert!(
-                    layout.fields.iter().any(|f| !f.findings.is_empty()),
-                    "{what}"
-                );
-                continue;
-            }
-            n += 1;
-            assert_tiles(&layout, bytes.len() as u64, &what);
-            let g = Gguf::from_bytes(&bytes).unwrap();
-            let kvs = layout
-                .fields
-                .iter()
-                .filter(|f| {
-                    matches!(
-                        f.path,
-                        FieldPath::Kv {
-                            part: KvPart::KeyLength,
-                            ..
-                        }
-                    )
-                })
-                .count();
-            assert_eq!(kvs, g.kv_count(), "{what}");
-            assert!(layout.tensor_infos_end() <= g.data_offset(), "{what}");
-            if g.tensor_count() > 0 {
-                assert!(
-                    g.data_offset() - layout.tensor_infos_end() < u64::from(g.alignment()),
-                    "{what}"
-                );
-            }
+    for p in shared::gguf_files(&dir) {
+        let bytes = std::fs::read(&p).unwrap();
+        let layout = ByteLayout::of(&bytes);
+        let what = p.display().to_string();
+        if !layout.outline.report.valid() {
+            // still mapped: the stop is on a field
+            assert!(
+                layout.fields.iter().any(|f| !f.findings.is_empty()),
+                "{what}"
+            );
+            continue;
+        }
+        n += 1;
+        assert_tiles(&layout, bytes.len() as u64, &what);
+        let g = Gguf::from_bytes(&bytes).unwrap();
+        let kvs = layout
+            .fields
+            .iter()
+            .filter(|f| {
+                matches!(
+                    f.path,
+                    FieldPath::Kv {
+                        part: KvPart::KeyLength,
+                        ..
+                    }
+                )
+            })
+            .count();
+        assert_eq!(kvs, g.kv_count(), "{what}");
+        assert!(layout.tensor_infos_end() <= g.data_offset(), "{what}");
+        if g.tensor_count() > 0 {
+            assert!(
+                g.data_offset() - layout.tensor_infos_end() < u64::from(g.alignment()),
+                "{what}"
+            );
         }
     }
     assert!(n > 50, "only {n} valid corpus files");

@@ -2,27 +2,18 @@
 //! rule of the KV-cache estimate and the tokenizer, and on real files of the shared corpus
 //! (skipped, with a note, when `../shared/corpus` is absent).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use ggufkit::summary::{
     ChatTemplate, FileType, Hyperparameters, KvCache, Summary, TokenRole, Tokenizer,
 };
 use ggufkit::write::{GgufBuilder, OwnedValue};
 use ggufkit::{Endian, GgmlType, Gguf, ValueType};
+use ggufkit_testkit::shared;
 
 fn sample() -> Vec<u8> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../samples/tiny-llama.gguf");
     std::fs::read(path).expect("samples/tiny-llama.gguf is committed")
-}
-
-fn corpus() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus");
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!("SKIP: {} not found", dir.display());
-        None
-    }
 }
 
 /// A file with these keys and no tensors.
@@ -243,7 +234,7 @@ fn tokenizer_roles_spellings_and_ids_outside_the_vocabulary() {
 
 #[test]
 fn corpus_models() {
-    let Some(c) = corpus() else { return };
+    let Some(c) = shared::corpus() else { return };
     let g = Gguf::open(c.join("models/llama-2-tiny-random.gguf")).unwrap();
     let s = Summary::of(&g);
     assert_eq!(s.parameters, 513_048);
@@ -282,34 +273,23 @@ fn corpus_models() {
 
 #[test]
 fn every_corpus_file_summarises() {
-    let Some(c) = corpus() else { return };
+    let Some(c) = shared::corpus() else { return };
     let mut n = 0;
-    let mut stack = vec![c];
-    while let Some(dir) = stack.pop() {
-        for e in std::fs::read_dir(&dir).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                stack.push(p);
-                continue;
-            }
-            if p.extension().is_none_or(|x| x != "gguf") {
-                continue;
-            }
-            let Ok(g) = Gguf::open_with(&p, &ggufkit::ReadOptions::permissive()) else {
-                continue;
-            };
-            let s = Summary::of(&g);
-            n += 1;
-            // the shares add up to the data, the layers and the rest to it as well
-            let by_type: u64 = s.types.iter().map(|t| t.bytes).sum();
-            let by_place: u64 = s.layers.iter().map(|l| l.bytes()).sum::<u64>()
-                + s.outside_layers.iter().map(|p| p.bytes).sum::<u64>();
-            assert_eq!(by_type, s.tensor_data_bytes, "{}", p.display());
-            assert_eq!(by_place, s.tensor_data_bytes, "{}", p.display());
-            let tensors: u64 = s.types.iter().map(|t| t.tensors).sum();
-            assert_eq!(tensors, s.format.tensor_count, "{}", p.display());
-            assert!(s.types.windows(2).all(|w| w[0].bytes >= w[1].bytes));
-        }
+    for p in shared::gguf_files(&c) {
+        let Ok(g) = Gguf::open_with(&p, &ggufkit::ReadOptions::permissive()) else {
+            continue;
+        };
+        let s = Summary::of(&g);
+        n += 1;
+        // the shares add up to the data, the layers and the rest to it as well
+        let by_type: u64 = s.types.iter().map(|t| t.bytes).sum();
+        let by_place: u64 = s.layers.iter().map(|l| l.bytes()).sum::<u64>()
+            + s.outside_layers.iter().map(|p| p.bytes).sum::<u64>();
+        assert_eq!(by_type, s.tensor_data_bytes, "{}", p.display());
+        assert_eq!(by_place, s.tensor_data_bytes, "{}", p.display());
+        let tensors: u64 = s.types.iter().map(|t| t.tensors).sum();
+        assert_eq!(tensors, s.format.tensor_count, "{}", p.display());
+        assert!(s.types.windows(2).all(|w| w[0].bytes >= w[1].bytes));
     }
     assert!(n > 50, "only {n} corpus files opened");
 }

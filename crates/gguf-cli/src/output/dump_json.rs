@@ -29,14 +29,8 @@ pub fn dump_json(g: &Gguf<'_>) -> Json {
         }
         j.raw("{").key("name").text(t.name_bytes());
         j.raw(",").key("type").str(t.ggml_type().name());
-        j.raw(",").key("shape").raw("[");
-        for (k, d) in t.shape().iter().enumerate() {
-            if k > 0 {
-                j.raw(",");
-            }
-            j.u64(*d);
-        }
-        j.raw("]");
+        j.raw(",").key("shape");
+        super::tensor::shape_json(&mut j, t.shape());
         j.raw(",").key("offset").u64(t.offset());
         j.raw(",").key("size").u64(t.size()).raw("}");
     }

@@ -8,16 +8,22 @@ use super::json::Json;
 pub fn tensor_json(j: &mut Json, t: &TensorInfo<'_>) {
     j.raw("{").key("name").text(t.name_bytes());
     j.raw(",").key("type").str(t.ggml_type().name());
-    j.raw(",").key("shape").raw("[");
-    for (k, d) in t.shape().iter().enumerate() {
+    j.raw(",").key("shape");
+    shape_json(j, t.shape());
+    j.raw(",").key("n_elements").u64(t.n_elements());
+    j.raw(",").key("size").u64(t.size());
+    j.raw(",").key("offset").u64(t.offset());
+    j.raw("}");
+}
+
+/// Dimensions as a JSON array of integers, as stored (ne0 first).
+pub fn shape_json(j: &mut Json, shape: &[u64]) {
+    j.raw("[");
+    for (k, d) in shape.iter().enumerate() {
         if k > 0 {
             j.raw(",");
         }
         j.u64(*d);
     }
     j.raw("]");
-    j.raw(",").key("n_elements").u64(t.n_elements());
-    j.raw(",").key("size").u64(t.size());
-    j.raw(",").key("offset").u64(t.offset());
-    j.raw("}");
 }
