@@ -185,3 +185,44 @@ fn refusals_leave_no_file_behind() {
         .collect();
     assert_eq!(left, ["x.npy"]);
 }
+
+/// The values in memory are the .npy file's values, bit for bit, for every tensor of the sample
+/// and of both byte orders, integers in their own type.
+#[test]
+fn tensor_values_are_the_npy_values() {
+    use ggufkit::export::{tensor_values, TensorValues};
+    let le = std::fs::read(sample()).unwrap();
+    let mut b = GgufBuilder::new();
+    b.set("general.architecture", "x").unwrap();
+    let ints: Vec<u8> = (0..16i32).flat_map(|v| (v * -7).to_be_bytes()).collect();
+    b.endian(ggufkit::Endian::Big);
+    b.add_tensor_with_data("ints", GgmlType::I32, &[8, 2], &ints)
+        .unwrap();
+    let be = b.to_vec().unwrap();
+    let mut checked = 0;
+    for bytes in [&le, &be] {
+        let g = Gguf::from_bytes(bytes).unwrap();
+        for t in g.tensors() {
+            let data = t.data().unwrap();
+            let mut file = Vec::new();
+            write_npy(&mut file, &t, data).unwrap();
+            let (_, want) = npy(&file);
+            let got: Vec<u8> = match tensor_values(&t, data).unwrap() {
+                TensorValues::F32(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+                TensorValues::I8(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+                TensorValues::I16(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+                TensorValues::I32(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+                TensorValues::I64(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+            };
+            assert_eq!(got, want, "{}", t.name());
+            checked += 1;
+        }
+    }
+    let g = Gguf::from_bytes(&be).unwrap();
+    let t = g.tensor("ints").unwrap();
+    let TensorValues::I32(v) = tensor_values(&t, t.data().unwrap()).unwrap() else {
+        panic!("i32 tensors stay i32");
+    };
+    assert_eq!(v[..3], [0, -7, -14]);
+    assert!(checked > 2, "{checked}");
+}

@@ -5,9 +5,9 @@ use std::path::PathBuf;
 use ggufkit::summary::Summary;
 
 use super::{open, CmdResult, FAILED, OK};
-use crate::output::summary_json::summary_json;
 use crate::output::summary_text::summary_text;
 use crate::output::{print, Style};
+use ggufkit::summary::summary_json;
 
 #[derive(clap::Args)]
 pub struct Args {

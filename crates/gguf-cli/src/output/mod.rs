@@ -12,7 +12,6 @@ pub mod layout_text;
 pub mod markdown;
 pub mod progress;
 pub mod summary;
-pub mod summary_json;
 pub mod summary_text;
 pub mod svg;
 pub mod table;

@@ -52,6 +52,57 @@ pub(super) fn check(t: &TensorInfo<'_>, data: &[u8]) -> Result<()> {
     Ok(())
 }
 
+/// A tensor's values in memory, as an export holds them: `f32` for the float and quantized
+/// types, integer tensors in their own type, in the machine's byte order. The stored shape
+/// reversed (C order) is the array's shape.
+#[derive(Clone, Debug, PartialEq)]
+pub enum TensorValues {
+    /// Every float and quantized type, dequantized as ggml does.
+    F32(Vec<f32>),
+    /// `i8` tensors.
+    I8(Vec<i8>),
+    /// `i16` tensors.
+    I16(Vec<i16>),
+    /// `i32` tensors.
+    I32(Vec<i32>),
+    /// `i64` tensors.
+    I64(Vec<i64>),
+}
+
+/// The values of tensor `t`, whose bytes are `data` (checked to be the tensor's size): what
+/// [`write_npy`](super::write_npy) writes, held in memory. Dequantizes on every core.
+pub fn tensor_values(t: &TensorInfo<'_>, data: &[u8]) -> Result<TensorValues> {
+    check(t, data)?;
+    let e = t.endian();
+    // one element from its stored bytes in the file's byte order
+    fn ints<const N: usize, T>(data: &[u8], e: Endian, from: fn([u8; N]) -> T) -> Vec<T> {
+        data.chunks_exact(N)
+            .map(|c| {
+                let mut b = [0u8; N];
+                b.copy_from_slice(c);
+                if e == Endian::Big {
+                    b.reverse();
+                }
+                from(b)
+            })
+            .collect()
+    }
+    Ok(match t.ggml_type() {
+        GgmlType::I8 => TensorValues::I8(data.iter().map(|&b| b as i8).collect()),
+        GgmlType::I16 => TensorValues::I16(ints(data, e, i16::from_le_bytes)),
+        GgmlType::I32 => TensorValues::I32(ints(data, e, i32::from_le_bytes)),
+        GgmlType::I64 => TensorValues::I64(ints(data, e, i64::from_le_bytes)),
+        ty => {
+            let n = usize::try_from(t.n_elements()).map_err(|_| Error::ExportTooLarge {
+                tensor: t.name().into_owned(),
+            })?;
+            let mut out = vec![0f32; n];
+            quant::dequantize_par(ty, data, e, &mut out)?;
+            TensorValues::F32(out)
+        }
+    })
+}
+
 /// Streams the values of tensor `t`, whose bytes are `data`, to `w` as little-endian `dtype` (an
 /// integer tensor in its own dtype), a run of blocks at a time. The bytes are copied as they are
 /// when they already are what is asked for (keeping NaN payloads).

@@ -22,7 +22,7 @@ use crate::value::{ArrayView, Value};
 enum Bytes<'a> {
     Borrowed(&'a [u8]),
     Mapped(map::Map),
-    /// A header read from a stream: tensor data is not present.
+    /// A stream's header (tensor data not present), or a whole file handed over as a buffer.
     Owned(Vec<u8>),
 }
 
@@ -114,6 +114,19 @@ impl Gguf<'static> {
             },
             reader,
         ))
+    }
+}
+
+impl Gguf<'static> {
+    /// Parses a GGUF held in a buffer it takes ownership of (bytes a program received rather
+    /// than mapped): the same checks as [`Gguf::from_bytes`], without a lifetime to carry.
+    pub fn from_vec(bytes: Vec<u8>) -> Result<Self> {
+        Self::from_vec_with(bytes, &ReadOptions::default())
+    }
+
+    /// [`Gguf::from_vec`] with options.
+    pub fn from_vec_with(bytes: Vec<u8>, options: &ReadOptions) -> Result<Self> {
+        Self::from_storage(Bytes::Owned(bytes), options.mode())
     }
 }
 

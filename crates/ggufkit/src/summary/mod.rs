@@ -3,15 +3,18 @@
 //! load it, the KV cache it needs per token of context, its tokenizer and its llama.cpp file type.
 //!
 //! One typed model, [`Summary`], built by [`Summary::of`]; `gguf info`, `gguf dump --markdown` and
-//! `gguf report` render it, and so can any other program. Nothing in it is formatted for display.
+//! `gguf report` render it, and so can any other program. Nothing in it is formatted for display but its
+//! contract JSON form, [`summary_json`], shared by `gguf info --json` and the Python package.
 #![forbid(unsafe_code)]
 
 mod file_type;
+mod json;
 mod kv_cache;
 mod layers;
 mod tokenizer;
 
 pub use file_type::FileType;
+pub use json::summary_json;
 pub use kv_cache::KvCache;
 pub use layers::{LayerBytes, PrefixBytes};
 pub use tokenizer::{SpecialToken, TokenRole, Tokenizer};

@@ -1,10 +1,10 @@
-//! The model summary as `gguf info --json` writes it: one object per file, one line each, every
-//! fact of [`Summary`] with its numbers exact (`docs/json.md`).
+//! The model summary in the contract's JSON form (`docs/json.md`): what `gguf info --json` prints
+//! for each file and what the Python package's `summary()` returns, written once so that both
+//! give the same answer. Every fact of [`Summary`], its numbers exact.
 
-use ggufkit::summary::{ChatTemplate, Summary};
-use ggufkit::Report;
-
-use super::json::Json;
+use super::{ChatTemplate, Summary};
+use crate::json::Json;
+use crate::Report;
 
 fn opt_u64(j: &mut Json, v: Option<u64>) {
     match v {
