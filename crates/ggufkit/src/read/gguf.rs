@@ -420,10 +420,16 @@ impl<'a> Gguf<'a> {
     /// The tensor with this name, in O(1) (the first one, when permissive reading let a repeated
     /// name through).
     pub fn tensor(&self, name: &str) -> Option<TensorInfo<'_>> {
+        self.tensor_at(self.tensor_index(name)?)
+    }
+
+    /// The file-order index of the tensor with this name, in O(1) (the first one, when a name
+    /// repeats): what [`Gguf::tensor_at`] takes.
+    pub fn tensor_index(&self, name: &str) -> Option<usize> {
         let j = self
             .header
             .tensor_position(self.bytes.get(), name.as_bytes())?;
-        Some(self.tensor_info(self.header.tensors.at(j)))
+        Some(j as usize)
     }
 
     /// Total bytes of tensor data (without padding).

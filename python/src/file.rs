@@ -1,0 +1,348 @@
+//! `ggufkit.open` and the `File` it returns: the format facts, the metadata (values converted on
+//! access), the tensors, the summary and the report. Opening reads the header only.
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use ggufkit::remote::{is_remote, RemoteGguf, RemoteOptions};
+use ggufkit::summary::{summary_json, Summary};
+use ggufkit::{Gguf, ReadOptions};
+use pyo3::exceptions::{PyKeyError, PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyByteArray, PyBytes, PyList, PyTuple};
+
+use crate::check::Report;
+use crate::errors::OrRaise;
+use crate::held::{Held, Source};
+use crate::tensor::Tensor;
+use crate::values::{str_to_py, value_to_py, Place};
+
+/// What `open` accepts: a path, a URL, or bytes.
+enum Input {
+    Path(PathBuf, String),
+    Url(String),
+    Bytes(Vec<u8>),
+}
+
+fn input(source: &Bound<'_, PyAny>) -> PyResult<Input> {
+    if let Ok(b) = source.cast::<PyBytes>() {
+        return Ok(Input::Bytes(b.as_bytes().to_vec()));
+    }
+    if let Ok(b) = source.cast::<PyByteArray>() {
+        return Ok(Input::Bytes(b.to_vec()));
+    }
+    if source.hasattr("tobytes")? && !source.hasattr("__fspath__")? {
+        // memoryview (and numpy arrays): their bytes, copied once into the file's own buffer
+        let b = source.call_method0("tobytes")?;
+        return Ok(Input::Bytes(b.cast::<PyBytes>()?.as_bytes().to_vec()));
+    }
+    if let Ok(s) = source.extract::<String>() {
+        if is_remote(&s) {
+            return Ok(Input::Url(s));
+        }
+        return Ok(Input::Path(PathBuf::from(&s), s));
+    }
+    match source.extract::<PathBuf>() {
+        Ok(p) => {
+            let name = p.display().to_string();
+            Ok(Input::Path(p, name))
+        }
+        Err(_) => Err(PyTypeError::new_err(format!(
+            "ggufkit.open takes a path, a URL, bytes, bytearray or memoryview, not {}",
+            source.get_type().name()?
+        ))),
+    }
+}
+
+/// Opens a GGUF: a path (memory-mapped), bytes, or an http(s)/s3/gs/az URL (the header by range
+/// requests). With `permissive`, files ggml would load open even when the spec rejects them;
+/// `report()` says what is wrong.
+#[pyfunction]
+#[pyo3(signature = (source, *, permissive = false))]
+pub fn open(py: Python<'_>, source: &Bound<'_, PyAny>, permissive: bool) -> PyResult<File> {
+    let options = if permissive {
+        ReadOptions::permissive()
+    } else {
+        ReadOptions::default()
+    };
+    let held = match input(source)? {
+        Input::Path(p, name) => {
+            let g = py
+                .detach(|| Gguf::open_with(&p, &options))
+                .or_raise(py, &name)?;
+            Held {
+                source: Source::Local(g),
+                name,
+            }
+        }
+        Input::Bytes(b) => {
+            let g = py
+                .detach(|| Gguf::from_vec_with(b, &options))
+                .or_raise(py, "<bytes>")?;
+            Held {
+                source: Source::Local(g),
+                name: "<bytes>".into(),
+            }
+        }
+        Input::Url(url) => {
+            let r = py
+                .detach(|| RemoteGguf::open_with(&url, &RemoteOptions::from_env(), &options))
+                .or_raise(py, &url)?;
+            Held {
+                source: Source::Remote(r),
+                name: url,
+            }
+        }
+    };
+    Ok(File {
+        held: Mutex::new(Some(Arc::new(held))),
+        tensors: Mutex::new(None),
+    })
+}
+
+/// One metadata pair: its key, type names (as the CLI contract spells them), where it starts in
+/// the file, and its value.
+#[pyclass(frozen, get_all, module = "ggufkit")]
+pub struct Field {
+    key: String,
+    /// The value's type: "uint32", "string", "array", ...
+    r#type: String,
+    /// For arrays, the elements' type; else None.
+    element_type: Option<String>,
+    /// Byte offset of the pair (its key length field) from the start of the file.
+    offset: u64,
+    value: Py<PyAny>,
+}
+
+#[pymethods]
+impl Field {
+    fn __repr__(&self) -> String {
+        format!(
+            "Field(key={:?}, type={:?}, offset={})",
+            self.key, self.r#type, self.offset
+        )
+    }
+}
+
+/// An opened GGUF. A context manager; `close()` releases the map once nothing borrows it.
+#[pyclass(frozen, module = "ggufkit")]
+pub struct File {
+    held: Mutex<Option<Arc<Held>>>,
+    tensors: Mutex<Option<Py<PyTuple>>>,
+}
+
+impl File {
+    fn held(&self) -> PyResult<Arc<Held>> {
+        self.held
+            .lock()
+            .map_err(|_| PyValueError::new_err("the file's lock was poisoned"))?
+            .clone()
+            .ok_or_else(|| PyValueError::new_err("I/O operation on closed GGUF file"))
+    }
+}
+
+#[pymethods]
+impl File {
+    /// The format version (2 or 3).
+    #[getter]
+    fn version(&self) -> PyResult<u32> {
+        Ok(self.held()?.gguf().version())
+    }
+
+    /// "little" or "big".
+    #[getter]
+    fn endian(&self) -> PyResult<&'static str> {
+        Ok(self.held()?.gguf().endian().name())
+    }
+
+    /// The alignment of tensor data (`general.alignment`, 32 when absent).
+    #[getter]
+    fn alignment(&self) -> PyResult<u32> {
+        Ok(self.held()?.gguf().alignment())
+    }
+
+    /// Absolute offset of the tensor data section.
+    #[getter]
+    fn tensor_data_offset(&self) -> PyResult<u64> {
+        Ok(self.held()?.gguf().data_offset())
+    }
+
+    /// The length the header implies (the spec's `len_file`).
+    #[getter]
+    fn file_size(&self) -> PyResult<u64> {
+        Ok(self.held()?.gguf().expected_len())
+    }
+
+    /// `general.architecture`, or None.
+    #[getter]
+    fn architecture(&self) -> PyResult<Option<String>> {
+        Ok(self.held()?.gguf().architecture().map(str::to_string))
+    }
+
+    /// The path, URL or `<bytes>` the file was opened from.
+    #[getter]
+    fn name(&self) -> PyResult<String> {
+        Ok(self.held()?.name.clone())
+    }
+
+    /// The keys, in file order (a repeated key, in permissive files, once: where it last occurs).
+    fn _keys<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let held = self.held()?;
+        let g = held.gguf();
+        let list = PyList::empty(py);
+        for (i, kv) in g.metadata().enumerate() {
+            let last = kv.key.as_str().is_none_or(|k| g.kv_index(k) == Some(i));
+            if last {
+                list.append(str_to_py(py, &kv.key)?)?;
+            }
+        }
+        Ok(list)
+    }
+
+    /// The number of distinct keys.
+    fn _len(&self, py: Python<'_>) -> PyResult<usize> {
+        Ok(self._keys(py)?.len())
+    }
+
+    /// The value of `key`; KeyError when absent.
+    fn _get<'py>(&self, py: Python<'py>, key: &str) -> PyResult<Bound<'py, PyAny>> {
+        let held = self.held()?;
+        let g = held.gguf();
+        let i = g
+            .kv_index(key)
+            .ok_or_else(|| PyKeyError::new_err(key.to_string()))?;
+        let kv = g.kv_at(i).expect("an index the file gave");
+        value_to_py(
+            py,
+            &held,
+            Place {
+                kv: i,
+                path: vec![],
+            },
+            &kv.value,
+        )
+    }
+
+    /// Whether `key` is present.
+    fn _contains(&self, key: &str) -> PyResult<bool> {
+        Ok(self.held()?.gguf().kv_index(key).is_some())
+    }
+
+    /// The pair `key` with its types and offset; KeyError when absent.
+    fn field(&self, py: Python<'_>, key: &str) -> PyResult<Field> {
+        let held = self.held()?;
+        let g = held.gguf();
+        let i = g
+            .kv_index(key)
+            .ok_or_else(|| PyKeyError::new_err(key.to_string()))?;
+        let kv = g.kv_at(i).expect("an index the file gave");
+        let value = value_to_py(
+            py,
+            &held,
+            Place {
+                kv: i,
+                path: vec![],
+            },
+            &kv.value,
+        )?
+        .unbind();
+        Ok(Field {
+            key: key.to_string(),
+            r#type: kv.value_type().name().to_string(),
+            element_type: kv
+                .value
+                .as_array()
+                .map(|a| a.element_type().name().to_string()),
+            offset: kv.offset,
+            value,
+        })
+    }
+
+    /// Every tensor, in file order.
+    #[getter]
+    fn tensors<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        let held = self.held()?;
+        let mut cache = self
+            .tensors
+            .lock()
+            .map_err(|_| PyValueError::new_err("the file's lock was poisoned"))?;
+        if let Some(t) = cache.as_ref() {
+            return Ok(t.bind(py).clone());
+        }
+        let n = held.gguf().tensor_count();
+        let items: Vec<Tensor> = (0..n)
+            .map(|index| Tensor::new(held.clone(), index))
+            .collect();
+        let tuple = PyTuple::new(py, items)?;
+        *cache = Some(tuple.clone().unbind());
+        Ok(tuple)
+    }
+
+    /// The tensor named `name`; KeyError when absent.
+    fn tensor(&self, name: &str) -> PyResult<Tensor> {
+        let held = self.held()?;
+        let g = held.gguf();
+        match g.tensor_index(name) {
+            Some(index) => Ok(Tensor::new(held.clone(), index)),
+            None => Err(PyKeyError::new_err(name.to_string())),
+        }
+    }
+
+    /// What `gguf info --json` prints for this file, as a dict.
+    fn summary<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let held = self.held()?;
+        let g = held.gguf();
+        let text = summary_json(&held.name, g.report(), &Summary::of(g));
+        py.import("json")?.call_method1("loads", (text,))
+    }
+
+    /// What is wrong with the file (nothing for a file opened strictly, which is valid).
+    fn report(&self) -> PyResult<Report> {
+        let held = self.held()?;
+        Ok(Report::of(held.gguf().report()))
+    }
+
+    /// Releases the file; the map goes once no tensor, array or view borrows it.
+    fn close(&self) -> PyResult<()> {
+        if let Ok(mut h) = self.held.lock() {
+            *h = None;
+        }
+        if let Ok(mut t) = self.tensors.lock() {
+            *t = None;
+        }
+        Ok(())
+    }
+
+    /// Whether `close()` was called.
+    #[getter]
+    fn closed(&self) -> bool {
+        self.held.lock().map(|h| h.is_none()).unwrap_or(true)
+    }
+
+    fn __enter__(slf: Py<Self>) -> Py<Self> {
+        slf
+    }
+
+    #[pyo3(signature = (*_args))]
+    fn __exit__(&self, _args: &Bound<'_, PyTuple>) -> PyResult<bool> {
+        self.close()?;
+        Ok(false)
+    }
+
+    fn __repr__(&self) -> String {
+        match self.held() {
+            Ok(h) => {
+                let g = h.gguf();
+                format!(
+                    "<ggufkit.File {:?} v{} {} kv={} tensors={}>",
+                    h.name,
+                    g.version(),
+                    g.endian().name(),
+                    g.kv_count(),
+                    g.tensor_count()
+                )
+            }
+            Err(_) => "<ggufkit.File closed>".into(),
+        }
+    }
+}

@@ -1,0 +1,38 @@
+//! `ggufkit._native`: the Python binding of the ggufkit library. Every function here parses
+//! Python arguments, calls the library and converts what it returns; the rules of GGUF live in
+//! the library, so Python and the `gguf` CLI give the same answers. The Python package
+//! (`python/ggufkit/`) adds the Mapping of metadata, the exceptions and the gguf-py
+//! compatibility reader on top.
+#![deny(unsafe_code)]
+
+mod check;
+mod codec;
+mod errors;
+mod file;
+#[allow(unsafe_code)] // one block: numpy arrays over the map (see its SAFETY comment)
+mod held;
+mod pyvalue;
+mod tensor;
+mod values;
+mod writer;
+
+use pyo3::prelude::*;
+
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<file::File>()?;
+    m.add_class::<file::Field>()?;
+    m.add_class::<tensor::Tensor>()?;
+    m.add_class::<values::StringArray>()?;
+    m.add_class::<check::Report>()?;
+    m.add_class::<check::Finding>()?;
+    m.add_class::<writer::Writer>()?;
+    m.add_class::<held::Keep>()?;
+    m.add_function(wrap_pyfunction!(file::open, m)?)?;
+    m.add_function(wrap_pyfunction!(check::validate, m)?)?;
+    m.add_function(wrap_pyfunction!(codec::quantize_py, m)?)?;
+    m.add_function(wrap_pyfunction!(codec::dequantize_py, m)?)?;
+    m.add_function(wrap_pyfunction!(writer::edit, m)?)?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}

@@ -1,0 +1,262 @@
+//! Metadata values as Python objects: scalars as `int`, `float`, `bool` and `str`; numeric arrays
+//! as read-only numpy arrays over the header's bytes (in the file's byte order, so zero-copy for
+//! both); string arrays as the lazy [`StringArray`]; arrays of arrays as lists.
+
+use std::sync::{Arc, OnceLock};
+
+use ggufkit::{ArrayView, Endian, Str, Value, ValueType};
+use numpy::PyArray1;
+use pyo3::exceptions::{PyIndexError, PyTypeError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyList, PySlice, PyString};
+use pyo3::IntoPyObjectExt;
+
+use crate::held::{borrow_bytes, read_only, Held};
+
+/// A string as `str`. Bytes that are not UTF-8 (only in files opened permissively) decode with
+/// `surrogateescape`, so `s.encode("utf-8", "surrogateescape")` gives them back exactly.
+pub fn str_to_py<'py>(py: Python<'py>, s: &Str<'_>) -> PyResult<Bound<'py, PyAny>> {
+    match s.as_str() {
+        Some(t) => Ok(PyString::new(py, t).into_any()),
+        None => PyBytes::new(py, s.as_bytes()).call_method1("decode", ("utf-8", "surrogateescape")),
+    }
+}
+
+/// The numpy dtype of a numeric array's elements in byte order `e` (`None` for bool, string and
+/// array elements).
+fn dtype(elem: ValueType, e: Endian) -> Option<String> {
+    let code = match elem {
+        ValueType::U8 => "u1",
+        ValueType::I8 => "i1",
+        ValueType::U16 => "u2",
+        ValueType::I16 => "i2",
+        ValueType::U32 => "u4",
+        ValueType::I32 => "i4",
+        ValueType::U64 => "u8",
+        ValueType::I64 => "i8",
+        ValueType::F32 => "f4",
+        ValueType::F64 => "f8",
+        ValueType::Bool | ValueType::String | ValueType::Array => return None,
+    };
+    let order = if e == Endian::Big { '>' } else { '<' };
+    Some(format!("{order}{code}"))
+}
+
+/// Where a value lies: the pair's index, then the element index at each level of nesting.
+#[derive(Clone, Debug)]
+pub struct Place {
+    pub kv: usize,
+    pub path: Vec<u64>,
+}
+
+impl Place {
+    /// The array at this place in `held`'s file.
+    fn array<'a>(&self, held: &'a Held) -> Option<ArrayView<'a>> {
+        let mut a = held.gguf().kv_at(self.kv)?.value.as_array()?;
+        for &i in &self.path {
+            a = a.get(i)?.as_array()?;
+        }
+        Some(a)
+    }
+
+    fn child(&self, i: u64) -> Place {
+        let mut path = self.path.clone();
+        path.push(i);
+        Place { kv: self.kv, path }
+    }
+}
+
+/// The value `v`, found at `place` of `held`'s file, as a Python object.
+pub fn value_to_py<'py>(
+    py: Python<'py>,
+    held: &Arc<Held>,
+    place: Place,
+    v: &Value<'_>,
+) -> PyResult<Bound<'py, PyAny>> {
+    match *v {
+        Value::U8(x) => x.into_bound_py_any(py),
+        Value::I8(x) => x.into_bound_py_any(py),
+        Value::U16(x) => x.into_bound_py_any(py),
+        Value::I16(x) => x.into_bound_py_any(py),
+        Value::U32(x) => x.into_bound_py_any(py),
+        Value::I32(x) => x.into_bound_py_any(py),
+        Value::U64(x) => x.into_bound_py_any(py),
+        Value::I64(x) => x.into_bound_py_any(py),
+        Value::F32(x) => f64::from(x).into_bound_py_any(py),
+        Value::F64(x) => x.into_bound_py_any(py),
+        Value::Bool(b) => (b != 0).into_bound_py_any(py),
+        Value::String(ref s) => str_to_py(py, s),
+        Value::Array(a) => array_to_py(py, held, place, &a),
+    }
+}
+
+fn array_to_py<'py>(
+    py: Python<'py>,
+    held: &Arc<Held>,
+    place: Place,
+    a: &ArrayView<'_>,
+) -> PyResult<Bound<'py, PyAny>> {
+    match a.element_type() {
+        ValueType::String => {
+            let len = usize::try_from(a.len())
+                .map_err(|_| PyIndexError::new_err("array longer than this machine's memory"))?;
+            Bound::new(
+                py,
+                StringArray {
+                    held: held.clone(),
+                    place,
+                    len,
+                    spans: OnceLock::new(),
+                },
+            )
+            .map(Bound::into_any)
+        }
+        ValueType::Bool => {
+            // copied: a bool byte other than 0 and 1 (permissive files) must still read as True
+            let v: Vec<bool> = a.raw_bytes().iter().map(|&b| b != 0).collect();
+            let arr = PyArray1::from_vec(py, v).into_any();
+            read_only(&arr)?;
+            Ok(arr)
+        }
+        ValueType::Array => {
+            let list = PyList::empty(py);
+            for (i, item) in a.iter().enumerate() {
+                list.append(value_to_py(py, held, place.child(i as u64), &item)?)?;
+            }
+            Ok(list.into_any())
+        }
+        elem => {
+            let dtype = dtype(elem, a.endian()).expect("numeric element type");
+            borrow_bytes(py, held, a.raw_bytes())?.call_method1("view", (dtype,))
+        }
+    }
+}
+
+/// The strings of a metadata array, decoded one at a time as they are asked for: nothing is
+/// built when the file is opened, and a 262k-token vocabulary costs nothing until it is read.
+/// Indexing finds the strings' positions in one pass, the first time.
+#[pyclass(frozen, sequence, module = "ggufkit")]
+pub struct StringArray {
+    held: Arc<Held>,
+    place: Place,
+    len: usize,
+    /// (start, length) of each string within the array's bytes, found at the first index.
+    spans: OnceLock<Vec<(usize, usize)>>,
+}
+
+impl StringArray {
+    fn view(&self) -> PyResult<ArrayView<'_>> {
+        self.place
+            .array(&self.held)
+            .ok_or_else(|| PyTypeError::new_err("the array is gone from its file"))
+    }
+
+    fn spans(&self) -> PyResult<&[(usize, usize)]> {
+        if let Some(s) = self.spans.get() {
+            return Ok(s);
+        }
+        let a = self.view()?;
+        let base = a.raw_bytes().as_ptr() as usize;
+        let spans = a
+            .strings()
+            .into_iter()
+            .flatten()
+            .map(|s| (s.as_bytes().as_ptr() as usize - base, s.len()))
+            .collect();
+        Ok(self.spans.get_or_init(|| spans))
+    }
+
+    fn item<'py>(&self, py: Python<'py>, i: usize) -> PyResult<Bound<'py, PyAny>> {
+        let (start, len) = self.spans()?[i];
+        let a = self.view()?;
+        let bytes = &a.raw_bytes()[start..start + len];
+        match std::str::from_utf8(bytes) {
+            Ok(t) => Ok(PyString::new(py, t).into_any()),
+            Err(_) => PyBytes::new(py, bytes).call_method1("decode", ("utf-8", "surrogateescape")),
+        }
+    }
+
+    /// Every string, in order, as a list.
+    fn all<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let a = self.view()?;
+        let list = PyList::empty(py);
+        for s in a.strings().into_iter().flatten() {
+            list.append(str_to_py(py, &s)?)?;
+        }
+        Ok(list)
+    }
+}
+
+#[pymethods]
+impl StringArray {
+    fn __len__(&self) -> usize {
+        self.len
+    }
+
+    /// One string (negative indices count from the end), or a list for a slice.
+    fn __getitem__<'py>(
+        &self,
+        py: Python<'py>,
+        index: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        if let Ok(slice) = index.cast::<PySlice>() {
+            let ix = slice.indices(self.len as isize)?;
+            let list = PyList::empty(py);
+            let mut i = ix.start;
+            for _ in 0..ix.slicelength {
+                list.append(self.item(py, i as usize)?)?;
+                i += ix.step;
+            }
+            return Ok(list.into_any());
+        }
+        let i: isize = index
+            .extract()
+            .map_err(|_| PyTypeError::new_err("StringArray indices must be integers or slices"))?;
+        let n = self.len as isize;
+        let j = if i < 0 { i + n } else { i };
+        if j < 0 || j >= n {
+            return Err(PyIndexError::new_err(format!(
+                "index {i} out of range for {} strings",
+                self.len
+            )));
+        }
+        self.item(py, j as usize)
+    }
+
+    fn __iter__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.all(py)?.into_any().try_iter().map(Bound::into_any)
+    }
+
+    fn __contains__(&self, py: Python<'_>, s: &Bound<'_, PyAny>) -> PyResult<bool> {
+        self.all(py)?.contains(s)
+    }
+
+    /// Every string as a `list[str]`.
+    fn tolist<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        self.all(py)
+    }
+
+    fn __eq__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<bool> {
+        let Ok(items) = other.try_iter() else {
+            return Ok(false);
+        };
+        let mine = self.all(py)?;
+        let theirs = PyList::empty(py);
+        for x in items {
+            theirs.append(x?)?;
+        }
+        mine.eq(theirs)
+    }
+
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        let head: Vec<String> = (0..self.len.min(3))
+            .map(|i| self.item(py, i)?.repr().map(|r| r.to_string()))
+            .collect::<PyResult<_>>()?;
+        let more = if self.len > 3 { ", ..." } else { "" };
+        Ok(format!(
+            "StringArray([{}{more}], len={})",
+            head.join(", "),
+            self.len
+        ))
+    }
+}
