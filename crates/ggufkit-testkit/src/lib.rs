@@ -7,6 +7,7 @@
 //! - [`compare`]: asserts that what the library read is what was written.
 //! - [`walk`]: touches everything a parsed file exposes, checking the library's invariants.
 //! - [`header_walk`]: the lighter walk the benchmarks time.
+//! - [`cases`]: the hostile suites' files written out for the Python tests.
 //! - [`checks`]: the agreement of the library's entry points on any bytes.
 //! - [`chunked`]: a reader that hands out its bytes in small chunks.
 //! - [`shared`]: the corpus and reference files of `../shared`, or a `SKIPPED` line.
@@ -15,6 +16,7 @@
 //! - `server` (feature `server`): an HTTP/1.1 test server that injects faults.
 #![forbid(unsafe_code)]
 
+pub mod cases;
 pub mod checks;
 pub mod chunked;
 pub mod compare;

@@ -12,6 +12,7 @@ use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
 use std::time::{Duration, Instant};
 
 use ggufkit::{GgmlType, Gguf, ReadOptions};
+use ggufkit_testkit::cases::{self, Expect};
 use ggufkit_testkit::{Chunked, Model, T, V};
 
 struct Counting;
@@ -307,6 +308,7 @@ fn allocation_and_time_stay_bounded() {
     let mut failures = Vec::new();
     for c in &cases {
         let b = &c.bytes;
+        cases::record("hostile_alloc", b, Expect::Survives);
         let bound = (FACTOR * b.len() as f64) as usize + SLACK;
         let stream_bound = ((FACTOR + STREAM_EXTRA) * b.len() as f64) as usize + SLACK;
         let t0 = Instant::now();

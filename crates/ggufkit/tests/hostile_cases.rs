@@ -5,6 +5,7 @@
 //! rule is in the header).
 
 use ggufkit::{Endian, GgmlType, Gguf, ReadOptions, Rule};
+use ggufkit_testkit::cases::{self, Expect};
 use ggufkit_testkit::checks::{check_paths, check_stream};
 use ggufkit_testkit::compare::{assert_model_eq, assert_value_eq};
 use ggufkit_testkit::fixtures::deep_nesting;
@@ -14,6 +15,8 @@ use ggufkit_testkit::{Chunked, Model, T, V};
 /// Checks every entry point's verdict on `bytes`: rule `rule` at byte `offset`.
 #[track_caller]
 fn expect_err(bytes: &[u8], rule: Rule, offset: u64) {
+    let id = rule.id();
+    cases::record("hostile_cases", bytes, Expect::Fails { rule: id, offset });
     let e = Gguf::from_bytes(bytes).expect_err("strict reading must fail");
     let d = e
         .diagnostic()
@@ -52,6 +55,7 @@ fn expect_err(bytes: &[u8], rule: Rule, offset: u64) {
 
 #[track_caller]
 fn expect_ok(bytes: &[u8]) -> Gguf<'_> {
+    cases::record("hostile_cases", bytes, Expect::Opens);
     let g = Gguf::from_bytes(bytes).unwrap_or_else(|e| panic!("must open: {e}"));
     assert!(ggufkit::validate_bytes(bytes).valid());
     check_stream(bytes, vec![1, 2, 5]);
