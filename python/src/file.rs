@@ -9,13 +9,13 @@ use ggufkit::summary::{summary_json, Summary};
 use ggufkit::{Gguf, ReadOptions};
 use pyo3::exceptions::{PyKeyError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyByteArray, PyBytes, PyList, PyTuple};
+use pyo3::types::{PyByteArray, PyBytes, PyList, PyString, PyTuple};
 
 use crate::check::Report;
 use crate::errors::OrRaise;
 use crate::held::{Held, Source};
 use crate::tensor::Tensor;
-use crate::values::{str_to_py, value_to_py, Place};
+use crate::values::{str_to_py, value_to_py};
 
 /// What `open` accepts: a path, a URL, or bytes.
 enum Input {
@@ -100,11 +100,30 @@ pub fn open(py: Python<'_>, source: &Bound<'_, PyAny>, permissive: bool) -> PyRe
     })
 }
 
+/// The index of pair `key` (the last occurrence of a repeated key), or KeyError. A key that is
+/// not UTF-8 (permissive files) is given as the `str` the mapping yields for it, with its bytes
+/// in surrogate escapes.
+fn find_kv(g: &Gguf<'static>, key: &Bound<'_, PyAny>) -> PyResult<usize> {
+    let missing = || PyKeyError::new_err(key.clone().unbind());
+    let s = key.cast::<PyString>().map_err(|_| missing())?;
+    if let Ok(k) = s.to_cow() {
+        return g.kv_index(&k).ok_or_else(missing);
+    }
+    let raw = s.call_method1("encode", ("utf-8", "surrogateescape"))?;
+    let raw = raw.cast::<PyBytes>()?.as_bytes();
+    let found = g
+        .metadata()
+        .enumerate()
+        .filter(|(_, kv)| kv.key.as_bytes() == raw)
+        .last();
+    found.map(|(i, _)| i).ok_or_else(missing)
+}
+
 /// One metadata pair: its key, type names (as the CLI contract spells them), where it starts in
 /// the file, and its value.
 #[pyclass(frozen, get_all, module = "ggufkit")]
 pub struct Field {
-    key: String,
+    key: Py<PyAny>,
     /// The value's type: "uint32", "string", "array", ...
     r#type: String,
     /// For arrays, the elements' type; else None.
@@ -189,10 +208,13 @@ impl File {
     fn _keys<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         let held = self.held()?;
         let g = held.gguf();
+        let mut last = std::collections::HashMap::with_capacity(g.kv_count());
+        for (i, kv) in g.metadata().enumerate() {
+            last.insert(kv.key.as_bytes(), i);
+        }
         let list = PyList::empty(py);
         for (i, kv) in g.metadata().enumerate() {
-            let last = kv.key.as_str().is_none_or(|k| g.kv_index(k) == Some(i));
-            if last {
+            if last.get(kv.key.as_bytes()) == Some(&i) {
                 list.append(str_to_py(py, &kv.key)?)?;
             }
         }
@@ -205,49 +227,27 @@ impl File {
     }
 
     /// The value of `key`; KeyError when absent.
-    fn _get<'py>(&self, py: Python<'py>, key: &str) -> PyResult<Bound<'py, PyAny>> {
+    fn _get<'py>(&self, py: Python<'py>, key: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
         let held = self.held()?;
-        let g = held.gguf();
-        let i = g
-            .kv_index(key)
-            .ok_or_else(|| PyKeyError::new_err(key.to_string()))?;
-        let kv = g.kv_at(i).expect("an index the file gave");
-        value_to_py(
-            py,
-            &held,
-            Place {
-                kv: i,
-                path: vec![],
-            },
-            &kv.value,
-        )
+        let i = find_kv(held.gguf(), key)?;
+        let kv = held.gguf().kv_at(i).expect("an index the file gave");
+        value_to_py(py, &held, i, &kv.value)
     }
 
     /// Whether `key` is present.
-    fn _contains(&self, key: &str) -> PyResult<bool> {
-        Ok(self.held()?.gguf().kv_index(key).is_some())
+    fn _contains(&self, key: &Bound<'_, PyAny>) -> PyResult<bool> {
+        Ok(find_kv(self.held()?.gguf(), key).is_ok())
     }
 
     /// The pair `key` with its types and offset; KeyError when absent.
-    fn field(&self, py: Python<'_>, key: &str) -> PyResult<Field> {
+    fn field(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<Field> {
         let held = self.held()?;
         let g = held.gguf();
-        let i = g
-            .kv_index(key)
-            .ok_or_else(|| PyKeyError::new_err(key.to_string()))?;
+        let i = find_kv(g, key)?;
         let kv = g.kv_at(i).expect("an index the file gave");
-        let value = value_to_py(
-            py,
-            &held,
-            Place {
-                kv: i,
-                path: vec![],
-            },
-            &kv.value,
-        )?
-        .unbind();
+        let value = value_to_py(py, &held, i, &kv.value)?.unbind();
         Ok(Field {
-            key: key.to_string(),
+            key: key.clone().unbind(),
             r#type: kv.value_type().name().to_string(),
             element_type: kv
                 .value

@@ -3,6 +3,7 @@
 //! does (`bool`, `int` as int32 or wider when it does not fit, `float` as float32, `str`,
 //! sequences and numpy arrays as arrays of their elements' type).
 
+use ggufkit::write::value::MAX_NESTING;
 use ggufkit::write::TypeSpec;
 use ggufkit::{OwnedArray, OwnedValue, ValueType};
 use pyo3::exceptions::{PyTypeError, PyValueError};
@@ -93,18 +94,40 @@ pub fn to_owned(
     obj: &Bound<'_, PyAny>,
     spec: Option<&TypeSpec>,
 ) -> PyResult<OwnedValue> {
+    owned_at(key, obj, spec, 0)
+}
+
+/// [`to_owned`] of a value `depth` arrays deep: deeper than the writer's limit is refused before
+/// it is walked, so a hostile nest of lists cannot exhaust the stack.
+fn owned_at(
+    key: &str,
+    obj: &Bound<'_, PyAny>,
+    spec: Option<&TypeSpec>,
+    depth: usize,
+) -> PyResult<OwnedValue> {
     match spec {
         Some(TypeSpec::Scalar(t)) => scalar(key, obj, *t),
-        Some(TypeSpec::Array(inner)) => array(key, obj, inner.as_deref()),
+        Some(TypeSpec::Array(inner)) => array(key, obj, inner.as_deref(), depth),
         None => match inferred_scalar(obj)? {
             Some(t) => scalar(key, obj, t),
-            None => array(key, obj, None),
+            None => array(key, obj, None, depth),
         },
     }
 }
 
 /// An array from a sequence, a numpy array or any iterable.
-fn array(key: &str, obj: &Bound<'_, PyAny>, inner: Option<&TypeSpec>) -> PyResult<OwnedValue> {
+fn array(
+    key: &str,
+    obj: &Bound<'_, PyAny>,
+    inner: Option<&TypeSpec>,
+    depth: usize,
+) -> PyResult<OwnedValue> {
+    if depth >= MAX_NESTING {
+        return Err(bad(
+            key,
+            format!("arrays nested deeper than {MAX_NESTING} levels"),
+        ));
+    }
     if obj.is_instance_of::<PyString>() || obj.hasattr("keys")? {
         return Err(PyTypeError::new_err(format!(
             "{key}: a {} is not an array",
@@ -139,7 +162,7 @@ fn array(key: &str, obj: &Bound<'_, PyAny>, inner: Option<&TypeSpec>) -> PyResul
     let items = objs
         .iter()
         .enumerate()
-        .map(|(i, o)| to_owned(&format!("{key}[{i}]"), o, Some(&spec)))
+        .map(|(i, o)| owned_at(&format!("{key}[{i}]"), o, Some(&spec), depth + 1))
         .collect::<PyResult<Vec<_>>>()?;
     let elem = match &spec {
         TypeSpec::Scalar(t) => *t,

@@ -4,6 +4,7 @@
 
 use std::sync::{Arc, OnceLock};
 
+use ggufkit::value::ArrayIter;
 use ggufkit::{ArrayView, Endian, Str, Value, ValueType};
 use numpy::PyArray1;
 use pyo3::exceptions::{PyIndexError, PyTypeError};
@@ -42,35 +43,38 @@ fn dtype(elem: ValueType, e: Endian) -> Option<String> {
     Some(format!("{order}{code}"))
 }
 
-/// Where a value lies: the pair's index, then the element index at each level of nesting.
-#[derive(Clone, Debug)]
-pub struct Place {
-    pub kv: usize,
-    pub path: Vec<u64>,
-}
-
-impl Place {
-    /// The array at this place in `held`'s file.
-    fn array<'a>(&self, held: &'a Held) -> Option<ArrayView<'a>> {
-        let mut a = held.gguf().kv_at(self.kv)?.value.as_array()?;
-        for &i in &self.path {
-            a = a.get(i)?.as_array()?;
-        }
-        Some(a)
-    }
-
-    fn child(&self, i: u64) -> Place {
-        let mut path = self.path.clone();
-        path.push(i);
-        Place { kv: self.kv, path }
-    }
-}
-
-/// The value `v`, found at `place` of `held`'s file, as a Python object.
+/// The value `v` of pair `kv` of `held`'s file, as a Python object. A string array at the top
+/// of a pair is the lazy [`StringArray`]; inside arrays of arrays, string arrays are lists.
 pub fn value_to_py<'py>(
     py: Python<'py>,
     held: &Arc<Held>,
-    place: Place,
+    kv: usize,
+    v: &Value<'_>,
+) -> PyResult<Bound<'py, PyAny>> {
+    match v {
+        Value::Array(a) if a.element_type() == ValueType::String => {
+            let len = usize::try_from(a.len())
+                .map_err(|_| PyIndexError::new_err("array longer than this machine's memory"))?;
+            Bound::new(
+                py,
+                StringArray {
+                    held: held.clone(),
+                    kv,
+                    len,
+                    spans: OnceLock::new(),
+                },
+            )
+            .map(Bound::into_any)
+        }
+        Value::Array(a) if a.element_type() == ValueType::Array => nested_to_py(py, held, a),
+        v => leaf_to_py(py, held, v),
+    }
+}
+
+/// A scalar, or an array whose elements are not arrays (string arrays as lists).
+fn leaf_to_py<'py>(
+    py: Python<'py>,
+    held: &Arc<Held>,
     v: &Value<'_>,
 ) -> PyResult<Bound<'py, PyAny>> {
     match *v {
@@ -86,50 +90,54 @@ pub fn value_to_py<'py>(
         Value::F64(x) => x.into_bound_py_any(py),
         Value::Bool(b) => (b != 0).into_bound_py_any(py),
         Value::String(ref s) => str_to_py(py, s),
-        Value::Array(a) => array_to_py(py, held, place, &a),
+        Value::Array(a) => match a.element_type() {
+            ValueType::String => {
+                let list = PyList::empty(py);
+                for s in a.strings().into_iter().flatten() {
+                    list.append(str_to_py(py, &s)?)?;
+                }
+                Ok(list.into_any())
+            }
+            ValueType::Bool => {
+                // copied: a bool byte other than 0 and 1 (permissive files) must read as True
+                let v: Vec<bool> = a.raw_bytes().iter().map(|&b| b != 0).collect();
+                let arr = PyArray1::from_vec(py, v).into_any();
+                read_only(&arr)?;
+                Ok(arr)
+            }
+            ValueType::Array => nested_to_py(py, held, &a),
+            elem => {
+                let dtype = dtype(elem, a.endian()).expect("numeric element type");
+                borrow_bytes(py, held, a.raw_bytes())?.call_method1("view", (dtype,))
+            }
+        },
     }
 }
 
-fn array_to_py<'py>(
+/// An array of arrays as nested lists, built with a stack of its own: files may nest arrays
+/// thousands deep, and the walk must not use the thread's stack per level.
+fn nested_to_py<'py>(
     py: Python<'py>,
     held: &Arc<Held>,
-    place: Place,
     a: &ArrayView<'_>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    match a.element_type() {
-        ValueType::String => {
-            let len = usize::try_from(a.len())
-                .map_err(|_| PyIndexError::new_err("array longer than this machine's memory"))?;
-            Bound::new(
-                py,
-                StringArray {
-                    held: held.clone(),
-                    place,
-                    len,
-                    spans: OnceLock::new(),
-                },
-            )
-            .map(Bound::into_any)
-        }
-        ValueType::Bool => {
-            // copied: a bool byte other than 0 and 1 (permissive files) must still read as True
-            let v: Vec<bool> = a.raw_bytes().iter().map(|&b| b != 0).collect();
-            let arr = PyArray1::from_vec(py, v).into_any();
-            read_only(&arr)?;
-            Ok(arr)
-        }
-        ValueType::Array => {
-            let list = PyList::empty(py);
-            for (i, item) in a.iter().enumerate() {
-                list.append(value_to_py(py, held, place.child(i as u64), &item)?)?;
+    let root = PyList::empty(py);
+    let mut stack: Vec<(Bound<'py, PyList>, ArrayIter<'_>)> = vec![(root.clone(), a.iter())];
+    while let Some(top) = stack.len().checked_sub(1) {
+        let next = stack[top].1.next();
+        match next {
+            None => {
+                stack.pop();
             }
-            Ok(list.into_any())
-        }
-        elem => {
-            let dtype = dtype(elem, a.endian()).expect("numeric element type");
-            borrow_bytes(py, held, a.raw_bytes())?.call_method1("view", (dtype,))
+            Some(Value::Array(inner)) if inner.element_type() == ValueType::Array => {
+                let child = PyList::empty(py);
+                stack[top].0.append(&child)?;
+                stack.push((child, inner.iter()));
+            }
+            Some(v) => stack[top].0.append(leaf_to_py(py, held, &v)?)?,
         }
     }
+    Ok(root.into_any())
 }
 
 /// The strings of a metadata array, decoded one at a time as they are asked for: nothing is
@@ -138,7 +146,8 @@ fn array_to_py<'py>(
 #[pyclass(frozen, sequence, module = "ggufkit")]
 pub struct StringArray {
     held: Arc<Held>,
-    place: Place,
+    /// The pair whose value this is.
+    kv: usize,
     len: usize,
     /// (start, length) of each string within the array's bytes, found at the first index.
     spans: OnceLock<Vec<(usize, usize)>>,
@@ -146,8 +155,10 @@ pub struct StringArray {
 
 impl StringArray {
     fn view(&self) -> PyResult<ArrayView<'_>> {
-        self.place
-            .array(&self.held)
+        self.held
+            .gguf()
+            .kv_at(self.kv)
+            .and_then(|kv| kv.value.as_array())
             .ok_or_else(|| PyTypeError::new_err("the array is gone from its file"))
     }
 
