@@ -1,5 +1,6 @@
 //! `ggufkit.validate` and its `Report`: the two verdicts of `gguf validate` and every finding,
 //! for a path, bytes or a URL. A bad file is a report, never an exception.
+#![forbid(unsafe_code)]
 
 use ggufkit::remote::{is_remote, validate_url, RemoteOptions};
 use ggufkit::{validate_bytes, validate_file, Diagnostic};

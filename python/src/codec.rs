@@ -1,5 +1,6 @@
 //! `ggufkit.quantize` and `ggufkit.dequantize`: the library's codecs, bit-exact with ggml, on
 //! numpy arrays, on every core with the GIL released.
+#![forbid(unsafe_code)]
 
 use ggufkit::{quant, Endian, GgmlType};
 use numpy::{PyArray1, PyArrayMethods, PyReadonlyArrayDyn};

@@ -2,6 +2,7 @@
 //! `.rule`, `.offset`, `.message`), a failed read or write `OSError` (the subclass its errno
 //! picks: `FileNotFoundError`, `PermissionError`...), a missing key or tensor `KeyError`, and
 //! everything else `ggufkit.GGUFError`. Every message is one line naming the file.
+#![forbid(unsafe_code)]
 
 use ggufkit::Error;
 use pyo3::exceptions::{PyKeyError, PyOSError};

@@ -1,5 +1,6 @@
 //! `ggufkit.open` and the `File` it returns: the format facts, the metadata (values converted on
 //! access), the tensors, the summary and the report. Opening reads the header only.
+#![forbid(unsafe_code)]
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};

@@ -2,6 +2,7 @@
 //! spells them, `array[uint32]` included) picks the type; without one it is inferred as gguf-py
 //! does (`bool`, `int` as int32 or wider when it does not fit, `float` as float32, `str`,
 //! sequences and numpy arrays as arrays of their elements' type).
+#![forbid(unsafe_code)]
 
 use ggufkit::write::value::MAX_NESTING;
 use ggufkit::write::TypeSpec;

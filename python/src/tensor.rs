@@ -1,5 +1,6 @@
 //! `ggufkit.Tensor`: one tensor's description, its bytes as a read-only numpy view of the map
 //! (`raw`), and its values (`numpy()`), dequantized on every core with the GIL released.
+#![forbid(unsafe_code)]
 
 use std::sync::Arc;
 

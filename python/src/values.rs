@@ -1,6 +1,7 @@
 //! Metadata values as Python objects: scalars as `int`, `float`, `bool` and `str`; numeric arrays
 //! as read-only numpy arrays over the header's bytes (in the file's byte order, so zero-copy for
 //! both); string arrays as the lazy [`StringArray`]; arrays of arrays as lists.
+#![forbid(unsafe_code)]
 
 use std::sync::{Arc, OnceLock};
 

@@ -1,6 +1,7 @@
 //! `ggufkit.Writer` and `ggufkit.edit`: new files from Python values and numpy arrays, and
 //! metadata edits of existing ones. Every file is written through a temporary file and a rename,
 //! so an interrupted write leaves the target as it was.
+#![forbid(unsafe_code)]
 
 use std::path::PathBuf;
 use std::sync::Mutex;

@@ -3,7 +3,7 @@
 //! that need it (the memory map, the SIMD kernels and the reader's checked text, and the parents
 //! `quant/mod.rs` and `read/mod.rs`, which only deny it (the root's `deny` or their own) because
 //! they cannot forbid what a child allows), and every `unsafe` block or impl there says why it is
-//! sound in a `// SAFETY:` comment right above it.
+//! sound in a `// SAFETY:` comment right above it. The Python binding likewise: only `held.rs`.
 
 use std::path::{Path, PathBuf};
 
@@ -109,5 +109,44 @@ fn unsafe_code_only_where_allowed_and_justified() {
         kit.contains("#![forbid(unsafe_code)]"),
         "the test kit forbids unsafe"
     );
+    // the Python binding: one module (numpy arrays over the map) may use `unsafe`, every block
+    // of it justified; every other module forbids it
+    let py = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../python/src");
+    for f in rs_files(&py) {
+        let name = rel(&f, &py);
+        let src = std::fs::read_to_string(&f).unwrap();
+        if name == "lib.rs" {
+            assert!(
+                src.contains("#![deny(unsafe_code)]"),
+                "python/src/lib.rs denies unsafe"
+            );
+            continue;
+        }
+        let lines: Vec<&str> = src.lines().collect();
+        let uses = lines.iter().enumerate().filter(|(_, l)| {
+            let code = l.split("//").next().unwrap_or("");
+            code.contains("unsafe {") || code.contains("unsafe impl")
+        });
+        for (i, _) in uses {
+            let above = lines[..i].iter().rev().take_while(|l| {
+                let t = l.trim_start();
+                t.starts_with("//") || t.starts_with("#[")
+            });
+            if name != "held.rs" {
+                problems.push(format!(
+                    "python/src/{name}:{}: unsafe outside held.rs",
+                    i + 1
+                ));
+            } else if !above.into_iter().any(|l| l.contains("SAFETY:")) {
+                problems.push(format!(
+                    "python/src/{name}:{}: unsafe without SAFETY",
+                    i + 1
+                ));
+            }
+        }
+        if name != "held.rs" && !src.contains("#![forbid(unsafe_code)]") {
+            problems.push(format!("python/src/{name}: no #![forbid(unsafe_code)]"));
+        }
+    }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }

@@ -2,6 +2,8 @@
 //! for each file and what the Python package's `summary()` returns, written once so that both
 //! give the same answer. Every fact of [`Summary`], its numbers exact.
 
+#![forbid(unsafe_code)]
+
 use super::{ChatTemplate, Summary};
 use crate::json::Json;
 use crate::Report;
