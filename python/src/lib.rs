@@ -13,6 +13,8 @@ mod file;
 mod held;
 mod pyvalue;
 mod tensor;
+#[allow(unsafe_code)] // one block: str objects from checked text (see its SAFETY comment)
+mod text;
 mod values;
 mod writer;
 

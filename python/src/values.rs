@@ -14,6 +14,7 @@ use pyo3::types::{PyBytes, PyList, PySlice, PyString};
 use pyo3::IntoPyObjectExt;
 
 use crate::held::{borrow_bytes, read_only, Held};
+use crate::text::StrMaker;
 
 /// A string as `str`. Bytes that are not UTF-8 (only in files opened permissively) decode with
 /// `surrogateescape`, so `s.encode("utf-8", "surrogateescape")` gives them back exactly.
@@ -22,6 +23,21 @@ pub fn str_to_py<'py>(py: Python<'py>, s: &Str<'_>) -> PyResult<Bound<'py, PyAny
         Some(t) => Ok(PyString::new(py, t).into_any()),
         None => PyBytes::new(py, s.as_bytes()).call_method1("decode", ("utf-8", "surrogateescape")),
     }
+}
+
+/// The strings of a string array as a list of `str`.
+fn strings_to_list<'py>(py: Python<'py>, a: &ArrayView<'_>) -> PyResult<Bound<'py, PyList>> {
+    let mut maker = StrMaker::default();
+    let items = a
+        .strings()
+        .into_iter()
+        .flatten()
+        .map(|s| match s.as_str() {
+            Some(t) => maker.make(py, t),
+            None => str_to_py(py, &s),
+        })
+        .collect::<PyResult<Vec<_>>>()?;
+    PyList::new(py, items)
 }
 
 /// The numpy dtype of a numeric array's elements in byte order `e` (`None` for bool, string and
@@ -92,13 +108,7 @@ fn leaf_to_py<'py>(
         Value::Bool(b) => (b != 0).into_bound_py_any(py),
         Value::String(ref s) => str_to_py(py, s),
         Value::Array(a) => match a.element_type() {
-            ValueType::String => {
-                let list = PyList::empty(py);
-                for s in a.strings().into_iter().flatten() {
-                    list.append(str_to_py(py, &s)?)?;
-                }
-                Ok(list.into_any())
-            }
+            ValueType::String => Ok(strings_to_list(py, &a)?.into_any()),
             ValueType::Bool => {
                 // copied: a bool byte other than 0 and 1 (permissive files) must read as True
                 let v: Vec<bool> = a.raw_bytes().iter().map(|&b| b != 0).collect();
@@ -183,19 +193,14 @@ impl StringArray {
         let a = self.view()?;
         let bytes = &a.raw_bytes()[start..start + len];
         match std::str::from_utf8(bytes) {
-            Ok(t) => Ok(PyString::new(py, t).into_any()),
+            Ok(t) => StrMaker::default().make(py, t),
             Err(_) => PyBytes::new(py, bytes).call_method1("decode", ("utf-8", "surrogateescape")),
         }
     }
 
     /// Every string, in order, as a list.
     fn all<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        let a = self.view()?;
-        let list = PyList::empty(py);
-        for s in a.strings().into_iter().flatten() {
-            list.append(str_to_py(py, &s)?)?;
-        }
-        Ok(list)
+        strings_to_list(py, &self.view()?)
     }
 }
 

@@ -3,7 +3,7 @@
 //! that need it (the memory map, the SIMD kernels and the reader's checked text, and the parents
 //! `quant/mod.rs` and `read/mod.rs`, which only deny it (the root's `deny` or their own) because
 //! they cannot forbid what a child allows), and every `unsafe` block or impl there says why it is
-//! sound in a `// SAFETY:` comment right above it. The Python binding likewise: only `held.rs`.
+//! sound in a `// SAFETY:` comment right above it. The Python binding likewise: only `held.rs` and `text.rs`.
 
 use std::path::{Path, PathBuf};
 
@@ -109,7 +109,7 @@ fn unsafe_code_only_where_allowed_and_justified() {
         kit.contains("#![forbid(unsafe_code)]"),
         "the test kit forbids unsafe"
     );
-    // the Python binding: one module (numpy arrays over the map) may use `unsafe`, every block
+    // the Python binding: two modules (numpy arrays over the map, str objects) may use `unsafe`, every block
     // of it justified; every other module forbids it
     let py = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../python/src");
     for f in rs_files(&py) {
@@ -144,7 +144,7 @@ fn unsafe_code_only_where_allowed_and_justified() {
                 ));
             }
         }
-        if name != "held.rs" && !src.contains("#![forbid(unsafe_code)]") {
+        if name != "held.rs" && name != "text.rs" && !src.contains("#![forbid(unsafe_code)]") {
             problems.push(format!("python/src/{name}: no #![forbid(unsafe_code)]"));
         }
     }
