@@ -25,8 +25,7 @@ impl StrMaker {
         }
         self.wide.clear();
         // a char is at most 0x10FFFF, so it fits a 4-byte wchar_t of either sign
-        self.wide
-            .extend(s.chars().map(|c| c as u32 as wchar_t));
+        self.wide.extend(s.chars().map(|c| c as u32 as wchar_t));
         let len = ffi::Py_ssize_t::try_from(self.wide.len())
             .map_err(|_| pyo3::exceptions::PyOverflowError::new_err("string too long"))?;
         // SAFETY: `wide` holds `len` initialised UCS-4 code points (every one a Unicode scalar

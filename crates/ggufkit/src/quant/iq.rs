@@ -20,12 +20,11 @@ pub(crate) const KVALUES_IQ4NL: [i8; 16] = [
 const IQ1S_DELTA: f32 = 0.125;
 
 #[inline(always)]
-fn sign(signs: u8, j: usize) -> f32 {
-    if signs & (1 << j) != 0 {
-        -1.0
-    } else {
-        1.0
-    }
+fn signed(v: f32, signs: u8, j: usize) -> f32 {
+    // the sign bit flipped, not a multiplication by -1: ggml's optimised build negates, which
+    // flips the sign of a NaN too, where a multiplication would keep it (and an unoptimised
+    // build of ours then disagreed with ggml on NaN blocks)
+    f32::from_bits(v.to_bits() ^ (u32::from(signs >> j & 1) << 31))
 }
 
 #[inline(always)]
@@ -42,7 +41,7 @@ fn u32_at(b: &[u8], off: usize) -> u32 {
 #[inline(always)]
 fn emit8(y: &mut [f32], db: f32, grid: u64, signs: u8) {
     for (j, o) in y.iter_mut().enumerate().take(8) {
-        *o = db * ((grid >> (8 * j)) as u8) as f32 * sign(signs, j);
+        *o = signed(db * ((grid >> (8 * j)) as u8) as f32, signs, j);
     }
 }
 
@@ -116,8 +115,8 @@ pub(crate) fn dequant_iq2_s(data: &[u8], out: &mut [f32]) {
 #[inline(always)]
 fn emit4x2(y: &mut [f32], db: f32, g1: u32, g2: u32, signs: u8) {
     for j in 0..4 {
-        y[j] = db * ((g1 >> (8 * j)) as u8) as f32 * sign(signs, j);
-        y[j + 4] = db * ((g2 >> (8 * j)) as u8) as f32 * sign(signs, j + 4);
+        y[j] = signed(db * ((g1 >> (8 * j)) as u8) as f32, signs, j);
+        y[j + 4] = signed(db * ((g2 >> (8 * j)) as u8) as f32, signs, j + 4);
     }
 }
 
