@@ -24,9 +24,22 @@ GEMMA = Path("/tmp/gemma/gemma-3-270m-q4_k_m.gguf")
 GGUFPY = os.environ.get("GGUFPY_PYTHON", "/tmp/ggufpy/bin/python")
 PER_FILE_TIMEOUT = 180  # seconds; gguf-py needs ~40 s for four renderings of the Gemma header
 
-# Where gguf-py is wrong (../shared/docs/peers.md) the outputs may differ; none do on the corpus
-# today (its q8_1 files are ones gguf-py cannot open), so this stays empty.
-KNOWN_DIFFERENCES: dict = {}
+
+
+def known_difference(f, mode, ggufpy_out, compat_out):
+    """Where gguf-py is wrong the outputs may differ, in these ways only. With no tensors there is
+    no data section and no padding before it (the spec's `if: num_tensor_infos != 0`; the corpus
+    README), but gguf-py pads its data offset anyway. (gguf-py's other known errors, q8_1's size
+    and the missing q2_0, are in files it cannot open.)"""
+    if mode != "offsets":
+        return False
+    g = ggufkit.open(f, permissive=True)
+    if g.tensors:
+        return False
+    a, b = ggufpy_out.split(), compat_out.split()
+    align = int(a[1])
+    assert int(b[0]) == g.tensor_data_offset, f
+    return a[1:] == b[1:] and int(a[0]) == (int(b[0]) + align - 1) // align * align
 
 
 def corpus_files():
@@ -110,9 +123,7 @@ def test_gguf_dump_output_is_the_same_with_either_reader(tmp_path):
         for mode in modes:
             a = output_of(outs["gguf"][0], f, mode)
             b = output_of(outs["compat"][0], f, mode)
-            if (Path(f).name, mode) in KNOWN_DIFFERENCES:
-                continue
-            if a != b:
+            if a != b and not known_difference(f, mode, a, b):
                 al, bl = a.splitlines(), b.splitlines()
                 i = next((i for i, (x, y) in enumerate(zip(al, bl)) if x != y), min(len(al), len(bl)))
                 failures.append("%s [%s] line %d:\n  gguf-py: %r\n  compat:  %r" % (
@@ -203,3 +214,17 @@ def test_a_bad_file_raises_a_ggufkit_error(tmp_path):
     p.write_bytes(b"GGUF\x03\x00\x00\x00" + b"\xff" * 16)
     with pytest.raises(ggufkit.GGUFError):
         compat.GGUFReader(str(p))
+
+
+def test_mode_r_plus_edits_in_place_like_gguf_set_metadata(tmp_path):
+    p = tmp_path / "rw.gguf"
+    p.write_bytes(SAMPLE.read_bytes())
+    r = compat.GGUFReader(str(p), "r+")
+    f = r.fields["llama.context_length"]
+    f.parts[f.data[0]][0] = 4096  # what gguf-py's gguf_set_metadata does
+    r.data.flush()
+    assert r.tensors[1].data.flags.writeable
+    del r, f
+    assert ggufkit.open(str(p)).metadata["llama.context_length"] == 4096
+    ro = compat.GGUFReader(str(p))
+    assert not ro.tensors[1].data.flags.writeable
