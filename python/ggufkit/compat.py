@@ -12,6 +12,7 @@ import struct
 import sys
 from collections import OrderedDict
 from enum import IntEnum
+from functools import cached_property
 from typing import Any, Iterator
 
 import numpy as np
@@ -301,12 +302,17 @@ class ReaderField:
             starts: list[int] = []
 
             def string_start(j: int) -> int:
-                if not starts:  # one pass over the lengths, the first time a string is asked for
-                    pos, mm, u64 = base, h.mm, struct.Struct(h.fmt + "Q").unpack_from
-                    for _ in range(n):
-                        starts.append(pos)
-                        pos += 8 + u64(mm, pos)[0]
-                return starts[j]
+                if not starts:  # the strings' positions, found the first time one is asked for
+                    if not self._reader._suspect_text:  # UTF-8 throughout: lengths from the str
+                        lens = np.fromiter(map(len, map(str.encode, self._kind[1].value)), np.int64, n)
+                        ends = np.cumsum(lens + 8)
+                        starts.extend((base + np.concatenate(([0], ends[:-1]))).tolist())
+                    else:
+                        pos, mm, u64 = base, h.mm, struct.Struct(h.fmt + "Q").unpack_from
+                        for _ in range(n):
+                            starts.append(pos)
+                            pos += 8 + u64(mm, pos)[0]
+                return int(starts[j])
 
             def build(i: int) -> np.ndarray:
                 if i < 5:
@@ -390,7 +396,6 @@ def _checked(s: str, parts: Any, i: int) -> str:
 class ReaderTensor:
     """A tensor as gguf-py's ``ReaderTensor``; ``data`` is a zero-copy view of ggufkit's map."""
 
-    __slots__ = ("_reader", "_t", "_index", "_data", "_shape")
     _fields = ("name", "tensor_type", "shape", "n_elements", "n_bytes", "data_offset", "data", "field")
 
     def __init__(self, reader: GGUFReader, t: Any, index: int) -> None:
@@ -398,20 +403,14 @@ class ReaderTensor:
         self._t = t
         self._index = index
         self._data: Any = None
-        self._shape: Any = None
 
-    name = property(lambda self: self._t.name)
-    tensor_type = property(lambda self: GGMLQuantizationType(self._t.type_id))
-    n_elements = property(lambda self: int(self._t.n_elements))
-    n_bytes = property(lambda self: int(self._t.nbytes))
-    data_offset = property(lambda self: int(self._t.data_offset))
-
-    @property
-    def shape(self) -> np.ndarray:
-        if self._shape is None:
-            dt = np.dtype(np.uint64).newbyteorder(self._reader.byte_order)
-            self._shape = np.array(self._t.shape, dtype=dt)
-        return self._shape
+    # each read once from ggufkit, then kept (renderers ask for them many times)
+    name = cached_property(lambda self: self._t.name)
+    tensor_type = cached_property(lambda self: GGMLQuantizationType(self._t.type_id))
+    n_elements = cached_property(lambda self: int(self._t.n_elements))
+    n_bytes = cached_property(lambda self: int(self._t.nbytes))
+    data_offset = cached_property(lambda self: int(self._t.data_offset))
+    shape = cached_property(lambda self: np.array(self._t.shape, np.dtype(np.uint64).newbyteorder(self._reader.byte_order)))
 
     @property
     def field(self) -> ReaderField:
