@@ -7,7 +7,6 @@ import json
 import os
 import queue
 import subprocess
-import sys
 import threading
 from pathlib import Path
 
