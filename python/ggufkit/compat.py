@@ -1,0 +1,504 @@
+"""A drop-in for gguf-py's ``gguf.GGUFReader``, built on ggufkit and built lazily.
+
+gguf-py makes a numpy array per field part when it opens a file (seconds for a large
+vocabulary); this reader validates and indexes the header with ggufkit, answers ``contents()``
+from ggufkit's zero-copy views and string arrays, and builds a field's ``parts`` (views of one
+memory map of the file, with gguf-py's dtypes and byte order) only when they are touched.
+"""
+
+from __future__ import annotations
+
+import struct
+import sys
+from collections import OrderedDict
+from enum import IntEnum
+from functools import cached_property
+from typing import Any, Iterator
+
+import numpy as np
+
+from . import _native
+
+__all__ = ["GGUFReader", "ReaderField", "ReaderTensor", "GGUFValueType", "GGMLQuantizationType", "GGUFEndian"]
+
+
+class GGUFEndian(IntEnum):
+    LITTLE = 0
+    BIG = 1
+
+
+class GGUFValueType(IntEnum):
+    UINT8 = 0
+    INT8 = 1
+    UINT16 = 2
+    INT16 = 3
+    UINT32 = 4
+    INT32 = 5
+    FLOAT32 = 6
+    BOOL = 7
+    STRING = 8
+    ARRAY = 9
+    UINT64 = 10
+    INT64 = 11
+    FLOAT64 = 12
+
+
+class GGMLQuantizationType(IntEnum):
+    """gguf-py's member names and values, plus Q2_0 (42), which gguf-py 0.19.0 lacks."""
+
+    F32 = 0
+    F16 = 1
+    Q4_0 = 2
+    Q4_1 = 3
+    Q5_0 = 6
+    Q5_1 = 7
+    Q8_0 = 8
+    Q8_1 = 9
+    Q2_K = 10
+    Q3_K = 11
+    Q4_K = 12
+    Q5_K = 13
+    Q6_K = 14
+    Q8_K = 15
+    IQ2_XXS = 16
+    IQ2_XS = 17
+    IQ3_XXS = 18
+    IQ1_S = 19
+    IQ4_NL = 20
+    IQ3_S = 21
+    IQ2_S = 22
+    IQ4_XS = 23
+    I8 = 24
+    I16 = 25
+    I32 = 26
+    I64 = 27
+    F64 = 28
+    IQ1_M = 29
+    BF16 = 30
+    TQ1_0 = 34
+    TQ2_0 = 35
+    MXFP4 = 39
+    NVFP4 = 40
+    Q1_0 = 41
+    Q2_0 = 42
+
+
+_T = GGUFValueType
+_SCALAR_NP = {
+    _T.UINT8: np.uint8, _T.INT8: np.int8, _T.UINT16: np.uint16, _T.INT16: np.int16,
+    _T.UINT32: np.uint32, _T.INT32: np.int32, _T.FLOAT32: np.float32, _T.UINT64: np.uint64,
+    _T.INT64: np.int64, _T.FLOAT64: np.float64, _T.BOOL: np.bool_,
+}
+_BY_NAME = {m.name.lower(): m for m in GGUFValueType}
+# numpy element types of tensor data as gguf-py gives it; other types are raw uint8 blocks
+_TENSOR_NP = {0: np.float32, 1: np.float16, 28: np.float64, 24: np.int8, 25: np.int16, 26: np.int32, 27: np.int64}
+
+
+class _Header:
+    """The file's bytes as gguf-py sees them: one numpy memory map, read in the file's order."""
+
+    def __init__(self, mm: np.memmap, order: str, big: bool) -> None:
+        self.mm = mm
+        self.order = order
+        self.fmt = ">" if big else "<"
+
+    def get(self, offset: int, dtype: Any, count: int = 1) -> np.ndarray:
+        itemsize = np.dtype(dtype).itemsize
+        arr = self.mm[offset:offset + itemsize * count].view(dtype)[:count]
+        return arr.view(arr.dtype.newbyteorder(self.order))
+
+    def u32(self, offset: int) -> int:
+        return struct.unpack_from(self.fmt + "I", self.mm, offset)[0]
+
+    def u64(self, offset: int) -> int:
+        return struct.unpack_from(self.fmt + "Q", self.mm, offset)[0]
+
+    def string_parts(self, offset: int) -> list[np.ndarray]:
+        n = self.get(offset, np.uint64)
+        return [n, self.get(offset + 8, np.uint8, int(n[0]))]
+
+    def value_parts(self, offset: int, vt: int) -> tuple[int, list[np.ndarray], list[int], list[GGUFValueType]]:
+        """gguf-py's split of one value: (size, parts, data indices, types)."""
+        t = GGUFValueType(vt)
+        if t == _T.STRING:
+            p = self.string_parts(offset)
+            return 8 + p[1].nbytes, p, [1], [t]
+        np_t = _SCALAR_NP.get(t)
+        if np_t is not None:
+            v = self.get(offset, np_t)
+            return v.nbytes, [v], [0], [t]
+        et = self.get(offset, np.uint32)
+        n = self.get(offset + 4, np.uint64)
+        parts: list[np.ndarray] = [et, n]
+        data: list[int] = []
+        types = [t]
+        pos = offset + 12
+        for i in range(int(n[0])):
+            size, sub, idxs, sub_types = self.value_parts(pos, int(et[0]))
+            if i == 0:
+                types += sub_types
+            data += [j + len(parts) for j in idxs]
+            parts += sub
+            pos += size
+        return pos - offset, parts, data, types
+
+    def value_size(self, offset: int, vt: int) -> int:
+        if vt == _T.STRING:
+            return 8 + self.u64(offset)
+        np_t = _SCALAR_NP.get(GGUFValueType(vt))
+        if np_t is not None:
+            return np.dtype(np_t).itemsize
+        et, n = self.u32(offset), self.u64(offset + 4)
+        np_t = _SCALAR_NP.get(GGUFValueType(et))
+        if np_t is not None:
+            return 12 + n * np.dtype(np_t).itemsize
+        pos = offset + 12
+        for _ in range(n):
+            pos += self.value_size(pos, et)
+        return pos - offset
+
+
+class _Parts:
+    """A field's parts, each built on first use: a lazy ``Sequence[np.ndarray]``."""
+
+    __slots__ = ("_build", "_len", "_cache")
+
+    def __init__(self, length: int, build: Any) -> None:
+        self._len = length
+        self._build = build
+        self._cache: dict[int, np.ndarray] = {}
+
+    def __len__(self) -> int:
+        return self._len
+
+    def __getitem__(self, i: Any) -> Any:
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(self._len))]
+        i = int(i)
+        if i < 0:
+            i += self._len
+        if not 0 <= i < self._len:
+            raise IndexError("list index out of range")
+        p = self._cache.get(i)
+        if p is None:
+            p = self._cache[i] = self._build(i)
+        return p
+
+    def __iter__(self) -> Iterator[np.ndarray]:
+        return (self[i] for i in range(self._len))
+
+    def __repr__(self) -> str:
+        return f"<{self._len} parts>"
+
+
+class ReaderField:
+    """A key-value pair (or a tensor's info) as gguf-py's ``ReaderField``: ``offset``, ``name``,
+    ``parts``, ``data`` (indices of the value parts), ``types`` and ``contents()``."""
+
+    __slots__ = ("offset", "name", "_reader", "_kind", "_parts", "_data", "_types", "_eager")
+    _fields = ("offset", "name", "parts", "data", "types")
+
+    def __init__(self, reader: GGUFReader, offset: int, name: str, kind: Any) -> None:
+        self.offset = offset
+        self.name = name
+        self._reader = reader
+        self._kind = kind  # ("kv", native Field) | ("tensor", Tensor) | ("head", dtype)
+        self._parts: Any = None
+        self._data: Any = None
+        self._types: Any = None
+        self._eager: Any = None
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter((self.offset, self.name, self.parts, self.data, self.types))
+
+    def __len__(self) -> int:
+        return 5
+
+    def __getitem__(self, i: int) -> Any:
+        return tuple(self)[i]
+
+    def _asdict(self) -> dict[str, Any]:
+        return dict(zip(self._fields, self))
+
+    def __repr__(self) -> str:
+        return f"ReaderField(offset={self.offset}, name={self.name!r}, types={self.types!r})"
+
+    # -- the parts ----------------------------------------------------------------------------
+    def _flat(self) -> Any:
+        """(element type, count) for a flat array of scalars or strings, else None."""
+        kind, f = self._kind[0], self._kind[1]
+        if kind != "kv" or f.type != "array" or f.element_type == "array":
+            return None
+        return _BY_NAME[f.element_type], len(f.value)
+
+    def _walk(self) -> Any:
+        """The whole split, as gguf-py builds it (nested arrays and tensor infos)."""
+        if self._eager is None:
+            h = self._reader._header
+            kind = self._kind[0]
+            if kind == "tensor":
+                o = self.offset
+                name = h.string_parts(o)
+                o += 8 + name[1].nbytes
+                nd = h.get(o, np.uint32)
+                dims = h.get(o + 4, np.uint64, int(nd[0]))
+                o += 4 + dims.nbytes
+                self._eager = ([*name, nd, dims, h.get(o, np.uint32), h.get(o + 4, np.uint64)], [1, 3, 4, 5], [])
+            elif kind == "head":
+                self._eager = ([self._kind[1]], [0], [self._kind[2]])
+            else:
+                o = self.offset
+                key = h.string_parts(o)
+                vt = h.get(o + 8 + key[1].nbytes, np.uint32)
+                _, parts, data, types = h.value_parts(o + 12 + key[1].nbytes, int(vt[0]))
+                self._eager = ([*key, vt, *parts], [d + 3 for d in data], types)
+        return self._eager
+
+    @property
+    def types(self) -> list[GGUFValueType]:
+        if self._types is None:
+            kind = self._kind[0]
+            if kind == "kv" and self._kind[1].type != "array":
+                self._types = [_BY_NAME[self._kind[1].type]]
+            elif (flat := self._flat()) is not None:
+                self._types = [_T.ARRAY, flat[0]] if flat[1] else [_T.ARRAY]
+            else:
+                self._types = self._walk()[2]
+        return self._types
+
+    @property
+    def data(self) -> list[int]:
+        if self._data is None:
+            f = self._kind[1] if self._kind[0] == "kv" else None
+            if f is not None and f.type == "string":
+                self._data = [4]
+            elif f is not None and f.type != "array":
+                self._data = [3]
+            elif (flat := self._flat()) is not None:
+                if flat[0] == _T.STRING:
+                    self._data = list(range(6, 6 + 2 * flat[1], 2))
+                else:
+                    self._data = list(range(5, 5 + flat[1]))
+            else:
+                self._data = self._walk()[1]
+        return self._data
+
+    @property
+    def parts(self) -> Any:
+        if self._parts is None:
+            flat = self._flat()
+            if flat is None:
+                self._parts = self._walk()[0]
+            else:
+                self._parts = self._lazy_array_parts(*flat)
+        return self._parts
+
+    def _lazy_array_parts(self, et: GGUFValueType, n: int) -> _Parts:
+        h = self._reader._header
+        o = self.offset
+        klen = h.u64(o)
+        base = o + 8 + klen + 4 + 12  # the first element
+        if et == _T.STRING:
+            starts: list[int] = []
+
+            def string_start(j: int) -> int:
+                if not starts:  # the strings' positions, found the first time one is asked for
+                    if not self._reader._suspect_text:  # UTF-8 throughout: lengths from the str
+                        lens = np.fromiter(map(len, map(str.encode, self._kind[1].value)), np.int64, n)
+                        ends = np.cumsum(lens + 8)
+                        starts.extend((base + np.concatenate(([0], ends[:-1]))).tolist())
+                    else:
+                        pos, mm, u64 = base, h.mm, struct.Struct(h.fmt + "Q").unpack_from
+                        for _ in range(n):
+                            starts.append(pos)
+                            pos += 8 + u64(mm, pos)[0]
+                return int(starts[j])
+
+            def build(i: int) -> np.ndarray:
+                if i < 5:
+                    return self._head_part(i, h, o, klen)
+                j, rest = divmod(i - 5, 2)
+                s = string_start(j)
+                return h.get(s, np.uint64) if rest == 0 else h.get(s + 8, np.uint8, h.u64(s))
+
+            return _Parts(5 + 2 * n, build)
+        np_t = _SCALAR_NP[et]
+        size = np.dtype(np_t).itemsize
+
+        def build_scalar(i: int) -> np.ndarray:
+            if i < 5:
+                return self._head_part(i, h, o, klen)
+            return h.get(base + (i - 5) * size, np_t)
+
+        return _Parts(5 + n, build_scalar)
+
+    @staticmethod
+    def _head_part(i: int, h: _Header, o: int, klen: int) -> np.ndarray:
+        return [
+            lambda: h.get(o, np.uint64),
+            lambda: h.get(o + 8, np.uint8, klen),
+            lambda: h.get(o + 8 + klen, np.uint32),
+            lambda: h.get(o + 12 + klen, np.uint32),
+            lambda: h.get(o + 16 + klen, np.uint64),
+        ][i]()
+
+    # -- the value ----------------------------------------------------------------------------
+    def contents(self, index_or_slice: Any = slice(None)) -> Any:
+        """The value as gguf-py's ``contents()`` gives it (nested arrays flattened)."""
+        kind = self._kind[0]
+        if kind == "kv" and (self._kind[1].type != "array" or self._flat() is not None):
+            f = self._kind[1]
+            if f.type == "string":
+                return _checked(f.value, self.parts, -1)
+            if f.type != "array":
+                return f.value
+            v = f.value
+            if f.element_type == "string":
+                out = v[index_or_slice]
+                if self._reader._suspect_text:
+                    idx = self.data[index_or_slice]
+                    if isinstance(index_or_slice, int):
+                        return _checked(out, self.parts, idx)
+                    return [_checked(s, self.parts, j) for s, j in zip(out, idx)]
+                return out
+            if isinstance(index_or_slice, int):
+                self.data[index_or_slice]  # IndexError as gguf-py
+                return v[index_or_slice].tolist()
+            return v[index_or_slice].tolist()
+        if not self.types:
+            return None
+        parts, data, types = self.parts, self.data, self.types
+        to_str = lambda x: str(x.tobytes(), encoding="utf-8")  # noqa: E731
+        if types[0] == _T.ARRAY:
+            if types[-1] == _T.STRING:
+                idx = data[index_or_slice]
+                if isinstance(index_or_slice, int):
+                    return to_str(parts[idx])
+                return [to_str(parts[i]) for i in idx]
+            if isinstance(index_or_slice, int):
+                return parts[data[index_or_slice]].tolist()[0]
+            return [v for i in data[index_or_slice] for v in parts[i].tolist()]
+        if types[0] == _T.STRING:
+            return to_str(parts[-1])
+        return parts[-1].tolist()[0]
+
+
+def _checked(s: str, parts: Any, i: int) -> str:
+    """``s`` as gguf-py decodes it: bytes that are not UTF-8 raise UnicodeDecodeError."""
+    if not s.isascii():
+        try:
+            s.encode("utf-8")
+        except UnicodeEncodeError:
+            return str(parts[i].tobytes(), encoding="utf-8")  # raises as gguf-py does
+    return s
+
+
+class ReaderTensor:
+    """A tensor as gguf-py's ``ReaderTensor``; ``data`` is a zero-copy view of ggufkit's map."""
+
+    _fields = ("name", "tensor_type", "shape", "n_elements", "n_bytes", "data_offset", "data", "field")
+
+    def __init__(self, reader: GGUFReader, t: Any, index: int) -> None:
+        self._reader = reader
+        self._t = t
+        self._index = index
+        self._data: Any = None
+
+    # each read once from ggufkit, then kept (renderers ask for them many times)
+    name = cached_property(lambda self: self._t.name)
+    tensor_type = cached_property(lambda self: GGMLQuantizationType(self._t.type_id))
+    n_elements = cached_property(lambda self: int(self._t.n_elements))
+    n_bytes = cached_property(lambda self: int(self._t.nbytes))
+    data_offset = cached_property(lambda self: int(self._t.data_offset))
+    shape = cached_property(lambda self: np.array(self._t.shape, np.dtype(np.uint64).newbyteorder(self._reader.byte_order)))
+
+    @property
+    def field(self) -> ReaderField:
+        return self._reader._tensor_fields()[self._index]
+
+    @property
+    def data(self) -> np.ndarray:
+        if self._data is None:
+            t = self._t
+            dims = tuple(reversed(t.shape))
+            np_t = _TENSOR_NP.get(t.type_id)
+            if self._reader._mode == "r":
+                raw = t.raw
+            else:
+                raw = self._reader.data[t.data_offset:t.data_offset + t.nbytes]
+            if np_t is None:
+                n = t.n_elements
+                row = dims[-1] if dims else 1
+                per = t.nbytes // (n // row) if n and row else 0
+                arr = raw.reshape((*dims[:-1], per)) if dims else raw
+            else:
+                dt = np.dtype(np_t).newbyteorder(self._reader.byte_order)
+                arr = raw.view(dt).reshape(dims)
+            self._data = arr
+        return self._data
+
+    def __iter__(self) -> Iterator[Any]:
+        return (getattr(self, k) for k in self._fields)
+
+    def __repr__(self) -> str:
+        return f"ReaderTensor(name={self.name!r}, tensor_type={self.tensor_type!r}, shape={self.shape!r})"
+
+
+class GGUFReader:
+    """gguf-py's ``GGUFReader(path, mode='r')`` over ggufkit. Opens permissively by default
+    (what gguf-py reads, ggufkit reads); ``permissive=False`` applies the spec's every rule."""
+
+    gguf_scalar_to_np = dict(_SCALAR_NP)
+
+    def __init__(self, path: Any, mode: str = "r", *, permissive: bool = True) -> None:
+        self._file = _native.open(path, permissive=permissive)
+        f = self._file
+        big = f.endian == "big"
+        self.byte_order = "S" if big != (sys.byteorder == "big") else "I"
+        self.endianess = GGUFEndian.BIG if big else GGUFEndian.LITTLE
+        self._mode = mode
+        self.data = np.memmap(path, mode=mode)
+        self._header = h = _Header(self.data, self.byte_order, big)
+        self._suspect_text = any("utf" in x.rule for x in f.report().errors)
+        self.fields: OrderedDict[str, ReaderField] = OrderedDict()
+        counts = h.get(8, np.uint64, 2)
+        self.fields["GGUF.version"] = ReaderField(self, 4, "GGUF.version", ("head", h.get(4, np.uint32), _T.UINT32))
+        self.fields["GGUF.tensor_count"] = ReaderField(self, 8, "GGUF.tensor_count", ("head", counts[:1], _T.UINT64))
+        self.fields["GGUF.kv_count"] = ReaderField(self, 16, "GGUF.kv_count", ("head", counts[1:], _T.UINT64))
+        keys = f._keys()
+        if len(keys) != int(counts[1]):  # a repeated key: gguf-py refuses it, so does ggufkit
+            _native.open(path)
+        for k in keys:
+            field = f.field(k)
+            self.fields[k] = ReaderField(self, field.offset, k, ("kv", field))
+        self.alignment: Any = 32
+        if "general.alignment" in self.fields:
+            self.alignment = self.fields["general.alignment"].parts[-1][0]
+        self.data_offset = int(f.tensor_data_offset)
+        self.tensors = [ReaderTensor(self, t, i) for i, t in enumerate(f.tensors)]
+        self._tfields: Any = None
+
+    def _tensor_fields(self) -> list[ReaderField]:
+        """The tensor infos as fields; their offsets are found in one pass, the first time."""
+        if self._tfields is None:
+            h = self._header
+            if len(self.fields) > 3:
+                last = list(self.fields.values())[-1]
+                klen = h.u64(last.offset)
+                o = last.offset + 12 + klen
+                pos = o + h.value_size(o, h.u32(o - 4))
+            else:
+                pos = 24
+            out = []
+            for t in self.tensors:
+                out.append(ReaderField(self, pos, t.name, ("tensor", t)))
+                nlen = h.u64(pos)
+                pos += 8 + nlen + 4 + 8 * h.u32(pos + 8 + nlen) + 12
+            self._tfields = out
+        return self._tfields
+
+    def get_field(self, key: str) -> ReaderField | None:
+        return self.fields.get(key, None)
+
+    def get_tensor(self, idx: int) -> ReaderTensor:
+        return self.tensors[idx]
