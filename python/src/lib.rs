@@ -26,6 +26,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<file::Field>()?;
     m.add_class::<tensor::Tensor>()?;
     m.add_class::<values::StringArray>()?;
+    m.add_class::<values::StringArrayIter>()?;
     m.add_class::<check::Report>()?;
     m.add_class::<check::Finding>()?;
     m.add_class::<writer::Writer>()?;

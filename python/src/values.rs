@@ -240,8 +240,13 @@ impl StringArray {
         self.item(py, j as usize)
     }
 
-    fn __iter__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        self.all(py)?.into_any().try_iter().map(Bound::into_any)
+    /// The strings one at a time: nothing but the positions (found once) is held, so a loop
+    /// over a vocabulary keeps memory near the header's size.
+    fn __iter__(slf: Py<Self>) -> StringArrayIter {
+        StringArrayIter {
+            array: slf,
+            next: std::sync::atomic::AtomicUsize::new(0),
+        }
     }
 
     fn __contains__(&self, py: Python<'_>, s: &Bound<'_, PyAny>) -> PyResult<bool> {
@@ -275,5 +280,28 @@ impl StringArray {
             head.join(", "),
             self.len
         ))
+    }
+}
+
+/// The iterator of a [`StringArray`].
+#[pyclass(frozen, module = "ggufkit")]
+pub struct StringArrayIter {
+    array: Py<StringArray>,
+    next: std::sync::atomic::AtomicUsize,
+}
+
+#[pymethods]
+impl StringArrayIter {
+    fn __iter__(slf: Py<Self>) -> Py<Self> {
+        slf
+    }
+
+    fn __next__<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        let a = self.array.get();
+        let i = self.next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        if i >= a.len {
+            return Ok(None);
+        }
+        a.item(py, i).map(Some)
     }
 }

@@ -143,3 +143,39 @@ def test_bytes_and_paths_agree():
         assert [t.name for t in f.tensors] == [t.name for t in a.tensors]
         assert all(np.array_equal(x.raw, y.raw) for x, y in zip(f.tensors, a.tensors))
     assert b.name == "<bytes>"
+
+
+def test_iterating_a_vocabulary_stays_near_the_header(tmp_path):
+    """A loop over every token of the largest vocabulary (each str dropped as it goes) grows the
+    process by less than twice the header: only the strings' positions are kept. In a child, so
+    the figure is its own."""
+    import subprocess
+    import sys
+    import textwrap
+
+    from conftest import shared_dir
+
+    d = shared_dir()
+    path = d / "corpus" / "vocab" / "ggml-vocab-gemma-4.gguf" if d else None
+    if path is None or not path.is_file():
+        import pytest
+
+        pytest.skip("SKIP: ../shared/corpus/vocab/ggml-vocab-gemma-4.gguf not found")
+    code = textwrap.dedent(
+        f"""
+        import numpy, ggufkit
+        def peak():
+            for line in open("/proc/self/status"):
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) * 1024
+        open("/proc/self/clear_refs", "w").write("5")
+        before = peak()
+        f = ggufkit.open({str(path)!r})
+        n = sum(len(s) for s in f.metadata["tokenizer.ggml.tokens"])
+        print(peak() - before, f.tensor_data_offset, n)
+        """
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    grew, header, n = map(int, out.stdout.split())
+    assert n > 0 and grew < 2 * header, f"grew {grew} bytes for a {header}-byte header"
