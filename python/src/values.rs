@@ -160,8 +160,24 @@ pub struct StringArray {
     /// The pair whose value this is.
     kv: usize,
     len: usize,
-    /// (start, length) of each string within the array's bytes, found at the first index.
-    spans: OnceLock<Vec<(usize, usize)>>,
+    /// Where each string lies within the array's bytes, found at the first index.
+    spans: OnceLock<Spans>,
+}
+
+/// (start, length) of each string of an array: 8 bytes a string while the array's bytes are
+/// under 4 GiB (every real vocabulary), 16 beyond.
+enum Spans {
+    Short(Vec<(u32, u32)>),
+    Long(Vec<(u64, u64)>),
+}
+
+impl Spans {
+    fn get(&self, i: usize) -> (usize, usize) {
+        match self {
+            Spans::Short(v) => (v[i].0 as usize, v[i].1 as usize),
+            Spans::Long(v) => (v[i].0 as usize, v[i].1 as usize),
+        }
+    }
 }
 
 impl StringArray {
@@ -173,23 +189,28 @@ impl StringArray {
             .ok_or_else(|| PyTypeError::new_err("the array is gone from its file"))
     }
 
-    fn spans(&self) -> PyResult<&[(usize, usize)]> {
+    fn spans(&self) -> PyResult<&Spans> {
         if let Some(s) = self.spans.get() {
             return Ok(s);
         }
         let a = self.view()?;
         let base = a.raw_bytes().as_ptr() as usize;
-        let spans = a
+        let each = a
             .strings()
             .into_iter()
             .flatten()
-            .map(|s| (s.as_bytes().as_ptr() as usize - base, s.len()))
-            .collect();
+            .map(|s| (s.as_bytes().as_ptr() as usize - base, s.len()));
+        let spans = if u32::try_from(a.raw_bytes().len()).is_ok() {
+            // every start and length lies within the array's bytes, so both fit
+            Spans::Short(each.map(|(p, l)| (p as u32, l as u32)).collect())
+        } else {
+            Spans::Long(each.map(|(p, l)| (p as u64, l as u64)).collect())
+        };
         Ok(self.spans.get_or_init(|| spans))
     }
 
     fn item<'py>(&self, py: Python<'py>, i: usize) -> PyResult<Bound<'py, PyAny>> {
-        let (start, len) = self.spans()?[i];
+        let (start, len) = self.spans()?.get(i);
         let a = self.view()?;
         let bytes = &a.raw_bytes()[start..start + len];
         match std::str::from_utf8(bytes) {
