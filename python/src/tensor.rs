@@ -2,9 +2,10 @@
 //! (`raw`), and its values (`numpy()`), dequantized on every core with the GIL released.
 #![forbid(unsafe_code)]
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
-use ggufkit::export::{tensor_values, TensorValues};
+use ggufkit::export::{dequantize_into, tensor_values, TensorValues};
 use ggufkit::{tensor_bytes, TensorInfo};
 use numpy::{PyArray1, PyArrayMethods};
 use pyo3::prelude::*;
@@ -33,10 +34,10 @@ impl Tensor {
     }
 
     /// The tensor's bytes: borrowed from a local file, fetched from a remote one.
-    fn with_bytes<R>(
-        &self,
+    fn with_bytes<'s, R>(
+        &'s self,
         py: Python<'_>,
-        local: impl FnOnce(&[u8]) -> PyResult<R>,
+        local: impl FnOnce(&'s [u8]) -> PyResult<R>,
         fetched: impl FnOnce(Vec<u8>) -> PyResult<R>,
     ) -> PyResult<R> {
         let t = self.info();
@@ -124,6 +125,21 @@ impl Tensor {
         let t = self.info();
         let shape: Vec<usize> = t.shape().iter().rev().map(|&d| d as usize).collect();
         let file = &self.held.name;
+        if !t.ggml_type().is_integer() {
+            // decoded straight into numpy's buffer: zeros() takes fresh pages from calloc, so no
+            // fill pass comes before the decoding
+            let n = usize::try_from(t.n_elements())
+                .map_err(|_| pyo3::exceptions::PyMemoryError::new_err("tensor too large"))?;
+            let array = PyArray1::<f32>::zeros(py, n, false);
+            {
+                let mut rw = array.readwrite();
+                let out = rw.as_slice_mut()?;
+                let bytes = self.with_bytes(py, |b| Ok(Cow::Borrowed(b)), |v| Ok(Cow::Owned(v)))?;
+                py.detach(|| dequantize_into(&t, &bytes, out))
+                    .or_raise(py, file)?;
+            }
+            return Ok(array.reshape(shape)?.into_any());
+        }
         let values = self.with_bytes(
             py,
             |b| py.detach(|| tensor_values(&t, b)).or_raise(py, file),

@@ -22,7 +22,7 @@ use crate::write::AtomicFile;
 
 pub use npy::{save_npy, write_npy};
 pub use safetensors::{save_safetensors, write_safetensors};
-pub use values::{tensor_values, TensorValues};
+pub use values::{dequantize_into, tensor_values, TensorValues};
 
 /// The float dtype of the float tensors of a safetensors export.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]

@@ -92,15 +92,29 @@ pub fn tensor_values(t: &TensorInfo<'_>, data: &[u8]) -> Result<TensorValues> {
         GgmlType::I16 => TensorValues::I16(ints(data, e, i16::from_le_bytes)),
         GgmlType::I32 => TensorValues::I32(ints(data, e, i32::from_le_bytes)),
         GgmlType::I64 => TensorValues::I64(ints(data, e, i64::from_le_bytes)),
-        ty => {
+        _ => {
             let n = usize::try_from(t.n_elements()).map_err(|_| Error::ExportTooLarge {
                 tensor: t.name().into_owned(),
             })?;
             let mut out = vec![0f32; n];
-            quant::dequantize_par(ty, data, e, &mut out)?;
+            dequantize_into(t, data, &mut out)?;
             TensorValues::F32(out)
         }
     })
+}
+
+/// The values of a float or quantized tensor `t` (bytes `data`) written into `out`, which holds
+/// exactly its elements: [`tensor_values`] into a buffer the caller owns (a numpy array, say), on
+/// every core. Integer tensors are refused: they keep their own dtype.
+pub fn dequantize_into(t: &TensorInfo<'_>, data: &[u8], out: &mut [f32]) -> Result<()> {
+    check(t, data)?;
+    if int_dtype(t.ggml_type()).is_some() {
+        return Err(Error::TensorNotDequantizable {
+            tensor: t.name().into_owned(),
+            ty: t.ggml_type(),
+        });
+    }
+    quant::dequantize_par(t.ggml_type(), data, t.endian(), out)
 }
 
 /// Streams the values of tensor `t`, whose bytes are `data`, to `w` as little-endian `dtype` (an
