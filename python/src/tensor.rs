@@ -128,13 +128,19 @@ impl Tensor {
         if !t.ggml_type().is_integer() {
             // decoded straight into numpy's buffer: zeros() takes fresh pages from calloc, so no
             // fill pass comes before the decoding
+            // the bytes first: a tensor without its data fails before anything is allocated,
+            // and the allocation is then bounded by data the file really holds
+            let bytes = self.with_bytes(py, |b| Ok(Cow::Borrowed(b)), |v| Ok(Cow::Owned(v)))?;
             let n = usize::try_from(t.n_elements())
                 .map_err(|_| pyo3::exceptions::PyMemoryError::new_err("tensor too large"))?;
-            let array = PyArray1::<f32>::zeros(py, n, false);
+            // numpy.zeros raises MemoryError when it cannot allocate (PyArray::zeros would panic)
+            let array = py
+                .import("numpy")?
+                .call_method1("zeros", (n, "float32"))?
+                .cast_into::<PyArray1<f32>>()?;
             {
                 let mut rw = array.readwrite();
                 let out = rw.as_slice_mut()?;
-                let bytes = self.with_bytes(py, |b| Ok(Cow::Borrowed(b)), |v| Ok(Cow::Owned(v)))?;
                 py.detach(|| dequantize_into(&t, &bytes, out))
                     .or_raise(py, file)?;
             }
