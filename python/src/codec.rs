@@ -22,6 +22,17 @@ pub fn contiguous<'py>(x: &Bound<'py, PyAny>, dtype: &str) -> PyResult<Bound<'py
         .call_method1("ascontiguousarray", (x, dtype))
 }
 
+/// `src` quantized to blocks of `ty` on every core (the writer's `add_tensor(type=...)` too).
+pub fn quantize_blocks(ty: GgmlType, src: &[f32]) -> ggufkit::Result<Vec<u8>> {
+    // a count that is not whole blocks is refused by quantize_par, with the counts
+    let len = ty
+        .bytes_for(src.len() as u64)
+        .and_then(|b| usize::try_from(b).ok())
+        .unwrap_or(0);
+    let mut out = vec![0u8; len];
+    quant::quantize_par(ty, src, &mut out).map(|_| out)
+}
+
 /// Quantizes `x` (any shape; its element count a multiple of the type's block size) to blocks of
 /// `type`, returned as a flat `uint8` array.
 #[pyfunction]
@@ -36,15 +47,7 @@ pub fn quantize_py<'py>(
     let arr: PyReadonlyArrayDyn<'py, f32> = arr.extract()?;
     let src = arr.as_slice()?;
     let out = py
-        .detach(|| {
-            // a count that is not whole blocks is refused by quantize_par, with the counts
-            let len = ty
-                .bytes_for(src.len() as u64)
-                .and_then(|b| usize::try_from(b).ok())
-                .unwrap_or(0);
-            let mut out = vec![0u8; len];
-            quant::quantize_par(ty, src, &mut out).map(|_| out)
-        })
+        .detach(|| quantize_blocks(ty, src))
         .or_raise(py, "quantize")?;
     Ok(PyArray1::from_vec(py, out).into_any())
 }

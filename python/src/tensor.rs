@@ -44,9 +44,8 @@ impl Tensor {
         match self.held.remote() {
             None => local(tensor_bytes(&t).or_raise(py, &self.held.name)?),
             Some(r) => {
-                let name = t.name();
                 let bytes = py
-                    .detach(|| r.tensor_bytes(&name))
+                    .detach(|| r.tensor_data(&t))
                     .or_raise(py, &self.held.name)?;
                 fetched(bytes)
             }

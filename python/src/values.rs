@@ -10,7 +10,7 @@ use ggufkit::{ArrayView, Endian, Str, Value, ValueType};
 use numpy::PyArray1;
 use pyo3::exceptions::{PyIndexError, PyTypeError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyList, PySlice, PyString};
+use pyo3::types::{PyBytes, PyList, PySlice};
 use pyo3::IntoPyObjectExt;
 
 use crate::held::{borrow_bytes, read_only, Held};
@@ -20,7 +20,7 @@ use crate::text::StrMaker;
 /// `surrogateescape`, so `s.encode("utf-8", "surrogateescape")` gives them back exactly.
 pub fn str_to_py<'py>(py: Python<'py>, s: &Str<'_>) -> PyResult<Bound<'py, PyAny>> {
     match s.as_str() {
-        Some(t) => Ok(PyString::new(py, t).into_any()),
+        Some(t) => StrMaker::default().make(py, t),
         None => PyBytes::new(py, s.as_bytes()).call_method1("decode", ("utf-8", "surrogateescape")),
     }
 }

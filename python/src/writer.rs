@@ -16,7 +16,7 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 
-use crate::codec::{contiguous, ggml_type};
+use crate::codec::{contiguous, ggml_type, quantize_blocks};
 use crate::errors::OrRaise;
 use crate::pyvalue::{to_owned, type_spec};
 
@@ -167,13 +167,7 @@ impl Writer {
                         let x = contiguous(&a, "float32")?;
                         let x: PyReadonlyArrayDyn<'_, f32> = x.extract()?;
                         let src = x.as_slice()?;
-                        let len = t
-                            .bytes_for(src.len() as u64)
-                            .and_then(|b| usize::try_from(b).ok())
-                            .unwrap_or(0);
-                        let mut out = vec![0u8; len];
-                        py.detach(|| quant::quantize_par(t, src, &mut out))
-                            .or_raise(py, name)?;
+                        let out = py.detach(|| quantize_blocks(t, src)).or_raise(py, name)?;
                         (t, np_shape, out)
                     }
                     (None, None) => {

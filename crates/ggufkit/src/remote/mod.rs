@@ -39,6 +39,7 @@ use object_store::{GetOptions, GetRange, ObjectStore};
 
 use crate::error::{Error, Location, Missing, RemoteError, Result};
 use crate::read::parser::{self, Mode};
+use crate::read::TensorInfo;
 use crate::read::{Gguf, ReadOptions};
 use crate::validate::verdicts;
 use crate::validate::Report;
@@ -303,13 +304,20 @@ impl RemoteGguf {
             .gguf
             .tensor(name)
             .ok_or_else(|| Missing::Tensor { name: name.into() })?;
+        self.tensor_data(&t)
+    }
+
+    /// The data of tensor `t`, one of this object's (the same as [`Self::tensor_bytes`], for a
+    /// tensor already in hand: a repeated name in a permissive file names only the first).
+    pub fn tensor_data(&self, t: &TensorInfo<'_>) -> Result<Vec<u8>> {
+        let name = t.name();
         let start = t.absolute_offset();
         let end = start
             .checked_add(t.size())
             .filter(|&e| e <= self.object.size);
         let Some(end) = end else {
             return Err(RemoteError::TensorPastEnd {
-                name: name.into(),
+                name: name.into_owned(),
                 start,
                 size: t.size(),
                 object_size: self.object.size,
