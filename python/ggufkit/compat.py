@@ -12,7 +12,6 @@ import struct
 import sys
 from collections import OrderedDict
 from enum import IntEnum
-from functools import cached_property
 from typing import Any, Iterator
 
 import numpy as np
@@ -90,6 +89,7 @@ _SCALAR_NP = {
     _T.INT64: np.int64, _T.FLOAT64: np.float64, _T.BOOL: np.bool_,
 }
 _BY_NAME = {m.name.lower(): m for m in GGUFValueType}
+_QUANT_BY_ID = {m.value: m for m in GGMLQuantizationType}
 # numpy element types of tensor data as gguf-py gives it; other types are raw uint8 blocks
 _TENSOR_NP = {0: np.float32, 1: np.float16, 28: np.float64, 24: np.int8, 25: np.int16, 26: np.int32, 27: np.int64}
 
@@ -394,23 +394,24 @@ def _checked(s: str, parts: Any, i: int) -> str:
 
 
 class ReaderTensor:
-    """A tensor as gguf-py's ``ReaderTensor``; ``data`` is a zero-copy view of ggufkit's map."""
+    """A tensor as gguf-py's ``ReaderTensor``; ``data`` is a zero-copy view of ggufkit's map,
+    built on first use, and ``field`` the tensor's info as a ``ReaderField``."""
 
+    __slots__ = ("name", "tensor_type", "shape", "n_elements", "n_bytes", "data_offset", "_reader", "_index", "_data")
     _fields = ("name", "tensor_type", "shape", "n_elements", "n_bytes", "data_offset", "data", "field")
 
-    def __init__(self, reader: GGUFReader, t: Any, index: int) -> None:
+    def __init__(self, reader: GGUFReader, index: int, name: str, type_id: int, shape: np.ndarray,
+                 n_elements: int, n_bytes: int, data_offset: int) -> None:
         self._reader = reader
-        self._t = t
         self._index = index
+        self.name = name
+        qt = _QUANT_BY_ID.get(type_id)
+        self.tensor_type = GGMLQuantizationType(type_id) if qt is None else qt
+        self.shape = shape
+        self.n_elements = n_elements
+        self.n_bytes = n_bytes
+        self.data_offset = data_offset
         self._data: Any = None
-
-    # each read once from ggufkit, then kept (renderers ask for them many times)
-    name = cached_property(lambda self: self._t.name)
-    tensor_type = cached_property(lambda self: GGMLQuantizationType(self._t.type_id))
-    n_elements = cached_property(lambda self: int(self._t.n_elements))
-    n_bytes = cached_property(lambda self: int(self._t.nbytes))
-    data_offset = cached_property(lambda self: int(self._t.data_offset))
-    shape = cached_property(lambda self: np.array(self._t.shape, np.dtype(np.uint64).newbyteorder(self._reader.byte_order)))
 
     @property
     def field(self) -> ReaderField:
@@ -419,20 +420,20 @@ class ReaderTensor:
     @property
     def data(self) -> np.ndarray:
         if self._data is None:
-            t = self._t
-            dims = tuple(reversed(t.shape))
-            np_t = _TENSOR_NP.get(t.type_id)
-            if self._reader._mode == "r":
-                raw = t.raw
+            r = self._reader
+            dims = tuple(reversed(self.shape.tolist()))
+            if r._mode == "r":
+                raw = r._file.tensors[self._index].raw
             else:
-                raw = self._reader.data[t.data_offset:t.data_offset + t.nbytes]
+                raw = r.data[self.data_offset:self.data_offset + self.n_bytes]
+            np_t = _TENSOR_NP.get(int(self.tensor_type))
             if np_t is None:
-                n = t.n_elements
+                n = self.n_elements
                 row = dims[-1] if dims else 1
-                per = t.nbytes // (n // row) if n and row else 0
+                per = self.n_bytes // (n // row) if n and row else 0
                 arr = raw.reshape((*dims[:-1], per)) if dims else raw
             else:
-                dt = np.dtype(np_t).newbyteorder(self._reader.byte_order)
+                dt = np.dtype(np_t).newbyteorder(r.byte_order)
                 arr = raw.view(dt).reshape(dims)
             self._data = arr
         return self._data
@@ -442,6 +443,20 @@ class ReaderTensor:
 
     def __repr__(self) -> str:
         return f"ReaderTensor(name={self.name!r}, tensor_type={self.tensor_type!r}, shape={self.shape!r})"
+
+
+def _tensors(reader: GGUFReader) -> tuple[list[ReaderTensor], list[int]]:
+    """Every tensor of ``reader``'s file, made from ggufkit's tensor table in one call, and the
+    offset of each tensor's info."""
+    names, ids, ndims, elements, sizes, offsets, info_offsets, dims, width = reader._file._tensor_columns()
+    n = len(names)
+    table = np.frombuffer(dims, np.uint64).reshape(n, width)
+    table = table.astype(np.dtype(np.uint64).newbyteorder(reader.byte_order))
+    shapes = list(table)  # one view per row
+    for i, nd in enumerate(ndims):
+        if nd != width:
+            shapes[i] = shapes[i][:nd]
+    return list(map(ReaderTensor, [reader] * n, range(n), names, ids, shapes, elements, sizes, offsets)), info_offsets
 
 
 class GGUFReader:
@@ -475,26 +490,14 @@ class GGUFReader:
         if "general.alignment" in self.fields:
             self.alignment = self.fields["general.alignment"].parts[-1][0]
         self.data_offset = int(f.tensor_data_offset)
-        self.tensors = [ReaderTensor(self, t, i) for i, t in enumerate(f.tensors)]
+        self.tensors, self._info_offsets = _tensors(self)
         self._tfields: Any = None
 
     def _tensor_fields(self) -> list[ReaderField]:
-        """The tensor infos as fields; their offsets are found in one pass, the first time."""
+        """The tensor infos as fields, made the first time one is asked for."""
         if self._tfields is None:
-            h = self._header
-            if len(self.fields) > 3:
-                last = list(self.fields.values())[-1]
-                klen = h.u64(last.offset)
-                o = last.offset + 12 + klen
-                pos = o + h.value_size(o, h.u32(o - 4))
-            else:
-                pos = 24
-            out = []
-            for t in self.tensors:
-                out.append(ReaderField(self, pos, t.name, ("tensor", t)))
-                nlen = h.u64(pos)
-                pos += 8 + nlen + 4 + 8 * h.u32(pos + 8 + nlen) + 12
-            self._tfields = out
+            self._tfields = [ReaderField(self, pos, t.name, ("tensor", t))
+                             for t, pos in zip(self.tensors, self._info_offsets)]
         return self._tfields
 
     def get_field(self, key: str) -> ReaderField | None:
