@@ -71,7 +71,13 @@ class Tensor:
     def data_offset(self) -> int: ...
     @property
     def raw(self) -> npt.NDArray[np.uint8]: ...
-    def numpy(self) -> np.ndarray: ...
+    def numpy(self, *, out: np.ndarray | None = None, copy: bool | None = True) -> np.ndarray:
+        """The values (float32; integer tensors keep their dtype), shape reversed like
+        ``gguf export``. ``out``: decode into this C-contiguous array of the result's dtype and
+        shape, and return it. ``copy=None``: a read-only view of the map where the stored bytes
+        already are the values (f32 and integer tensors in the machine's byte order), else a new
+        array; ``copy=False``: that view or ``ValueError``."""
+        ...
 
 class File:
     """An opened GGUF (a context manager)."""

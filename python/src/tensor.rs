@@ -6,8 +6,12 @@ use std::borrow::Cow;
 use std::sync::Arc;
 
 use ggufkit::export::{dequantize_into, tensor_values, TensorValues};
-use ggufkit::{tensor_bytes, TensorInfo};
-use numpy::{PyArray1, PyArrayMethods};
+use ggufkit::{tensor_bytes, Endian, GgmlType, TensorInfo};
+use numpy::{
+    PyArray1, PyArrayDescr, PyArrayDescrMethods, PyArrayDyn, PyArrayMethods, PyUntypedArray,
+    PyUntypedArrayMethods,
+};
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 
@@ -31,6 +35,83 @@ impl Tensor {
             .gguf()
             .tensor_at(self.index)
             .expect("an index the file gave")
+    }
+
+    /// The stored bytes seen as the values, when they are: f32 and integer tensors of a local
+    /// file in the machine's byte order, as a read-only view of the map.
+    fn view<'py>(&self, py: Python<'py>, shape: &[usize]) -> PyResult<Option<Bound<'py, PyAny>>> {
+        let t = self.info();
+        let dtype = match t.ggml_type() {
+            GgmlType::F32 => "float32",
+            GgmlType::I8 => "int8",
+            GgmlType::I16 => "int16",
+            GgmlType::I32 => "int32",
+            GgmlType::I64 => "int64",
+            _ => return Ok(None),
+        };
+        if self.held.remote().is_some() || self.held.gguf().endian() != Endian::NATIVE {
+            return Ok(None);
+        }
+        let bytes = tensor_bytes(&t).or_raise(py, &self.held.name)?;
+        let raw = borrow_bytes(py, &self.held, bytes)?;
+        Ok(Some(
+            raw.call_method1("view", (dtype,))?
+                .call_method1("reshape", (shape.to_vec(),))?,
+        ))
+    }
+
+    /// Decodes into the caller's `out`, which must be C-contiguous, writeable and of the result's
+    /// dtype and shape; returns `out`.
+    fn numpy_into<'py>(
+        &self,
+        py: Python<'py>,
+        out: Bound<'py, PyAny>,
+        shape: &[usize],
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let t = self.info();
+        let file = &self.held.name;
+        let dtype = match t.ggml_type() {
+            GgmlType::I8 => "int8",
+            GgmlType::I16 => "int16",
+            GgmlType::I32 => "int32",
+            GgmlType::I64 => "int64",
+            _ => "float32",
+        };
+        let np = py.import("numpy")?;
+        let want = PyArrayDescr::new(py, dtype)?;
+        let checked = out
+            .cast::<PyUntypedArray>()
+            .ok()
+            .filter(|a| a.dtype().is_equiv_to(&want))
+            .filter(|a| a.shape() == shape && a.is_c_contiguous())
+            .is_some();
+        if !checked {
+            return Err(PyValueError::new_err(format!(
+                "out must be a C-contiguous numpy array of dtype {dtype} and shape {shape:?}"
+            )));
+        }
+        if !out
+            .getattr("flags")?
+            .getattr("writeable")?
+            .extract::<bool>()?
+        {
+            return Err(PyValueError::new_err("out is read-only"));
+        }
+        if t.ggml_type().is_integer() {
+            // the stored integers in the file's byte order, copied (and swapped) by numpy
+            let values = self.numpy(py, None, Some(true))?;
+            np.call_method1("copyto", (&out, values))?;
+            return Ok(out);
+        }
+        let bytes = self.with_bytes(py, |b| Ok(Cow::Borrowed(b)), |v| Ok(Cow::Owned(v)))?;
+        {
+            let array = out.cast::<PyArrayDyn<f32>>()?;
+            let mut rw = array.try_readwrite()?;
+            let dst = rw.as_slice_mut()?;
+            py.detach(|| dequantize_into(&t, &bytes, dst))
+                .or_raise(py, file)?;
+        }
+        Ok(out)
     }
 
     /// The tensor's bytes: borrowed from a local file, fetched from a remote one.
@@ -120,30 +201,55 @@ impl Tensor {
 
     /// The values: float32 (integer tensors keep their dtype), shaped like `gguf export` (the
     /// stored dimensions reversed), bit-exact with ggml. Runs on every core without the GIL.
-    fn numpy<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+    ///
+    /// `out`: an array to decode into (C-contiguous, writeable, of the result's dtype and shape),
+    /// returned; a caller decoding many tensors reuses one buffer. `copy` follows numpy's
+    /// convention: `True` always gives a new array; `None` a read-only view of the map where the
+    /// stored bytes already are the values (f32 and integer tensors in the machine's byte order),
+    /// else a new array; `False` the view or `ValueError`.
+    #[pyo3(signature = (*, out = None, copy = Some(true)))]
+    fn numpy<'py>(
+        &self,
+        py: Python<'py>,
+        out: Option<Bound<'py, PyAny>>,
+        copy: Option<bool>,
+    ) -> PyResult<Bound<'py, PyAny>> {
         let t = self.info();
         let shape: Vec<usize> = t.shape().iter().rev().map(|&d| d as usize).collect();
         let file = &self.held.name;
-        if !t.ggml_type().is_integer() {
-            // decoded straight into numpy's buffer: zeros() takes fresh pages from calloc, so no
-            // fill pass comes before the decoding
+        let ty = t.ggml_type();
+        if let Some(out) = out {
+            if copy == Some(false) {
+                return Err(PyValueError::new_err(
+                    "out= writes a copy; copy=False asks for none",
+                ));
+            }
+            return self.numpy_into(py, out, &shape);
+        }
+        if copy != Some(true) {
+            if let Some(view) = self.view(py, &shape)? {
+                return Ok(view);
+            }
+            if copy == Some(false) {
+                return Err(PyValueError::new_err(format!(
+                    "{file}: tensor {:?} is stored as {} and cannot be returned without a copy",
+                    t.name(),
+                    ty.name()
+                )));
+            }
+        }
+        if !ty.is_integer() {
             // the bytes first: a tensor without its data fails before anything is allocated,
             // and the allocation is then bounded by data the file really holds
             let bytes = self.with_bytes(py, |b| Ok(Cow::Borrowed(b)), |v| Ok(Cow::Owned(v)))?;
-            let n = usize::try_from(t.n_elements())
-                .map_err(|_| pyo3::exceptions::PyMemoryError::new_err("tensor too large"))?;
-            // numpy.zeros raises MemoryError when it cannot allocate (PyArray::zeros would panic)
-            let array = py
-                .import("numpy")?
-                .call_method1("zeros", (n, "float32"))?
-                .cast_into::<PyArray1<f32>>()?;
+            let array = new_array(py, &shape, "float32")?;
             {
                 let mut rw = array.readwrite();
-                let out = rw.as_slice_mut()?;
-                py.detach(|| dequantize_into(&t, &bytes, out))
+                let dst = rw.as_slice_mut()?;
+                py.detach(|| dequantize_into(&t, &bytes, dst))
                     .or_raise(py, file)?;
             }
-            return Ok(array.reshape(shape)?.into_any());
+            return Ok(array.into_any());
         }
         let values = self.with_bytes(
             py,
@@ -169,4 +275,18 @@ impl Tensor {
             t.shape()
         )
     }
+}
+
+/// A new C-contiguous array of `shape` and `dtype` from `numpy.empty`, which raises MemoryError
+/// when it cannot allocate (numpy's Rust constructors would panic). Its values are written by
+/// the caller before anyone sees it.
+fn new_array<'py>(
+    py: Python<'py>,
+    shape: &[usize],
+    dtype: &str,
+) -> PyResult<Bound<'py, PyArrayDyn<f32>>> {
+    Ok(py
+        .import("numpy")?
+        .call_method1("empty", (shape.to_vec(), dtype))?
+        .cast_into::<PyArrayDyn<f32>>()?)
 }

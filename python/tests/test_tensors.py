@@ -212,3 +212,61 @@ def test_codec_errors_are_exceptions():
         ggufkit.dequantize(b"\x00" * 100, "q4_k")
     with pytest.raises(ValueError):
         ggufkit.dequantize(b"\x00" * 144, "q4_k", (3, 3))
+
+
+def _typed_file(tmp_path):
+    """A file with one f32, one q4_0 and one int16 tensor, written by ggufkit."""
+    path = tmp_path / "typed.gguf"
+    x = np.random.default_rng(7).standard_normal((4, 64)).astype(np.float32)
+    with ggufkit.Writer(path) as w:
+        w.add("general.architecture", "llama")
+        w.add_tensor("f", x)
+        w.add_tensor("q", x, type="q4_0")
+        w.add_tensor("i", np.arange(-128, 128, dtype=np.int16).reshape(4, 64))
+    return ggufkit.open(path), x
+
+
+def test_numpy_into_out_reuses_the_callers_buffer(tmp_path):
+    f, x = _typed_file(tmp_path)
+    for name in ("f", "q", "i"):
+        t = f.tensor(name)
+        want = t.numpy()
+        out = np.full(want.shape, 7, dtype=want.dtype)
+        got = t.numpy(out=out)
+        assert got is out and same_bits(out, want)
+    q = f.tensor("q")
+    bad = [
+        np.empty((64, 4), np.float32),  # wrong shape
+        np.empty((4, 64), np.float64),  # wrong dtype
+        np.empty((64, 4), np.float32).T,  # not C-contiguous
+        [[0.0] * 64] * 4,  # not an array
+    ]
+    for out in bad:
+        with pytest.raises(ValueError, match="out must be"):
+            q.numpy(out=out)
+    ro = np.empty((4, 64), np.float32)
+    ro.setflags(write=False)
+    with pytest.raises(ValueError, match="read-only"):
+        q.numpy(out=ro)
+    with pytest.raises(ValueError):
+        q.numpy(out=np.empty((4, 64), np.float32), copy=False)
+
+
+def test_numpy_copy_follows_numpys_convention(tmp_path):
+    f, x = _typed_file(tmp_path)
+    t, q, i = f.tensor("f"), f.tensor("q"), f.tensor("i")
+    # copy=True (the default): a new, writeable array
+    a = t.numpy()
+    assert a.flags.writeable and not np.shares_memory(a, t.raw)
+    # copy=None / False: the map itself where the bytes already are the values
+    for copy in (None, False):
+        v = t.numpy(copy=copy)
+        assert np.shares_memory(v, t.raw) and not v.flags.writeable
+        assert same_bits(v, x)
+        iv = i.numpy(copy=copy)
+        assert iv.dtype == np.int16 and np.shares_memory(iv, i.raw)
+        assert np.array_equal(iv, np.arange(-128, 128, dtype=np.int16).reshape(4, 64))
+    # a quantized tensor needs a copy: None makes one, False refuses
+    assert same_bits(q.numpy(copy=None), q.numpy())
+    with pytest.raises(ValueError, match="without a copy"):
+        q.numpy(copy=False)
