@@ -113,9 +113,26 @@ class File:
     def _len(self) -> int: ...
     def _get(self, key: str) -> Any: ...
     def _contains(self, key: str) -> bool: ...
-    def _tensor_columns(
-        self,
-    ) -> Tuple[List[str], List[int], List[int], List[int], List[int], List[int], List[int], bytes, int]: ...
+    def _tensor_shapes(self) -> Tuple[bytes, int, List[int]]: ...
+    def _reader_tensors(
+        self, reader: Any, types: List[Any], make_type: Any, shapes: List[Any]
+    ) -> Tuple[List[ReaderTensor], List[int]]: ...
+
+class ReaderTensor:
+    """A tensor of ``ggufkit.compat.GGUFReader``, as gguf-py's ``ReaderTensor``."""
+
+    _fields: Tuple[str, ...]
+    name: str
+    tensor_type: Any
+    shape: npt.NDArray[np.uint64]
+    n_elements: int
+    n_bytes: int
+    data_offset: int
+    @property
+    def data(self) -> npt.NDArray[Any]: ...
+    @property
+    def field(self) -> Any: ...
+    def __iter__(self) -> Iterator[Any]: ...
 
 class Writer:
     """Writes a new GGUF atomically on close()."""

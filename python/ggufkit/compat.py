@@ -393,70 +393,26 @@ def _checked(s: str, parts: Any, i: int) -> str:
     return s
 
 
-class ReaderTensor:
-    """A tensor as gguf-py's ``ReaderTensor``; ``data`` is a zero-copy view of ggufkit's map,
-    built on first use, and ``field`` the tensor's info as a ``ReaderField``."""
+ReaderTensor = _native.ReaderTensor
+"""A tensor as gguf-py's ``ReaderTensor`` (made natively, in bulk); ``data`` is a zero-copy view
+of the file made on first use, ``field`` the tensor's info as a ``ReaderField``."""
 
-    __slots__ = ("name", "tensor_type", "shape", "n_elements", "n_bytes", "data_offset", "_reader", "_index", "_data")
-    _fields = ("name", "tensor_type", "shape", "n_elements", "n_bytes", "data_offset", "data", "field")
-
-    def __init__(self, reader: GGUFReader, index: int, name: str, type_id: int, shape: np.ndarray,
-                 n_elements: int, n_bytes: int, data_offset: int) -> None:
-        self._reader = reader
-        self._index = index
-        self.name = name
-        qt = _QUANT_BY_ID.get(type_id)
-        self.tensor_type = GGMLQuantizationType(type_id) if qt is None else qt
-        self.shape = shape
-        self.n_elements = n_elements
-        self.n_bytes = n_bytes
-        self.data_offset = data_offset
-        self._data: Any = None
-
-    @property
-    def field(self) -> ReaderField:
-        return self._reader._tensor_fields()[self._index]
-
-    @property
-    def data(self) -> np.ndarray:
-        if self._data is None:
-            r = self._reader
-            dims = tuple(reversed(self.shape.tolist()))
-            if r._mode == "r":
-                raw = r._file.tensors[self._index].raw
-            else:
-                raw = r.data[self.data_offset:self.data_offset + self.n_bytes]
-            np_t = _TENSOR_NP.get(int(self.tensor_type))
-            if np_t is None:
-                n = self.n_elements
-                row = dims[-1] if dims else 1
-                per = self.n_bytes // (n // row) if n and row else 0
-                arr = raw.reshape((*dims[:-1], per)) if dims else raw
-            else:
-                dt = np.dtype(np_t).newbyteorder(r.byte_order)
-                arr = raw.view(dt).reshape(dims)
-            self._data = arr
-        return self._data
-
-    def __iter__(self) -> Iterator[Any]:
-        return (getattr(self, k) for k in self._fields)
-
-    def __repr__(self) -> str:
-        return f"ReaderTensor(name={self.name!r}, tensor_type={self.tensor_type!r}, shape={self.shape!r})"
+# GGMLQuantizationType members by id, None where the enum has none
+_QUANT_LIST = [_QUANT_BY_ID.get(i) for i in range(max(_QUANT_BY_ID) + 1)]
 
 
 def _tensors(reader: GGUFReader) -> tuple[list[ReaderTensor], list[int]]:
     """Every tensor of ``reader``'s file, made from ggufkit's tensor table in one call, and the
     offset of each tensor's info."""
-    names, ids, ndims, elements, sizes, offsets, info_offsets, dims, width = reader._file._tensor_columns()
-    n = len(names)
+    dims, width, ndims = reader._file._tensor_shapes()
+    n = len(ndims)
     table = np.frombuffer(dims, np.uint64).reshape(n, width)
     table = table.astype(np.dtype(np.uint64).newbyteorder(reader.byte_order))
     shapes = list(table)  # one view per row
     for i, nd in enumerate(ndims):
         if nd != width:
             shapes[i] = shapes[i][:nd]
-    return list(map(ReaderTensor, [reader] * n, range(n), names, ids, shapes, elements, sizes, offsets)), info_offsets
+    return reader._file._reader_tensors(reader, _QUANT_LIST, GGMLQuantizationType, shapes)
 
 
 class GGUFReader:
@@ -492,6 +448,21 @@ class GGUFReader:
         self.data_offset = int(f.tensor_data_offset)
         self.tensors, self._info_offsets = _tensors(self)
         self._tfields: Any = None
+
+    def _tensor_data(self, index: int, n_elements: int, n_bytes: int, data_offset: int,
+                     tensor_type: Any, shape: np.ndarray) -> np.ndarray:
+        """Tensor ``index``'s data as gguf-py shapes it: a view of the file."""
+        dims = tuple(reversed(shape.tolist()))
+        if self._mode == "r":
+            raw = self._file.tensors[index].raw
+        else:
+            raw = self.data[data_offset:data_offset + n_bytes]
+        np_t = _TENSOR_NP.get(int(tensor_type))
+        if np_t is None:
+            row = dims[-1] if dims else 1
+            per = n_bytes // (n_elements // row) if n_elements and row else 0
+            return raw.reshape((*dims[:-1], per)) if dims else raw
+        return raw.view(np.dtype(np_t).newbyteorder(self.byte_order)).reshape(dims)
 
     def _tensor_fields(self) -> list[ReaderField]:
         """The tensor infos as fields, made the first time one is asked for."""

@@ -279,58 +279,45 @@ impl File {
         Ok(tuple)
     }
 
-    /// The tensor table in columns, for readers that build their own tensor objects in bulk
-    /// (`ggufkit.compat`): names, type ids, dimension counts, element counts, byte sizes, absolute
-    /// data offsets, info offsets, and the dimensions as native-endian `uint64` bytes, `width`
-    /// (the largest dimension count, at least 1) per tensor, zero-padded.
-    fn _tensor_columns<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+    /// Every tensor's dimensions for the compat reader: one table of native-order uint64s, a
+    /// row per tensor (zero-padded to the widest), its width and each tensor's dimension count.
+    fn _tensor_shapes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
         let held = self.held()?;
         let g = held.gguf();
-        let n = g.tensor_count();
         let width = g
             .tensors()
             .map(|t| t.shape().len())
             .max()
             .unwrap_or(0)
             .max(1);
-        let names = PyList::empty(py);
-        let (mut ids, mut dims, mut elements) = (
-            Vec::with_capacity(n),
-            Vec::with_capacity(n),
-            Vec::with_capacity(n),
-        );
-        let (mut sizes, mut data_offsets, mut info_offsets) = (
-            Vec::with_capacity(n),
-            Vec::with_capacity(n),
-            Vec::with_capacity(n),
-        );
-        let mut shape_bytes = Vec::with_capacity(n * width * 8);
-        let mut maker = crate::text::StrMaker::default();
+        let mut dims = Vec::with_capacity(g.tensor_count());
+        let mut table = Vec::with_capacity(g.tensor_count() * width * 8);
         for t in g.tensors() {
-            names.append(maker.make(py, &t.name())?)?;
-            ids.push(t.ggml_type().id());
             dims.push(t.shape().len());
-            elements.push(t.n_elements());
-            sizes.push(t.size());
-            data_offsets.push(t.absolute_offset());
-            info_offsets.push(t.info_offset());
             for d in 0..width {
                 let v = t.shape().get(d).copied().unwrap_or(0);
-                shape_bytes.extend_from_slice(&v.to_ne_bytes());
+                table.extend_from_slice(&v.to_ne_bytes());
             }
         }
-        let columns: [Bound<'py, PyAny>; 9] = [
-            names.into_any(),
-            PyList::new(py, ids)?.into_any(),
-            PyList::new(py, dims)?.into_any(),
-            PyList::new(py, elements)?.into_any(),
-            PyList::new(py, sizes)?.into_any(),
-            PyList::new(py, data_offsets)?.into_any(),
-            PyList::new(py, info_offsets)?.into_any(),
-            PyBytes::new(py, &shape_bytes).into_any(),
+        let columns: [Bound<'py, PyAny>; 3] = [
+            PyBytes::new(py, &table).into_any(),
             width.into_pyobject(py)?.into_any(),
+            PyList::new(py, dims)?.into_any(),
         ];
         PyTuple::new(py, columns)
+    }
+
+    /// The compat reader's `ReaderTensor`s and their info offsets (see `compat.rs`).
+    fn _reader_tensors<'py>(
+        &self,
+        py: Python<'py>,
+        reader: &Bound<'py, PyAny>,
+        types: &Bound<'py, PyList>,
+        make_type: &Bound<'py, PyAny>,
+        shapes: &Bound<'py, PyList>,
+    ) -> PyResult<(Bound<'py, PyList>, Bound<'py, PyList>)> {
+        let held = self.held()?;
+        crate::compat::reader_tensors(py, held.gguf(), reader, types, make_type, shapes)
     }
 
     /// The tensor named `name`; KeyError when absent.

@@ -7,6 +7,7 @@
 
 mod check;
 mod codec;
+mod compat;
 mod errors;
 mod file;
 #[allow(unsafe_code)] // one block: numpy arrays over the map (see its SAFETY comment)
@@ -31,6 +32,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<check::Finding>()?;
     m.add_class::<writer::Writer>()?;
     m.add_class::<held::Keep>()?;
+    m.add_class::<compat::ReaderTensor>()?;
     m.add_function(wrap_pyfunction!(file::open, m)?)?;
     m.add_function(wrap_pyfunction!(check::validate, m)?)?;
     m.add_function(wrap_pyfunction!(codec::quantize_py, m)?)?;

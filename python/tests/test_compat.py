@@ -237,3 +237,31 @@ def test_mode_r_plus_edits_in_place_like_gguf_set_metadata(tmp_path):
     assert ggufkit.open(str(p)).metadata["llama.context_length"] == 4096
     ro = compat.GGUFReader(str(p))
     assert not ro.tensors[1].data.flags.writeable
+
+
+def test_reader_tensor_behaves_as_gguf_pys_named_tuple():
+    r = compat.GGUFReader(str(SAMPLE))
+    t = r.tensors[0]
+    assert isinstance(t, compat.ReaderTensor)
+    name, tensor_type, shape, n_elements, n_bytes, data_offset, data, field = t
+    assert (name, tensor_type, n_elements, n_bytes, data_offset) == (
+        t.name, t.tensor_type, t.n_elements, t.n_bytes, t.data_offset)
+    assert shape is t.shape and data is t.data and field is t.field  # made once, kept
+    assert compat.ReaderTensor._fields == ("name", "tensor_type", "shape", "n_elements", "n_bytes",
+                                           "data_offset", "data", "field")
+    assert repr(t).startswith("ReaderTensor(name=%r, tensor_type=" % t.name)
+
+
+def test_a_tensor_keeps_its_reader_and_the_cycle_is_collected():
+    import gc
+    import weakref
+
+    r = compat.GGUFReader(str(SAMPLE))
+    t = r.tensors[1]
+    gone = weakref.ref(r)
+    del r
+    gc.collect()
+    assert gone() is not None and t.data.nbytes == t.n_bytes  # the tensor keeps its reader
+    del t
+    gc.collect()
+    assert gone() is None  # reader <-> tensors is a cycle the collector sees through
