@@ -55,6 +55,8 @@ pub fn run(args: Args) -> CmdResult {
     if crate::remote::is_remote(&args.file) {
         return run_remote(&args);
     }
+    ggufkit::write::atomic::refuse_input(&args.out, &[args.file.as_path()])
+        .map_err(|e| CliError::failed(e.to_string()))?;
     let g = open(&args.file, false)?;
     let done = match &args.tensor {
         Some(name) => {

@@ -65,9 +65,10 @@ fn io_error(e: io::Error) -> Error {
 fn save(
     target: &Path,
     overwrite: bool,
+    inputs: &[&Path],
     body: impl FnOnce(&mut BufWriter<&mut File>, &dyn Fn(io::Error) -> Error) -> Result<()>,
 ) -> Result<()> {
-    let mut af = AtomicFile::create(target, overwrite)?;
+    let mut af = AtomicFile::create_from(target, overwrite, inputs)?;
     let io = |e| Error::io_at(format!("writing {}", target.display()), target, e);
     {
         let mut w = af.writer();
