@@ -4,7 +4,7 @@
 use ggufkit::{Gguf, Value};
 
 use super::value::human_value;
-use super::Style;
+use super::{pad, Style};
 
 /// The listing, arrays shown up to `max` elements.
 pub fn dump_text(g: &Gguf<'_>, max: usize, s: &Style) -> String {
@@ -31,9 +31,9 @@ pub fn dump_text(g: &Gguf<'_>, max: usize, s: &Style) -> String {
             _ => kv.value_type().name().to_string(),
         };
         out.push_str(&format!(
-            "{i:>5}  {:<40} {:<22} {}\n",
+            "{i:>5}  {:<40} {} {}\n",
             kv.key(),
-            s.dim(&ty),
+            pad(&s.dim(&ty), 22),
             human_value(&kv.value, max)
         ));
     }

@@ -4,10 +4,14 @@ use ggufkit::summary::{ChatTemplate, Summary};
 use ggufkit::Report;
 
 use super::summary::{kv_formula, KV_TOKENS};
-use super::{grouped, human_bytes, short_count, Style};
+use super::{grouped, human_bytes, pad, short_count, Style};
 
 fn line(out: &mut String, s: &Style, label: &str, value: impl AsRef<str>) {
-    out.push_str(&format!("  {:<18} {}\n", s.dim(label), value.as_ref()));
+    out.push_str(&format!(
+        "  {} {}\n",
+        pad(&s.dim(label), 18),
+        value.as_ref()
+    ));
 }
 
 /// The summary of the file shown as `title`, with the verdicts of `report`.
