@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use ggufkit::export::{self, Dtype};
 use ggufkit::Error;
 
-use super::{open, CliError, CmdResult, OK};
+use super::{open_reporting, verdict, CliError, CmdResult, OK};
 
 /// Float dtype of a .safetensors export.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -57,7 +57,7 @@ pub fn run(args: Args) -> CmdResult {
     }
     ggufkit::write::atomic::refuse_input(&args.out, &[args.file.as_path()])
         .map_err(|e| CliError::failed(e.to_string()))?;
-    let g = open(&args.file, false)?;
+    let g = open_reporting(&args.file)?;
     let done = match &args.tensor {
         Some(name) => {
             npy_dtype(&args)?;
@@ -68,7 +68,7 @@ pub fn run(args: Args) -> CmdResult {
         None => export::save_safetensors(&g, args.dtype.into(), &args.out, args.force),
     };
     done.map_err(|e| export_error(&args.file, e))?;
-    Ok(OK)
+    Ok(verdict(&g))
 }
 
 /// A remote FILE: the header with range requests, then the one tensor with one more.

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use ggufkit::summary::Summary;
 
-use super::{open, CmdResult, FAILED, OK};
+use super::{open, verdict, CmdResult, FAILED, OK};
 use crate::output::summary_text::summary_text;
 use crate::output::{print, Style};
 use ggufkit::summary::summary_json;
@@ -26,9 +26,11 @@ pub fn run(args: Args) -> CmdResult {
         if i > 0 && !args.json {
             print("\n");
         }
-        // permissive: show what can be shown of a damaged file, and say what is wrong
+        // permissive: show what can be shown of a damaged file, and say what is wrong (in the
+        // status line, which is the first problem `validate` reports)
         match open(file, true) {
             Ok(g) => {
+                code = code.max(verdict(&g));
                 let title = file.display().to_string();
                 let summary = Summary::of(&g);
                 if args.json {

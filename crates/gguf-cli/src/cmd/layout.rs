@@ -51,6 +51,7 @@ pub fn run(args: Args) -> CmdResult {
         print(&layout_text(&layout.fields, &Style::detect()));
     }
     let report = &layout.outline.report;
+    super::report_findings(file, report);
     if let Some(why) = &report.incomplete {
         // mapped as far as the reader goes; the rest cannot be judged
         eprintln!("gguf: {}: {why}", file.display());

@@ -8,7 +8,7 @@ use ggufkit::layout::ByteLayout;
 use ggufkit::summary::Summary;
 use ggufkit::write::AtomicFile;
 
-use super::{display_name, open_reporting, CliError, CmdResult, OK};
+use super::{display_name, open_reporting, verdict, CliError, CmdResult};
 use crate::output::html::page;
 
 #[derive(clap::Args)]
@@ -40,5 +40,5 @@ pub fn run(args: Args) -> CmdResult {
         w.flush().map_err(write_error)?;
     }
     af.commit().map_err(out_error)?;
-    Ok(OK)
+    Ok(verdict(&g))
 }
