@@ -102,6 +102,32 @@ impl Style {
     }
 }
 
+/// How a file's length compares with the length its header implies, in the contract's words:
+/// short, with trailing data (`trailing` bytes by its definition), or as the header implies
+/// (with any zero padding of a tensor-less file, which is not trailing data).
+pub fn size_note(actual: u64, expected: u64, trailing: u64, s: &Style) -> String {
+    if actual < expected {
+        s.red(&format!(
+            "{} short of the {} the header implies",
+            human_bytes(expected - actual),
+            human_bytes(expected)
+        ))
+    } else if trailing > 0 {
+        s.yellow(&format!(
+            "{} of trailing data after the {} the header implies",
+            human_bytes(trailing),
+            human_bytes(expected)
+        ))
+    } else if actual > expected {
+        format!(
+            "as the header implies, with {} of zero padding to the alignment",
+            human_bytes(actual - expected)
+        )
+    } else {
+        "as the header implies".to_string()
+    }
+}
+
 /// Writes to stdout, ignoring a closed pipe (`gguf dump x | head` must not panic).
 pub fn print(s: &str) {
     let mut out = std::io::stdout().lock();

@@ -4,7 +4,7 @@ use ggufkit::summary::{ChatTemplate, Summary};
 use ggufkit::Report;
 
 use super::summary::{kv_formula, KV_TOKENS};
-use super::{grouped, human_bytes, pad, short_count, Style};
+use super::{grouped, human_bytes, pad, short_count, size_note, Style};
 
 fn line(out: &mut String, s: &Style, label: &str, value: impl AsRef<str>) {
     out.push_str(&format!(
@@ -52,21 +52,7 @@ pub fn summary_text(title: &str, report: &Report, m: &Summary, s: &Style) -> Str
         line(&mut out, s, "name", name);
     }
     let actual = f.bytes_present.unwrap_or(0);
-    let expected = f.file_size;
-    let size_note = if actual == expected {
-        "as the header implies".to_string()
-    } else if actual < expected {
-        s.red(&format!(
-            "{} short of the {} the header implies",
-            human_bytes(expected - actual),
-            human_bytes(expected)
-        ))
-    } else {
-        s.yellow(&format!(
-            "{} of trailing bytes",
-            human_bytes(actual - expected)
-        ))
-    };
+    let size_note = size_note(actual, f.file_size, f.trailing_bytes, s);
     line(
         &mut out,
         s,

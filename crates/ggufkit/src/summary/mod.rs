@@ -71,6 +71,9 @@ pub struct Format {
     /// The bytes actually present (file, slice or remote object); `None` for a header read from a
     /// stream.
     pub bytes_present: Option<u64>,
+    /// Trailing data by the contract's definition ([`Gguf::trailing_data`]): 0 when there is
+    /// none, as for the zero padding of a file without tensors.
+    pub trailing_bytes: u64,
 }
 
 /// The tensors of one type and their share of the tensor data.
@@ -120,6 +123,7 @@ impl Summary {
                 tensor_count: g.tensor_count() as u64,
                 file_size: g.expected_len(),
                 bytes_present: g.actual_len(),
+                trailing_bytes: g.trailing_data().map_or(0, |(_, n)| n),
             },
             architecture: g.architecture().map(str::to_string),
             name: g.model_name().map(str::to_string),
