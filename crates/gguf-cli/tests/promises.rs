@@ -55,8 +55,8 @@ fn writers() -> Vec<Vec<&'static str>> {
         vec!["meta", "set", "m.gguf", "general.name", "x", "-o", "OUT"],
         vec!["meta", "rm", "m.gguf", "general.name", "-o", "OUT"],
         vec!["carve", "m.gguf", "-o", "OUT"],
-        vec!["export", "m.gguf", "--tensor", "a.weight", "-o", "OUT"],
-        vec!["export", "m.gguf", "-o", "OUT"],
+        vec!["export", "m.gguf", "--tensor", "a.weight", "-o", "OUT.npy"],
+        vec!["export", "m.gguf", "-o", "OUT.safetensors"],
         vec!["merge", "m-00001-of-00001.gguf", "-o", "OUT"],
     ]
 }
@@ -69,10 +69,24 @@ fn setup(dir: &Path) -> Vec<u8> {
     bytes
 }
 
-fn with_out<'a>(args: &[&'a str], out: &'a str) -> Vec<&'a str> {
+/// `args` with its output placeholder (`OUT`, or `OUT.ext` keeping the extension) set to `out`.
+fn with_out(args: &[&str], out: &str) -> Vec<String> {
     args.iter()
-        .map(|a| if *a == "OUT" { out } else { a })
+        .map(|a| match a.strip_prefix("OUT") {
+            Some(ext) => format!("{out}{ext}"),
+            None => a.to_string(),
+        })
         .collect()
+}
+
+/// The output file `args` writes when its placeholder is `out`.
+fn out_of(args: &[&str], out: &str) -> String {
+    let a = args.iter().find(|a| a.starts_with("OUT")).unwrap();
+    format!("{out}{}", &a[3..])
+}
+
+fn strs(v: &[String]) -> Vec<&str> {
+    v.iter().map(String::as_str).collect()
 }
 
 #[test]
@@ -91,7 +105,17 @@ fn no_command_replaces_its_own_input() {
         }
         for out in &outs {
             let before = fs::read(dir.path().join(input)).unwrap();
-            let mut a = with_out(&args, out);
+            // the output named exactly as the input, whatever the command's usual extension
+            let mut a: Vec<&str> = args
+                .iter()
+                .map(|a| {
+                    if a.starts_with("OUT") {
+                        out.as_str()
+                    } else {
+                        a
+                    }
+                })
+                .collect();
             a.push("--force");
             let (code, _, err) = run(dir.path(), &a);
             assert_eq!(code, 2, "{a:?} must refuse: {err}");
@@ -111,12 +135,14 @@ fn no_command_replaces_a_file_without_force() {
     args.push(vec!["split", "m.gguf", "--max-tensors", "1", "-o", "s"]);
     for args in args {
         let out = if args[0] == "split" {
-            "s-00001-of-00002.gguf"
+            "s-00001-of-00002.gguf".to_string()
         } else {
-            "existing.out"
+            out_of(&args, "existing")
         };
+        let out = out.as_str();
         fs::write(dir.path().join(out), b"precious").unwrap();
-        let a = with_out(&args, out);
+        let owned = with_out(&args, "existing");
+        let a = strs(&owned);
         let (code, _, err) = run(dir.path(), &a);
         assert_eq!(code, 2, "{a:?} must refuse: {err}");
         assert!(err.contains("already exists"), "{a:?}: {err}");
@@ -156,19 +182,20 @@ fn new_files_get_the_umask_mode_and_replaced_files_keep_theirs() {
     let mut all = writers();
     all.push(vec!["split", "m.gguf", "--max-tensors", "1", "-o", "OUT"]);
     for args in all {
-        let out = "new.out";
+        let out = "new";
         let written = |d: &Path| -> Vec<std::path::PathBuf> {
             if args[0] == "split" {
                 vec![
-                    d.join("new.out-00001-of-00002.gguf"),
-                    d.join("new.out-00002-of-00002.gguf"),
+                    d.join("new-00001-of-00002.gguf"),
+                    d.join("new-00002-of-00002.gguf"),
                 ]
             } else {
-                vec![d.join(out)]
+                vec![d.join(out_of(&args, out))]
             }
         };
         for (umask, want) in [("022", 0o644), ("027", 0o640), ("077", 0o600)] {
-            let a = with_out(&args, out);
+            let owned = with_out(&args, out);
+            let a = strs(&owned);
             let (code, err) = run_umask(dir.path(), umask, &a);
             assert_eq!(code, 0, "{a:?}: {err}");
             for p in written(dir.path()) {
@@ -177,7 +204,8 @@ fn new_files_get_the_umask_mode_and_replaced_files_keep_theirs() {
             }
         }
         // a file replaced with --force keeps its mode
-        let a = with_out(&args, out);
+        let owned = with_out(&args, out);
+        let a = strs(&owned);
         let (code, err) = run_umask(dir.path(), "022", &a);
         assert_eq!(code, 0, "{a:?}: {err}");
         for p in written(dir.path()) {
