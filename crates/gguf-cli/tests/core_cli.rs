@@ -165,7 +165,7 @@ fn info_summarises() {
         text.contains("GGUF v3, little-endian, alignment 32"),
         "{text}"
     );
-    assert!(text.contains("1 tensors, 4 parameters"), "{text}");
+    assert!(text.contains("1 tensor, 4 parameters"), "{text}");
 }
 
 #[test]

@@ -150,6 +150,11 @@ pub fn human_bytes(n: u64) -> String {
     format!("{v:.2} {}", UNITS[u])
 }
 
+/// A count and its noun, singular or plural as the count asks: `1 tensor`, `1,024 tensors`.
+pub fn counted(n: u64, one: &str, many: &str) -> String {
+    format!("{} {}", grouped(n), if n == 1 { one } else { many })
+}
+
 /// A count with thousands separators: `1,234,567`.
 pub fn grouped(n: u64) -> String {
     let s = n.to_string();
