@@ -43,6 +43,7 @@ pub fn run(args: Args) -> CmdResult {
             FOUND
         });
     }
+    super::readable(file)?;
     let map = MappedFile::open(file).map_err(|e| CliError::from_lib(file, &e))?;
     let layout = ByteLayout::of(map.bytes());
     if args.json {

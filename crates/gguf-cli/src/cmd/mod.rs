@@ -58,12 +58,57 @@ impl CliError {
     }
 }
 
-/// The contract's one-line description of a library error about a file.
+/// The contract's one-line description of a library error about a file. Errors about an output
+/// name the output, not the input `file`.
 pub fn describe(file: &Path, e: &Error) -> String {
+    use ggufkit::error::WriteError;
     match e {
         Error::Format(d) => format!("{}: at byte {}: {}", file.display(), d.offset, d.message),
+        Error::Write(
+            WriteError::OutputExists { .. }
+            | WriteError::OutputIsInput { .. }
+            | WriteError::NoOutputFolder { .. },
+        ) => e.to_string(),
         other => format!("{}: {other}", file.display()),
     }
+}
+
+/// Refuses, in plain words, an input that is not a file `gguf` can read: missing, a directory, a
+/// pipe or a device, or unreadable. Remote locations are left to their own checks.
+pub fn readable(file: &Path) -> Result<(), CliError> {
+    if remote::is_remote(file) {
+        return Ok(());
+    }
+    let say = |what: &str| Err(CliError::failed(format!("{}: {what}", file.display())));
+    let meta = match std::fs::metadata(file) {
+        Ok(m) => m,
+        Err(e) => {
+            return match e.kind() {
+                std::io::ErrorKind::NotFound => say("no such file"),
+                std::io::ErrorKind::PermissionDenied => {
+                    say("permission denied: this user may not read it")
+                }
+                _ => say(&format!("cannot be read: {e}")),
+            }
+        }
+    };
+    if meta.is_dir() {
+        return say("is a folder, not a file: name a .gguf file in it");
+    }
+    if !meta.is_file() {
+        return say(
+            "is not a regular file (a pipe, a socket or a device): gguf reads GGUF files from disk; save the stream to a file first",
+        );
+    }
+    if let Err(e) = std::fs::File::open(file) {
+        return match e.kind() {
+            std::io::ErrorKind::PermissionDenied => {
+                say("permission denied: this user may not read it")
+            }
+            _ => say(&format!("cannot be opened: {e}")),
+        };
+    }
+    Ok(())
 }
 
 pub type CmdResult = Result<u8, CliError>;
@@ -82,6 +127,7 @@ pub fn open(file: &Path, permissive: bool) -> Result<Gguf<'static>, CliError> {
     if remote::is_remote(file) {
         return remote::open(file, permissive);
     }
+    readable(file)?;
     let opts = ReadOptions { permissive };
     match Gguf::open_with(file, &opts) {
         Ok(g) => Ok(g),
