@@ -50,7 +50,15 @@ enum Command {
     Report(cmd::report::Args),
 }
 
+/// Exit code after an interrupt: 128 + SIGINT, as shells report it.
+const INTERRUPTED: i32 = 130;
+
 fn main() -> ExitCode {
+    // an interrupted write leaves no temporary file behind, and its target as it was
+    let _ = ctrlc::set_handler(|| {
+        ggufkit::write::atomic::remove_unfinished();
+        std::process::exit(INTERRUPTED);
+    });
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Info(a) => cmd::info::run(a),

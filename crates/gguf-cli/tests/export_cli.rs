@@ -1,5 +1,7 @@
 //! `gguf export` as the contract fixes it: .npy and .safetensors contents, exit codes, error lines.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
@@ -333,4 +335,48 @@ fn npy_export_matches_ggml_vectors() {
         }
     }
     assert!(checked >= 56);
+}
+
+#[test]
+fn the_format_is_the_extensions_or_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = ggufkit_testkit::fixtures::tiny_model().write(dir.path(), "tiny.gguf");
+    let refused: [(&[&str], &str); 4] = [
+        (
+            &["--tensor", "token_embd.weight", "-o", "x.safetensors"],
+            "--tensor exports one tensor as .npy",
+        ),
+        (&["-o", "all.npy"], "a .npy file holds one tensor"),
+        (&["-o", "all.bin"], "the format is chosen by the extension"),
+        (
+            &["--tensor", "token_embd.weight", "-o", "x"],
+            "the format is chosen by the extension",
+        ),
+    ];
+    for (args, why) in refused {
+        let mut a = vec!["export", f.as_str()];
+        a.extend_from_slice(args);
+        let (code, _, err) = common::run(dir.path(), &a);
+        assert_eq!(code, 2, "{a:?}: {err}");
+        assert!(err.contains(why), "{a:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        let out = args[args.len() - 1];
+        assert!(!dir.path().join(out).exists(), "{a:?} wrote {out}");
+    }
+    // the extension in any case
+    let (code, _, err) = common::run(dir.path(), &["export", &f, "-o", "ALL.SafeTensors"]);
+    assert_eq!(code, 0, "{err}");
+    let bytes = std::fs::read(dir.path().join("ALL.SafeTensors")).unwrap();
+    let n = u64::from_le_bytes(bytes[..8].try_into().unwrap()) as usize;
+    assert!(std::str::from_utf8(&bytes[8..8 + n])
+        .unwrap()
+        .contains("token_embd.weight"));
+    let (code, _, err) = common::run(
+        dir.path(),
+        &["export", &f, "--tensor", "output.weight", "-o", "o.NPY"],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(std::fs::read(dir.path().join("o.NPY"))
+        .unwrap()
+        .starts_with(b"\x93NUMPY"));
 }

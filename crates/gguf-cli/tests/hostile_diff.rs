@@ -43,7 +43,8 @@ fn corpus_files(shared: &Path) -> Vec<PathBuf> {
         .collect()
 }
 
-/// Our `dump --json`, or None when the file does not open.
+/// Our `dump --json` of a file valid per the spec, or None when the file is invalid (exit 1: it
+/// is dumped as far as the bytes allow, docs/exit-codes.md) or does not open (exit 2).
 fn our_dump(file: &Path) -> Option<J> {
     let out = Command::new(env!("CARGO_BIN_EXE_gguf"))
         .args(["dump", "--json"])
@@ -51,7 +52,8 @@ fn our_dump(file: &Path) -> Option<J> {
         .output()
         .expect("run gguf");
     if !out.status.success() {
-        assert_eq!(out.status.code(), Some(2), "{}", file.display());
+        let code = out.status.code();
+        assert!(code == Some(1) || code == Some(2), "{}", file.display());
         return None;
     }
     Some(serde_json::from_slice(&out.stdout).expect("dump --json is JSON"))

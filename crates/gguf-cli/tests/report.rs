@@ -57,7 +57,9 @@ fn report_errors() {
     let (code, _, err) = run(dir.path(), &["report", &f, "-o", "no/such/dir/r.html"]);
     assert_eq!(code, 2);
     assert!(
-        err.starts_with("gguf: no/such/dir/r.html: cannot write: "),
+        err.starts_with(
+            "gguf: cannot write no/such/dir/r.html: the folder no/such/dir does not exist"
+        ),
         "{err}"
     );
     assert_eq!(err.lines().count(), 1);

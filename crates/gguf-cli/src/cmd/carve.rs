@@ -23,6 +23,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> CmdResult {
+    super::readable(&args.file)?;
     let found = carve_file(&args.file, &args.out, args.force)
         .map_err(|e| CliError::from_lib(&args.file, &e))?;
     eprintln!(

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use ggufkit::diff::{self, Side};
 use ggufkit::Error;
 
-use super::{open_reporting, CliError, CmdResult, FOUND, OK};
+use super::{open_reporting, verdict, CliError, CmdResult, FOUND};
 use crate::output::diff::{human, json};
 use crate::output::progress::Progress;
 use crate::output::{print, Style};
@@ -40,5 +40,6 @@ pub fn run(args: Args) -> CmdResult {
     } else {
         print(&human(&na, &nb, &d, &Style::detect()));
     }
-    Ok(if d.is_empty() { OK } else { FOUND })
+    let files = verdict(&ga).max(verdict(&gb));
+    Ok(if d.is_empty() { files } else { FOUND })
 }

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use ggufkit::summary::Summary;
 
-use super::{display_name, open, CmdResult, OK};
+use super::{display_name, open_reporting, verdict, CmdResult};
 use crate::output::dump_json::dump_json;
 use crate::output::dump_text::dump_text;
 use crate::output::markdown::markdown;
@@ -22,9 +22,9 @@ pub struct Args {
     /// A Markdown document for a model card: summary, tensor types, metadata, tensors.
     #[arg(long)]
     markdown: bool,
-    /// Also dump files that break rules which leave them readable (bool bytes, UTF-8, repeated
-    /// keys or names, data cut short), reporting what is wrong on stderr.
-    #[arg(long)]
+    /// Accepted for compatibility: every read-only command now shows what a damaged file holds,
+    /// says what is wrong on stderr and exits 1 (docs/exit-codes.md).
+    #[arg(long, hide = true)]
     permissive: bool,
     /// Elements of an array shown in the human form before it is shortened.
     #[arg(long, default_value_t = 8)]
@@ -32,8 +32,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> CmdResult {
-    let g = open(&args.file, args.permissive)?;
-    super::report_errors(&args.file, &g);
+    let g = open_reporting(&args.file)?;
     let text = if args.markdown {
         markdown(&display_name(&args.file), &g, &Summary::of(&g))
     } else if args.json {
@@ -47,5 +46,5 @@ pub fn run(args: Args) -> CmdResult {
     let mut out = std::io::stdout().lock();
     let _ = out.write_all(text.as_bytes());
     let _ = out.flush();
-    Ok(OK)
+    Ok(verdict(&g))
 }

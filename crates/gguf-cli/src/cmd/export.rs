@@ -3,10 +3,10 @@
 
 use std::path::{Path, PathBuf};
 
-use ggufkit::export::{self, Dtype};
+use ggufkit::export::{self, Dtype, ExportFormat};
 use ggufkit::Error;
 
-use super::{open, CliError, CmdResult, OK};
+use super::{open_reporting, verdict, CliError, CmdResult, OK};
 
 /// Float dtype of a .safetensors export.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -33,7 +33,8 @@ the stored shape): float32 values exactly as ggml's reference dequantization giv
 tensor's own dtype for i8/i16/i32/i64. Without --tensor, writes every tensor to a .safetensors file
 (float tensors as --dtype, integer tensors in their own dtype) with the GGUF metadata as strings in
 __metadata__. f64 tensors are rounded to float32. The output is written to a temporary file next
-to OUT and renamed over it at the end.")]
+to OUT and renamed over it at the end. The format is OUT's extension's: .npy needs --tensor,
+.safetensors takes every tensor; any other name is refused.")]
 pub struct Args {
     /// The GGUF file.
     file: PathBuf,
@@ -52,10 +53,13 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> CmdResult {
+    ggufkit::write::atomic::refuse_input(&args.out, &[args.file.as_path()])
+        .map_err(|e| CliError::failed(e.to_string()))?;
+    check_format(&args)?;
     if crate::remote::is_remote(&args.file) {
         return run_remote(&args);
     }
-    let g = open(&args.file, false)?;
+    let g = open_reporting(&args.file)?;
     let done = match &args.tensor {
         Some(name) => {
             npy_dtype(&args)?;
@@ -66,7 +70,7 @@ pub fn run(args: Args) -> CmdResult {
         None => export::save_safetensors(&g, args.dtype.into(), &args.out, args.force),
     };
     done.map_err(|e| export_error(&args.file, e))?;
-    Ok(OK)
+    Ok(verdict(&g))
 }
 
 /// A remote FILE: the header with range requests, then the one tensor with one more.
@@ -88,6 +92,24 @@ fn run_remote(args: &Args) -> CmdResult {
         .map_err(|e| CliError::from_lib(&args.file, &e))?;
     export::save_npy(&t, &data, &args.out, args.force).map_err(|e| export_error(&args.file, e))?;
     Ok(OK)
+}
+
+/// The format is the output's extension's, and must fit what is asked: `.npy` for one tensor
+/// (`--tensor`), `.safetensors` for every tensor; anything else is refused before any work.
+fn check_format(args: &Args) -> Result<(), CliError> {
+    let out = args.out.display();
+    match (ExportFormat::from_path(&args.out), &args.tensor) {
+        (Some(ExportFormat::Npy), Some(_)) | (Some(ExportFormat::Safetensors), None) => Ok(()),
+        (Some(ExportFormat::Npy), None) => Err(CliError::failed(format!(
+            "{out}: a .npy file holds one tensor: name it with --tensor NAME, or write every tensor to a .safetensors file"
+        ))),
+        (Some(ExportFormat::Safetensors), Some(_)) => Err(CliError::failed(format!(
+            "{out}: --tensor exports one tensor as .npy: name the output NAME.npy, or leave out --tensor to write every tensor to {out}"
+        ))),
+        (None, _) => Err(CliError::failed(format!(
+            "{out}: the format is chosen by the extension: .npy (one tensor, with --tensor) or .safetensors (every tensor)"
+        ))),
+    }
 }
 
 /// A .npy export is float32: refuses another --dtype.

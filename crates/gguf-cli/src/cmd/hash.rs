@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use ggufkit::hash::{self, FileHashes, HashAlgo, Manifest};
 use ggufkit::Error;
 
-use super::{open_reporting, CliError, CmdResult, FAILED, FOUND, OK};
+use super::{open_reporting, verdict, CliError, CmdResult, FAILED, FOUND, OK};
 use crate::output::hash_check::check_text;
 use crate::output::print;
 use crate::output::progress::Progress;
@@ -51,9 +51,9 @@ pub fn run(args: Args) -> CmdResult {
     let mut code = OK;
     for file in &args.files {
         let r = match &manifest {
-            None => hash_one(file, args.algo.into()).map(|h| {
+            None => hash_one(file, args.algo.into()).map(|(h, code)| {
                 print(&hash::manifest_section(&file.display().to_string(), &h));
-                OK
+                code
             }),
             Some(m) => check_one(file, m, args.check.as_deref().unwrap_or(Path::new(""))),
         };
@@ -76,15 +76,16 @@ fn read_manifest(path: &Path) -> Result<Manifest, CliError> {
     })
 }
 
-fn hash_one(file: &Path, algo: HashAlgo) -> Result<FileHashes, CliError> {
+/// The hashes of `file`, with the exit code its validity owes (docs/exit-codes.md).
+fn hash_one(file: &Path, algo: HashAlgo) -> Result<(FileHashes, u8), CliError> {
     if crate::remote::is_remote(file) {
-        return crate::remote::hash(file, algo);
+        return crate::remote::hash(file, algo).map(|h| (h, OK));
     }
     let g = open_reporting(file)?;
     let bar = Progress::bytes(0, &file.display().to_string());
     let h = hash::hash_gguf(&g, algo, &bar).map_err(|e| CliError::from_lib(file, &e))?;
     bar.finish();
-    Ok(h)
+    Ok((h, verdict(&g)))
 }
 
 fn check_one(file: &Path, manifest: &Manifest, manifest_path: &Path) -> CmdResult {
@@ -107,7 +108,8 @@ fn check_one(file: &Path, manifest: &Manifest, manifest_path: &Path) -> CmdResul
             manifest_path.display()
         )));
     };
-    let check = section.check(&hash_one(file, algo)?);
+    let (hashes, code) = hash_one(file, algo)?;
+    let check = section.check(&hashes);
     print(&check_text(&shown, &check));
-    Ok(if check.passed() { OK } else { FOUND })
+    Ok(if check.passed() { code } else { FOUND })
 }

@@ -1,10 +1,11 @@
 //! `gguf info FILE... [--json]`: what a person wants at a glance, the model summary of each file.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use ggufkit::summary::Summary;
+use ggufkit::{Gguf, ShardedModel};
 
-use super::{open, CmdResult, FAILED, OK};
+use super::{open, verdict, CmdResult, FAILED, FOUND, OK};
 use crate::output::summary_text::summary_text;
 use crate::output::{print, Style};
 use ggufkit::summary::summary_json;
@@ -19,6 +20,27 @@ pub struct Args {
     json: bool,
 }
 
+/// The summary of `file`; for the first shard of a split model, the whole model's, as llama.cpp
+/// loads it. When the other shards cannot be read, this shard's alone, the reason on stderr
+/// and exit code 1.
+fn model_summary(file: &Path, g: &Gguf<'_>) -> (Summary, u8) {
+    let alone = Summary::of(g);
+    let first_of_many = alone.split.as_ref().is_some_and(|s| s.no == 0);
+    if !first_of_many || crate::remote::is_remote(file) {
+        return (alone, OK);
+    }
+    match ShardedModel::open(file) {
+        Ok(m) => (Summary::of_model(&m), OK),
+        Err(e) => {
+            eprintln!(
+                "gguf: {}; describing this shard alone",
+                super::describe(file, &e)
+            );
+            (alone, FOUND)
+        }
+    }
+}
+
 pub fn run(args: Args) -> CmdResult {
     let style = Style::detect();
     let mut code = OK;
@@ -26,11 +48,14 @@ pub fn run(args: Args) -> CmdResult {
         if i > 0 && !args.json {
             print("\n");
         }
-        // permissive: show what can be shown of a damaged file, and say what is wrong
+        // permissive: show what can be shown of a damaged file, and say what is wrong (in the
+        // status line, which is the first problem `validate` reports)
         match open(file, true) {
             Ok(g) => {
+                code = code.max(verdict(&g));
                 let title = file.display().to_string();
-                let summary = Summary::of(&g);
+                let (summary, whole) = model_summary(file, &g);
+                code = code.max(whole);
                 if args.json {
                     let mut line = summary_json(&title, g.report(), &summary);
                     crate::remote::add_member(&mut line, file);

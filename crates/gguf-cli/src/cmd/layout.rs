@@ -43,6 +43,7 @@ pub fn run(args: Args) -> CmdResult {
             FOUND
         });
     }
+    super::readable(file)?;
     let map = MappedFile::open(file).map_err(|e| CliError::from_lib(file, &e))?;
     let layout = ByteLayout::of(map.bytes());
     if args.json {
@@ -51,6 +52,7 @@ pub fn run(args: Args) -> CmdResult {
         print(&layout_text(&layout.fields, &Style::detect()));
     }
     let report = &layout.outline.report;
+    super::report_findings(file, report);
     if let Some(why) = &report.incomplete {
         // mapped as far as the reader goes; the rest cannot be judged
         eprintln!("gguf: {}: {why}", file.display());

@@ -26,6 +26,7 @@ pub struct Args {
 
 pub fn run(args: Args) -> CmdResult {
     let lib = |e: ggufkit::Error| CliError::from_lib(&args.first, &e);
+    super::readable(&args.first)?;
     let m = ShardedModel::open(&args.first).map_err(lib)?;
     let total: u64 = m.tensors().map(|t| t.size()).sum();
     let progress = Progress::bytes(total, "merging");

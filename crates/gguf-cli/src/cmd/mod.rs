@@ -58,12 +58,57 @@ impl CliError {
     }
 }
 
-/// The contract's one-line description of a library error about a file.
+/// The contract's one-line description of a library error about a file. Errors about an output
+/// name the output, not the input `file`.
 pub fn describe(file: &Path, e: &Error) -> String {
+    use ggufkit::error::WriteError;
     match e {
         Error::Format(d) => format!("{}: at byte {}: {}", file.display(), d.offset, d.message),
+        Error::Write(
+            WriteError::OutputExists { .. }
+            | WriteError::OutputIsInput { .. }
+            | WriteError::NoOutputFolder { .. },
+        ) => e.to_string(),
         other => format!("{}: {other}", file.display()),
     }
+}
+
+/// Refuses, in plain words, an input that is not a file `gguf` can read: missing, a directory, a
+/// pipe or a device, or unreadable. Remote locations are left to their own checks.
+pub fn readable(file: &Path) -> Result<(), CliError> {
+    if remote::is_remote(file) {
+        return Ok(());
+    }
+    let say = |what: &str| Err(CliError::failed(format!("{}: {what}", file.display())));
+    let meta = match std::fs::metadata(file) {
+        Ok(m) => m,
+        Err(e) => {
+            return match e.kind() {
+                std::io::ErrorKind::NotFound => say("no such file"),
+                std::io::ErrorKind::PermissionDenied => {
+                    say("permission denied: this user may not read it")
+                }
+                _ => say(&format!("cannot be read: {e}")),
+            }
+        }
+    };
+    if meta.is_dir() {
+        return say("is a folder, not a file: name a .gguf file in it");
+    }
+    if !meta.is_file() {
+        return say(
+            "is not a regular file (a pipe, a socket or a device): gguf reads GGUF files from disk; save the stream to a file first",
+        );
+    }
+    if let Err(e) = std::fs::File::open(file) {
+        return match e.kind() {
+            std::io::ErrorKind::PermissionDenied => {
+                say("permission denied: this user may not read it")
+            }
+            _ => say(&format!("cannot be opened: {e}")),
+        };
+    }
+    Ok(())
 }
 
 pub type CmdResult = Result<u8, CliError>;
@@ -82,12 +127,60 @@ pub fn open(file: &Path, permissive: bool) -> Result<Gguf<'static>, CliError> {
     if remote::is_remote(file) {
         return remote::open(file, permissive);
     }
+    readable(file)?;
     let opts = ReadOptions { permissive };
-    Gguf::open_with(file, &opts).map_err(|e| CliError::from_lib(file, &e))
+    match Gguf::open_with(file, &opts) {
+        Ok(g) => Ok(g),
+        Err(e @ Error::Format(_)) if permissive => Err(unreadable(file, &e)),
+        Err(e) => Err(CliError::from_lib(file, &e)),
+    }
 }
 
-/// Opens a file permissively, as a command that shows what it can of a damaged file: what is
-/// wrong goes to stderr, one line per finding, and the command goes on.
+/// A file even a permissive reading cannot get through: every problem `validate` finds, first
+/// problem first, each on its own line; the last, where reading had to stop, ends the command.
+fn unreadable(file: &Path, e: &Error) -> CliError {
+    let Ok(report) = ggufkit::validate_file(file) else {
+        return CliError::from_lib(file, e);
+    };
+    match report.errors.split_last() {
+        Some((last, before)) => {
+            report_findings(
+                file,
+                &ggufkit::Report {
+                    errors: before.to_vec(),
+                    ..Default::default()
+                },
+            );
+            CliError::failed(finding(file, last))
+        }
+        None => CliError::from_lib(file, e),
+    }
+}
+
+/// One finding as a line: `FILE: at byte N: what [rule]`.
+fn finding(file: &Path, d: &ggufkit::Diagnostic) -> String {
+    format!(
+        "{}: at byte {}: {} [{}]",
+        file.display(),
+        d.offset,
+        d.message,
+        d.rule
+    )
+}
+
+/// The exit code a read-only command owes to the file it read (docs/exit-codes.md): 0 for a
+/// valid file, 1 for an invalid one (whose problems it said on stderr).
+pub fn verdict(g: &Gguf<'_>) -> u8 {
+    if g.report().valid() {
+        OK
+    } else {
+        FOUND
+    }
+}
+
+/// Opens a file permissively, as a read-only command does (docs/exit-codes.md): it shows what it
+/// can of a damaged file; what is wrong goes to stderr, one line per finding, the first the one
+/// `validate` reports first; the command goes on and ends with [`verdict`]'s code at least.
 pub fn open_reporting(file: &Path) -> Result<Gguf<'static>, CliError> {
     let g = open(file, true)?;
     report_errors(file, &g);
@@ -96,13 +189,12 @@ pub fn open_reporting(file: &Path) -> Result<Gguf<'static>, CliError> {
 
 /// Prints what is wrong with a permissively opened file to stderr, one line per finding.
 pub fn report_errors(file: &Path, g: &Gguf<'_>) {
-    for d in &g.report().errors {
-        eprintln!(
-            "gguf: {}: at byte {}: {} [{}]",
-            file.display(),
-            d.offset,
-            d.message,
-            d.rule
-        );
+    report_findings(file, g.report());
+}
+
+/// Prints the errors of `report` about `file` to stderr, one line each.
+pub fn report_findings(file: &Path, report: &ggufkit::Report) {
+    for d in &report.errors {
+        eprintln!("gguf: {}", finding(file, d));
     }
 }

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use ggufkit::select::{matches_glob, select_tensors, TensorOrder};
 use ggufkit::{stats, TensorInfo};
 
-use super::{open_reporting, CmdResult, FAILED, OK};
+use super::{open_reporting, verdict, CmdResult, FAILED, OK};
 use crate::output::progress::Progress;
 use crate::output::{print, Style};
 use crate::output::{tensor_stats, tensor_table};
@@ -69,6 +69,7 @@ pub fn run(args: Args) -> CmdResult {
                 continue;
             }
         };
+        code = code.max(verdict(&g));
         let rows = select_tensors(&g, args.filter.as_deref(), args.sort.into());
         let name = file.display().to_string();
         let body = if args.stats {

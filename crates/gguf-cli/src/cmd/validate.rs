@@ -22,6 +22,11 @@ pub fn run(args: Args) -> CmdResult {
     let style = Style::detect();
     let mut code = OK;
     for file in &args.files {
+        if let Err(e) = super::readable(file) {
+            eprintln!("{e}");
+            code = FAILED;
+            continue;
+        }
         let checked = if crate::remote::is_remote(file) {
             crate::remote::validate(file)
         } else {

@@ -4,7 +4,7 @@
 use ggufkit::{Gguf, Value};
 
 use super::value::human_value;
-use super::Style;
+use super::{grouped, pad, size_note, Style};
 
 /// The listing, arrays shown up to `max` elements.
 pub fn dump_text(g: &Gguf<'_>, max: usize, s: &Style) -> String {
@@ -18,11 +18,13 @@ pub fn dump_text(g: &Gguf<'_>, max: usize, s: &Style) -> String {
         g.kv_count(),
         g.tensor_count()
     ));
+    let actual = g.actual_len().unwrap_or(0);
+    let trailing = g.trailing_data().map_or(0, |(_, n)| n);
     out.push_str(&format!(
-        "tensor data at byte {}, file size {} (expected {})\n",
-        g.data_offset(),
-        g.actual_len().unwrap_or(0),
-        g.expected_len()
+        "tensor data at byte {}, file size {} bytes, {}\n",
+        grouped(g.data_offset()),
+        grouped(actual),
+        size_note(actual, g.expected_len(), trailing, s)
     ));
     out.push_str(&format!("\n{}\n", s.bold("metadata")));
     for (i, kv) in g.metadata().enumerate() {
@@ -31,9 +33,9 @@ pub fn dump_text(g: &Gguf<'_>, max: usize, s: &Style) -> String {
             _ => kv.value_type().name().to_string(),
         };
         out.push_str(&format!(
-            "{i:>5}  {:<40} {:<22} {}\n",
+            "{i:>5}  {:<40} {} {}\n",
             kv.key(),
-            s.dim(&ty),
+            pad(&s.dim(&ty), 22),
             human_value(&kv.value, max)
         ));
     }

@@ -24,9 +24,42 @@ pub mod value;
 
 use std::io::{IsTerminal, Write};
 
-/// Whether to colour human output: only on a terminal, and never when `NO_COLOR` is set.
+/// Whether to colour human output: on a terminal (or when `CLICOLOR_FORCE` is set to anything
+/// but `0`), and never when `NO_COLOR` is set.
 pub fn use_colour() -> bool {
-    std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()) && std::io::stdout().is_terminal()
+    let set = |v: &str| std::env::var_os(v).is_some_and(|v| !v.is_empty());
+    let forced =
+        set("CLICOLOR_FORCE") && std::env::var_os("CLICOLOR_FORCE").is_some_and(|v| v != "0");
+    !set("NO_COLOR") && (forced || std::io::stdout().is_terminal())
+}
+
+/// The width of `s` on a terminal: its characters, without the ANSI escape sequences that
+/// colour it (`ESC [ ... m`), which take no room.
+pub fn visible_width(s: &str) -> usize {
+    let mut n = 0;
+    let mut chars = s.chars();
+    while let Some(c) = chars.next() {
+        if c == '\x1b' {
+            // skip to the sequence's final byte, a letter
+            for d in chars.by_ref() {
+                if d.is_ascii_alphabetic() {
+                    break;
+                }
+            }
+        } else {
+            n += 1;
+        }
+    }
+    n
+}
+
+/// `s` padded with spaces to `width` visible characters (left-aligned), escapes not counted.
+pub fn pad(s: &str, width: usize) -> String {
+    let w = visible_width(s);
+    let mut out = String::with_capacity(s.len() + width.saturating_sub(w));
+    out.push_str(s);
+    out.extend(std::iter::repeat_n(' ', width.saturating_sub(w)));
+    out
 }
 
 /// ANSI styling that disappears when colour is off.
@@ -69,6 +102,32 @@ impl Style {
     }
 }
 
+/// How a file's length compares with the length its header implies, in the contract's words:
+/// short, with trailing data (`trailing` bytes by its definition), or as the header implies
+/// (with any zero padding of a tensor-less file, which is not trailing data).
+pub fn size_note(actual: u64, expected: u64, trailing: u64, s: &Style) -> String {
+    if actual < expected {
+        s.red(&format!(
+            "{} short of the {} the header implies",
+            human_bytes(expected - actual),
+            human_bytes(expected)
+        ))
+    } else if trailing > 0 {
+        s.yellow(&format!(
+            "{} of trailing data after the {} the header implies",
+            human_bytes(trailing),
+            human_bytes(expected)
+        ))
+    } else if actual > expected {
+        format!(
+            "as the header implies, with {} of zero padding to the alignment",
+            human_bytes(actual - expected)
+        )
+    } else {
+        "as the header implies".to_string()
+    }
+}
+
 /// Writes to stdout, ignoring a closed pipe (`gguf dump x | head` must not panic).
 pub fn print(s: &str) {
     let mut out = std::io::stdout().lock();
@@ -89,6 +148,11 @@ pub fn human_bytes(n: u64) -> String {
         u += 1;
     }
     format!("{v:.2} {}", UNITS[u])
+}
+
+/// A count and its noun, singular or plural as the count asks: `1 tensor`, `1,024 tensors`.
+pub fn counted(n: u64, one: &str, many: &str) -> String {
+    format!("{} {}", grouped(n), if n == 1 { one } else { many })
 }
 
 /// A count with thousands separators: `1,234,567`.
@@ -137,6 +201,14 @@ pub fn shape_text(shape: &[u64]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn colour_takes_no_width() {
+        let s = Style { on: true };
+        assert_eq!(visible_width(&s.dim("uint32")), 6);
+        assert_eq!(pad(&s.red("ab"), 4), format!("{}  ", s.red("ab")));
+        assert_eq!(pad("abcdef", 4), "abcdef");
+    }
 
     #[test]
     fn formats() {

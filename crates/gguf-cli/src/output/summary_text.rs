@@ -4,10 +4,72 @@ use ggufkit::summary::{ChatTemplate, Summary};
 use ggufkit::Report;
 
 use super::summary::{kv_formula, KV_TOKENS};
-use super::{grouped, human_bytes, short_count, Style};
+use super::{counted, grouped, human_bytes, pad, short_count, size_note, Style};
+use ggufkit::summary::Split;
 
 fn line(out: &mut String, s: &Style, label: &str, value: impl AsRef<str>) {
-    out.push_str(&format!("  {:<18} {}\n", s.dim(label), value.as_ref()));
+    out.push_str(&format!(
+        "  {} {}\n",
+        pad(&s.dim(label), 18),
+        value.as_ref()
+    ));
+}
+
+/// How the model is split: every shard when the summary is the whole model's, else which shard
+/// this file is and where the whole model is described.
+fn split_lines(out: &mut String, s: &Style, split: &Split) {
+    if split.shards.is_empty() {
+        let what = if split.no == 0 {
+            "this shard alone: the other shards could not be read".to_string()
+        } else {
+            "this shard alone; `gguf info` on the first shard describes the whole model".to_string()
+        };
+        line(
+            out,
+            s,
+            "split",
+            s.yellow(&format!(
+                "shard {} of {}, {what}",
+                split.no + 1,
+                split.count
+            )),
+        );
+        return;
+    }
+    line(
+        out,
+        s,
+        "split",
+        format!(
+            "{} shards, read as one model from the first, as llama.cpp loads it",
+            split.count
+        ),
+    );
+    let name = |p: &std::path::Path| {
+        p.file_name().map_or_else(
+            || p.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        )
+    };
+    let width = split
+        .shards
+        .iter()
+        .map(|x| name(&x.path).chars().count())
+        .max()
+        .unwrap_or(0);
+    for x in &split.shards {
+        line(
+            out,
+            s,
+            "",
+            format!(
+                "{}  {:>13}  {:>10}",
+                pad(&name(&x.path), width),
+                counted(x.tensors, "tensor", "tensors"),
+                human_bytes(x.file_size)
+            ),
+        );
+    }
 }
 
 /// The summary of the file shown as `title`, with the verdicts of `report`.
@@ -48,21 +110,7 @@ pub fn summary_text(title: &str, report: &Report, m: &Summary, s: &Style) -> Str
         line(&mut out, s, "name", name);
     }
     let actual = f.bytes_present.unwrap_or(0);
-    let expected = f.file_size;
-    let size_note = if actual == expected {
-        "as the header implies".to_string()
-    } else if actual < expected {
-        s.red(&format!(
-            "{} short of the {} the header implies",
-            human_bytes(expected - actual),
-            human_bytes(expected)
-        ))
-    } else {
-        s.yellow(&format!(
-            "{} of trailing bytes",
-            human_bytes(actual - expected)
-        ))
-    };
+    let size_note = size_note(actual, f.file_size, f.trailing_bytes, s);
     line(
         &mut out,
         s,
@@ -74,11 +122,14 @@ pub fn summary_text(title: &str, report: &Report, m: &Summary, s: &Style) -> Str
         s,
         "header",
         format!(
-            "{} ({} key-value pairs)",
+            "{} ({})",
             human_bytes(f.header_bytes),
-            f.kv_count
+            counted(f.kv_count, "key-value pair", "key-value pairs")
         ),
     );
+    if let Some(split) = &m.split {
+        split_lines(&mut out, s, split);
+    }
 
     let params = m.parameters;
     let data = m.tensor_data_bytes;
@@ -87,8 +138,8 @@ pub fn summary_text(title: &str, report: &Report, m: &Summary, s: &Style) -> Str
         s,
         "tensors",
         format!(
-            "{} tensors, {} parameters ({}), {} of data",
-            f.tensor_count,
+            "{}, {} parameters ({}), {} of data",
+            counted(m.tensor_count(), "tensor", "tensors"),
             grouped(params),
             short_count(params),
             human_bytes(data)
@@ -103,9 +154,9 @@ pub fn summary_text(title: &str, report: &Report, m: &Summary, s: &Style) -> Str
             s,
             "",
             format!(
-                "{:<8} {:>5} tensors {:>12} {:>6.1}%",
+                "{:<8} {:>13} {:>12} {:>6.1}%",
                 t.ggml_type.name(),
-                t.tensors,
+                counted(t.tensors, "tensor ", "tensors"),
                 human_bytes(t.bytes),
                 t.percent
             ),

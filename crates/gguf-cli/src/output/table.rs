@@ -1,4 +1,7 @@
-//! Plain-text tables for people: columns padded to their widest cell, numbers right-aligned.
+//! Plain-text tables for people: columns padded to their widest cell, numbers right-aligned;
+//! widths count what a terminal shows (colour escapes take no room).
+
+use super::visible_width;
 
 /// How a column is aligned.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -36,7 +39,7 @@ impl Table {
             .chain(footer)
         {
             for (i, c) in row.iter().enumerate().take(n) {
-                width[i] = width[i].max(c.chars().count());
+                width[i] = width[i].max(visible_width(c));
             }
         }
         let mut out = String::new();
@@ -44,7 +47,7 @@ impl Table {
             let mut s = String::new();
             for (i, w) in width.iter().enumerate() {
                 let c = row.get(i).map(String::as_str).unwrap_or("");
-                let pad = w - c.chars().count().min(*w);
+                let pad = w - visible_width(c).min(*w);
                 if i > 0 {
                     s.push_str("  ");
                 }

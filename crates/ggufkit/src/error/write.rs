@@ -253,6 +253,25 @@ pub enum WriteError {
         /// The output.
         path: PathBuf,
     },
+    /// An output that is one of the command's own inputs, which it would destroy.
+    #[error(
+        "{} is the input file; write the output to another file (meta set/rm edit a file with --in-place)",
+        path.display()
+    )]
+    OutputIsInput {
+        /// The output.
+        path: PathBuf,
+        /// The input it is (the same file, perhaps by another name).
+        input: PathBuf,
+    },
+    /// An output in a folder that does not exist.
+    #[error("cannot write {}: the folder {} does not exist", path.display(), dir.display())]
+    NoOutputFolder {
+        /// The output.
+        path: PathBuf,
+        /// Its folder.
+        dir: PathBuf,
+    },
     /// A file that changed while it was copied.
     #[error("{} changed while it was carved: {copied} of {expected} bytes copied", path.display())]
     SourceChanged {

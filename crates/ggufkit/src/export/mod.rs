@@ -55,6 +55,27 @@ impl Dtype {
     }
 }
 
+/// The file format of an export, which its file name's extension names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ExportFormat {
+    /// NumPy `.npy`: one tensor.
+    Npy,
+    /// `.safetensors`: every tensor, with the metadata.
+    Safetensors,
+}
+
+impl ExportFormat {
+    /// The format `path`'s extension names (`.npy`, `.safetensors`, any case), if any.
+    pub fn from_path(path: &Path) -> Option<ExportFormat> {
+        let ext = path.extension()?.to_str()?.to_ascii_lowercase();
+        match ext.as_str() {
+            "npy" => Some(ExportFormat::Npy),
+            "safetensors" => Some(ExportFormat::Safetensors),
+            _ => None,
+        }
+    }
+}
+
 /// The I/O error of writing an export to an unnamed writer.
 fn io_error(e: io::Error) -> Error {
     Error::io("writing the export", e)
@@ -65,9 +86,10 @@ fn io_error(e: io::Error) -> Error {
 fn save(
     target: &Path,
     overwrite: bool,
+    inputs: &[&Path],
     body: impl FnOnce(&mut BufWriter<&mut File>, &dyn Fn(io::Error) -> Error) -> Result<()>,
 ) -> Result<()> {
-    let mut af = AtomicFile::create(target, overwrite)?;
+    let mut af = AtomicFile::create_from(target, overwrite, inputs)?;
     let io = |e| Error::io_at(format!("writing {}", target.display()), target, e);
     {
         let mut w = af.writer();

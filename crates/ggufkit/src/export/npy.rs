@@ -61,7 +61,7 @@ pub fn write_npy(w: &mut dyn Write, t: &TensorInfo<'_>, data: &[u8]) -> Result<(
 /// `overwrite`. Nothing is created when the tensor cannot be exported.
 pub fn save_npy(t: &TensorInfo<'_>, data: &[u8], target: &Path, overwrite: bool) -> Result<()> {
     check(t, data)?;
-    save(target, overwrite, |w, io| encode(w, t, data, io))
+    save(target, overwrite, &[], |w, io| encode(w, t, data, io))
 }
 
 #[cfg(test)]

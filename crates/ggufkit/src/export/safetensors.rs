@@ -105,5 +105,6 @@ pub fn write_safetensors(w: &mut dyn Write, g: &Gguf<'_>, dtype: Dtype) -> Resul
 /// with `overwrite`. Nothing is created when a tensor cannot be exported.
 pub fn save_safetensors(g: &Gguf<'_>, dtype: Dtype, target: &Path, overwrite: bool) -> Result<()> {
     let p = plan(g, dtype)?;
-    save(target, overwrite, |w, io| encode(w, &p, dtype, io))
+    let inputs: Vec<&Path> = g.path().into_iter().collect();
+    save(target, overwrite, &inputs, |w, io| encode(w, &p, dtype, io))
 }

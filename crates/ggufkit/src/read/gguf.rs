@@ -240,6 +240,19 @@ impl<'a> Gguf<'a> {
         }
     }
 
+    /// The trailing data by the contract's one definition, the one `validate`'s `trailing_data`
+    /// warning applies: bytes after the length the header implies, except the zeros that pad a
+    /// file without tensors to the alignment (ggml's writer adds them). Where they start and how
+    /// many there are; `None` when there are none (or the length is unknown).
+    pub fn trailing_data(&self) -> Option<(u64, u64)> {
+        let actual = self.actual_len()?;
+        self.report
+            .warnings
+            .iter()
+            .find(|d| d.rule == crate::error::Rule::TrailingData)
+            .map(|d| (d.offset, actual.saturating_sub(d.offset)))
+    }
+
     /// The file this was opened from by [`Gguf::open`] or [`Gguf::open_with`], as given; `None`
     /// for a slice, a stream or a remote header. The writers that copy tensor data file to file
     /// (edits, conversions, splits) read it from this path.

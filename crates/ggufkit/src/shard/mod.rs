@@ -27,7 +27,7 @@ use crate::endian::Endian;
 use crate::error::{Error, Location, Missing, Result, ShardError, WriteError};
 use crate::read::{Gguf, Kv, TensorInfo};
 use crate::value::Value;
-use crate::write::atomic::write_atomically;
+use crate::write::atomic::write_atomically_from;
 use crate::write::writer::{GgufBuilder, ProgressFn};
 use crate::write::{open_file, source_path, write_copying};
 
@@ -237,7 +237,7 @@ pub fn split(
             let p: ProgressFn = Box::new(move |k| (f.borrow_mut())(k));
             p
         });
-        let r = write_atomically(&shard.path, opts.overwrite, |w| {
+        let r = write_atomically_from(&shard.path, opts.overwrite, &[src], |w| {
             write_copying(&b, w, &sources, p).map(|_| ())
         });
         if let Err(e) = r {
@@ -471,7 +471,8 @@ impl ShardedModel {
                 Some((&files[s], t.absolute_offset()))
             })
             .collect();
-        write_atomically(out, overwrite, |w| {
+        let inputs: Vec<&Path> = self.paths.iter().map(PathBuf::as_path).collect();
+        write_atomically_from(out, overwrite, &inputs, |w| {
             write_copying(&b, w, &sources, progress).map(|_| ())
         })
     }

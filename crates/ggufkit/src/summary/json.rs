@@ -39,7 +39,7 @@ pub fn summary_json(file: &str, report: &Report, m: &Summary) -> String {
     j.raw(",").key("bytes_present");
     opt_u64(&mut j, f.bytes_present);
     j.raw(",").key("kv_count").u64(f.kv_count);
-    j.raw(",").key("tensor_count").u64(f.tensor_count);
+    j.raw(",").key("tensor_count").u64(m.tensor_count());
     j.raw(",").key("architecture");
     opt_str(&mut j, m.architecture.as_deref());
     j.raw(",").key("name");

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::{GgmlType, Gguf};
+use crate::{GgmlType, TensorInfo};
 
 /// The tensor data of one block, by tensor type.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -37,10 +37,12 @@ fn layer_of(name: &str) -> Option<u64> {
 }
 
 /// The blocks in layer order, and the tensors outside them the largest first.
-pub(super) fn bytes_by_layer(g: &Gguf<'_>) -> (Vec<LayerBytes>, Vec<PrefixBytes>) {
+pub(super) fn bytes_by_layer<'t>(
+    tensors: impl Iterator<Item = TensorInfo<'t>>,
+) -> (Vec<LayerBytes>, Vec<PrefixBytes>) {
     let mut layers: BTreeMap<u64, BTreeMap<GgmlType, u64>> = BTreeMap::new();
     let mut outside: BTreeMap<String, u64> = BTreeMap::new();
-    for t in g.tensors() {
+    for t in tensors {
         let name = t.name();
         let bytes = match layer_of(&name) {
             Some(l) => layers

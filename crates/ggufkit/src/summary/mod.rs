@@ -20,8 +20,10 @@ pub use layers::{LayerBytes, PrefixBytes};
 pub use tokenizer::{SpecialToken, TokenRole, Tokenizer};
 
 use std::collections::BTreeMap;
+use std::path::PathBuf;
 
-use crate::{Endian, GgmlType, Gguf, Value, ValueType};
+use crate::shard::{ShardedModel, SPLIT_COUNT, SPLIT_NO};
+use crate::{Endian, GgmlType, Gguf, TensorInfo, Value, ValueType};
 
 /// The summary of one GGUF: see the [module documentation](self).
 #[derive(Clone, Debug, PartialEq)]
@@ -54,6 +56,29 @@ pub struct Summary {
     /// Tensor data outside the blocks, by the first component of the tensor names, the largest
     /// first (ties in the order of the prefixes).
     pub outside_layers: Vec<PrefixBytes>,
+    /// Set when the file is a shard of a split model (it has `split.count` above 1).
+    pub split: Option<Split>,
+}
+
+/// A file that is one shard of a model split by gguf-split (or `gguf split`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Split {
+    /// `split.no` of the file summarised (0 for the first shard).
+    pub no: u64,
+    /// `split.count`.
+    pub count: u64,
+    /// Every shard, in order, when the summary is the whole model's ([`Summary::of_model`]);
+    /// empty when it is this file's alone.
+    pub shards: Vec<ShardFacts>,
+}
+
+/// One shard of a split model.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ShardFacts {
+    pub path: PathBuf,
+    pub tensors: u64,
+    /// The bytes of the shard file.
+    pub file_size: u64,
 }
 
 /// The container's facts: how the file is laid out, not what model it holds.
@@ -71,6 +96,9 @@ pub struct Format {
     /// The bytes actually present (file, slice or remote object); `None` for a header read from a
     /// stream.
     pub bytes_present: Option<u64>,
+    /// Trailing data by the contract's definition ([`Gguf::trailing_data`]): 0 when there is
+    /// none, as for the zero padding of a file without tensors.
+    pub trailing_bytes: u64,
 }
 
 /// The tensors of one type and their share of the tensor data.
@@ -109,7 +137,7 @@ impl Summary {
     /// it was read).
     pub fn of(g: &Gguf<'_>) -> Summary {
         let tensor_data_bytes = g.tensor_data_size();
-        let (layers, outside_layers) = layers::bytes_by_layer(g);
+        let (layers, outside_layers) = layers::bytes_by_layer(g.tensors());
         Summary {
             format: Format {
                 version: g.version(),
@@ -120,13 +148,14 @@ impl Summary {
                 tensor_count: g.tensor_count() as u64,
                 file_size: g.expected_len(),
                 bytes_present: g.actual_len(),
+                trailing_bytes: g.trailing_data().map_or(0, |(_, n)| n),
             },
             architecture: g.architecture().map(str::to_string),
             name: g.model_name().map(str::to_string),
             file_type: FileType::of(g),
             parameters: g.parameter_count(),
             tensor_data_bytes,
-            types: type_shares(g, tensor_data_bytes),
+            types: type_shares(g.tensors(), tensor_data_bytes),
             hyperparameters: Hyperparameters {
                 context_length: g.context_length(),
                 embedding_length: g.embedding_length(),
@@ -146,6 +175,52 @@ impl Summary {
             }),
             layers,
             outside_layers,
+            split: match (g.get_u64(SPLIT_COUNT), g.get_u64(SPLIT_NO)) {
+                (Some(count), no) if count > 1 => Some(Split {
+                    no: no.unwrap_or(0),
+                    count,
+                    shards: Vec::new(),
+                }),
+                _ => None,
+            },
+        }
+    }
+
+    /// The summary of a split model as llama.cpp loads it from its first shard: the first
+    /// shard's format and metadata, every shard's tensors (parameters, bytes, types, layers), and
+    /// the shards in [`Summary::split`].
+    pub fn of_model(m: &ShardedModel) -> Summary {
+        let first = &m.shards()[0];
+        let mut s = Summary::of(first);
+        let tensor_data_bytes = m.tensors().map(|t| t.size()).sum();
+        s.parameters = m.tensors().map(|t| t.n_elements()).sum();
+        s.tensor_data_bytes = tensor_data_bytes;
+        s.types = type_shares(m.tensors(), tensor_data_bytes);
+        (s.layers, s.outside_layers) = layers::bytes_by_layer(m.tensors());
+        let shards = m
+            .shards()
+            .iter()
+            .zip(m.paths())
+            .map(|(g, p)| ShardFacts {
+                path: p.clone(),
+                tensors: g.tensor_count() as u64,
+                file_size: g.actual_len().unwrap_or(0),
+            })
+            .collect();
+        s.split = Some(Split {
+            no: 0,
+            count: m.shard_count() as u64,
+            shards,
+        });
+        s
+    }
+
+    /// Tensors of the model: every shard's for a whole split model ([`Summary::of_model`]), else
+    /// the file's.
+    pub fn tensor_count(&self) -> u64 {
+        match &self.split {
+            Some(s) if !s.shards.is_empty() => s.shards.iter().map(|x| x.tensors).sum(),
+            _ => self.format.tensor_count,
         }
     }
 
@@ -166,9 +241,9 @@ impl Summary {
 }
 
 /// Tensors, elements and bytes per type, the largest share first.
-fn type_shares(g: &Gguf<'_>, total: u64) -> Vec<TypeShare> {
+fn type_shares<'t>(tensors: impl Iterator<Item = TensorInfo<'t>>, total: u64) -> Vec<TypeShare> {
     let mut by_type: BTreeMap<GgmlType, (u64, u64, u64)> = BTreeMap::new();
-    for t in g.tensors() {
+    for t in tensors {
         let e = by_type.entry(t.ggml_type()).or_default();
         e.0 += 1;
         e.1 = e.1.saturating_add(t.n_elements());

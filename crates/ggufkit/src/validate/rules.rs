@@ -50,17 +50,96 @@ pub(crate) fn magic(head: &[u8]) -> bool {
     head[..n] == MAGIC[..n]
 }
 
+/// `head` is as much of the file's start as the reader holds: beyond the first 4 bytes it only
+/// lets the message say what the file looks like instead.
 #[cold]
 pub(crate) fn magic_violation(head: &[u8]) -> Diagnostic {
     let n = head.len().min(4);
-    violation(
-        Rule::Magic,
-        0,
-        format!(
-            "the file starts with {:?}, expected the magic \"GGUF\"",
-            String::from_utf8_lossy(&head[..n])
-        ),
-    )
+    let first = &head[..n];
+    let shown = if first.iter().all(|b| b.is_ascii_graphic() || *b == b' ') {
+        format!("\"{}\"", String::from_utf8_lossy(first))
+    } else {
+        let hex: Vec<String> = first.iter().map(|b| format!("{b:02x}")).collect();
+        format!("the bytes {}", hex.join(" "))
+    };
+    let mut message = format!("the file starts with {shown}, expected the magic \"GGUF\"");
+    if let Some(what) = looks_like(head) {
+        message.push_str("; ");
+        message.push_str(&what);
+    }
+    violation(Rule::Magic, 0, message)
+}
+
+/// What a file that is not a GGUF looks like, from its first bytes, with what to do about it.
+fn looks_like(head: &[u8]) -> Option<String> {
+    let starts = |p: &[u8]| head.starts_with(p);
+    let text = String::from_utf8_lossy(&head[..head.len().min(512)]).to_ascii_lowercase();
+    let trimmed = text.trim_start();
+    const CARVE: &str = "`gguf carve FILE -o OUT` cuts it out";
+    if starts(b"\xEF\xBB\xBFGGUF") {
+        return Some(format!(
+            "it is a GGUF after a UTF-8 byte-order mark (3 bytes a text tool added): {CARVE}"
+        ));
+    }
+    if starts(b"version https://git-lfs") {
+        return Some(
+            "it is a Git LFS pointer, not the model: fetch the file itself (`git lfs pull`)".into(),
+        );
+    }
+    if trimmed.starts_with("<!doctype html") || trimmed.starts_with("<html") {
+        return Some(
+            "it is an HTML page (a download that returned a web page instead of the file?)".into(),
+        );
+    }
+    if starts(b"lmgg") || starts(b"fmgg") || starts(b"tjgg") {
+        return Some(
+            "it is a GGML/GGMF/GGJT file, the format GGUF replaced in August 2023: convert it with llama.cpp's tools".into(),
+        );
+    }
+    if let Some(at) = find_gguf_magic(head) {
+        let what = if starts(b"PK\x03\x04") {
+            "a zip archive"
+        } else if head.get(257..262) == Some(b"ustar") {
+            "a tar archive"
+        } else {
+            "a larger file"
+        };
+        return Some(format!(
+            "it is {what} with a GGUF inside from byte {at}: {CARVE}"
+        ));
+    }
+    if starts(b"PK\x03\x04") {
+        return Some("it is a zip archive (a PyTorch checkpoint, or a compressed archive)".into());
+    }
+    if head.get(257..262) == Some(b"ustar") {
+        return Some("it is a tar archive without a GGUF stored in its first bytes".into());
+    }
+    if head.len() > 8 && head[8] == b'{' {
+        let n = u64::from_le_bytes(head[..8].try_into().unwrap_or_default());
+        if n > 1 && n < 1 << 30 {
+            return Some("it is a safetensors file, not a GGUF".into());
+        }
+    }
+    None
+}
+
+/// The first place after byte 0 where `GGUF` and a version of 2 or 3 (either byte order)
+/// follow, within the first MiB.
+fn find_gguf_magic(head: &[u8]) -> Option<usize> {
+    let head = &head[..head.len().min(1 << 20)];
+    head.windows(8)
+        .skip(1)
+        .position(|w| {
+            w.starts_with(MAGIC)
+                && matches!(
+                    (
+                        u32::from_le_bytes([w[4], w[5], w[6], w[7]]),
+                        u32::from_be_bytes([w[4], w[5], w[6], w[7]])
+                    ),
+                    (2 | 3, _) | (_, 2 | 3)
+                )
+        })
+        .map(|p| p + 1)
 }
 
 // ---- version -----------------------------------------------------------------------------
@@ -98,7 +177,14 @@ pub(crate) fn truncated_magic(have: usize) -> Diagnostic {
     violation(
         Rule::Truncated,
         0,
-        format!("the file ends after {have} bytes, inside the magic \"GGUF\""),
+        match have {
+            0 => {
+                "the file is empty (0 bytes), expected a GGUF file starting with the magic \"GGUF\""
+                    .to_string()
+            }
+            1 => "the file ends after 1 byte, inside the magic \"GGUF\"".to_string(),
+            _ => format!("the file ends after {have} bytes, inside the magic \"GGUF\""),
+        },
     )
 }
 

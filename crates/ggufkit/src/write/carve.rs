@@ -9,7 +9,7 @@ use crate::endian::Endian;
 use crate::error::{Error, Missing, Result, WriteError};
 use crate::map::Map;
 use crate::read::Gguf;
-use crate::write::atomic::write_atomically;
+use crate::write::atomic::write_atomically_from;
 use crate::write::open_file;
 
 /// Where a GGUF was found.
@@ -89,7 +89,7 @@ pub fn carve_file(src: &Path, out: &Path, overwrite: bool) -> Result<Found> {
         Map::new(&file).map_err(|e| Error::io_at(format!("mapping {}", src.display()), src, e))?;
     let found = find_gguf(map.as_slice())?;
     drop(map);
-    write_atomically(out, overwrite, |w| {
+    write_atomically_from(out, overwrite, &[src], |w| {
         let mut f = &file;
         f.seek(SeekFrom::Start(found.offset))
             .map_err(|e| Error::io_at(format!("seeking in {}", src.display()), src, e))?;

@@ -24,7 +24,7 @@ use std::path::Path;
 
 use crate::error::{Error, Missing, Result, WriteError};
 use crate::read::Gguf;
-use crate::write::atomic::write_atomically;
+use crate::write::atomic::write_atomically_from;
 use crate::write::value::OwnedValue;
 use crate::write::writer::{GgufBuilder, ProgressFn};
 use crate::write::{open_file, source_path, write_copying};
@@ -102,7 +102,7 @@ pub fn edit(
         overwrite,
     } = target
     {
-        rewrite(g, &b, path, out, overwrite, progress)?;
+        rewrite(g, &b, path, out, overwrite, &[path], progress)?;
         return Ok(EditOutcome::Written);
     }
     let (header, layout) = b.header()?;
@@ -147,7 +147,8 @@ pub fn edit(
             bytes_written: (last - first + 1) as u64,
         });
     }
-    rewrite(g, &b, path, path, true, progress)?;
+    // an in-place rewrite replaces its input by design
+    rewrite(g, &b, path, path, true, &[], progress)?;
     Ok(EditOutcome::Rewritten)
 }
 
@@ -181,18 +182,20 @@ fn differing_range(a: &[u8], b: &[u8]) -> Option<(usize, usize)> {
     Some((first, last))
 }
 
-/// Writes `b` to `out` atomically, copying every tensor's data from `src` (the file `g` maps).
+/// Writes `b` to `out` atomically, copying every tensor's data from `src` (the file `g` maps);
+/// `out` may not be one of `inputs`.
 fn rewrite(
     g: &Gguf<'_>,
     b: &GgufBuilder<'_>,
     src: &Path,
     out: &Path,
     overwrite: bool,
+    inputs: &[&Path],
     progress: Option<ProgressFn>,
 ) -> Result<()> {
     let file = open_file(src)?;
     let sources: Vec<_> = g.tensors().map(|t| (&file, t.absolute_offset())).collect();
-    write_atomically(out, overwrite, |w| {
+    write_atomically_from(out, overwrite, inputs, |w| {
         write_copying(b, w, &sources, progress).map(|_| ())
     })
 }

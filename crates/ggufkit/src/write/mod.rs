@@ -20,7 +20,7 @@ use std::fs::File;
 use std::io::Write;
 use std::path::Path;
 
-pub use atomic::{write_atomically, AtomicFile};
+pub use atomic::{write_atomically, write_atomically_from, AtomicFile};
 pub use carve::{carve_file, find_gguf, Found};
 pub use edit::{edit, EditOutcome, EditTarget, MetaEdit};
 pub use endian::{reencode_pair, swap_pair_in_place, swap_tensor_data};
@@ -132,7 +132,8 @@ pub fn convert(
             b.retype_tensor(i, ty)?;
         }
     }
-    write_atomically(out, opts.overwrite, |w| {
+    let src = source_path(g)?;
+    write_atomically_from(out, opts.overwrite, &[src], |w| {
         if to == g.endian() && targets.is_empty() {
             let sources: Vec<(&File, u64)> =
                 g.tensors().map(|t| (&file, t.absolute_offset())).collect();

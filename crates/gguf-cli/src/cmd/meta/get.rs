@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use crate::cmd::{open_reporting, CmdResult, FOUND, OK};
+use crate::cmd::{open_reporting, verdict, CmdResult, FOUND};
 use crate::output::json::Json;
 use crate::output::print;
 use crate::output::value::{human, kv_json};
@@ -37,5 +37,5 @@ pub fn run(args: Args) -> CmdResult {
     } else {
         print(&human(&kv.value));
     }
-    Ok(OK)
+    Ok(verdict(&g))
 }

@@ -1,0 +1,146 @@
+//! What a new user meets first, in plain words: a missing file, a folder, a pipe or device, an
+//! empty file, files that are not GGUF (with what they look like and what to do), an output in a
+//! folder that does not exist. One line each, exit 2 (1 for `validate` of a readable file).
+
+mod common;
+
+use std::process::Stdio;
+
+use common::run;
+use ggufkit_testkit::fixtures::tiny_model;
+
+#[test]
+fn inputs_that_are_no_gguf_file_are_named_plainly() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("folder")).unwrap();
+    let cases: [(&str, &str); 3] = [
+        ("missing.gguf", "missing.gguf: no such file"),
+        ("folder", "folder: is a folder, not a file"),
+        (
+            "/dev/null",
+            "/dev/null: is not a regular file (a pipe, a socket or a device)",
+        ),
+    ];
+    for (file, says) in cases {
+        for cmd in [
+            vec!["info", file],
+            vec!["dump", file],
+            vec!["tensors", file],
+            vec!["layout", file],
+            vec!["hash", file],
+            vec!["validate", file],
+            vec!["meta", "get", file, "k"],
+            vec!["convert", file, "-o", "o.gguf"],
+            vec!["merge", file, "-o", "o.gguf"],
+            vec!["carve", file, "-o", "o.gguf"],
+        ] {
+            let (code, _, err) = run(dir.path(), &cmd);
+            assert_eq!(code, 2, "{cmd:?}: {err}");
+            assert!(err.starts_with(&format!("gguf: {says}")), "{cmd:?}: {err}");
+            assert_eq!(err.lines().count(), 1, "{cmd:?}: {err}");
+            assert!(!err.contains("os error"), "{cmd:?}: {err}");
+        }
+    }
+    // a pipe
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("gguf"))
+        .args(["info", "/dev/stdin"])
+        .stdin(Stdio::piped())
+        .stderr(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    drop(child.stdin.take());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("is not a regular file"), "{err}");
+}
+
+#[test]
+fn files_that_are_not_gguf_say_what_they_look_like() {
+    let dir = tempfile::tempdir().unwrap();
+    let gguf = tiny_model().encode();
+    let mut zip_like = b"PK\x03\x04".to_vec();
+    zip_like.extend([0u8; 60]);
+    zip_like.extend(&gguf);
+    let mut safetensors = 2u64.to_le_bytes().to_vec();
+    safetensors.extend(b"{}");
+    let cases: Vec<(&str, Vec<u8>, &str)> = vec![
+        ("empty.gguf", Vec::new(), "the file is empty (0 bytes)"),
+        (
+            "lfs.gguf",
+            b"version https://git-lfs.github.com/spec/v1\noid sha256:00\nsize 1\n".to_vec(),
+            "it is a Git LFS pointer",
+        ),
+        (
+            "page.gguf",
+            b"<!DOCTYPE html><html></html>".to_vec(),
+            "it is an HTML page",
+        ),
+        (
+            "bom.gguf",
+            [b"\xEF\xBB\xBF".to_vec(), gguf.clone()].concat(),
+            "after a UTF-8 byte-order mark",
+        ),
+        (
+            "z.zip",
+            zip_like,
+            "it is a zip archive with a GGUF inside from byte 64: `gguf carve",
+        ),
+        ("x.safetensors", safetensors, "it is a safetensors file"),
+        (
+            "old.bin",
+            b"tjgg\x01\x00\x00\x00".to_vec(),
+            "GGML/GGMF/GGJT",
+        ),
+        (
+            "junk.bin",
+            vec![0, 1, 2, 3, 4],
+            "the file starts with the bytes 00 01 02 03",
+        ),
+    ];
+    for (name, bytes, says) in cases {
+        std::fs::write(dir.path().join(name), &bytes).unwrap();
+        let (code, _, err) = run(dir.path(), &["info", name]);
+        assert_eq!(code, 2, "{name}: {err}");
+        assert!(err.contains(says), "{name}: {err}");
+        assert_eq!(err.lines().count(), 1, "{name}: {err}");
+        let (code, out, _) = run(dir.path(), &["validate", name]);
+        assert_eq!(code, 1, "{name}");
+        assert!(out.contains(says), "{name}: {out}");
+    }
+    // where carve helps, it does
+    let (code, _, err) = run(dir.path(), &["carve", "z.zip", "-o", "out.gguf"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(std::fs::read(dir.path().join("out.gguf")).unwrap(), gguf);
+}
+
+#[test]
+fn an_output_in_a_missing_folder_names_the_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = tiny_model().write(dir.path(), "tiny.gguf");
+    for cmd in [
+        vec!["convert", f.as_str(), "-o", "no/such/x.gguf"],
+        vec![
+            "meta",
+            "set",
+            f.as_str(),
+            "general.name",
+            "x",
+            "-o",
+            "no/such/x.gguf",
+        ],
+        vec!["export", f.as_str(), "-o", "no/such/x.safetensors"],
+        vec!["report", f.as_str(), "-o", "no/such/x.html"],
+        vec!["carve", f.as_str(), "-o", "no/such/x.gguf"],
+    ] {
+        let (code, _, err) = run(dir.path(), &cmd);
+        assert_eq!(code, 2, "{cmd:?}");
+        assert!(
+            err.starts_with("gguf: cannot write no/such/x.")
+                && err.contains("the folder no/such does not exist"),
+            "{cmd:?}: {err}"
+        );
+        assert!(!err.contains(".tmp"), "{cmd:?}: {err}");
+    }
+}
