@@ -4,6 +4,7 @@
 
 mod missing;
 mod quant;
+mod quantize;
 mod remote;
 mod shard;
 mod write;
@@ -14,6 +15,7 @@ use std::path::{Path, PathBuf};
 
 pub use missing::Missing;
 pub use quant::QuantError;
+pub use quantize::QuantizeError;
 pub use remote::{LocationProblem, RemoteError};
 pub use shard::ShardError;
 pub use write::WriteError;
@@ -184,6 +186,9 @@ pub enum Error {
     /// Tensor data that a codec cannot decode or encode as asked.
     #[error(transparent)]
     Quant(#[from] QuantError),
+    /// A quantization plan that cannot be made or carried out.
+    #[error(transparent)]
+    Quantize(#[from] QuantizeError),
     /// A remote location that cannot be read as asked.
     #[error(transparent)]
     Remote(#[from] RemoteError),

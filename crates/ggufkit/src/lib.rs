@@ -41,6 +41,7 @@ pub mod layout;
 mod map;
 pub mod progress;
 pub mod quant;
+pub mod quantize;
 pub mod read;
 #[cfg(feature = "remote")]
 pub mod remote;

@@ -1,0 +1,260 @@
+//! Carrying out a plan: the output's metadata as llama-quantize writes it, then tensor by
+//! tensor, in the plan's order, each converted a bounded run of rows at a time (dequantized to
+//! f32, then encoded, both on all threads) or copied, into an atomically written file.
+#![forbid(unsafe_code)]
+
+use std::io::Write;
+use std::path::Path;
+
+use rayon::prelude::*;
+
+use super::encode::{can_encode, encode_rows};
+use super::plan::{Plan, PlannedTensor, QuantizeOptions};
+use crate::endian::Endian;
+use crate::error::{Error, Missing, QuantizeError, Result, WriteError};
+use crate::quant;
+use crate::read::Gguf;
+use crate::types::GgmlType;
+use crate::write::{write_atomically, GgufBuilder, OwnedValue, ProgressFn, TensorDataWriter};
+
+/// `general.quantization_version`: the version of the quantized formats (ggml's `GGML_QNT_VERSION`).
+pub const QUANTIZATION_VERSION: u32 = 2;
+
+/// Floats converted at a time (16 MiB of f32): the bound on the memory a tensor takes while it
+/// is converted, whatever its size.
+const CHUNK_ELEMS: usize = 4 << 20;
+
+/// The importance values of tensor `t`: `ne0 * ne2` of them when the matrix has the tensor
+/// (`None` when it has not, or for the token embeddings when their length does not match, which
+/// llama-quantize tolerates).
+fn importance_of<'o>(t: &PlannedTensor, opts: &'o QuantizeOptions) -> Result<Option<&'o [f32]>> {
+    let Some(m) = &opts.importance else {
+        return Ok(None);
+    };
+    let Some(v) = m.get(&t.name) else {
+        return Ok(None);
+    };
+    let ne0 = t.shape.first().copied().unwrap_or(1);
+    let ne2 = t.shape.get(2).copied().unwrap_or(1);
+    if v.len() as u64 == ne0 * ne2 {
+        return Ok(Some(v));
+    }
+    if super::names::is_token_embedding(&t.name) {
+        return Ok(None);
+    }
+    Err(QuantizeError::ImportanceLength {
+        tensor: t.name.clone(),
+        len: v.len(),
+        ne0: ne0 * ne2,
+    }
+    .into())
+}
+
+/// Everything that would stop the conversion part way, found before a byte is written: a
+/// big-endian input, tensor data missing (a truncated file), quantized sources without
+/// `allow_requantize`, types that cannot be converted or produced, missing importance values.
+pub fn check(g: &Gguf<'_>, plan: &Plan, opts: &QuantizeOptions) -> Result<()> {
+    if g.endian() != Endian::Little {
+        return Err(QuantizeError::BigEndian.into());
+    }
+    for t in &plan.tensors {
+        let info = g
+            .tensor_at(t.index)
+            .ok_or(Missing::TensorIndex { index: t.index })?;
+        if info.data().is_none() {
+            return Err(Error::TensorDataMissing {
+                tensor: t.name.clone(),
+                offset: info.absolute_offset(),
+            });
+        }
+        let imatrix = importance_of(t, opts)?;
+        if t.needs_imatrix && imatrix.is_none() {
+            return Err(QuantizeError::NeedsImatrix {
+                tensor: t.name.clone(),
+                ty: t.to,
+            }
+            .into());
+        }
+        if !t.converts() {
+            continue;
+        }
+        let from = t.from;
+        if from.is_quantized() {
+            if !opts.allow_requantize {
+                return Err(QuantizeError::RequantizeRefused {
+                    tensor: t.name.clone(),
+                    ty: from,
+                }
+                .into());
+            }
+            if !quant::can_dequantize(from) {
+                return Err(QuantizeError::CannotConvert {
+                    tensor: t.name.clone(),
+                    ty: from,
+                }
+                .into());
+            }
+        } else if !matches!(from, GgmlType::F32 | GgmlType::F16 | GgmlType::BF16) {
+            return Err(QuantizeError::CannotConvert {
+                tensor: t.name.clone(),
+                ty: from,
+            }
+            .into());
+        }
+        if !can_encode(t.to, imatrix.is_some()) {
+            return Err(QuantizeError::NoQuantizer {
+                tensor: t.name.clone(),
+                ty: t.to,
+                weighted: imatrix.is_some(),
+            }
+            .into());
+        }
+    }
+    Ok(())
+}
+
+/// Sets `key` the way ggml's `gguf_set_val_*` does: an existing pair is removed and the new one
+/// appended.
+fn set_last(b: &mut GgufBuilder<'_>, key: &str, v: OwnedValue) -> Result<()> {
+    b.remove(key);
+    b.set(key, v)
+}
+
+/// The output's header: the input's pairs in order, then `general.quantization_version` and
+/// `general.file_type` (moved to the end), no `split.*` keys, the overrides last; the tensors in
+/// the plan's order with their new types.
+pub fn output_builder<'g>(
+    g: &'g Gguf<'_>,
+    plan: &Plan,
+    opts: &QuantizeOptions,
+) -> Result<GgufBuilder<'g>> {
+    let mut b = GgufBuilder::from_gguf(g);
+    set_last(
+        &mut b,
+        "general.quantization_version",
+        OwnedValue::U32(QUANTIZATION_VERSION),
+    )?;
+    set_last(&mut b, "general.file_type", OwnedValue::U32(plan.file_type))?;
+    for k in ["split.no", "split.count", "split.tensors.count"] {
+        b.remove(k);
+    }
+    for o in &opts.kv_overrides {
+        set_last(&mut b, &o.key, o.value.clone())?;
+    }
+    b.clear_tensors();
+    for t in &plan.tensors {
+        let info = g
+            .tensor_at(t.index)
+            .ok_or(Missing::TensorIndex { index: t.index })?;
+        b.add_tensor_raw_name(info.name_bytes(), t.to, &t.shape, None)?;
+    }
+    Ok(b)
+}
+
+/// Carries out `plan` on `g` (opened from a file), writing `out` atomically (an existing `out`
+/// only with `overwrite`). Everything that can be checked is checked first ([`check`]); a failure
+/// later leaves no output behind.
+pub fn quantize_file(
+    g: &Gguf<'_>,
+    out: &Path,
+    plan: &Plan,
+    opts: &QuantizeOptions,
+    overwrite: bool,
+    progress: Option<ProgressFn>,
+) -> Result<()> {
+    check(g, plan, opts)?;
+    let b = output_builder(g, plan, opts)?;
+    let mut pool = rayon::ThreadPoolBuilder::new();
+    if let Some(n) = opts.threads {
+        pool = pool.num_threads(n.max(1));
+    }
+    let pool = pool
+        .build()
+        .map_err(|e| Error::io("starting the worker threads", std::io::Error::other(e)))?;
+    write_atomically(out, overwrite, |w| {
+        let mut dw = b.write_header(w)?;
+        if let Some(p) = progress {
+            dw.on_progress(p);
+        }
+        let mut floats = Vec::new();
+        let mut bytes = Vec::new();
+        for t in &plan.tensors {
+            let info = g
+                .tensor_at(t.index)
+                .ok_or(Missing::TensorIndex { index: t.index })?;
+            let data = info.data().ok_or_else(|| Error::TensorDataMissing {
+                tensor: t.name.clone(),
+                offset: info.absolute_offset(),
+            })?;
+            if t.converts() {
+                let imatrix = importance_of(t, opts)?;
+                convert(&pool, t, data, imatrix, &mut dw, &mut floats, &mut bytes).map_err(
+                    |e| WriteError::Requantize {
+                        name: t.name.clone(),
+                        source: Box::new(e),
+                    },
+                )?;
+            } else {
+                dw.write_tensor(data)?;
+            }
+        }
+        dw.finish()?;
+        Ok(())
+    })
+}
+
+/// Converts tensor `t` (`data` in `t.from`) to `t.to` a run of rows at a time, never across a
+/// matrix (expert) boundary, each with its own importance values.
+fn convert<W: Write>(
+    pool: &rayon::ThreadPool,
+    t: &PlannedTensor,
+    data: &[u8],
+    imatrix: Option<&[f32]>,
+    dw: &mut TensorDataWriter<'_, W>,
+    floats: &mut Vec<f32>,
+    bytes: &mut Vec<u8>,
+) -> Result<()> {
+    let ne0 = t.shape.first().copied().unwrap_or(1).max(1);
+    let ne1 = t.shape.get(1).copied().unwrap_or(1);
+    let ne2 = t.shape.get(2).copied().unwrap_or(1).max(1);
+    let total = t.n_elements();
+    if total == 0 {
+        return Ok(());
+    }
+    let too_large = || WriteError::TensorTooLarge {
+        name: t.name.clone(),
+    };
+    let ne0u = usize::try_from(ne0).map_err(|_| too_large())?;
+    let in_row = t.from.bytes_for(ne0).ok_or_else(too_large)? as usize;
+    let out_row = t.to.bytes_for(ne0).ok_or_else(too_large)? as usize;
+    let rows_per_chunk = (CHUNK_ELEMS / ne0u).max(1) as u64;
+    let matrices = total / (ne0 * ne1.max(1));
+    // Rows per parallel task: about 64 Ki floats, at least one row.
+    let task_rows = (65536 / ne0u).max(1);
+    for m in 0..matrices {
+        let weights = imatrix.map(|w| {
+            let e = (m % ne2) as usize;
+            &w[e * ne0u..(e + 1) * ne0u]
+        });
+        let mut row = 0u64;
+        while row < ne1.max(1) {
+            let rows = rows_per_chunk.min(ne1.max(1) - row) as usize;
+            let first = (m * ne1.max(1) + row) as usize;
+            let src = &data[first * in_row..(first + rows) * in_row];
+            floats.clear();
+            floats.resize(rows * ne0u, 0.0);
+            bytes.clear();
+            bytes.resize(rows * out_row, 0);
+            let (f, b) = (&mut *floats, &mut *bytes);
+            pool.install(|| {
+                quant::dequantize_par(t.from, src, Endian::Little, f)?;
+                b.par_chunks_mut(task_rows * out_row)
+                    .zip(f.par_chunks(task_rows * ne0u))
+                    .try_for_each(|(o, s)| encode_rows(t.to, s, ne0u, weights, o))
+            })?;
+            dw.write_part(bytes)?;
+            row += rows as u64;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,362 @@
+//! The plan: for a model, a preset and the options, each tensor's target type and why, in the
+//! order llama-quantize writes them, with the sizes before and after.
+#![forbid(unsafe_code)]
+
+use std::collections::HashMap;
+use std::fmt;
+
+use super::model::ModelInfo;
+use super::names::{loader_order, quantizable, Category, NotQuantized};
+use super::overrides::{override_for, KvOverride, TensorTypeOverride};
+use super::preset::{Ftype, Preset};
+use super::rules::{fallback, requires_imatrix, Rules};
+use crate::error::{QuantizeError, Result};
+use crate::read::Gguf;
+use crate::summary::FileType;
+use crate::types::GgmlType;
+
+/// Importance values per tensor name: for each tensor, one value per column of each expert's
+/// matrix (`ne0 * ne2` values), as llama-quantize hands them to the codecs.
+pub type Importance = HashMap<String, Vec<f32>>;
+
+/// What llama-quantize is asked to do, besides the input and output files.
+#[derive(Clone, Debug)]
+pub struct QuantizeOptions {
+    /// The preset (`Q4_K_M`, `COPY`, ...).
+    pub preset: Preset,
+    /// `--pure`: every quantizable tensor gets the preset's type (no mixture rules; overrides,
+    /// the output and embedding types and the shape fallback still apply).
+    pub pure: bool,
+    /// `--leave-output-tensor`: `output.weight` keeps its type.
+    pub leave_output: bool,
+    /// `--output-tensor-type`.
+    pub output_type: Option<GgmlType>,
+    /// `--token-embedding-type`.
+    pub token_embedding_type: Option<GgmlType>,
+    /// `--tensor-type PATTERN=TYPE`, in order (the first match wins).
+    pub tensor_types: Vec<TensorTypeOverride>,
+    /// `--allow-requantize`: quantized source tensors may be converted.
+    pub allow_requantize: bool,
+    /// `--override-kv`, in order, written after the file type.
+    pub kv_overrides: Vec<KvOverride>,
+    /// The importance matrix, when one is given (its presence also changes some rules).
+    pub importance: Option<Importance>,
+    /// Threads for the conversion (`None`: rayon's default, every core).
+    pub threads: Option<usize>,
+}
+
+impl QuantizeOptions {
+    /// The preset with every option at llama-quantize's default.
+    pub fn new(preset: Preset) -> Self {
+        QuantizeOptions {
+            preset,
+            pure: false,
+            leave_output: false,
+            output_type: None,
+            token_embedding_type: None,
+            tensor_types: Vec::new(),
+            allow_requantize: false,
+            kv_overrides: Vec::new(),
+            importance: None,
+            threads: None,
+        }
+    }
+}
+
+/// Why a tensor gets its type.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Reason {
+    /// Not quantized: it keeps its type.
+    Kept(NotQuantized),
+    /// The preset's type for every tensor (also under `--pure`).
+    Preset,
+    /// A rule of the preset's mixture changed it.
+    Rule(&'static str),
+    /// `--tensor-type PATTERN=TYPE`.
+    Override(String),
+    /// `--output-tensor-type`.
+    OutputType,
+    /// `--token-embedding-type`.
+    TokenEmbeddingType,
+    /// The row width does not fit `wanted`'s blocks, chosen for `because`.
+    Fallback {
+        /// The type the rules chose.
+        wanted: GgmlType,
+        /// Why it was chosen.
+        because: Box<Reason>,
+    },
+}
+
+impl fmt::Display for Reason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Reason::Kept(NotQuantized::Copy) => f.write_str("kept: COPY"),
+            Reason::Kept(NotQuantized::OneDimensional) => f.write_str("kept: 1-D"),
+            Reason::Kept(NotQuantized::NotAWeight) => f.write_str("kept: not a weight"),
+            Reason::Kept(NotQuantized::Excluded(part)) => write!(f, "kept: {part}"),
+            Reason::Kept(NotQuantized::OutputLeft) => f.write_str("kept: --leave-output-tensor"),
+            Reason::Preset => f.write_str("preset"),
+            Reason::Rule(r) => write!(f, "rule: {r}"),
+            Reason::Override(p) => write!(f, "--tensor-type {p}"),
+            Reason::OutputType => f.write_str("--output-tensor-type"),
+            Reason::TokenEmbeddingType => f.write_str("--token-embedding-type"),
+            Reason::Fallback { wanted, because } => {
+                write!(f, "fallback from {wanted} ({because})")
+            }
+        }
+    }
+}
+
+/// A tensor as the planner sees it: its name, type and shape, and its index in the input.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TensorDesc {
+    /// Index in the input's tensor table.
+    pub index: usize,
+    /// Name.
+    pub name: String,
+    /// Type in the input.
+    pub ty: GgmlType,
+    /// Shape, ne0 first.
+    pub shape: Vec<u64>,
+}
+
+/// One tensor of the plan.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlannedTensor {
+    /// Index in the input's tensor table.
+    pub index: usize,
+    /// Name.
+    pub name: String,
+    /// Shape, ne0 first.
+    pub shape: Vec<u64>,
+    /// Type in the input.
+    pub from: GgmlType,
+    /// Type in the output (`from` when kept or already right).
+    pub to: GgmlType,
+    /// Why.
+    pub reason: Reason,
+    /// Bytes in the input.
+    pub bytes_in: u64,
+    /// Bytes in the output.
+    pub bytes_out: u64,
+    /// Whether llama-quantize requires an importance matrix for it.
+    pub needs_imatrix: bool,
+}
+
+impl PlannedTensor {
+    /// Elements.
+    pub fn n_elements(&self) -> u64 {
+        self.shape.iter().product()
+    }
+
+    /// Whether the data is converted (not copied).
+    pub fn converts(&self) -> bool {
+        self.to != self.from
+    }
+}
+
+/// The plan of a quantization: the tensors in output order, and what the output declares.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    /// The preset.
+    pub preset: Preset,
+    /// The `general.file_type` written (for `COPY`: the input's, or the one guessed from its
+    /// tensors with llama.cpp's guessed flag).
+    pub file_type: u32,
+    /// Every tensor, in the order written.
+    pub tensors: Vec<PlannedTensor>,
+    /// How many tensors fell back to another type because of their shape.
+    pub fallbacks: usize,
+}
+
+impl Plan {
+    /// Bytes of tensor data in the input.
+    pub fn bytes_in(&self) -> u64 {
+        self.tensors.iter().map(|t| t.bytes_in).sum()
+    }
+
+    /// Bytes of tensor data in the output (without padding).
+    pub fn bytes_out(&self) -> u64 {
+        self.tensors.iter().map(|t| t.bytes_out).sum()
+    }
+
+    /// Elements of all tensors.
+    pub fn n_elements(&self) -> u64 {
+        self.tensors.iter().map(|t| t.n_elements()).sum()
+    }
+
+    /// Bits per weight of the output (tensor bytes × 8 / elements), as llama-quantize prints it.
+    pub fn bits_per_weight_out(&self) -> f64 {
+        bpw(self.bytes_out(), self.n_elements())
+    }
+
+    /// Bits per weight of the input.
+    pub fn bits_per_weight_in(&self) -> f64 {
+        bpw(self.bytes_in(), self.n_elements())
+    }
+
+    /// The tensors that need an importance matrix.
+    pub fn needing_imatrix(&self) -> impl Iterator<Item = &PlannedTensor> {
+        self.tensors.iter().filter(|t| t.needs_imatrix)
+    }
+
+    /// Tensor count per output type, in type order.
+    pub fn type_counts(&self) -> Vec<(GgmlType, usize)> {
+        let mut m: std::collections::BTreeMap<GgmlType, usize> = Default::default();
+        for t in &self.tensors {
+            *m.entry(t.to).or_default() += 1;
+        }
+        m.into_iter().collect()
+    }
+}
+
+fn bpw(bytes: u64, n: u64) -> f64 {
+    if n == 0 {
+        0.0
+    } else {
+        bytes as f64 * 8.0 / n as f64
+    }
+}
+
+/// The plan for the tensors of `g`.
+pub fn plan(g: &Gguf<'_>, opts: &QuantizeOptions) -> Result<Plan> {
+    let descs: Vec<TensorDesc> = g
+        .tensors()
+        .enumerate()
+        .map(|(index, t)| TensorDesc {
+            index,
+            name: t.name().into_owned(),
+            ty: t.ggml_type(),
+            shape: t.shape().to_vec(),
+        })
+        .collect();
+    let file_type = g.get_u64("general.file_type").map(|v| v as u32);
+    plan_tensors(&descs, &ModelInfo::of(g), file_type, opts)
+}
+
+/// Bytes of `shape` in `ty`, or an error naming the tensor when the rows are not whole blocks.
+fn size_in(name: &str, ty: GgmlType, shape: &[u64]) -> Result<u64> {
+    let n: u64 = shape.iter().product();
+    ty.bytes_for(n)
+        .filter(|_| {
+            shape
+                .first()
+                .is_none_or(|&ne0| ne0 % ty.block_size().max(1) == 0)
+        })
+        .ok_or_else(|| {
+            QuantizeError::RowsDoNotFit {
+                tensor: name.to_string(),
+                ty,
+                ne0: shape.first().copied().unwrap_or(1),
+            }
+            .into()
+        })
+}
+
+/// The plan for tensors `descs` of a model with hyperparameters `model`, whose input declares
+/// `input_file_type` (`general.file_type`): the type-choice rules alone, without any tensor data.
+pub fn plan_tensors(
+    descs: &[TensorDesc],
+    model: &ModelInfo,
+    input_file_type: Option<u32>,
+    opts: &QuantizeOptions,
+) -> Result<Plan> {
+    let preset = opts.preset;
+    let ftype = preset.ftype;
+    let default = ftype.default_type();
+    let mut order: Vec<&TensorDesc> = descs.iter().collect();
+    order.sort_by(|a, b| loader_order(a.name.as_bytes(), b.name.as_bytes()));
+    let mut rules = Rules::new(
+        ftype,
+        model,
+        opts.importance.is_some(),
+        order.iter().map(|d| d.name.as_str()),
+    );
+    let mut fallbacks = 0;
+    let mut tensors = Vec::with_capacity(order.len());
+    for d in order {
+        let name = d.name.as_str();
+        let cat = Category::of(name);
+        let ne0 = d.shape.first().copied().unwrap_or(1);
+        let ne2 = d.shape.get(2).copied().unwrap_or(1);
+        let allowed = quantizable(name, &d.shape, preset.only_copy, opts.leave_output);
+        let (to, reason) = match allowed {
+            Err(why) => (d.ty, Reason::Kept(why)),
+            Ok(()) => match (opts.token_embedding_type, opts.output_type) {
+                (Some(t), _) if cat == Category::TokenEmbedding => (t, Reason::TokenEmbeddingType),
+                (_, Some(t)) if cat == Category::Output => (t, Reason::OutputType),
+                _ if !default.is_quantized() => (default, Reason::Preset),
+                _ => {
+                    let (mut ty, mut reason) = (default, Reason::Preset);
+                    if let Some(o) = override_for(&opts.tensor_types, name) {
+                        ty = o.ty;
+                        reason = Reason::Override(o.pattern.clone());
+                    } else if !opts.pure {
+                        let (t, why) = rules.choose(name, cat, ne0, ne2, ty, opts.output_type)?;
+                        if let Some(w) = why {
+                            ty = t;
+                            reason = match w {
+                                "--output-tensor-type"
+                                | "--output-tensor-type (tied embeddings)" => Reason::OutputType,
+                                w => Reason::Rule(w),
+                            };
+                        }
+                    }
+                    if let Some(fb) = fallback(ty, ne0)? {
+                        fallbacks += 1;
+                        reason = Reason::Fallback {
+                            wanted: ty,
+                            because: Box::new(reason),
+                        };
+                        ty = fb;
+                    }
+                    (ty, reason)
+                }
+            },
+        };
+        let bytes_in = size_in(name, d.ty, &d.shape)?;
+        let bytes_out = if to == d.ty {
+            bytes_in
+        } else {
+            size_in(name, to, &d.shape)?
+        };
+        tensors.push(PlannedTensor {
+            index: d.index,
+            name: d.name.clone(),
+            shape: d.shape.clone(),
+            from: d.ty,
+            to,
+            reason,
+            bytes_in,
+            bytes_out,
+            needs_imatrix: allowed.is_ok() && requires_imatrix(name, to, ftype),
+        });
+    }
+    let file_type = if preset.only_copy {
+        input_file_type.unwrap_or_else(|| guessed_file_type(descs))
+    } else {
+        ftype.id()
+    };
+    Ok(Plan {
+        preset,
+        file_type,
+        tensors,
+        fallbacks,
+    })
+}
+
+/// llama.cpp's guess of a file type for a file without `general.file_type`: from the type most
+/// tensors have (the first to reach the highest count), with the guessed flag.
+fn guessed_file_type(descs: &[TensorDesc]) -> u32 {
+    let mut counts: HashMap<GgmlType, usize> = HashMap::new();
+    let (mut best, mut max) = (GgmlType::F32, 0);
+    for d in descs {
+        let c = counts.entry(d.ty).or_default();
+        *c += 1;
+        if *c > max {
+            max = *c;
+            best = d.ty;
+        }
+    }
+    Ftype::guess_from(best).id() | FileType::GUESSED
+}

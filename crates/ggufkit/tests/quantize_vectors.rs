@@ -1,0 +1,284 @@
+//! `ggufkit::quantize` against llama-quantize's own outputs (`../shared/vectors/quantize/`):
+//! the plan gives every tensor of every case the type llama-quantize gave it, in its order; the
+//! outputs of the non-imatrix cases have llama-quantize's bytes, tensor by tensor and whole.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use ggufkit::quantize::{self, Importance, ModelInfo, Preset, QuantizeOptions, TensorDesc};
+use ggufkit::{GgmlType, Gguf};
+use ggufkit_testkit::shared;
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+fn manifests() -> Option<Vec<(String, Value)>> {
+    let dir = shared::find("vectors/quantize/manifests")?;
+    let mut out: Vec<(String, Value)> = std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .map(|p| {
+            let v: Value = serde_json::from_slice(&std::fs::read(&p).unwrap()).unwrap();
+            (p.file_stem().unwrap().to_string_lossy().into_owned(), v)
+        })
+        .collect();
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    Some(out)
+}
+
+/// The two sources' hyperparameters, as their metadata gives them (checked against the files
+/// when they are present): the tiny llama and Gemma 3 270M.
+fn model_of(source: &str) -> ModelInfo {
+    match source {
+        "tiny" => ModelInfo {
+            arch: "llama".into(),
+            n_layer: 1,
+            n_head: 2,
+            n_head_kv: 2,
+            n_expert: 0,
+        },
+        "gemma3-f16" => ModelInfo {
+            arch: "gemma3".into(),
+            n_layer: 18,
+            n_head: 4,
+            n_head_kv: 1,
+            n_expert: 0,
+        },
+        other => panic!("unknown source {other}"),
+    }
+}
+
+fn ty(name: &str) -> GgmlType {
+    GgmlType::from_name(name).unwrap_or_else(|| panic!("type {name}"))
+}
+
+/// The source's tensors, from a manifest of its output: both sources hold f16 weights and f32
+/// 1-D tensors (norms), and list them in another order than the output (the planner sorts).
+fn source_descs(m: &Value) -> Vec<TensorDesc> {
+    let mut descs: Vec<TensorDesc> = m["tensors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            let shape: Vec<u64> = t["shape"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|d| d.as_u64().unwrap())
+                .collect();
+            TensorDesc {
+                index: 0,
+                name: t["name"].as_str().unwrap().to_string(),
+                ty: if shape.len() == 1 {
+                    GgmlType::F32
+                } else {
+                    GgmlType::F16
+                },
+                shape,
+            }
+        })
+        .collect();
+    descs.reverse();
+    for (i, d) in descs.iter_mut().enumerate() {
+        d.index = i;
+    }
+    descs
+}
+
+fn options(m: &Value) -> QuantizeOptions {
+    let mut opts = QuantizeOptions::new(Preset::parse(m["preset"].as_str().unwrap()).unwrap());
+    if !m["imatrix"].is_null() {
+        // the rules only ask whether there is one
+        opts.importance = Some(Importance::new());
+    }
+    assert!(m["extra_args"].as_array().unwrap().is_empty());
+    opts
+}
+
+#[test]
+fn plans_give_llama_quantize_types_and_order() {
+    let Some(all) = manifests() else { return };
+    assert!(all.len() >= 10, "{} manifests", all.len());
+    for (case, m) in &all {
+        let source = m["source"].as_str().unwrap();
+        let plan =
+            quantize::plan_tensors(&source_descs(m), &model_of(source), Some(1), &options(m))
+                .unwrap();
+        let want = m["tensors"].as_array().unwrap();
+        assert_eq!(plan.tensors.len(), want.len(), "{case}");
+        for (p, w) in plan.tensors.iter().zip(want) {
+            assert_eq!(p.name, w["name"].as_str().unwrap(), "{case}: order");
+            assert_eq!(
+                p.to,
+                ty(w["type"].as_str().unwrap()),
+                "{case}: {} ({})",
+                p.name,
+                p.reason
+            );
+            assert_eq!(
+                p.bytes_out,
+                w["nbytes"].as_u64().unwrap(),
+                "{case}: {}",
+                p.name
+            );
+        }
+        assert_eq!(
+            u64::from(plan.file_type),
+            m["file_type"].as_u64().unwrap(),
+            "{case}"
+        );
+    }
+}
+
+#[test]
+fn model_info_matches_the_sources() {
+    if let Some(tiny) = shared::find("corpus/models/llama-2-tiny-random.gguf") {
+        assert_eq!(ModelInfo::of(&Gguf::open(tiny).unwrap()), model_of("tiny"));
+    }
+    if let Some(g) = gemma_source() {
+        assert_eq!(
+            ModelInfo::of(&Gguf::open(g).unwrap()),
+            model_of("gemma3-f16")
+        );
+    }
+}
+
+fn sha256(b: &[u8]) -> String {
+    let d = Sha256::digest(b);
+    d.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+/// Quantizes `src` as manifest `m` says and compares the output with it: every tensor's type,
+/// offset and bytes, the metadata keys in order, the whole file.
+fn check_case(case: &str, m: &Value, src: &Path, threads: usize) {
+    let g = Gguf::open(src).unwrap();
+    let mut opts = options(m);
+    opts.threads = Some(threads);
+    let plan = quantize::plan(&g, &opts).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.gguf");
+    quantize::quantize_file(&g, &out, &plan, &opts, false, None).unwrap();
+    let q = Gguf::open(&out).unwrap();
+    let keys: Vec<String> = q.metadata().map(|kv| kv.key().into_owned()).collect();
+    let want_keys: Vec<&str> = m["metadata_order"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| k.as_str().unwrap())
+        .collect();
+    assert_eq!(keys, want_keys, "{case}: metadata order");
+    assert_eq!(
+        q.get_u64("general.file_type"),
+        m["file_type"].as_u64(),
+        "{case}"
+    );
+    assert_eq!(q.get_u64("general.quantization_version"), Some(2), "{case}");
+    assert_eq!(
+        q.data_offset(),
+        m["tensor_data_offset"].as_u64().unwrap(),
+        "{case}"
+    );
+    let want = m["tensors"].as_array().unwrap();
+    assert_eq!(q.tensor_count(), want.len(), "{case}");
+    let mut bad = Vec::new();
+    for (t, w) in q.tensors().zip(want) {
+        assert_eq!(t.name(), w["name"].as_str().unwrap(), "{case}");
+        assert_eq!(
+            t.ggml_type(),
+            ty(w["type"].as_str().unwrap()),
+            "{case}: {}",
+            t.name()
+        );
+        assert_eq!(
+            t.offset(),
+            w["offset"].as_u64().unwrap(),
+            "{case}: {}",
+            t.name()
+        );
+        if sha256(t.data().unwrap()) != w["sha256"].as_str().unwrap() {
+            bad.push(format!("{} ({})", t.name(), t.ggml_type()));
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "{case}: {} tensors differ: {bad:?}",
+        bad.len()
+    );
+    let bytes = std::fs::read(&out).unwrap();
+    assert_eq!(
+        bytes.len() as u64,
+        m["file_size"].as_u64().unwrap(),
+        "{case}"
+    );
+    assert_eq!(
+        sha256(&bytes),
+        m["sha256"].as_str().unwrap(),
+        "{case}: whole file"
+    );
+}
+
+#[test]
+fn tiny_outputs_are_llama_quantize_bytes() {
+    let Some(all) = manifests() else { return };
+    let Some(src) = shared::find("corpus/models/llama-2-tiny-random.gguf") else {
+        return;
+    };
+    let mut n = 0;
+    for (case, m) in all.iter().filter(|(c, _)| c.starts_with("tiny.")) {
+        check_case(case, m, &src, 2);
+        n += 1;
+    }
+    assert_eq!(n, 5);
+}
+
+/// The F16 Gemma 3 llama-quantize started from, made as its README says: our `convert --type
+/// f16` of the Q4_K_M original with `general.file_type` set to 1 (checked by its sha256). Made
+/// once into the temporary folder.
+fn gemma_source() -> Option<PathBuf> {
+    const SHA: &str = "2fc5918b02d754e17a06566a9a3aaea876575e6a3d33800628a6f38546547d85";
+    let orig = Path::new("/tmp/gemma/gemma-3-270m-q4_k_m.gguf");
+    if !orig.exists() {
+        println!(
+            "SKIPPED: {} is absent (../shared/corpus/get-gemma3-270m.sh fetches it)",
+            orig.display()
+        );
+        return None;
+    }
+    let made = std::env::temp_dir().join("ggufkit-quantize-gemma-3-270m-f16.gguf");
+    if !made.exists() {
+        let g = Gguf::open(orig).unwrap();
+        let tmp = made.with_extension(format!("{}.part", std::process::id()));
+        let opts = ggufkit::write::ConvertOptions {
+            quantize: Some(GgmlType::F16),
+            overwrite: true,
+            ..Default::default()
+        };
+        ggufkit::write::convert(&g, &tmp, opts, None).unwrap();
+        let edits = [ggufkit::write::MetaEdit::Set(
+            "general.file_type".into(),
+            ggufkit::OwnedValue::U32(1),
+        )];
+        let f = Gguf::open(&tmp).unwrap();
+        ggufkit::write::edit(f, &edits, ggufkit::write::EditTarget::InPlace, None).unwrap();
+        std::fs::rename(&tmp, &made).unwrap();
+    }
+    let bytes = std::fs::read(&made).unwrap();
+    assert_eq!(
+        sha256(&bytes),
+        SHA,
+        "{} is not llama-quantize's F16 source",
+        made.display()
+    );
+    Some(made)
+}
+
+#[test]
+fn gemma_outputs_are_llama_quantize_bytes() {
+    let Some(all) = manifests() else { return };
+    let Some(src) = gemma_source() else { return };
+    let cases: HashMap<&str, &Value> = all.iter().map(|(c, m)| (c.as_str(), m)).collect();
+    for case in ["gemma3-f16.Q8_0", "gemma3-f16.Q4_K_M", "gemma3-f16.IQ4_XS"] {
+        check_case(case, cases[case], &src, 2);
+    }
+}
