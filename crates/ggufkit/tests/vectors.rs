@@ -156,7 +156,9 @@ fn quant_vectors() {
                 continue;
             };
             if GGML_CHANGED_SINCE_VECTORS.contains(&(ty.name(), case)) {
-                println!("quant {ty} case{case}: ggml changed since the vectors (see quant_ggml.rs)");
+                println!(
+                    "quant {ty} case{case}: ggml changed since the vectors (see quant_ggml.rs)"
+                );
                 continue;
             }
             let src = f32s(input);
