@@ -2,6 +2,7 @@
 //! and the rule ids of the CLI contract.
 #![forbid(unsafe_code)]
 
+mod imatrix;
 mod missing;
 mod quant;
 mod quantize;
@@ -13,6 +14,7 @@ use std::fmt;
 use std::io;
 use std::path::{Path, PathBuf};
 
+pub use imatrix::ImatrixError;
 pub use missing::Missing;
 pub use quant::QuantError;
 pub use quantize::QuantizeError;
@@ -192,6 +194,9 @@ pub enum Error {
     /// A remote location that cannot be read as asked.
     #[error(transparent)]
     Remote(#[from] RemoteError),
+    /// An importance-matrix file that cannot be read.
+    #[error(transparent)]
+    Imatrix(#[from] ImatrixError),
     /// A tensor's data is not in the file (the file is cut short, or only its header was read).
     #[error("at byte {offset}: tensor '{tensor}' has no data in the file")]
     TensorDataMissing {

@@ -658,14 +658,16 @@ fn iq1m_values(shift: u8, half: usize) -> &'static [f32; 3] {
     }
 }
 
-/// Scale search of one 16-value group: `(scale, shift, [index0, index1])`, or `None` for a zero
-/// group.
-fn iq1m_group(lat: &Lattice<8>, xb: &[f32]) -> Option<(f32, u8, [u16; 2])> {
+/// Scale search of one 16-value group with weights `weight`: `(scale, shift, [index0, index1])`,
+/// or `None` for a zero group.
+///
+/// The split search uses ggml's per-half prefix sums (the form of `quantize_row_iq1_m_impl` since
+/// llama.cpp b6xxx): since the three values of `x_p` and `x_m` are one apart, the weighted sums of
+/// a split `(i1, i2)` are `T * v2 - P[i1] - P[i2]` and `W * v2^2 + W[i1] c1 + W[i2] c2`. These
+/// round differently from summing every element, and on inputs with exact ties (f16-rounded
+/// values) the two forms pick different splits, so the same form is kept here.
+fn iq1m_group(lat: &Lattice<8>, xb: &[f32], weight: &[f32; 16]) -> Option<(f32, u8, [u16; 2])> {
     const BS: usize = 16;
-    let mut weight = [0f32; BS];
-    for i in 0..BS {
-        weight[i] = xb[i] * xb[i];
-    }
     let mut max = xb[0].abs();
     for &v in &xb[1..] {
         max = fmax_c(max, v.abs());
@@ -676,40 +678,53 @@ fn iq1m_group(lat: &Lattice<8>, xb: &[f32]) -> Option<(f32, u8, [u16; 2])> {
     let mut pairs: [(f32, u8); BS] = std::array::from_fn(|j| (xb[j], j as u8));
     let mut tmp = Vec::with_capacity(BS);
     glibc_msort(&mut pairs, &mut tmp);
+    // Prefix sums of w*x and w over the sorted values, one pair per half of the group.
+    let mut px = [[0f32; BS + 1]; 2];
+    let mut pw = [[0f32; BS + 1]; 2];
+    for (j, &(_, i)) in pairs.iter().enumerate() {
+        let i = usize::from(i);
+        let h = usize::from(i >= BS / 2);
+        px[h][j + 1] = px[h][j] + weight[i] * xb[i];
+        px[1 - h][j + 1] = px[1 - h][j];
+        pw[h][j + 1] = pw[h][j] + weight[i];
+        pw[1 - h][j + 1] = pw[1 - h][j];
+    }
+    let txs = [px[0][BS], px[1][BS]];
+    let tws = [pw[0][BS], pw[1][BS]];
+    let (p2, m2) = (X_P[2], X_M[2]);
+    let cp1 = X_P[0] * X_P[0] - X_P[1] * X_P[1];
+    let cp2 = X_P[1] * X_P[1] - X_P[2] * X_P[2];
+    let cm1 = X_M[0] * X_M[0] - X_M[1] * X_M[1];
+    let cm2 = X_M[1] * X_M[1] - X_M[2] * X_M[2];
     let mut best_score = -f32::MAX;
     let mut scale = max;
     let mut best: Option<(usize, usize, usize)> = None;
     for i1 in 0..=BS {
         for i2 in i1..=BS {
-            let mut sumqx = [0f32; 4];
-            let mut sumq2 = [0f32; 4];
-            for (j, &(_, i)) in pairs.iter().enumerate() {
-                let i = usize::from(i);
-                let lv = if j < i1 {
-                    0
-                } else if j < i2 {
-                    1
-                } else {
-                    2
-                };
-                let (p, m) = (X_P[lv], X_M[lv]);
-                let w = weight[i];
-                let x = xb[i];
-                // Shift k: first half uses x_p for k < 2, second half for even k.
-                let (first, second) = if i < BS / 2 {
-                    ([0, 1], [2, 3])
-                } else {
-                    ([0, 2], [1, 3])
-                };
-                for k in first {
-                    sumqx[k] += w * p * x;
-                    sumq2[k] += w * p * p;
-                }
-                for k in second {
-                    sumqx[k] += w * m * x;
-                    sumq2[k] += w * m * m;
-                }
+            let mut qx_p = [0f32; 2];
+            let mut qx_m = [0f32; 2];
+            let mut q2_p = [0f32; 2];
+            let mut q2_m = [0f32; 2];
+            for h in 0..2 {
+                let sx = px[h][i1] + px[h][i2];
+                qx_p[h] = txs[h] * p2 - sx;
+                qx_m[h] = txs[h] * m2 - sx;
+                q2_p[h] = tws[h] * p2 * p2 + pw[h][i1] * cp1 + pw[h][i2] * cp2;
+                q2_m[h] = tws[h] * m2 * m2 + pw[h][i1] * cm1 + pw[h][i2] * cm2;
             }
+            // Shift k: the first half uses x_p for k < 2, the second half for even k.
+            let sumqx = [
+                qx_p[0] + qx_p[1],
+                qx_p[0] + qx_m[1],
+                qx_m[0] + qx_p[1],
+                qx_m[0] + qx_m[1],
+            ];
+            let sumq2 = [
+                q2_p[0] + q2_p[1],
+                q2_p[0] + q2_m[1],
+                q2_m[0] + q2_p[1],
+                q2_m[0] + q2_m[1],
+            ];
             for k in 0..4 {
                 if sumq2[k] > 0.0 && sumqx[k] * sumqx[k] > best_score * sumq2[k] {
                     scale = sumqx[k] / sumq2[k];
@@ -778,21 +793,46 @@ fn iq1m_group(lat: &Lattice<8>, xb: &[f32]) -> Option<(f32, u8, [u16; 2])> {
 }
 
 pub(crate) fn quant_iq1_m(src: &[f32], out: &mut [u8]) {
+    quant_iq1_m_w(src, None, out);
+}
+
+/// The group weights of iq1_m (and iq1_s, iq2_s, iq3_*): `x^2` without importance, else
+/// `qw * sqrt(sigma2 + x^2)`.
+#[inline]
+fn group_weights<const B: usize>(xb: &[f32], qw: Option<&[f32]>, sigma2: f32) -> [f32; B] {
+    match qw {
+        Some(qw) => std::array::from_fn(|i| qw[i] * (sigma2 + xb[i] * xb[i]).sqrt()),
+        None => std::array::from_fn(|i| xb[i] * xb[i]),
+    }
+}
+
+/// iq1_m with optional importance `qw` (one weight per element of `src`, so `src` is one row or
+/// whole rows with `qw` repeated).
+pub(crate) fn quant_iq1_m_w(src: &[f32], qw: Option<&[f32]>, out: &mut [u8]) {
     const BS: usize = 16;
     const MASKS: [u8; 4] = [0x00, 0x80, 0x08, 0x88];
     let lat = iq1s_lattice();
-    for (xbl, y) in src
+    for (ibl, (xbl, y)) in src
         .chunks_exact(block::IQ1_M.elems)
         .zip(out.chunks_exact_mut(block::IQ1_M.bytes))
+        .enumerate()
     {
         y.fill(0);
+        let qwl = qw.map(|q| &q[QK_K * ibl..QK_K * ibl + QK_K]);
+        let mut sumx2 = 0.0f32;
+        for &v in xbl {
+            sumx2 += v * v;
+        }
+        let sigma2 = 2.0 * sumx2 / QK_K as f32;
         let (qs, rest) = y.split_at_mut(32);
         let (qh, scb) = rest.split_at_mut(16);
         let mut scales = [0f32; QK_K / BS];
         let mut shifts = [0u8; QK_K / BS];
         let mut max_scale = 0.0f32;
         for ib in 0..QK_K / BS {
-            let Some((scale, shift, index)) = iq1m_group(lat, &xbl[BS * ib..BS * ib + BS]) else {
+            let xb = &xbl[BS * ib..BS * ib + BS];
+            let weight = group_weights::<BS>(xb, qwl.map(|q| &q[BS * ib..]), sigma2);
+            let Some((scale, shift, index)) = iq1m_group(lat, xb, &weight) else {
                 continue;
             };
             qs[2 * ib] = index[0] as u8;
@@ -815,6 +855,7 @@ pub(crate) fn quant_iq1_m(src: &[f32], out: &mut [u8]) {
             sc[ib / 4] |= (l as u16) << (3 * (ib % 4));
             qh[ib] |= MASKS[usize::from(shifts[ib] & 3)];
             let xb = &xbl[BS * ib..BS * ib + BS];
+            let weight = group_weights::<BS>(xb, qwl.map(|q| &q[BS * ib..]), sigma2);
             let mult = (2 * l + 1) as f32;
             for k in 0..2 {
                 let xx = iq1m_values(shifts[ib], k);
@@ -823,7 +864,7 @@ pub(crate) fn quant_iq1_m(src: &[f32], out: &mut [u8]) {
                 let g = lat.levels(gi as u16);
                 for j in 0..8 {
                     let x = xb[8 * k + j];
-                    let w = x * x;
+                    let w = weight[8 * k + j];
                     let q = xx[usize::from(g[j].min(2))] * mult;
                     sumqx += w * q * x;
                     sumq2 += w * q * q;

@@ -38,6 +38,7 @@
 
 mod float;
 mod fp4;
+mod imatrix;
 mod iq;
 mod iq_grids;
 mod iq_quant;
@@ -55,6 +56,7 @@ use crate::error::{QuantError, Result};
 use crate::types::GgmlType;
 
 pub use float::{bf16_to_f32, f16_to_f32, f32_to_bf16, f32_to_f16};
+pub use imatrix::{ImatrixFormat, ImportanceMatrix};
 pub use layout::{layout, Field, Layout};
 
 type DequantFn = fn(&[u8], &mut [f32]);
