@@ -85,19 +85,26 @@ impl Gguf<'static> {
         Ok(g)
     }
 
-    /// Reads exactly the header (through the padding before the tensor data) from a stream and
-    /// returns it owned. The reader is left at the first byte of tensor data.
+    /// Reads the header (through the padding before the tensor data) from any stream, a pipe,
+    /// a socket or an unbuffered `File`, in chunks, and returns it owned. The reader may be
+    /// read past the header; [`Gguf::read_header_with`] leaves it exactly at the data.
     ///
     /// The stream's length is unknown, so tensor data is neither read nor checked, and a declared
     /// count is checked against the bytes that actually arrive (memory follows them, never the count).
     pub fn read_header<R: Read>(reader: R) -> Result<Self> {
-        Self::read_header_with(reader, &ReadOptions::default()).map(|(g, _)| g)
+        Self::parse_stream(StreamSource::chunked(reader), ReadOptions::default().mode())
+            .map(|(g, _)| g)
     }
 
-    /// [`Gguf::read_header`] with options; also gives the reader back.
+    /// Reads exactly the header from a stream, with options, and gives the reader back at the
+    /// first byte of tensor data. It reads as the parser asks, a read call per field, so an
+    /// unbuffered `File` is slow here; [`Gguf::read_header`] reads in chunks.
     pub fn read_header_with<R: Read>(reader: R, options: &ReadOptions) -> Result<(Self, R)> {
-        let mut src = StreamSource::new(reader);
-        let (r, found) = parser::parse(&mut src, options.mode());
+        Self::parse_stream(StreamSource::exact(reader), options.mode())
+    }
+
+    fn parse_stream<R: Read>(mut src: StreamSource<R>, mode: Mode) -> Result<(Self, R)> {
+        let (r, found) = parser::parse(&mut src, mode);
         let header = r?;
         let (mut buf, reader) = src.into_parts();
         buf.truncate(header.data_offset as usize);
