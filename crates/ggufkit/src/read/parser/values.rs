@@ -284,6 +284,17 @@ impl Frame {
     }
 }
 
+/// A key-value pair in a message: by its key once the key is read (`key 'general.name'`, the
+/// key at `key` in the file's bytes `b`), else by its index.
+#[cold]
+pub(super) fn pair_name(b: &[u8], key: (u64, u64), kv: u64) -> String {
+    let (at, len) = (key.0 as usize, key.1 as usize);
+    match at.checked_add(len).and_then(|end| b.get(at..end)) {
+        Some(k) if len > 0 => format!("key '{}'", rules::show(k)),
+        _ => format!("key-value pair {kv}"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use crate::read::parser::{parse, Mode};
@@ -331,16 +342,5 @@ mod tests {
         assert!(h.value_index.heap_bytes() >= 16);
         assert_eq!(h.kvs.len(), 1);
         assert_eq!(h.kvs.get(0).map(|e| e.end), Some(b.len() as u64));
-    }
-}
-
-/// A key-value pair in a message: by its key once the key is read (`key 'general.name'`, the
-/// key at `key` in the file's bytes `b`), else by its index.
-#[cold]
-pub(super) fn pair_name(b: &[u8], key: (u64, u64), kv: u64) -> String {
-    let (at, len) = (key.0 as usize, key.1 as usize);
-    match at.checked_add(len).and_then(|end| b.get(at..end)) {
-        Some(k) if len > 0 => format!("key '{}'", rules::show(k)),
-        _ => format!("key-value pair {kv}"),
     }
 }
