@@ -7,7 +7,7 @@ use ggufkit::shard::{parse_size, plan_split, split, SplitLimit, SplitOptions};
 
 use super::{open, CliError, CmdResult, OK};
 use crate::output::progress::Progress;
-use crate::output::{human_bytes, print};
+use crate::output::{counted, human_bytes, print};
 
 #[derive(clap::Args)]
 #[command(after_long_help = "\
@@ -61,12 +61,12 @@ pub fn run(args: Args) -> CmdResult {
     let g = open(&args.file, false)?;
     let plan = plan_split(&g, &args.prefix, &opts).map_err(lib)?;
     let total = g.tensor_data_size();
-    let mut out = format!("{} shards\n", plan.len());
+    let mut out = format!("{}\n", counted(plan.len() as u64, "shard", "shards"));
     for p in &plan {
         out.push_str(&format!(
-            "{}  {} tensors  {}\n",
+            "{}  {}  {}\n",
             p.path.display(),
-            p.tensors.len(),
+            counted(p.tensors.len() as u64, "tensor", "tensors"),
             human_bytes(p.size)
         ));
     }

@@ -162,8 +162,9 @@ fn apply(
     match (outcome, &output.out) {
         (_, Some(out)) => eprintln!("{what}: wrote {}", out.display()),
         (EditOutcome::InPlace { bytes_written }, None) => eprintln!(
-            "{what}: {} edited in place ({bytes_written} bytes written)",
-            file.display()
+            "{what}: {} edited in place ({} written)",
+            file.display(),
+            crate::output::counted(bytes_written, "byte", "bytes")
         ),
         (_, None) => eprintln!(
             "{what}: {} rewritten (the header no longer fit before the tensor data)",
