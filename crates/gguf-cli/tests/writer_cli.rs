@@ -614,3 +614,68 @@ fn max_size_as_people_type_it_and_oversized_tensors_said() {
         "{err}"
     );
 }
+
+#[test]
+fn meta_uses_the_conventions_types_and_warns_of_needed_keys() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = ggufkit_testkit::fixtures::tiny_model().write(dir.path(), "tiny.gguf");
+    let typed = |file: &str, key: &str| {
+        let (code, out, err) = common::run(dir.path(), &["meta", "get", file, key, "--json"]);
+        assert_eq!(code, 0, "{err}");
+        let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+        (
+            v["type"].as_str().unwrap().to_string(),
+            v["value"].to_string(),
+        )
+    };
+    for (key, value, ty) in [
+        ("general.alignment", "64", "uint32"),
+        ("general.file_type", "7", "uint32"),
+        ("llama.feed_forward_length", "32", "uint32"),
+        ("llama.rope.freq_base", "10000", "float32"),
+        ("tokenizer.ggml.add_bos_token", "true", "bool"),
+        ("my.own.key", "5", "int32"),
+    ] {
+        let (code, _, err) = common::run(
+            dir.path(),
+            &["meta", "set", &f, key, value, "-o", "o.gguf", "--force"],
+        );
+        assert_eq!(code, 0, "{key}: {err}");
+        assert_eq!(typed("o.gguf", key).0, ty, "{key}");
+    }
+    // removing a key the loaders need is said; an unneeded one is not
+    let (code, _, err) = common::run(
+        dir.path(),
+        &[
+            "meta",
+            "rm",
+            &f,
+            "general.architecture",
+            "-o",
+            "o.gguf",
+            "--force",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("warning: removing general.architecture: llama.cpp cannot load"),
+        "{err}"
+    );
+    let (code, _, err) = common::run(
+        dir.path(),
+        &["meta", "rm", &f, "general.name", "-o", "o.gguf", "--force"],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(!err.contains("warning"), "{err}");
+    // an in-place removal that moves the data says why, not that the header "no longer fit"
+    std::fs::copy(dir.path().join(&f), dir.path().join("e.gguf")).unwrap();
+    let (_, _, err) = common::run(
+        dir.path(),
+        &["meta", "rm", "e.gguf", "general.name", "--in-place"],
+    );
+    assert!(!err.contains("no longer fit"), "{err}");
+    assert!(
+        err.contains("edited in place") || err.contains("another alignment block"),
+        "{err}"
+    );
+}
