@@ -100,8 +100,10 @@ pub fn add_member(out: &mut String, file: &Path) {
 pub fn human_line(file: &Path) -> Option<String> {
     cost(file).map(|s| {
         format!(
-            "  {:<18} {} bytes in {} requests\n",
-            "fetched", s.bytes, s.requests
+            "  {:<18} {} in {}\n",
+            "fetched",
+            crate::output::counted(s.bytes, "byte", "bytes"),
+            crate::output::counted(s.requests, "request", "requests")
         )
     })
 }

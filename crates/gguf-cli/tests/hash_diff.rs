@@ -332,3 +332,29 @@ fn tensor_sha256_matches_the_corpus_manifest() {
     }
     assert!(compared > 50, "only {compared} tensors compared");
 }
+
+#[test]
+fn check_without_file_uses_the_manifests_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let sub = dir.path().join("models");
+    std::fs::create_dir(&sub).unwrap();
+    let f = ggufkit_testkit::fixtures::tiny_model().write(&sub, "tiny.gguf");
+    let (code, manifest, err) = common::run(&sub, &["hash", &f]);
+    assert_eq!(code, 0, "{err}");
+    std::fs::write(sub.join("tiny.manifest"), &manifest).unwrap();
+    // in the manifest's folder, and from elsewhere: the file is found beside the manifest
+    for (cwd, m) in [
+        (&sub, "tiny.manifest"),
+        (&dir.path().to_path_buf(), "models/tiny.manifest"),
+    ] {
+        let (code, out, err) = common::run(cwd, &["hash", "--check", m]);
+        assert_eq!(code, 0, "{err}");
+        assert!(
+            out.contains("OK (7 tensors and the data section match"),
+            "{out}"
+        );
+    }
+    // the help says what is covered
+    let (_, help, _) = common::run(dir.path(), &["hash", "--help"]);
+    assert!(help.contains("Metadata is not hashed"), "{help}");
+}

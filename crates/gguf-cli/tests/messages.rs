@@ -144,3 +144,47 @@ fn an_output_in_a_missing_folder_names_the_output() {
         assert!(!err.contains(".tmp"), "{cmd:?}: {err}");
     }
 }
+
+#[test]
+fn truncation_inside_a_value_names_its_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let bytes = tiny_model().encode();
+    let (_, out, _) = run(
+        dir.path(),
+        &[
+            "validate",
+            "--json",
+            &tiny_model().write(dir.path(), "t.gguf"),
+        ],
+    );
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(v["valid"], true);
+    // cut the file at every byte of its metadata: once a pair's key is read, the message names it
+    let (_, dump, _) = run(dir.path(), &["dump", "--json", "t.gguf"]);
+    let d: serde_json::Value = serde_json::from_str(dump.trim()).unwrap();
+    let keys: Vec<String> = d["metadata"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["key"].as_str().unwrap().to_string())
+        .collect();
+    let mut named = 0;
+    for cut in 24..bytes.len().min(2000) {
+        std::fs::write(dir.path().join("c.gguf"), &bytes[..cut]).unwrap();
+        let (_, out, _) = run(dir.path(), &["validate", "--json", "c.gguf"]);
+        let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+        let Some(e) = v["errors"].get(0) else {
+            continue;
+        };
+        let m = e["message"].as_str().unwrap();
+        if m.contains("value of") || m.contains("array") {
+            assert!(!m.contains("key-value pair"), "cut at {cut}: {m}");
+            assert!(
+                keys.iter().any(|k| m.contains(&format!("key '{k}'"))),
+                "cut at {cut}: {m}"
+            );
+            named += 1;
+        }
+    }
+    assert!(named > 10, "{named} messages inside values");
+}

@@ -118,7 +118,7 @@ fn info_reads_a_url() {
     let out = String::from_utf8_lossy(&r.get_output().stdout).into_owned();
     assert!(out.contains("valid"), "{out}");
     assert!(out.contains("fetched"), "{out}");
-    assert!(out.contains("in 1 requests"), "{out}");
+    assert!(out.contains("in 1 request\n"), "{out}");
 }
 
 #[test]

@@ -1,6 +1,8 @@
 //! `gguf meta set|rm`, `convert`, `split`, `merge` and `carve` as the contract fixes them: exit
 //! codes, error lines, refusing to overwrite, and never damaging a file, even when killed.
 
+mod common;
+
 use std::fs;
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -578,5 +580,102 @@ fn killing_a_rewrite_never_damages_the_original() {
     assert!(
         killed_midway > 0,
         "no kill landed during a write; the test proved nothing"
+    );
+}
+
+#[test]
+fn max_size_as_people_type_it_and_oversized_tensors_said() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = ggufkit_testkit::fixtures::tiny_model().write(dir.path(), "tiny.gguf");
+    // the tiny model's tensors take 128 or 256 bytes (32 bytes for the norms)
+    for size in ["0.3K", "0.3KB", "300 b", "0.3kb"] {
+        let (code, out, err) = common::run(
+            dir.path(),
+            &["split", &f, "--max-size", size, "-o", "s", "--dry-run"],
+        );
+        if size == "300 b" {
+            assert_eq!(code, 2, "{size}: {err}");
+            assert!(err.contains("for example 500M, 100MB, 1.5G"), "{err}");
+            continue;
+        }
+        assert_eq!(code, 0, "{size}: {err}");
+        assert!(out.contains(" shards\n"), "{out}");
+        assert!(err.is_empty(), "{err}");
+    }
+    let (code, _, err) = common::run(
+        dir.path(),
+        &["split", &f, "--max-size", "0.2K", "-o", "s", "--dry-run"],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains(
+            "tensor 'blk.0.attn_q.weight' alone takes 256 bytes, more than --max-size 200 bytes"
+        ),
+        "{err}"
+    );
+}
+
+#[test]
+fn meta_uses_the_conventions_types_and_warns_of_needed_keys() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = ggufkit_testkit::fixtures::tiny_model().write(dir.path(), "tiny.gguf");
+    let typed = |file: &str, key: &str| {
+        let (code, out, err) = common::run(dir.path(), &["meta", "get", file, key, "--json"]);
+        assert_eq!(code, 0, "{err}");
+        let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+        (
+            v["type"].as_str().unwrap().to_string(),
+            v["value"].to_string(),
+        )
+    };
+    for (key, value, ty) in [
+        ("general.alignment", "64", "uint32"),
+        ("general.file_type", "7", "uint32"),
+        ("llama.feed_forward_length", "32", "uint32"),
+        ("llama.rope.freq_base", "10000", "float32"),
+        ("tokenizer.ggml.add_bos_token", "true", "bool"),
+        ("my.own.key", "5", "int32"),
+    ] {
+        let (code, _, err) = common::run(
+            dir.path(),
+            &["meta", "set", &f, key, value, "-o", "o.gguf", "--force"],
+        );
+        assert_eq!(code, 0, "{key}: {err}");
+        assert_eq!(typed("o.gguf", key).0, ty, "{key}");
+    }
+    // removing a key the loaders need is said; an unneeded one is not
+    let (code, _, err) = common::run(
+        dir.path(),
+        &[
+            "meta",
+            "rm",
+            &f,
+            "general.architecture",
+            "-o",
+            "o.gguf",
+            "--force",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("warning: removing general.architecture: llama.cpp cannot load"),
+        "{err}"
+    );
+    let (code, _, err) = common::run(
+        dir.path(),
+        &["meta", "rm", &f, "general.name", "-o", "o.gguf", "--force"],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(!err.contains("warning"), "{err}");
+    // an in-place removal that moves the data says why, not that the header "no longer fit"
+    std::fs::copy(dir.path().join(&f), dir.path().join("e.gguf")).unwrap();
+    let (_, _, err) = common::run(
+        dir.path(),
+        &["meta", "rm", "e.gguf", "general.name", "--in-place"],
+    );
+    assert!(!err.contains("no longer fit"), "{err}");
+    assert!(
+        err.contains("edited in place") || err.contains("another alignment block"),
+        "{err}"
     );
 }

@@ -353,9 +353,9 @@ fn splits_and_split_models_name_the_shard() {
     let dir = tempfile::tempdir().unwrap();
     let p = write(dir.path(), "m.gguf", &model());
     let prefix = dir.path().join("s");
-    let e = parse_size("12K").unwrap_err();
+    let e = parse_size("12X").unwrap_err();
     assert!(
-        matches!(&e, Error::Shard(ShardError::Size { text }) if text == "12K"),
+        matches!(&e, Error::Shard(ShardError::Size { text }) if text == "12X"),
         "{e}"
     );
     let opts = |limit| SplitOptions {

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use ggufkit::write::carve_file;
 
 use super::{CliError, CmdResult, OK};
+use crate::output::{counted, grouped};
 
 #[derive(clap::Args)]
 #[command(after_long_help = "\
@@ -27,12 +28,12 @@ pub fn run(args: Args) -> CmdResult {
     let found = carve_file(&args.file, &args.out, args.force)
         .map_err(|e| CliError::from_lib(&args.file, &e))?;
     eprintln!(
-        "found GGUF v{} ({}-endian, {} tensors) at byte {}: wrote {} bytes to {}",
+        "found GGUF v{} ({}-endian, {}) at byte {}: wrote {} to {}",
         found.version,
         found.endian,
-        found.tensors,
-        found.offset,
-        found.len,
+        counted(found.tensors as u64, "tensor", "tensors"),
+        grouped(found.offset),
+        counted(found.len, "byte", "bytes"),
         args.out.display()
     );
     Ok(OK)

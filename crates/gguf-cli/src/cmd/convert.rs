@@ -91,8 +91,9 @@ pub fn run(args: Args) -> CmdResult {
     progress.finish();
     if let Some((ty, _)) = plan {
         eprintln!(
-            "re-quantized {} of {count} tensors to {ty}{}{}",
-            names.len(),
+            "re-quantized {} of {} to {ty}{}{}",
+            crate::output::grouped(names.len() as u64),
+            crate::output::counted(count as u64, "tensor", "tensors"),
             if names.is_empty() { "" } else { ": " },
             names.join(", ")
         );

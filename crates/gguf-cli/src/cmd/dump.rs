@@ -29,6 +29,10 @@ pub struct Args {
     /// Elements of an array shown in the human form before it is shortened.
     #[arg(long, default_value_t = 8)]
     max_elements: usize,
+    /// Characters of a string shown in the human form before it is shortened (JSON is never
+    /// shortened; `meta get` prints a value whole).
+    #[arg(long, default_value_t = 100)]
+    max_chars: usize,
 }
 
 pub fn run(args: Args) -> CmdResult {
@@ -41,7 +45,7 @@ pub fn run(args: Args) -> CmdResult {
         crate::remote::add_member(&mut j.out, &args.file);
         j.out
     } else {
-        dump_text(&g, args.max_elements, &Style::detect())
+        dump_text(&g, args.max_elements, args.max_chars, &Style::detect())
     };
     let mut out = std::io::stdout().lock();
     let _ = out.write_all(text.as_bytes());

@@ -13,9 +13,16 @@ use crate::output::print;
 use crate::output::progress::Progress;
 
 #[derive(clap::Args)]
+#[command(after_long_help = "\
+The hashes cover the tensor data only: one line per tensor (its bytes, without padding) and one
+for the whole data section. Metadata is not hashed, so a file whose metadata was edited (a new
+name, a chat template) still matches its manifest; compare metadata with `gguf diff`.
+
+With --check MANIFEST and no FILE, every file the manifest names is checked, found as the
+manifest names it or, for a relative name, beside the manifest.")]
 pub struct Args {
-    /// Files to hash.
-    #[arg(required = true)]
+    /// Files to hash (with --check, the manifest's files when none is given).
+    #[arg(required_unless_present = "check")]
     files: Vec<PathBuf>,
     /// The hash algorithm (with --check, the manifest's own algorithm is used).
     #[arg(long, value_enum, default_value_t = Algo::Xxh64)]
@@ -48,8 +55,12 @@ pub fn run(args: Args) -> CmdResult {
         Some(m) => Some(read_manifest(m)?),
         None => None,
     };
+    let files = match (&manifest, args.files.is_empty()) {
+        (Some(m), true) => manifest_files(m, args.check.as_deref().unwrap_or(Path::new("")))?,
+        _ => args.files.clone(),
+    };
     let mut code = OK;
-    for file in &args.files {
+    for file in &files {
         let r = match &manifest {
             None => hash_one(file, args.algo.into()).map(|(h, code)| {
                 print(&hash::manifest_section(&file.display().to_string(), &h));
@@ -66,6 +77,31 @@ pub fn run(args: Args) -> CmdResult {
         }
     }
     Ok(code)
+}
+
+/// The files a manifest names: as named when that exists (or is absolute), else beside the
+/// manifest.
+fn manifest_files(m: &Manifest, manifest: &Path) -> Result<Vec<PathBuf>, CliError> {
+    let named: Vec<PathBuf> = m
+        .sections
+        .iter()
+        .filter_map(|s| s.file.as_deref())
+        .map(|f| {
+            let p = PathBuf::from(f);
+            let beside = manifest.parent().map(|d| d.join(&p));
+            match beside {
+                Some(b) if p.is_relative() && !p.exists() && b.exists() => b,
+                _ => p,
+            }
+        })
+        .collect();
+    if named.is_empty() {
+        return Err(CliError::failed(format!(
+            "{}: the manifest names no file; give the FILE to check",
+            manifest.display()
+        )));
+    }
+    Ok(named)
 }
 
 fn read_manifest(path: &Path) -> Result<Manifest, CliError> {

@@ -34,9 +34,9 @@ pub fn run(args: Args) -> CmdResult {
         .map_err(lib)?;
     progress.finish();
     eprintln!(
-        "merged {} shards, {} tensors, into {}",
-        m.shard_count(),
-        m.tensor_count(),
+        "merged {}, {}, into {}",
+        crate::output::counted(m.shard_count() as u64, "shard", "shards"),
+        crate::output::counted(m.tensor_count() as u64, "tensor", "tensors"),
         args.out.display()
     );
     Ok(OK)

@@ -7,7 +7,7 @@ use ggufkit::shard::{parse_size, plan_split, split, SplitLimit, SplitOptions};
 
 use super::{open, CliError, CmdResult, OK};
 use crate::output::progress::Progress;
-use crate::output::{human_bytes, print};
+use crate::output::{counted, human_bytes, print};
 
 #[derive(clap::Args)]
 #[command(after_long_help = "\
@@ -27,7 +27,9 @@ pub struct Args {
     #[arg(long, value_name = "N")]
     max_tensors: Option<usize>,
     /// At most SIZE bytes of tensors per shard (each padded to 32 bytes; metadata not counted):
-    /// a whole number followed by M (10^6 bytes) or G (10^9 bytes), as gguf-split reads it.
+    /// a number and a unit, K, M, G, T (powers of 1,000, as gguf-split reads M and G) or KiB,
+    /// MiB, GiB, TiB: 500M, 100MB, 1.5G. A tensor larger than SIZE gets a shard of its own,
+    /// which is then larger (said on stderr).
     #[arg(long, value_name = "SIZE")]
     max_size: Option<String>,
     /// Prefix of the shard names.
@@ -61,12 +63,30 @@ pub fn run(args: Args) -> CmdResult {
     let g = open(&args.file, false)?;
     let plan = plan_split(&g, &args.prefix, &opts).map_err(lib)?;
     let total = g.tensor_data_size();
-    let mut out = format!("{} shards\n", plan.len());
+    if let SplitLimit::MaxSize(max) = limit {
+        for (i, p) in plan.iter().enumerate() {
+            let big = p
+                .tensors
+                .iter()
+                .filter_map(|&j| g.tensor_at(j))
+                .find(|t| t.size() > max);
+            if let Some(t) = big {
+                eprintln!(
+                    "gguf: warning: tensor '{}' alone takes {}, more than --max-size {}: shard {} holds it and is larger",
+                    t.name(),
+                    counted(t.size(), "byte", "bytes"),
+                    counted(max, "byte", "bytes"),
+                    i + 1
+                );
+            }
+        }
+    }
+    let mut out = format!("{}\n", counted(plan.len() as u64, "shard", "shards"));
     for p in &plan {
         out.push_str(&format!(
-            "{}  {} tensors  {}\n",
+            "{}  {}  {}\n",
             p.path.display(),
-            p.tensors.len(),
+            counted(p.tensors.len() as u64, "tensor", "tensors"),
             human_bytes(p.size)
         ));
     }

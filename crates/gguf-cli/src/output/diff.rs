@@ -22,7 +22,11 @@ fn short(v: &Value<'_>) -> String {
 
 fn type_text(v: &Value<'_>) -> String {
     match v {
-        Value::Array(a) => format!("array[{}; {}]", a.element_type().name(), a.len()),
+        Value::Array(a) => format!(
+            "array[{}; {}]",
+            a.element_type().name(),
+            super::grouped(a.len())
+        ),
         other => other.value_type().name().to_string(),
     }
 }

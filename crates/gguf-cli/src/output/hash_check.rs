@@ -34,8 +34,8 @@ pub fn check_text(shown: &str, check: &Check) -> String {
     let n = check.problems.len();
     if n == 0 {
         out.push_str(&format!(
-            "{shown}: OK ({} tensors and the data section match, {})\n",
-            check.matching.len(),
+            "{shown}: OK ({} and the data section match, {})\n",
+            super::counted(check.matching.len() as u64, "tensor", "tensors"),
             check.algo
         ));
     } else {

@@ -157,10 +157,10 @@ fn summary_section(h: &mut String, report: &Report, m: &Summary) {
     rows.push((
         "header".into(),
         format!(
-            "{} ({} key-value pairs, {} tensors)",
+            "{} ({}, {})",
             human_bytes(f.header_bytes),
-            f.kv_count,
-            f.tensor_count
+            super::counted(f.kv_count, "key-value pair", "key-value pairs"),
+            super::counted(m.tensor_count(), "tensor", "tensors")
         ),
     ));
     if let Some(bpw) = m.bits_per_weight() {

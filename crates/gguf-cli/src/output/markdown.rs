@@ -64,9 +64,9 @@ pub fn markdown(file_name: &str, g: &Gguf<'_>, m: &Summary) -> String {
         summary.push((
             "Tensor data".into(),
             format!(
-                "{} in {} tensors, {bpw:.2} bits per weight",
+                "{} in {}, {bpw:.2} bits per weight",
                 human_bytes(data),
-                f.tensor_count
+                super::counted(m.tensor_count(), "tensor", "tensors")
             ),
         ));
     }
@@ -208,8 +208,8 @@ pub fn markdown(file_name: &str, g: &Gguf<'_>, m: &Summary) -> String {
     // tensors
     if g.tensor_count() > 0 {
         out.push_str(&format!(
-            "\n## Tensors\n\n<details><summary>{} tensors</summary>\n\n",
-            grouped(g.tensor_count() as u64)
+            "\n## Tensors\n\n<details><summary>{}</summary>\n\n",
+            super::counted(g.tensor_count() as u64, "tensor", "tensors")
         ));
         out.push_str("| Name | Type | Shape | Elements | Bytes |\n|---|---|---|---:|---:|\n");
         for t in g.tensors() {

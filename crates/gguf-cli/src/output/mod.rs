@@ -211,6 +211,13 @@ mod tests {
     }
 
     #[test]
+    fn counts_agree_with_their_nouns() {
+        assert_eq!(counted(1, "tensor", "tensors"), "1 tensor");
+        assert_eq!(counted(0, "tensor", "tensors"), "0 tensors");
+        assert_eq!(counted(1234, "byte", "bytes"), "1,234 bytes");
+    }
+
+    #[test]
     fn formats() {
         assert_eq!(grouped(1234567), "1,234,567");
         assert_eq!(grouped(12), "12");

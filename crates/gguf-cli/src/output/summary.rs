@@ -3,16 +3,23 @@
 
 use ggufkit::summary::KvCache;
 
+use super::{counted, grouped};
+
 /// Tokens of context in the "per 1,024 tokens" KV-cache figure.
 pub const KV_TOKENS: u64 = 1024;
 
 /// The KV-cache formula with the numbers put in, and what it assumes.
 pub fn kv_formula(kv: &KvCache) -> String {
     let heads = match kv.head_count_kv {
-        Some(h) => format!("{} layers × {h} kv heads", kv.n_layer),
+        Some(h) => format!(
+            "{} × {}",
+            counted(kv.n_layer, "layer", "layers"),
+            counted(h, "kv head", "kv heads")
+        ),
         None => format!(
-            "{} kv heads summed over {} layers",
-            kv.kv_heads_total, kv.n_layer
+            "{} summed over {}",
+            counted(kv.kv_heads_total, "kv head", "kv heads"),
+            counted(kv.n_layer, "layer", "layers")
         ),
     };
     let from = if kv.lengths_from_keys {
@@ -27,7 +34,10 @@ pub fn kv_formula(kv: &KvCache) -> String {
         None => String::new(),
     };
     format!(
-        "{heads} × (key {} + value {}) × {} bytes (f16) = {} bytes per token{from}{swa}",
-        kv.key_length, kv.value_length, kv.element_bytes, kv.bytes_per_token
+        "{heads} × (key {} + value {}) × {} (f16) = {} per token{from}{swa}",
+        grouped(kv.key_length),
+        grouped(kv.value_length),
+        counted(kv.element_bytes, "byte", "bytes"),
+        counted(kv.bytes_per_token, "byte", "bytes")
     )
 }

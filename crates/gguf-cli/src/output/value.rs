@@ -8,25 +8,47 @@ use super::json::Json;
 
 /// A value for people: strings quoted, long arrays shortened to `max` elements.
 pub fn human_value(v: &Value<'_>, max: usize) -> String {
-    human_value_at(v, max, 0)
+    human_value_at(v, max, usize::MAX, 0)
+}
+
+/// [`human_value`] with strings (and each string in an array) longer than `max_chars`
+/// characters shortened, saying how long they are: `"{% for m in messages %}..." (12,420
+/// characters)`. JSON output is never shortened.
+pub fn human_value_within(v: &Value<'_>, max: usize, max_chars: usize) -> String {
+    human_value_at(v, max, max_chars, 0)
+}
+
+/// A string quoted, cut to `max_chars` characters when longer.
+fn quoted(s: &str, max_chars: usize) -> String {
+    let n = s.chars().count();
+    if n <= max_chars {
+        return format!("{s:?}");
+    }
+    let cut: String = s.chars().take(max_chars).collect();
+    let q = format!("{cut:?}");
+    format!(
+        "{}...\" ({} characters)",
+        &q[..q.len() - 1],
+        super::grouped(n as u64)
+    )
 }
 
 /// Levels of nested arrays shown in the human form; deeper ones are `[...]` (a file can nest
 /// arrays deeper than any stack).
 const MAX_HUMAN_DEPTH: usize = 16;
 
-fn human_value_at(v: &Value<'_>, max: usize, depth: usize) -> String {
+fn human_value_at(v: &Value<'_>, max: usize, max_chars: usize, depth: usize) -> String {
     match v {
-        Value::String(s) => format!("{:?}", s.to_string_lossy()),
+        Value::String(s) => quoted(&s.to_string_lossy(), max_chars),
         Value::Array(_) if depth >= MAX_HUMAN_DEPTH => "[...]".to_string(),
         Value::Array(a) => {
             let mut parts: Vec<String> = a
                 .iter()
                 .take(max)
-                .map(|e| human_value_at(&e, max, depth + 1))
+                .map(|e| human_value_at(&e, max, max_chars, depth + 1))
                 .collect();
             if a.len() > max as u64 {
-                parts.push(format!("... {} more", a.len() - max as u64));
+                parts.push(format!("... {} more", super::grouped(a.len() - max as u64)));
             }
             format!("[{}]", parts.join(", "))
         }

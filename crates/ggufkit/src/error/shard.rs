@@ -12,7 +12,7 @@ use crate::error::{Diagnostic, Location};
 pub enum ShardError {
     /// A `--max-size` that is not a positive whole number followed by `M` or `G`.
     #[error(
-        "size '{text}' is not a positive whole number followed by M (megabytes, 10^6 bytes) or G (gigabytes, 10^9 bytes)"
+        "size '{text}' is not a positive number followed by a unit: K, M, G, T (10^3, 10^6, 10^9, 10^12 bytes, as gguf-split reads M and G) or KiB, MiB, GiB, TiB; for example 500M, 100MB, 1.5G"
     )]
     Size {
         /// The text given.

@@ -71,19 +71,50 @@ pub fn parse_shard_path(path: &Path) -> Option<(PathBuf, u32, u32)> {
     (no >= 1 && no <= count).then(|| (PathBuf::from(prefix), no - 1, count))
 }
 
-/// Parses a `--max-size` as `gguf-split` does: a positive whole number followed by `M`
-/// (10^6 bytes) or `G` (10^9 bytes).
+/// Parses a `--max-size` as people type it: a positive number, whole or decimal, and a unit,
+/// any case, with or without a space and a final `B`: `K`, `M`, `G`, `T` are powers of 1,000
+/// as `gguf-split` reads `M` and `G` (`100M`, `100MB`, `1.5G`), `KiB`, `MiB`, `GiB`, `TiB`
+/// powers of 1,024. The bytes are exact (no rounding through a float; a fraction of a byte is
+/// dropped).
 pub fn parse_size(s: &str) -> Result<u64> {
     let bad = || -> Error { ShardError::Size { text: s.into() }.into() };
-    let (num, unit) = match s.strip_suffix('M') {
-        Some(n) => (n, 1_000_000u64),
-        None => (s.strip_suffix('G').ok_or_else(bad)?, 1_000_000_000u64),
+    let t = s.trim();
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .ok_or_else(bad)?;
+    let (num, unit) = (&t[..split], t[split..].trim_start().to_ascii_lowercase());
+    let unit: u128 = match unit.as_str() {
+        "k" | "kb" => 1_000,
+        "m" | "mb" => 1_000_000,
+        "g" | "gb" => 1_000_000_000,
+        "t" | "tb" => 1_000_000_000_000,
+        "kib" => 1 << 10,
+        "mib" => 1 << 20,
+        "gib" => 1 << 30,
+        "tib" => 1 << 40,
+        _ => return Err(bad()),
     };
-    let n: u64 = num.parse().map_err(|_| bad())?;
-    if n == 0 {
+    let (whole, frac) = num.split_once('.').unwrap_or((num, ""));
+    if whole.is_empty() && frac.is_empty() || frac.len() > 18 || frac.contains('.') {
         return Err(bad());
     }
-    n.checked_mul(unit).ok_or_else(bad)
+    let digits = |d: &str| -> Result<u128> {
+        if d.is_empty() {
+            Ok(0)
+        } else {
+            d.parse::<u128>().map_err(|_| bad())
+        }
+    };
+    let scale = 10u128.pow(frac.len() as u32);
+    let frac_bytes = digits(frac)? * unit / scale;
+    let bytes = digits(whole)?
+        .checked_mul(unit)
+        .and_then(|w| w.checked_add(frac_bytes))
+        .ok_or_else(bad)?;
+    match u64::try_from(bytes) {
+        Ok(b) if b > 0 => Ok(b),
+        _ => Err(bad()),
+    }
 }
 
 /// How to split.
@@ -557,10 +588,29 @@ mod tests {
     }
 
     #[test]
-    fn sizes_as_gguf_split_reads_them() {
+    fn sizes_as_people_type_them() {
         assert_eq!(parse_size("500M").unwrap(), 500_000_000);
         assert_eq!(parse_size("2G").unwrap(), 2_000_000_000);
-        for bad in ["0M", "2", "1.5G", "-1G", "G", "2K", "99999999999999G"] {
+        assert_eq!(parse_size("100MB").unwrap(), 100_000_000);
+        assert_eq!(parse_size("100 mb").unwrap(), 100_000_000);
+        assert_eq!(parse_size("1.5G").unwrap(), 1_500_000_000);
+        assert_eq!(parse_size("1.5GB").unwrap(), 1_500_000_000);
+        assert_eq!(parse_size(".5g").unwrap(), 500_000_000);
+        assert_eq!(parse_size("2K").unwrap(), 2_000);
+        assert_eq!(parse_size("1.5GiB").unwrap(), 3 << 29);
+        assert_eq!(parse_size("512MiB").unwrap(), 512 << 20);
+        for bad in [
+            "0M",
+            "2",
+            "-1G",
+            "G",
+            "1.2.3G",
+            "0.0000001K",
+            "99999999999999G",
+            "12X",
+            "1,5G",
+            "",
+        ] {
             assert!(parse_size(bad).is_err(), "{bad}");
         }
     }

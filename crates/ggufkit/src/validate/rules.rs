@@ -229,13 +229,11 @@ pub(crate) fn truncated_string(field: u64, what: &str, len: u64, left: u64) -> D
 
 /// `truncated`: the file ends inside a string of a string array.
 #[cold]
-pub(crate) fn truncated_element(at: u64, have: u64, k: u64, kv: u64) -> Diagnostic {
+pub(crate) fn truncated_element(at: u64, have: u64, k: u64, pair: &str) -> Diagnostic {
     violation(
         Rule::Truncated,
         at,
-        format!(
-            "the file ends at byte {have}, inside string {k} of the array in key-value pair {kv}"
-        ),
+        format!("the file ends at byte {have}, inside string {k} of the array of {pair}"),
     )
 }
 

@@ -12,6 +12,7 @@ pub mod atomic;
 pub mod carve;
 pub mod edit;
 pub mod endian;
+pub mod known_keys;
 pub mod value;
 pub mod value_text;
 pub mod writer;
@@ -24,6 +25,7 @@ pub use atomic::{write_atomically, write_atomically_from, AtomicFile};
 pub use carve::{carve_file, find_gguf, Found};
 pub use edit::{edit, EditOutcome, EditTarget, MetaEdit};
 pub use endian::{reencode_pair, swap_pair_in_place, swap_tensor_data};
+pub use known_keys::{known_key_type, needed_by_loaders};
 pub use value::{OwnedArray, OwnedValue};
 pub use value_text::{TypeSpec, Untyped, ValueTextError};
 pub use writer::{

@@ -7,7 +7,9 @@ mod value_arg;
 
 use std::path::{Path, PathBuf};
 
-use ggufkit::write::{edit, EditOutcome, EditTarget, MetaEdit, TypeSpec};
+use ggufkit::write::{
+    edit, known_key_type, needed_by_loaders, EditOutcome, EditTarget, MetaEdit, TypeSpec,
+};
 use ggufkit::Gguf;
 
 use crate::cmd::{open, CliError, CmdResult, OK};
@@ -38,9 +40,12 @@ TYPES
   array            a JSON array, element type inferred
   array[TYPE]      a JSON array whose elements have TYPE; nests: array[array[int8]]
 
-Without --type, an existing key keeps its type; a new key is inferred: true/false is a bool,
-a JSON array an array, an integer int32 (int64, uint64 when larger), another number float32,
-anything else a string. Use --type string to store text that looks like a number.
+Without --type, an existing key keeps its type; a new key whose type llama.cpp's conventions fix
+takes that type (general.alignment and general.file_type are uint32, {arch}.context_length
+uint32, {arch}.rope.freq_base float32, tokenizer.ggml.add_bos_token bool, ...); any other new
+key is inferred: true/false is a bool, a JSON array an array, an integer int32 (int64, uint64
+when larger), another number float32, anything else a string. Use --type string to store text
+that looks like a number.
 
 In arrays, floats may be \"nan\", \"inf\", \"-inf\"; elements of array[array] may be objects
 as `gguf dump --json` prints them: {\"element_type\": \"int8\", \"value\": [1, 2]}.
@@ -113,7 +118,10 @@ fn set(a: SetArgs) -> CmdResult {
     let g = open(&a.file, false)?;
     let spec = match &a.ty {
         Some(t) => Some(parse_type(t).map_err(CliError::failed)?),
-        None => g.get(&a.key).map(|v| TypeSpec::of(&v)),
+        None => g
+            .get(&a.key)
+            .map(|v| TypeSpec::of(&v))
+            .or_else(|| known_key_type(&a.key).map(TypeSpec::Scalar)),
     };
     let value = parse_value(&a.value, spec.as_ref())
         .map_err(|e| CliError::failed(format!("value for '{}': {e}", a.key)))?;
@@ -129,6 +137,13 @@ fn set(a: SetArgs) -> CmdResult {
 
 fn rm(a: RmArgs) -> CmdResult {
     let g = open(&a.file, false)?;
+    for key in &a.keys {
+        if g.get(key).is_some() {
+            if let Some(why) = needed_by_loaders(key, g.architecture()) {
+                eprintln!("gguf: warning: removing {key}: {why}");
+            }
+        }
+    }
     let edits: Vec<_> = a.keys.iter().cloned().map(MetaEdit::Remove).collect();
     apply(
         g,
@@ -162,11 +177,12 @@ fn apply(
     match (outcome, &output.out) {
         (_, Some(out)) => eprintln!("{what}: wrote {}", out.display()),
         (EditOutcome::InPlace { bytes_written }, None) => eprintln!(
-            "{what}: {} edited in place ({bytes_written} bytes written)",
-            file.display()
+            "{what}: {} edited in place ({} written)",
+            file.display(),
+            crate::output::counted(bytes_written, "byte", "bytes")
         ),
         (_, None) => eprintln!(
-            "{what}: {} rewritten (the header no longer fit before the tensor data)",
+            "{what}: {} rewritten (the new header ends in another alignment block than the old, so the tensor data moved)",
             file.display()
         ),
     }

@@ -118,7 +118,8 @@ impl<S: Source> Parser<'_, S> {
 
     /// `truncated` inside string `k` (its length field at `at`) of the array in pair `kv`.
     fn short_element(&self, at: u64, k: u64, kv: u64) -> Stop {
-        Stop::Rule(rules::truncated_element(at, self.cur.file_len(), k, kv))
+        let pair = super::values::pair_name(self.cur.bytes(), self.key, kv);
+        Stop::Rule(rules::truncated_element(at, self.cur.file_len(), k, &pair))
     }
 
     /// `count` strings at the cursor, one after the other: the reading [`Parser::string_elements`]

@@ -130,6 +130,7 @@ pub(crate) fn parse_reaching<S: Source>(
         saw_nul: false,
         bad_text: false,
         spare_lens: Vec::new(),
+        key: (0, 0),
     };
     let mut reached = Reached::default();
     let r = p.header(&mut reached.kvs, &mut reached.tensors);
@@ -154,6 +155,8 @@ struct Parser<'s, S: Source> {
     bad_text: bool,
     /// The lengths the second chain of the string scan found, until they are known to be right.
     spare_lens: Vec<u8>,
+    /// The position and length of the key of the pair being read, to name it in messages.
+    key: (u64, u64),
 }
 
 impl<S: Source> Parser<'_, S> {

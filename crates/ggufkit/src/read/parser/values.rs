@@ -52,12 +52,14 @@ impl<S: Source> Parser<'_, S> {
         self.cur.pos += len;
         self.check_name(key_pos, len, &key_of)?;
         self.enter_key(keys, kvs, i, start, key_pos, len)?;
+        self.key = (key_pos, len);
+        let key = self.key;
         let is_alignment = self.cur.slice(key_pos, len) == b"general.alignment";
 
         let type_pos = self.cur.pos;
         let raw_type = self
             .cur
-            .read_u32(&|_: &[u8]| format!("the value type of key-value pair {i}"))?;
+            .read_u32(&|b: &[u8]| format!("the value type of {}", pair_name(b, key, i)))?;
         let Some(vt) = rules::value_type(raw_type) else {
             let key = self.cur.slice(key_pos, len);
             return Err(Stop::Rule(rules::value_type_violation(
@@ -106,16 +108,17 @@ impl<S: Source> Parser<'_, S> {
     /// Kept out of line: the loops of string arrays compile best as a function of their own.
     #[inline(never)]
     fn value(&mut self, vt: ValueType, kv: u64) -> PResult<()> {
+        let key = self.key;
         match vt {
             ValueType::String => {
-                self.string(&|_: &[u8]| format!("the string value of key-value pair {kv}"))?;
+                self.string(&|b: &[u8]| format!("the string value of {}", pair_name(b, key, kv)))?;
                 Ok(())
             }
             ValueType::Array => self.array(kv),
             ValueType::Bool => {
                 let at = self.cur.pos;
-                self.cur.need(1, at, &|_: &[u8]| {
-                    format!("the bool value of key-value pair {kv}")
+                self.cur.need(1, at, &|b: &[u8]| {
+                    format!("the bool value of {}", pair_name(b, key, kv))
                 })?;
                 self.cur.pos += 1;
                 self.check_bools(at, 1, kv)
@@ -123,8 +126,8 @@ impl<S: Source> Parser<'_, S> {
             t => {
                 let size = t.fixed_size().unwrap_or(0) as u64;
                 let at = self.cur.pos;
-                self.cur.need(size, at, &|_: &[u8]| {
-                    format!("the {} value of key-value pair {kv}", t.name())
+                self.cur.need(size, at, &|b: &[u8]| {
+                    format!("the {} value of {}", t.name(), pair_name(b, key, kv))
                 })?;
                 self.cur.pos += size;
                 Ok(())
@@ -152,9 +155,10 @@ impl<S: Source> Parser<'_, S> {
         inherited: bool,
     ) -> PResult<()> {
         let type_pos = self.cur.pos;
-        let raw = self
-            .cur
-            .read_u32(&|_: &[u8]| format!("the element type of an array in key-value pair {kv}"))?;
+        let key = self.key;
+        let raw = self.cur.read_u32(&|b: &[u8]| {
+            format!("the element type of an array in {}", pair_name(b, key, kv))
+        })?;
         let Some(elem) = rules::value_type(raw) else {
             return Err(Stop::Rule(rules::element_type_violation(type_pos, kv, raw)));
         };
@@ -162,12 +166,12 @@ impl<S: Source> Parser<'_, S> {
             self.warn(rules::ggml_nested_array_warning(type_pos, kv));
         }
         let count_pos = self.cur.pos;
-        let count = self.cur.read_u64(&|_: &[u8]| {
-            format!("the element count of an array in key-value pair {kv}")
+        let count = self.cur.read_u64(&|b: &[u8]| {
+            format!("the element count of an array in {}", pair_name(b, key, kv))
         })?;
         self.cur
-            .need_count(count, elem.min_size(), count_pos, &|_: &[u8]| {
-                format!("the {} array of key-value pair {kv}", elem.name())
+            .need_count(count, elem.min_size(), count_pos, &|b: &[u8]| {
+                format!("the {} array of {}", elem.name(), pair_name(b, key, kv))
             })?;
         if count > Frame::MAX_LEFT {
             return Err(Stop::Io(std::io::Error::other(format!(
@@ -232,8 +236,9 @@ impl<S: Source> Parser<'_, S> {
                     let size = t.fixed_size().unwrap_or(1) as u64;
                     let n = left * size;
                     let at = self.cur.pos;
-                    self.cur.need(n, at, &|_: &[u8]| {
-                        format!("the {} array of key-value pair {kv}", t.name())
+                    let key = self.key;
+                    self.cur.need(n, at, &|b: &[u8]| {
+                        format!("the {} array of {}", t.name(), pair_name(b, key, kv))
                     })?;
                     self.cur.pos += n;
                     if t == ValueType::Bool {
@@ -276,6 +281,17 @@ impl Frame {
 
     fn with_left(self, left: u64) -> Frame {
         Frame((self.0 & !Self::MAX_LEFT) | (left & Self::MAX_LEFT))
+    }
+}
+
+/// A key-value pair in a message: by its key once the key is read (`key 'general.name'`, the
+/// key at `key` in the file's bytes `b`), else by its index.
+#[cold]
+pub(super) fn pair_name(b: &[u8], key: (u64, u64), kv: u64) -> String {
+    let (at, len) = (key.0 as usize, key.1 as usize);
+    match at.checked_add(len).and_then(|end| b.get(at..end)) {
+        Some(k) if len > 0 => format!("key '{}'", rules::show(k)),
+        _ => format!("key-value pair {kv}"),
     }
 }
 
