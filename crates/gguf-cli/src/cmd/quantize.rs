@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use ggufkit::quantize::{
-    self, parse_type, KvOverride, Preset, QuantizeOptions, TensorTypeOverride,
+    self, parse_type, Imatrix, KvOverride, Preset, QuantizeOptions, TensorTypeOverride,
 };
 use ggufkit::Gguf;
 
@@ -58,6 +58,20 @@ pub struct Args {
     /// KEY=TYPE:VALUE (TYPE int, float, bool, str): set a metadata key in the output (repeatable).
     #[arg(long, value_name = "KEY=TYPE:VALUE")]
     override_kv: Vec<String>,
+    /// An importance matrix (llama-imatrix's GGUF format, or its legacy .dat format).
+    #[arg(long, value_name = "FILE")]
+    imatrix: Option<PathBuf>,
+    /// Use the importance matrix only for tensors whose name contains this (repeatable).
+    #[arg(
+        long,
+        value_name = "NAME",
+        requires = "imatrix",
+        conflicts_with = "exclude_weights"
+    )]
+    include_weights: Vec<String>,
+    /// Do not use the importance matrix for tensors whose name contains this (repeatable).
+    #[arg(long, value_name = "NAME", requires = "imatrix")]
+    exclude_weights: Vec<String>,
     /// Threads (default: NTHREADS, else every core).
     #[arg(short = 'j', long, value_name = "N")]
     threads: Option<usize>,
@@ -144,6 +158,16 @@ fn options(a: &Args, preset: Preset, threads: Option<usize>) -> Result<QuantizeO
         o.kv_overrides.push(KvOverride::parse(s).map_err(lib_err)?);
     }
     o.threads = a.threads.or(threads).filter(|&n| n > 0);
+    if let Some(path) = &a.imatrix {
+        let mut im = Imatrix::load(path).map_err(lib_err)?;
+        im.filter(&a.include_weights, &a.exclude_weights);
+        im.check_finite(path).map_err(lib_err)?;
+        // llama-quantize records the path exactly as given on the command line
+        o.kv_overrides.extend(im.metadata(&path.to_string_lossy()));
+        if !im.values.is_empty() {
+            o.importance = Some(im.values);
+        }
+    }
     Ok(o)
 }
 
@@ -159,10 +183,15 @@ pub fn run(args: Args) -> CmdResult {
     let opts = options(&args, preset, threads)?;
     let lib = |e: ggufkit::Error| CliError::from_lib(&input, &e);
     let g = Gguf::open(&input).map_err(lib)?;
+    if let (Some(path), Some(values)) = (&args.imatrix, &opts.importance) {
+        let names: Vec<String> = g.tensors().map(|t| t.name().into_owned()).collect();
+        quantize::imatrix::check_matches(values, path, names.iter().map(|s| s.as_str()))
+            .map_err(lib_err)?;
+    }
     let plan = quantize::plan(&g, &opts).map_err(lib)?;
     if args.dry_run {
         output::print(&quantize_plan::render(&plan));
-        if plan.needing_imatrix().next().is_some() {
+        if !plan.has_imatrix && plan.needing_imatrix().next().is_some() {
             eprintln!("gguf: warning: quantizing with this plan needs an importance matrix");
         }
         return Ok(OK);

@@ -69,7 +69,7 @@ pub fn totals(plan: &Plan) -> String {
         ));
     }
     let need: Vec<&str> = plan.needing_imatrix().map(|t| t.name.as_str()).collect();
-    if !need.is_empty() {
+    if !need.is_empty() && !plan.has_imatrix {
         out.push_str(&format!(
             "{} tensors need an importance matrix (--imatrix), e.g. {}\n",
             need.len(),

@@ -22,6 +22,7 @@
 
 pub mod encode;
 mod execute;
+pub mod imatrix;
 pub mod model;
 pub mod names;
 pub mod overrides;
@@ -30,6 +31,7 @@ pub mod preset;
 pub mod rules;
 
 pub use execute::{check, output_builder, quantize_file, QUANTIZATION_VERSION};
+pub use imatrix::Imatrix;
 pub use model::ModelInfo;
 pub use overrides::{parse_type, KvOverride, TensorTypeOverride};
 pub use plan::{

@@ -167,6 +167,8 @@ pub struct Plan {
     pub tensors: Vec<PlannedTensor>,
     /// How many tensors fell back to another type because of their shape.
     pub fallbacks: usize,
+    /// Whether an importance matrix was given (some rules depend on it).
+    pub has_imatrix: bool,
 }
 
 impl Plan {
@@ -342,6 +344,7 @@ pub fn plan_tensors(
         file_type,
         tensors,
         fallbacks,
+        has_imatrix: opts.importance.is_some(),
     })
 }
 
