@@ -554,3 +554,50 @@ fn importance_matrices() {
     );
     assert_eq!(code, 2);
 }
+
+#[test]
+fn pruned_layers() {
+    let dir = tempfile::tempdir().unwrap();
+    model(dir.path());
+    let (code, _, err) = run(
+        dir.path(),
+        &[
+            "quantize",
+            "--prune-layers",
+            "2,1",
+            "m-f16.gguf",
+            "p.gguf",
+            "Q8_0",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    let g = Gguf::open(dir.path().join("p.gguf")).unwrap();
+    assert_eq!(g.tensor_count(), 75 - 2 * 9);
+    assert!(g.tensor("blk.5.attn_q.weight").is_some());
+    assert!(g.tensor("blk.6.attn_q.weight").is_none());
+    assert_eq!(g.get_u64("llama.block_count"), Some(6));
+    let keys: Vec<String> = g.metadata().map(|k| k.key().into_owned()).collect();
+    assert_eq!(keys.last().unwrap(), "llama.block_count");
+    // blk.1 of the output is blk.3 of the input, converted alike
+    let src = Gguf::open(dir.path().join("m-f16.gguf")).unwrap();
+    let a = g.tensor("blk.1.ffn_up.weight").unwrap();
+    let b = src.tensor("blk.3.ffn_up.weight").unwrap();
+    let floats = |t: &ggufkit::TensorInfo<'_>| {
+        ggufkit::quant::dequantize_to_vec(t.ggml_type(), t.data().unwrap(), t.endian()).unwrap()
+    };
+    let (x, y) = (floats(&a), floats(&b));
+    assert!(x.iter().zip(&y).all(|(p, q)| (p - q).abs() < 0.01));
+    let (code, _, err) = run(
+        dir.path(),
+        &[
+            "quantize",
+            "--prune-layers",
+            "1,x",
+            "m-f16.gguf",
+            "r.gguf",
+            "Q8_0",
+        ],
+    );
+    assert_eq!(code, 2);
+    assert!(err.contains("invalid layer id 'x'"), "{err}");
+}

@@ -72,6 +72,9 @@ pub struct Args {
     /// Do not use the importance matrix for tensors whose name contains this (repeatable).
     #[arg(long, value_name = "NAME", requires = "imatrix")]
     exclude_weights: Vec<String>,
+    /// L0,L1,...: leave these layers out (later layers are renumbered, block_count set).
+    #[arg(long, value_name = "LAYERS")]
+    prune_layers: Option<String>,
     /// Threads (default: NTHREADS, else every core).
     #[arg(short = 'j', long, value_name = "N")]
     threads: Option<usize>,
@@ -158,6 +161,14 @@ fn options(a: &Args, preset: Preset, threads: Option<usize>) -> Result<QuantizeO
         o.kv_overrides.push(KvOverride::parse(s).map_err(lib_err)?);
     }
     o.threads = a.threads.or(threads).filter(|&n| n > 0);
+    if let Some(list) = &a.prune_layers {
+        for id in list.split(',') {
+            let n = id.trim().parse::<u32>().map_err(|_| {
+                CliError::failed(format!("--prune-layers: invalid layer id '{id}'"))
+            })?;
+            o.prune_layers.push(n);
+        }
+    }
     if let Some(path) = &a.imatrix {
         let mut im = Imatrix::load(path).map_err(lib_err)?;
         im.filter(&a.include_weights, &a.exclude_weights);

@@ -28,6 +28,7 @@ pub mod names;
 pub mod overrides;
 mod plan;
 pub mod preset;
+pub mod prune;
 pub mod rules;
 
 pub use execute::{check, output_builder, quantize_file, QUANTIZATION_VERSION};
