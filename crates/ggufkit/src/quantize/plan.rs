@@ -242,7 +242,9 @@ pub fn plan(g: &Gguf<'_>, opts: &QuantizeOptions) -> Result<Plan> {
         })
         .collect();
     let file_type = g.get_u64("general.file_type").map(|v| v as u32);
-    plan_tensors(&descs, &ModelInfo::of(g), file_type, opts)
+    let mut model = ModelInfo::of(g);
+    model.apply_overrides(&opts.kv_overrides);
+    plan_tensors(&descs, &model, file_type, opts)
 }
 
 /// Bytes of `shape` in `ty`, or an error naming the tensor when the rows are not whole blocks.
