@@ -30,6 +30,8 @@ enum Command {
     Meta(cmd::meta::Args),
     /// Rewrite a file as the writer lays it out, optionally in the other byte order.
     Convert(cmd::convert::Args),
+    /// Quantize a model as llama-quantize does: a preset's per-tensor types, byte-identical output.
+    Quantize(cmd::quantize::Args),
     /// Split a model into shards compatible with llama.cpp's gguf-split.
     Split(cmd::split::Args),
     /// Merge the shards of a split model into one file.
@@ -66,6 +68,7 @@ fn main() -> ExitCode {
         Command::Validate(a) => cmd::validate::run(a),
         Command::Meta(a) => cmd::meta::run(a),
         Command::Convert(a) => cmd::convert::run(a),
+        Command::Quantize(a) => cmd::quantize::run(a),
         Command::Split(a) => cmd::split::run(a),
         Command::Merge(a) => cmd::merge::run(a),
         Command::Carve(a) => cmd::carve::run(a),

@@ -282,3 +282,97 @@ fn gemma_outputs_are_llama_quantize_bytes() {
         check_case(case, cases[case], &src, 2);
     }
 }
+
+#[test]
+fn imatrix_files_load_as_llama_quantize_reads_them() {
+    let Some(dir) = shared::find("vectors/quantize") else {
+        return;
+    };
+    let gg = quantize::Imatrix::load(&dir.join("gemma-3-270m-f16.imatrix.gguf")).unwrap();
+    let dat = quantize::Imatrix::load(&dir.join("gemma-3-270m-f16.imatrix.dat")).unwrap();
+    assert!(!gg.legacy && dat.legacy);
+    assert_eq!(gg.values.len(), 126);
+    assert_eq!(dat.values.len(), 126);
+    assert_eq!(gg.datasets, ["calib.txt"]);
+    assert_eq!(dat.datasets, ["calib.txt"]);
+    assert_eq!((gg.chunk_count, dat.chunk_count), (8, 8));
+    for (name, v) in &gg.values {
+        let d = &dat.values[name];
+        assert_eq!(v.len(), d.len(), "{name}");
+        let close = v
+            .iter()
+            .zip(d)
+            .all(|(a, b)| (a - b).abs() <= 1e-6 * a.abs().max(b.abs()));
+        assert!(close, "{name}");
+    }
+    // the keys llama-quantize adds, as the imatrix Q4_K_M manifest lists them
+    let m: Value = serde_json::from_slice(
+        &std::fs::read(dir.join("manifests/gemma3-f16.imatrix.Q4_K_M.json")).unwrap(),
+    )
+    .unwrap();
+    let added = m["metadata_changed"]["added"].as_object().unwrap();
+    let meta = gg.metadata("gemma-3-270m-f16.imatrix.gguf");
+    assert_eq!(meta.len(), added.len());
+    for kv in &meta {
+        let want = &added[&kv.key]["value"];
+        match &kv.value {
+            ggufkit::OwnedValue::String(s) => assert_eq!(want.as_str(), Some(s.as_str())),
+            ggufkit::OwnedValue::U32(u) => assert_eq!(want.as_u64(), Some(u64::from(*u))),
+            v => panic!("{v:?}"),
+        }
+    }
+    // include / exclude
+    let mut f = gg.clone();
+    f.filter(&["attn_v".into()], &[]);
+    assert_eq!(f.values.len(), 18);
+    let mut f = gg.clone();
+    f.filter(&[], &["ffn_".into()]);
+    assert_eq!(f.values.len(), 126 - 54);
+    // another model's matrix is refused
+    let other = ["token_embd.weight", "blk.0.attn_qkv.weight"];
+    assert!(gg.check_matches(Path::new("x"), other).is_err());
+    // a truncated legacy file is a clear error
+    let bytes = std::fs::read(dir.join("gemma-3-270m-f16.imatrix.dat")).unwrap();
+    let e = quantize::Imatrix::from_legacy(&bytes[..1000], Path::new("cut.dat")).unwrap_err();
+    assert!(e.to_string().starts_with("cut.dat: ends inside"), "{e}");
+}
+
+/// With the importance matrix, the plan and the header (metadata order, data offset) are
+/// llama-quantize's; the data waits for the importance-weighted codecs.
+#[test]
+fn imatrix_headers_are_llama_quantize_headers() {
+    let Some(dir) = shared::find("vectors/quantize") else {
+        return;
+    };
+    let Some(src) = gemma_source() else { return };
+    let g = Gguf::open(&src).unwrap();
+    let im = quantize::Imatrix::load(&dir.join("gemma-3-270m-f16.imatrix.gguf")).unwrap();
+    for case in ["gemma3-f16.imatrix.Q4_K_M", "gemma3-f16.imatrix.IQ2_XXS"] {
+        let m: Value = serde_json::from_slice(
+            &std::fs::read(dir.join(format!("manifests/{case}.json"))).unwrap(),
+        )
+        .unwrap();
+        let mut opts = options(&m);
+        opts.importance = Some(im.values.clone());
+        opts.kv_overrides = im.metadata("gemma-3-270m-f16.imatrix.gguf");
+        let plan = quantize::plan(&g, &opts).unwrap();
+        let b = quantize::output_builder(&g, &plan, &opts).unwrap();
+        let keys: Vec<String> = b.keys().map(|k| k.into_owned()).collect();
+        let want: Vec<&str> = m["metadata_order"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|k| k.as_str().unwrap())
+            .collect();
+        assert_eq!(keys, want, "{case}");
+        let (header, _) = b.header().unwrap();
+        assert_eq!(
+            header.len() as u64,
+            m["tensor_data_offset"].as_u64().unwrap(),
+            "{case}"
+        );
+        // until the weighted codecs land, the executor refuses rather than ignoring the matrix
+        let e = quantize::check(&g, &plan, &opts).unwrap_err();
+        assert!(e.to_string().contains("with an importance matrix"), "{e}");
+    }
+}

@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use ggufkit::write::{convert, requantize_plan, ConvertOptions};
+use ggufkit::write::{convert, requantize_plan, requantize_skipped, ConvertOptions, SkipReason};
 use ggufkit::{Endian, GgmlType};
 
 use super::{open, CliError, CmdResult, OK};
@@ -76,6 +76,13 @@ pub fn run(args: Args) -> CmdResult {
             .collect(),
         None => Vec::new(),
     };
+    let skipped: Vec<(String, SkipReason)> = match quantize {
+        Some(ty) => requantize_skipped(&g, ty, args.all)
+            .into_iter()
+            .filter_map(|(i, r)| Some((g.tensor_at(i)?.name().into_owned(), r)))
+            .collect(),
+        None => Vec::new(),
+    };
     let count = g.tensor_count();
     let opts = ConvertOptions {
         endian: args.endian.map(|e| match e {
@@ -97,6 +104,40 @@ pub fn run(args: Args) -> CmdResult {
             if names.is_empty() { "" } else { ": " },
             names.join(", ")
         );
+        report_skipped(&skipped);
     }
     Ok(OK)
+}
+
+/// The tensors `--type` left as they were, one line per reason, and where to go for a
+/// llama-quantize mixture with its fallbacks.
+fn report_skipped(skipped: &[(String, SkipReason)]) {
+    if skipped.is_empty() {
+        return;
+    }
+    let mut groups: Vec<(String, Vec<&str>)> = Vec::new();
+    for (name, r) in skipped {
+        let why = match r {
+            SkipReason::RowsDoNotFit(_) => "rows not a multiple of the block size".to_string(),
+            r => r.to_string(),
+        };
+        match groups.iter_mut().find(|(w, _)| *w == why) {
+            Some((_, names)) => names.push(name),
+            None => groups.push((why, vec![name])),
+        }
+    }
+    eprintln!("left {} tensors as they were:", skipped.len());
+    for (why, names) in &groups {
+        eprintln!("  {} ({why}): {}", names.len(), names.join(", "));
+    }
+    if skipped
+        .iter()
+        .any(|(_, r)| matches!(r, SkipReason::RowsDoNotFit(_)))
+    {
+        eprintln!(
+            "`gguf quantize IN OUT PRESET` gives them llama-quantize's fallback types (q4_k -> q5_0, ...) and its per-tensor mixtures"
+        );
+    } else {
+        eprintln!("`gguf quantize IN OUT PRESET` quantizes as llama-quantize does (per-tensor mixtures and fallbacks)");
+    }
 }

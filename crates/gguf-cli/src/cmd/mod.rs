@@ -11,6 +11,7 @@ pub mod info;
 pub mod layout;
 pub mod merge;
 pub mod meta;
+pub mod quantize;
 pub mod report;
 pub mod split;
 pub mod tensors;

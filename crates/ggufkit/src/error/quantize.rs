@@ -1,6 +1,8 @@
 //! Why a quantization plan cannot be made or carried out.
 #![forbid(unsafe_code)]
 
+use std::path::PathBuf;
+
 use crate::types::GgmlType;
 
 /// Why `quantize::plan` or `quantize::quantize_file` refused ([`Error::Quantize`](super::Error::Quantize)).
@@ -110,6 +112,14 @@ pub enum QuantizeError {
         len: usize,
         /// The row width.
         ne0: u64,
+    },
+    /// An importance matrix that cannot be read or does not fit the model.
+    #[error("{}: {problem}", path.display())]
+    BadImatrix {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        problem: String,
     },
     /// A big-endian input, which llama.cpp does not read.
     #[error("big-endian input: convert it with `gguf convert --endian little` first")]

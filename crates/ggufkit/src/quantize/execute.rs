@@ -31,7 +31,7 @@ fn importance_of<'o>(t: &PlannedTensor, opts: &'o QuantizeOptions) -> Result<Opt
     let Some(m) = &opts.importance else {
         return Ok(None);
     };
-    let Some(v) = m.get(&t.name) else {
+    let Some(v) = m.get(&t.source_name) else {
         return Ok(None);
     };
     let ne0 = t.shape.first().copied().unwrap_or(1);
@@ -141,12 +141,24 @@ pub fn output_builder<'g>(
     for o in &opts.kv_overrides {
         set_last(&mut b, &o.key, o.value.clone())?;
     }
+    if let (Some(n), Some(arch)) = (plan.block_count, g.architecture()) {
+        let key = format!("{arch}.block_count");
+        set_last(
+            &mut b,
+            &key,
+            OwnedValue::U32(u32::try_from(n).unwrap_or(u32::MAX)),
+        )?;
+    }
     b.clear_tensors();
     for t in &plan.tensors {
         let info = g
             .tensor_at(t.index)
             .ok_or(Missing::TensorIndex { index: t.index })?;
-        b.add_tensor_raw_name(info.name_bytes(), t.to, &t.shape, None)?;
+        if t.name == t.source_name {
+            b.add_tensor_raw_name(info.name_bytes(), t.to, &t.shape, None)?;
+        } else {
+            b.add_tensor(&t.name, t.to, &t.shape)?;
+        }
     }
     Ok(b)
 }

@@ -22,14 +22,17 @@
 
 pub mod encode;
 mod execute;
+pub mod imatrix;
 pub mod model;
 pub mod names;
 pub mod overrides;
 mod plan;
 pub mod preset;
+pub mod prune;
 pub mod rules;
 
 pub use execute::{check, output_builder, quantize_file, QUANTIZATION_VERSION};
+pub use imatrix::Imatrix;
 pub use model::ModelInfo;
 pub use overrides::{parse_type, KvOverride, TensorTypeOverride};
 pub use plan::{

@@ -9,6 +9,7 @@ use super::model::ModelInfo;
 use super::names::{loader_order, quantizable, Category, NotQuantized};
 use super::overrides::{override_for, KvOverride, TensorTypeOverride};
 use super::preset::{Ftype, Preset};
+use super::prune::Pruner;
 use super::rules::{fallback, requires_imatrix, Rules};
 use crate::error::{QuantizeError, Result};
 use crate::read::Gguf;
@@ -43,6 +44,8 @@ pub struct QuantizeOptions {
     pub importance: Option<Importance>,
     /// Threads for the conversion (`None`: rayon's default, every core).
     pub threads: Option<usize>,
+    /// `--prune-layers`: layers left out (the later ones renumbered, `block_count` set).
+    pub prune_layers: Vec<u32>,
 }
 
 impl QuantizeOptions {
@@ -59,6 +62,7 @@ impl QuantizeOptions {
             kv_overrides: Vec::new(),
             importance: None,
             threads: None,
+            prune_layers: Vec::new(),
         }
     }
 }
@@ -125,8 +129,11 @@ pub struct TensorDesc {
 pub struct PlannedTensor {
     /// Index in the input's tensor table.
     pub index: usize,
-    /// Name.
+    /// Name in the output.
     pub name: String,
+    /// Name in the input (another layer number with `--prune-layers`); the importance matrix
+    /// is looked up by it.
+    pub source_name: String,
     /// Shape, ne0 first.
     pub shape: Vec<u64>,
     /// Type in the input.
@@ -167,6 +174,10 @@ pub struct Plan {
     pub tensors: Vec<PlannedTensor>,
     /// How many tensors fell back to another type because of their shape.
     pub fallbacks: usize,
+    /// Whether an importance matrix was given (some rules depend on it).
+    pub has_imatrix: bool,
+    /// With `--prune-layers`: the `{arch}.block_count` written.
+    pub block_count: Option<u64>,
 }
 
 impl Plan {
@@ -231,7 +242,9 @@ pub fn plan(g: &Gguf<'_>, opts: &QuantizeOptions) -> Result<Plan> {
         })
         .collect();
     let file_type = g.get_u64("general.file_type").map(|v| v as u32);
-    plan_tensors(&descs, &ModelInfo::of(g), file_type, opts)
+    let mut model = ModelInfo::of(g);
+    model.apply_overrides(&opts.kv_overrides);
+    plan_tensors(&descs, &model, file_type, opts)
 }
 
 /// Bytes of `shape` in `ty`, or an error naming the tensor when the rows are not whole blocks.
@@ -266,16 +279,21 @@ pub fn plan_tensors(
     let default = ftype.default_type();
     let mut order: Vec<&TensorDesc> = descs.iter().collect();
     order.sort_by(|a, b| loader_order(a.name.as_bytes(), b.name.as_bytes()));
+    let mut pruner = Pruner::new(&opts.prune_layers);
+    let named: Vec<(&TensorDesc, String)> = order
+        .into_iter()
+        .filter_map(|d| Some((d, pruner.rename(&d.name)?)))
+        .collect();
     let mut rules = Rules::new(
         ftype,
         model,
         opts.importance.is_some(),
-        order.iter().map(|d| d.name.as_str()),
+        named.iter().map(|(_, n)| n.as_str()),
     );
     let mut fallbacks = 0;
-    let mut tensors = Vec::with_capacity(order.len());
-    for d in order {
-        let name = d.name.as_str();
+    let mut tensors = Vec::with_capacity(named.len());
+    for (d, new_name) in &named {
+        let name = new_name.as_str();
         let cat = Category::of(name);
         let ne0 = d.shape.first().copied().unwrap_or(1);
         let ne2 = d.shape.get(2).copied().unwrap_or(1);
@@ -322,7 +340,8 @@ pub fn plan_tensors(
         };
         tensors.push(PlannedTensor {
             index: d.index,
-            name: d.name.clone(),
+            name: new_name.clone(),
+            source_name: d.name.clone(),
             shape: d.shape.clone(),
             from: d.ty,
             to,
@@ -342,6 +361,8 @@ pub fn plan_tensors(
         file_type,
         tensors,
         fallbacks,
+        has_imatrix: opts.importance.is_some(),
+        block_count: pruner.is_active().then(|| pruner.block_count()),
     })
 }
 

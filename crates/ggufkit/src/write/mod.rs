@@ -87,6 +87,56 @@ pub struct ConvertOptions {
     pub overwrite: bool,
 }
 
+/// Why `convert --type` leaves a tensor as it is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SkipReason {
+    /// It already has the type.
+    AlreadyThatType,
+    /// An integer tensor (i8..i64).
+    Integer,
+    /// Its type has no float form.
+    NoFloatForm,
+    /// Without `all`: not a weight of 2 or more dimensions whose name ends in `weight`.
+    NotAWeight,
+    /// Its first dimension (`ne0`, given) is not a multiple of the type's block size.
+    RowsDoNotFit(u64),
+}
+
+impl std::fmt::Display for SkipReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SkipReason::AlreadyThatType => f.write_str("already that type"),
+            SkipReason::Integer => f.write_str("an integer tensor"),
+            SkipReason::NoFloatForm => f.write_str("its type has no float form"),
+            SkipReason::NotAWeight => f.write_str("not a weight of 2 or more dimensions"),
+            SkipReason::RowsDoNotFit(ne0) => {
+                write!(f, "rows of {ne0} are not whole blocks of the type")
+            }
+        }
+    }
+}
+
+/// Whether `convert --type ty` re-quantizes `t`, and if not, why.
+fn requantize_decision(t: &TensorInfo<'_>, ty: GgmlType, all: bool) -> Result<(), SkipReason> {
+    let ne0 = t.shape().first().copied().unwrap_or(1);
+    if t.ggml_type() == ty {
+        return Err(SkipReason::AlreadyThatType);
+    }
+    if t.ggml_type().is_integer() {
+        return Err(SkipReason::Integer);
+    }
+    if !crate::quant::can_dequantize(t.ggml_type()) {
+        return Err(SkipReason::NoFloatForm);
+    }
+    if !(all || (t.n_dims() >= 2 && t.name().ends_with("weight"))) {
+        return Err(SkipReason::NotAWeight);
+    }
+    if ne0 % ty.block_size() != 0 {
+        return Err(SkipReason::RowsDoNotFit(ne0));
+    }
+    Ok(())
+}
+
 /// The tensors `convert --type ty` re-quantizes: those whose first dimension is a multiple of
 /// `ty`'s block size, whose type is not already `ty` and can be decoded to floats, and that are
 /// not integer tensors; without `all`, only the weights users expect to be re-quantized: tensors
@@ -98,16 +148,17 @@ pub fn requantize_plan(g: &Gguf<'_>, ty: GgmlType, all: bool) -> Result<Vec<usiz
     }
     Ok(g.tensors()
         .enumerate()
-        .filter(|(_, t)| {
-            let ne0 = t.shape().first().copied().unwrap_or(1);
-            ne0 % ty.block_size() == 0
-                && t.ggml_type() != ty
-                && !t.ggml_type().is_integer()
-                && crate::quant::can_dequantize(t.ggml_type())
-                && (all || (t.n_dims() >= 2 && t.name().ends_with("weight")))
-        })
+        .filter(|(_, t)| requantize_decision(t, ty, all).is_ok())
         .map(|(i, _)| i)
         .collect())
+}
+
+/// The tensors `convert --type ty` leaves as they are, with the reason, in file order.
+pub fn requantize_skipped(g: &Gguf<'_>, ty: GgmlType, all: bool) -> Vec<(usize, SkipReason)> {
+    g.tensors()
+        .enumerate()
+        .filter_map(|(i, t)| requantize_decision(&t, ty, all).err().map(|r| (i, r)))
+        .collect()
 }
 
 /// Rewrites `g`, a GGUF opened from a path ([`Gguf::open`]), into `out` as the writer lays it

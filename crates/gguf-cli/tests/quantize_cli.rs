@@ -1,0 +1,603 @@
+//! `gguf quantize` end to end: the plan of `--dry-run`, outputs byte-identical with
+//! llama-quantize's on the corpus's tiny llama, the options, and the refusals (nothing written).
+
+mod common;
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use common::{gguf, run};
+use ggufkit::{GgmlType, Gguf, GgufBuilder, OwnedValue};
+use ggufkit_testkit::shared;
+use sha2::{Digest, Sha256};
+
+/// A small llama in f16: 8 layers 256 wide, GQA 4, feed-forward 384 wide (so ffn_down rows do
+/// not fit 256-blocks and fall back), untied output.
+fn model(dir: &Path) -> PathBuf {
+    let mut b = GgufBuilder::new();
+    b.set("general.architecture", OwnedValue::String("llama".into()))
+        .unwrap();
+    b.set("general.file_type", OwnedValue::U32(1)).unwrap();
+    b.set("llama.block_count", OwnedValue::U32(8)).unwrap();
+    b.set("llama.attention.head_count", OwnedValue::U32(8))
+        .unwrap();
+    b.set("llama.attention.head_count_kv", OwnedValue::U32(2))
+        .unwrap();
+    let mut shapes: Vec<(String, Vec<u64>)> = vec![
+        ("token_embd.weight".into(), vec![256, 64]),
+        ("output_norm.weight".into(), vec![256]),
+        ("output.weight".into(), vec![256, 64]),
+    ];
+    for l in 0..8 {
+        for (n, s) in [
+            ("attn_norm", vec![256]),
+            ("attn_q", vec![256, 256]),
+            ("attn_k", vec![256, 64]),
+            ("attn_v", vec![256, 64]),
+            ("attn_output", vec![256, 256]),
+            ("ffn_norm", vec![256]),
+            ("ffn_gate", vec![256, 384]),
+            ("ffn_up", vec![256, 384]),
+            ("ffn_down", vec![384, 256]),
+        ] {
+            shapes.push((format!("blk.{l}.{n}.weight"), s));
+        }
+    }
+    let mut seed = 12345u32;
+    let data: Vec<Vec<u8>> = shapes
+        .iter()
+        .map(|(_, s)| {
+            let n: u64 = s.iter().product();
+            let mut out = Vec::new();
+            for _ in 0..n {
+                seed = seed.wrapping_mul(1664525).wrapping_add(1013904223);
+                let v = (seed >> 8) as f32 / (1u32 << 24) as f32 - 0.5;
+                if s.len() == 1 {
+                    out.extend(v.to_le_bytes());
+                } else {
+                    out.extend(ggufkit::quant::f32_to_f16(v).to_le_bytes());
+                }
+            }
+            out
+        })
+        .collect();
+    for ((n, s), d) in shapes.iter().zip(&data) {
+        let ty = if s.len() == 1 {
+            GgmlType::F32
+        } else {
+            GgmlType::F16
+        };
+        b.add_tensor_with_data(n, ty, s, d).unwrap();
+    }
+    let p = dir.join("m-f16.gguf");
+    fs::write(&p, b.to_vec().unwrap()).unwrap();
+    p
+}
+
+fn types_of(p: &Path) -> Vec<(String, GgmlType)> {
+    let g = Gguf::open(p).unwrap();
+    g.tensors()
+        .map(|t| (t.name().into_owned(), t.ggml_type()))
+        .collect()
+}
+
+fn type_of(p: &Path, name: &str) -> GgmlType {
+    Gguf::open(p).unwrap().tensor(name).unwrap().ggml_type()
+}
+
+#[test]
+fn dry_run_prints_the_plan() {
+    let dir = tempfile::tempdir().unwrap();
+    model(dir.path());
+    let (code, out, err) = run(
+        dir.path(),
+        &["quantize", "--dry-run", "m-f16.gguf", "Q4_K_M"],
+    );
+    assert_eq!(code, 0, "{err}");
+    insta::assert_snapshot!("quantize_dry_run_q4_k_m", out);
+    // nothing written, not even the default output
+    assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
+}
+
+#[test]
+fn a_run_writes_what_the_plan_says() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = model(dir.path());
+    let (code, plan, err) = run(
+        dir.path(),
+        &["quantize", "--dry-run", "m-f16.gguf", "q4_k_m"],
+    );
+    assert_eq!(code, 0, "{err}");
+    let (code, _, err) = run(dir.path(), &["quantize", "m-f16.gguf", "q.gguf", "15", "2"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("wrote q.gguf"), "{err}");
+    let q = dir.path().join("q.gguf");
+    let types = types_of(&q);
+    // the output lists the tensors in the plan's order with the plan's types
+    for ((name, ty), line) in types.iter().zip(plan.lines().skip(1)) {
+        let cells: Vec<&str> = line.split_whitespace().collect();
+        assert_eq!(cells[0], name);
+        assert!(cells.contains(&ty.name()), "{line} vs {ty}");
+    }
+    let g = Gguf::open(&q).unwrap();
+    assert_eq!(g.get_u64("general.file_type"), Some(15));
+    assert_eq!(g.get_u64("general.quantization_version"), Some(2));
+    let last: Vec<String> = g.metadata().map(|k| k.key().into_owned()).collect();
+    assert_eq!(
+        &last[last.len() - 2..],
+        ["general.quantization_version", "general.file_type"]
+    );
+    assert_eq!(type_of(&q, "output.weight"), GgmlType::Q6_K);
+    assert_eq!(type_of(&q, "blk.1.attn_q.weight"), GgmlType::Q4_K);
+    assert_eq!(
+        type_of(&q, "blk.0.ffn_down.weight"),
+        GgmlType::Q8_0,
+        "q6_k falls back"
+    );
+    assert_eq!(
+        type_of(&q, "blk.4.ffn_down.weight"),
+        GgmlType::Q5_0,
+        "q4_k falls back"
+    );
+    assert_eq!(type_of(&q, "blk.0.attn_norm.weight"), GgmlType::F32);
+    // -j and NTHREADS give the same bytes as one thread
+    let (code, _, err) = run(
+        dir.path(),
+        &["quantize", "-j", "1", "m-f16.gguf", "q1.gguf", "Q4_K_M"],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        fs::read(&q).unwrap(),
+        fs::read(dir.path().join("q1.gguf")).unwrap()
+    );
+    // without OUT: ggml-model-PRESET.gguf beside the input
+    let (code, _, err) = run(dir.path(), &["quantize", "m-f16.gguf", "Q8_0"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(types_of(&dir.path().join("ggml-model-Q8_0.gguf"))
+        .iter()
+        .any(|(_, t)| *t == GgmlType::Q8_0));
+    // an existing output needs --force
+    let (code, _, err) = run(dir.path(), &["quantize", "m-f16.gguf", "q.gguf", "Q8_0"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("exists"), "{err}");
+    assert_eq!(
+        type_of(&q, "blk.1.attn_q.weight"),
+        GgmlType::Q4_K,
+        "left alone"
+    );
+    let _ = src;
+}
+
+#[test]
+fn options_change_the_plan() {
+    let dir = tempfile::tempdir().unwrap();
+    model(dir.path());
+    fs::write(
+        dir.path().join("types.txt"),
+        "attn_k=q8_0\n blk\\.7\\.=f16\n",
+    )
+    .unwrap();
+    let (code, _, err) = run(
+        dir.path(),
+        &[
+            "quantize",
+            "m-f16.gguf",
+            "o.gguf",
+            "Q4_K_M",
+            "--tensor-type",
+            "ATTN_Q=q5_k",
+            "--tensor-type-file",
+            "types.txt",
+            "--output-tensor-type",
+            "q8_0",
+            "--token-embedding-type",
+            "f16",
+            "--override-kv",
+            "general.name=str:tested",
+            "--override-kv",
+            "llama.block_count=int:8",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    let o = dir.path().join("o.gguf");
+    assert_eq!(type_of(&o, "blk.0.attn_q.weight"), GgmlType::Q5_K);
+    assert_eq!(type_of(&o, "blk.0.attn_k.weight"), GgmlType::Q8_0);
+    assert_eq!(
+        type_of(&o, "blk.7.ffn_up.weight"),
+        GgmlType::F16,
+        "blk.7 pattern"
+    );
+    assert_eq!(type_of(&o, "output.weight"), GgmlType::Q8_0);
+    assert_eq!(type_of(&o, "token_embd.weight"), GgmlType::F16);
+    let g = Gguf::open(&o).unwrap();
+    assert_eq!(g.get_str("general.name"), Some("tested"));
+    let keys: Vec<String> = g.metadata().map(|k| k.key().into_owned()).collect();
+    assert_eq!(
+        keys.last().unwrap(),
+        "llama.block_count",
+        "overrides come last"
+    );
+    // --pure: one type (with the fallback); --leave-output-tensor
+    let (code, _, err) = run(
+        dir.path(),
+        &[
+            "quantize",
+            "--pure",
+            "--leave-output-tensor",
+            "m-f16.gguf",
+            "p.gguf",
+            "Q4_K_M",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    let p = dir.path().join("p.gguf");
+    assert_eq!(type_of(&p, "output.weight"), GgmlType::F16);
+    assert_eq!(type_of(&p, "blk.0.attn_v.weight"), GgmlType::Q4_K);
+    assert_eq!(type_of(&p, "blk.0.ffn_down.weight"), GgmlType::Q5_0);
+    // COPY keeps every type and the file type
+    let (code, _, err) = run(dir.path(), &["quantize", "m-f16.gguf", "c.gguf", "COPY"]);
+    assert_eq!(code, 0, "{err}");
+    let c = dir.path().join("c.gguf");
+    assert!(types_of(&c)
+        .iter()
+        .all(|(_, t)| matches!(t, GgmlType::F16 | GgmlType::F32)));
+    assert_eq!(
+        Gguf::open(&c).unwrap().get_u64("general.file_type"),
+        Some(1)
+    );
+}
+
+#[test]
+fn refusals_leave_nothing_behind() {
+    let dir = tempfile::tempdir().unwrap();
+    model(dir.path());
+    assert_eq!(
+        run(dir.path(), &["quantize", "m-f16.gguf", "q.gguf", "Q8_0"]).0,
+        0
+    );
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &["quantize", "q.gguf", "r.gguf", "Q4_0"],
+            "--allow-requantize",
+        ),
+        (
+            &["quantize", "m-f16.gguf", "r.gguf", "Q9_9"],
+            "not a llama-quantize preset",
+        ),
+        (
+            &[
+                "quantize",
+                "m-f16.gguf",
+                "r.gguf",
+                "Q4_0",
+                "--tensor-type",
+                "attn_q",
+            ],
+            "PATTERN=TYPE",
+        ),
+        (
+            &[
+                "quantize",
+                "m-f16.gguf",
+                "r.gguf",
+                "Q4_0",
+                "--tensor-type",
+                "attn_q=q9",
+            ],
+            "not a ggml tensor type",
+        ),
+        (
+            &[
+                "quantize",
+                "m-f16.gguf",
+                "r.gguf",
+                "Q4_0",
+                "--output-tensor-type",
+                "x",
+            ],
+            "--output-tensor-type",
+        ),
+        (
+            &[
+                "quantize",
+                "m-f16.gguf",
+                "r.gguf",
+                "Q4_0",
+                "--override-kv",
+                "a=int:x",
+            ],
+            "--override-kv",
+        ),
+        (
+            &["quantize", "m-f16.gguf", "r.gguf", "IQ2_XXS"],
+            "importance matrix",
+        ),
+        (
+            &["quantize", "m-f16.gguf", "m-f16.gguf", "Q4_0", "--force"],
+            "same file",
+        ),
+        (
+            &["quantize", "missing.gguf", "r.gguf", "Q4_0"],
+            "missing.gguf",
+        ),
+    ];
+    for (args, want) in cases {
+        let (code, _, err) = run(dir.path(), args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(err.contains(want), "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{args:?}: one line: {err}");
+        assert!(!dir.path().join("r.gguf").exists(), "{args:?}");
+    }
+    // a truncated input: refused before anything is written
+    let bytes = fs::read(dir.path().join("m-f16.gguf")).unwrap();
+    fs::write(dir.path().join("cut.gguf"), &bytes[..bytes.len() - 1000]).unwrap();
+    let (code, _, err) = run(dir.path(), &["quantize", "cut.gguf", "r.gguf", "Q4_0"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(!dir.path().join("r.gguf").exists());
+    let left: Vec<_> = fs::read_dir(dir.path())
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name())
+        .collect();
+    assert_eq!(left.len(), 3, "no temporary files left: {left:?}");
+}
+
+#[test]
+fn convert_says_what_it_skipped() {
+    let dir = tempfile::tempdir().unwrap();
+    model(dir.path());
+    let (code, _, err) = run(
+        dir.path(),
+        &["convert", "m-f16.gguf", "-o", "c.gguf", "--type", "q4_k"],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("re-quantized 50 of 75 tensors to q4_k"),
+        "{err}"
+    );
+    assert!(
+        err.contains("8 (rows not a multiple of the block size): blk.0.ffn_down.weight"),
+        "{err}"
+    );
+    assert!(
+        err.contains("17 (not a weight of 2 or more dimensions)"),
+        "{err}"
+    );
+    assert!(err.contains("gguf quantize"), "{err}");
+}
+
+fn sha256(b: &[u8]) -> String {
+    Sha256::digest(b)
+        .iter()
+        .map(|x| format!("{x:02x}"))
+        .collect()
+}
+
+#[test]
+fn tiny_llama_as_llama_quantize_writes_it() {
+    let Some(src) = shared::find("corpus/models/llama-2-tiny-random.gguf") else {
+        return;
+    };
+    let Some(manifests) = shared::find("vectors/quantize/manifests") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    for preset in ["Q8_0", "Q4_0", "Q4_K_M", "Q2_K", "IQ4_NL"] {
+        let m: serde_json::Value = serde_json::from_slice(
+            &fs::read(manifests.join(format!("tiny.{preset}.json"))).unwrap(),
+        )
+        .unwrap();
+        let out = dir.path().join(format!("{preset}.gguf"));
+        gguf(dir.path())
+            .arg("quantize")
+            .arg(&src)
+            .arg(&out)
+            .args([preset, "2"])
+            .assert()
+            .success();
+        assert_eq!(
+            sha256(&fs::read(&out).unwrap()),
+            m["sha256"].as_str().unwrap(),
+            "{preset}"
+        );
+    }
+}
+
+/// A legacy (.dat) importance matrix with `entries` (name, values), 8 chunks of "calib.txt".
+fn legacy_imatrix(entries: &[(&str, Vec<f32>)]) -> Vec<u8> {
+    let mut b = Vec::new();
+    b.extend((entries.len() as i32).to_le_bytes());
+    for (name, v) in entries {
+        b.extend((name.len() as i32).to_le_bytes());
+        b.extend(name.as_bytes());
+        b.extend(1i32.to_le_bytes());
+        b.extend((v.len() as i32).to_le_bytes());
+        for x in v {
+            b.extend(x.to_le_bytes());
+        }
+    }
+    b.extend(8i32.to_le_bytes());
+    b.extend(9i32.to_le_bytes());
+    b.extend(b"calib.txt");
+    b
+}
+
+#[test]
+fn importance_matrices() {
+    let dir = tempfile::tempdir().unwrap();
+    model(dir.path());
+    let ones = |n: usize| vec![1.0f32; n];
+    let entries: Vec<(String, Vec<f32>)> = (0..8)
+        .flat_map(|l| {
+            [
+                (format!("blk.{l}.ffn_down.weight"), ones(384)),
+                (format!("blk.{l}.attn_q.weight"), ones(256)),
+            ]
+        })
+        .collect();
+    let e: Vec<(&str, Vec<f32>)> = entries
+        .iter()
+        .map(|(n, v)| (n.as_str(), v.clone()))
+        .collect();
+    fs::write(dir.path().join("im.dat"), legacy_imatrix(&e)).unwrap();
+    // with a matrix, Q4_0 gives the first eighth's ffn_down q4_1; the dry run shows it
+    let (code, out, err) = run(
+        dir.path(),
+        &[
+            "quantize",
+            "--dry-run",
+            "--imatrix",
+            "im.dat",
+            "m-f16.gguf",
+            "Q4_0",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    let line = out
+        .lines()
+        .find(|l| l.starts_with("blk.0.ffn_down.weight"))
+        .unwrap();
+    assert!(line.contains("q4_1"), "{line}");
+    let (_, out, _) = run(dir.path(), &["quantize", "--dry-run", "m-f16.gguf", "Q4_0"]);
+    let line = out
+        .lines()
+        .find(|l| l.starts_with("blk.0.ffn_down.weight"))
+        .unwrap();
+    assert!(line.contains("q4_0"), "{line}");
+    // --exclude-weights that removes every entry: the plan is the one without a matrix
+    let (code, out2, err) = run(
+        dir.path(),
+        &[
+            "quantize",
+            "--dry-run",
+            "--imatrix",
+            "im.dat",
+            "--exclude-weights",
+            "blk.",
+            "m-f16.gguf",
+            "Q4_0",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out2, out);
+    // the weighted codecs are not in the library yet: refused, nothing written
+    let (code, _, err) = run(
+        dir.path(),
+        &[
+            "quantize",
+            "--imatrix",
+            "im.dat",
+            "m-f16.gguf",
+            "q.gguf",
+            "Q4_0",
+        ],
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("with an importance matrix"), "{err}");
+    assert!(!dir.path().join("q.gguf").exists());
+    // another model's matrix, a non-finite value, a wrong length, a truncated file
+    let bad: &[(&str, Vec<u8>, &str)] = &[
+        (
+            "other.dat",
+            legacy_imatrix(&[("blk.0.attn_qkv.weight", ones(256))]),
+            "another model",
+        ),
+        (
+            "nan.dat",
+            legacy_imatrix(&[("blk.0.attn_q.weight", vec![f32::NAN; 256])]),
+            "non-finite",
+        ),
+        (
+            "len.dat",
+            legacy_imatrix(&[("blk.0.attn_q.weight", ones(100))]),
+            "100 importance values",
+        ),
+        (
+            "cut.dat",
+            legacy_imatrix(&e)[..2000].to_vec(),
+            "ends inside",
+        ),
+    ];
+    for (file, bytes, want) in bad {
+        fs::write(dir.path().join(file), bytes).unwrap();
+        let (code, _, err) = run(
+            dir.path(),
+            &[
+                "quantize",
+                "--imatrix",
+                file,
+                "m-f16.gguf",
+                "q.gguf",
+                "Q4_K_M",
+            ],
+        );
+        assert_eq!(code, 2, "{file}: {err}");
+        assert!(err.contains(want), "{file}: {err}");
+        assert_eq!(err.lines().count(), 1, "{file}: {err}");
+        assert!(!dir.path().join("q.gguf").exists(), "{file}");
+    }
+    // --include-weights and --exclude-weights exclude each other
+    let (code, _, _) = run(
+        dir.path(),
+        &[
+            "quantize",
+            "--imatrix",
+            "im.dat",
+            "--include-weights",
+            "a",
+            "--exclude-weights",
+            "b",
+            "m-f16.gguf",
+            "q.gguf",
+            "Q4_0",
+        ],
+    );
+    assert_eq!(code, 2);
+}
+
+#[test]
+fn pruned_layers() {
+    let dir = tempfile::tempdir().unwrap();
+    model(dir.path());
+    let (code, _, err) = run(
+        dir.path(),
+        &[
+            "quantize",
+            "--prune-layers",
+            "2,1",
+            "m-f16.gguf",
+            "p.gguf",
+            "Q8_0",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    let g = Gguf::open(dir.path().join("p.gguf")).unwrap();
+    assert_eq!(g.tensor_count(), 75 - 2 * 9);
+    assert!(g.tensor("blk.5.attn_q.weight").is_some());
+    assert!(g.tensor("blk.6.attn_q.weight").is_none());
+    assert_eq!(g.get_u64("llama.block_count"), Some(6));
+    let keys: Vec<String> = g.metadata().map(|k| k.key().into_owned()).collect();
+    assert_eq!(keys.last().unwrap(), "llama.block_count");
+    // blk.1 of the output is blk.3 of the input, converted alike
+    let src = Gguf::open(dir.path().join("m-f16.gguf")).unwrap();
+    let a = g.tensor("blk.1.ffn_up.weight").unwrap();
+    let b = src.tensor("blk.3.ffn_up.weight").unwrap();
+    let floats = |t: &ggufkit::TensorInfo<'_>| {
+        ggufkit::quant::dequantize_to_vec(t.ggml_type(), t.data().unwrap(), t.endian()).unwrap()
+    };
+    let (x, y) = (floats(&a), floats(&b));
+    assert!(x.iter().zip(&y).all(|(p, q)| (p - q).abs() < 0.01));
+    let (code, _, err) = run(
+        dir.path(),
+        &[
+            "quantize",
+            "--prune-layers",
+            "1,x",
+            "m-f16.gguf",
+            "r.gguf",
+            "Q8_0",
+        ],
+    );
+    assert_eq!(code, 2);
+    assert!(err.contains("invalid layer id 'x'"), "{err}");
+}
