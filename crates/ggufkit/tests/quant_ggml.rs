@@ -143,3 +143,204 @@ fn vector_inputs_match_ggml_harness() {
     println!("{n} vector inputs checked against ggml");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+// ---------------------------------------------------------------------------------------------
+// f16-rounded inputs, with and without importance, for every quantizer.
+
+/// Every type `quantize_rows` makes.
+const TYPES: &[GgmlType] = &[
+    GgmlType::F16,
+    GgmlType::BF16,
+    GgmlType::Q4_0,
+    GgmlType::Q4_1,
+    GgmlType::Q5_0,
+    GgmlType::Q5_1,
+    GgmlType::Q8_0,
+    GgmlType::Q2_K,
+    GgmlType::Q3_K,
+    GgmlType::Q4_K,
+    GgmlType::Q5_K,
+    GgmlType::Q6_K,
+    GgmlType::IQ2_XXS,
+    GgmlType::IQ2_XS,
+    GgmlType::IQ2_S,
+    GgmlType::IQ3_XXS,
+    GgmlType::IQ3_S,
+    GgmlType::IQ1_S,
+    GgmlType::IQ1_M,
+    GgmlType::IQ4_NL,
+    GgmlType::IQ4_XS,
+    GgmlType::TQ1_0,
+    GgmlType::TQ2_0,
+    GgmlType::MXFP4,
+    GgmlType::NVFP4,
+    GgmlType::Q1_0,
+    GgmlType::Q2_0,
+];
+
+const N_PER_ROW: usize = 512;
+
+/// A fixed generator (64-bit LCG), so the fixture's inputs are the same everywhere.
+struct Lcg(u64);
+
+impl Lcg {
+    fn uniform(&mut self) -> f32 {
+        self.0 = self
+            .0
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (self.0 >> 40) as f32 / (1u64 << 24) as f32
+    }
+
+    /// Roughly normal (Irwin-Hall of 4, centred), in f32 arithmetic only.
+    fn normal(&mut self) -> f32 {
+        let s = self.uniform() + self.uniform() + self.uniform() + self.uniform();
+        (s - 2.0) * 1.732_050_8
+    }
+}
+
+fn f16_round(v: f32) -> f32 {
+    quant::f16_to_f32(quant::f32_to_f16(v))
+}
+
+/// Eight rows of f16-rounded values: normal at four scales, a row of multiples of 1/8 (many exact
+/// ties), a sparse row, a row with one huge outlier, a row of one repeated value.
+fn f16_rows() -> Vec<f32> {
+    let mut g = Lcg(0x9e37_79b9_7f4a_7c15);
+    let mut v = Vec::with_capacity(8 * N_PER_ROW);
+    for scale in [0.02f32, 1.0, 0.003, 30.0] {
+        v.extend((0..N_PER_ROW).map(|_| f16_round(scale * g.normal())));
+    }
+    v.extend((0..N_PER_ROW).map(|_| f16_round((4.0 * g.normal()).round() / 8.0)));
+    v.extend((0..N_PER_ROW).map(|i| {
+        let x = g.normal();
+        if i % 7 == 0 {
+            f16_round(x * 0.1)
+        } else {
+            0.0
+        }
+    }));
+    v.extend((0..N_PER_ROW).map(|i| {
+        let x = g.normal();
+        f16_round(if i == 100 { 900.0 } else { 0.05 * x })
+    }));
+    v.extend((0..N_PER_ROW).map(|_| f16_round(0.015625)));
+    v
+}
+
+/// Importance per column as llama-imatrix gives it (mean squares: positive, spread over a few
+/// decades), with a few zeros.
+fn importance() -> Vec<f32> {
+    let mut g = Lcg(0x2545_f491_4f6c_dd1d);
+    (0..N_PER_ROW)
+        .map(|i| {
+            let u = g.uniform();
+            if i % 61 == 5 {
+                0.0
+            } else {
+                (u * u * 40.0 + 0.001) * if i % 9 == 0 { 50.0 } else { 1.0 }
+            }
+        })
+        .collect()
+}
+
+fn ours(ty: GgmlType, src: &[f32], imatrix: Option<&[f32]>) -> Vec<u8> {
+    let n = src.len() / ty.block_size() as usize * ty.type_size() as usize;
+    let mut out = vec![0u8; n];
+    quant::quantize_rows(ty, src, N_PER_ROW, imatrix, &mut out).expect("quantize_rows");
+    let mut par = vec![0u8; n];
+    quant::quantize_rows_par(ty, src, N_PER_ROW, imatrix, &mut par).expect("par");
+    assert_eq!(
+        out, par,
+        "{ty}: quantize_rows_par differs from quantize_rows"
+    );
+    out
+}
+
+fn sha256_hex(b: &[u8]) -> String {
+    use sha2::Digest;
+    sha2::Sha256::digest(b)
+        .iter()
+        .map(|x| format!("{x:02x}"))
+        .collect()
+}
+
+const FIXTURE: &str = include_str!("fixtures/ggml_quantize_f16_rounded.txt");
+
+/// The committed sha256 of ggml's bytes for (type, with importance?), from the fixture.
+fn fixture() -> std::collections::BTreeMap<(String, String), String> {
+    FIXTURE
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            ((f[0].to_string(), f[1].to_string()), f[2].to_string())
+        })
+        .collect()
+}
+
+fn cases() -> Vec<(GgmlType, &'static str)> {
+    let mut v = Vec::new();
+    for &ty in TYPES {
+        if !quant::requires_importance(ty) {
+            v.push((ty, "none"));
+        }
+        v.push((ty, "imatrix"));
+    }
+    v
+}
+
+/// Our bytes on the f16-rounded rows match the committed sha256 of ggml's (the fixture made by
+/// `f16_rounded_match_ggml_harness` with `GGUFKIT_WRITE_FIXTURE=1`), with and without importance.
+#[test]
+fn f16_rounded_match_committed_ggml_hashes() {
+    let src = f16_rows();
+    let im = importance();
+    let want = fixture();
+    let mut failures = Vec::new();
+    for (ty, mode) in cases() {
+        let got = ours(ty, &src, (mode == "imatrix").then_some(&im[..]));
+        match want.get(&(ty.name().to_string(), mode.to_string())) {
+            None => failures.push(format!("{ty} {mode}: not in the fixture")),
+            Some(h) if *h != sha256_hex(&got) => failures.push(format!("{ty} {mode}: differs")),
+            Some(_) => {}
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The same rows through ggml itself (`scripts/ggml-harness.sh`), block by block.
+#[test]
+fn f16_rounded_match_ggml_harness() {
+    let Some(exe) = harness() else { return };
+    let src = f16_rows();
+    let im = importance();
+    let mut failures = Vec::new();
+    let mut lines = Vec::new();
+    for (ty, mode) in cases() {
+        let w = (mode == "imatrix").then_some(&im[..]);
+        let want = ggml_quantize(&exe, ty, &src, N_PER_ROW, w);
+        lines.push(format!("{} {mode} {}", ty.name(), sha256_hex(&want)));
+        let got = ours(ty, &src, w);
+        if let Some(m) = first_diff(&got, &want, ty.type_size() as usize) {
+            failures.push(format!("{ty} {mode}: {m}"));
+        }
+    }
+    println!(
+        "{} cases (type, with/without importance) checked against ggml",
+        lines.len()
+    );
+    if std::env::var_os("GGUFKIT_WRITE_FIXTURE").is_some() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/ggml_quantize_f16_rounded.txt");
+        let text = format!(
+            "# sha256 of ggml_quantize_chunk(type, rows, ..., 8 rows, 512 per row, imatrix or NULL) on\n\
+             # tests/quant_ggml.rs's f16-rounded rows, from llama.cpp 0c1e57098 (llama-cpp-python 0.3.36)\n\
+             # built by scripts/ggml-harness.sh; rewritten by GGUFKIT_WRITE_FIXTURE=1 cargo test\n\
+             # -p ggufkit --test quant_ggml f16_rounded_match_ggml_harness\n{}\n",
+            lines.join("\n")
+        );
+        std::fs::write(&path, text).expect("write fixture");
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

@@ -52,4 +52,39 @@ pub enum QuantError {
         /// The number of floats given.
         elements: usize,
     },
+    /// A type that ggml cannot make without an importance matrix (iq2_xxs, iq2_xs, iq1_s),
+    /// asked for without one.
+    #[error("tensor type {ty} cannot be quantized without an importance matrix")]
+    ImportanceRequired {
+        /// The type.
+        ty: GgmlType,
+    },
+    /// Importance weights whose length is not the row length.
+    #[error("the importance matrix has {found} values, but {ty} rows have {expected} columns")]
+    ImportanceLength {
+        /// The type.
+        ty: GgmlType,
+        /// The row length (`n_per_row`).
+        expected: usize,
+        /// The number of importance values given.
+        found: usize,
+    },
+    /// A row length that is 0 or not a whole number of the type's blocks.
+    #[error("rows of {n_per_row} elements are not a whole number of {}-element {ty} blocks", ty.block_size())]
+    RowLength {
+        /// The type.
+        ty: GgmlType,
+        /// The row length given.
+        n_per_row: usize,
+    },
+    /// Floats to quantize that are not a whole number of rows.
+    #[error("{elements} elements are not a whole number of {n_per_row}-element rows")]
+    PartialRow {
+        /// The type.
+        ty: GgmlType,
+        /// The number of floats given.
+        elements: usize,
+        /// The row length.
+        n_per_row: usize,
+    },
 }

@@ -313,7 +313,7 @@ fn best_index_iq4(x: f32) -> u8 {
 
 /// The scale of one 32-element group and its levels in `l`; `None` for an all-zero group (ggml
 /// then leaves the levels as they were).
-fn iq4_group(xb: &[f32], l: &mut [u8], ntry: i32) -> Option<f32> {
+fn iq4_group(xb: &[f32], l: &mut [u8], ntry: i32, weight: &[f32; 32]) -> Option<f32> {
     let v0 = f32::from(KVALUES_IQ4NL[0]);
     let mut amax = 0.0f32;
     let mut max = 0.0f32;
@@ -334,7 +334,7 @@ fn iq4_group(xb: &[f32], l: &mut [u8], ntry: i32) -> Option<f32> {
         let li = best_index_iq4(id * x);
         l[j] = li;
         let q = f32::from(KVALUES_IQ4NL[usize::from(li)]);
-        let w = x * x;
+        let w = weight[j];
         sumqx += w * q * x;
         sumq2 += w * q * q;
     }
@@ -344,9 +344,9 @@ fn iq4_group(xb: &[f32], l: &mut [u8], ntry: i32) -> Option<f32> {
         let id = (itry + i32::from(KVALUES_IQ4NL[0])) as f32 / max;
         sumqx = 0.0;
         sumq2 = 0.0;
-        for &x in xb {
+        for (j, &x) in xb.iter().enumerate() {
             let q = f32::from(KVALUES_IQ4NL[usize::from(best_index_iq4(id * x))]);
-            let w = x * x;
+            let w = weight[j];
             sumqx += w * q * x;
             sumq2 += w * q * q;
         }
@@ -366,16 +366,37 @@ fn pack_iq4(l: &[u8], q4: &mut [u8]) {
     }
 }
 
-fn quant_iq4_nl_with(src: &[f32], out: &mut [u8], ntry: i32) {
-    for (x, y) in src
+/// The weights of a 32-element iq4 group: `x^2`, or with importance `qw * sqrt(sigma2 + x^2)`
+/// where `sigma2` is `2/n` times the sum of squares of the `n`-element super-block.
+fn iq4_weights(xb: &[f32], qw: Option<&[f32]>, sigma2: f32) -> [f32; 32] {
+    match qw {
+        Some(q) => std::array::from_fn(|j| q[j] * (sigma2 + xb[j] * xb[j]).sqrt()),
+        None => std::array::from_fn(|j| xb[j] * xb[j]),
+    }
+}
+
+fn iq4_sigma2(x: &[f32]) -> f32 {
+    let mut s = 0.0f32;
+    for &v in x {
+        s += v * v;
+    }
+    s * (2.0 / x.len() as f32)
+}
+
+/// iq4_nl with `ntry` extra scale candidates and optional importance `qw` aligned with `src`.
+pub(crate) fn quant_iq4_nl_w(src: &[f32], qw: Option<&[f32]>, out: &mut [u8], ntry: i32) {
+    for (ib, (x, y)) in src
         .chunks_exact(block::IQ4_NL.elems)
         .zip(out.chunks_exact_mut(block::IQ4_NL.bytes))
+        .enumerate()
     {
+        let qwb = qw.map(|q| &q[32 * ib..32 * ib + 32]);
+        let weight = iq4_weights(x, qwb, if qwb.is_some() { iq4_sigma2(x) } else { 0.0 });
         // ggml's chunk path keeps one level buffer across blocks; for ntry > 0 it is always
         // rewritten below, and the reference path (ntry < 0) leaves an all-zero block's levels
         // unspecified: here they are 0.
         let mut l = [0u8; block::IQ4_NL.elems];
-        let scale = iq4_group(x, &mut l, ntry).unwrap_or(0.0);
+        let scale = iq4_group(x, &mut l, ntry, &weight).unwrap_or(0.0);
         super::float::put_f16(y, 0, scale);
         if ntry > 0 {
             let id = if scale != 0.0 { 1.0 / scale } else { 0.0 };
@@ -389,26 +410,35 @@ fn quant_iq4_nl_with(src: &[f32], out: &mut [u8], ntry: i32) {
 
 /// iq4_nl as `ggml_quantize_chunk` makes it (7 extra scale candidates).
 pub(crate) fn quant_iq4_nl(src: &[f32], out: &mut [u8]) {
-    quant_iq4_nl_with(src, out, 7);
+    quant_iq4_nl_w(src, None, out, 7);
 }
 
 /// iq4_nl as `quantize_row_iq4_nl_ref` makes it (no extra candidates).
 pub(crate) fn quant_iq4_nl_ref(src: &[f32], out: &mut [u8]) {
-    quant_iq4_nl_with(src, out, -1);
+    quant_iq4_nl_w(src, None, out, -1);
 }
 
 pub(crate) fn quant_iq4_xs(src: &[f32], out: &mut [u8]) {
-    for (x, y) in src
+    quant_iq4_xs_w(src, None, out);
+}
+
+/// iq4_xs with optional importance `qw` aligned with `src`.
+pub(crate) fn quant_iq4_xs_w(src: &[f32], qw: Option<&[f32]>, out: &mut [u8]) {
+    for (ibl, (x, y)) in src
         .chunks_exact(block::IQ4_XS.elems)
         .zip(out.chunks_exact_mut(block::IQ4_XS.bytes))
+        .enumerate()
     {
+        let qwl = qw.map(|q| &q[QK_K * ibl..QK_K * ibl + QK_K]);
+        let sigma2 = if qwl.is_some() { iq4_sigma2(x) } else { 0.0 };
         let mut l = [0u8; QK_K];
         let mut scales = [0f32; 8];
         let mut max_scale = 0.0f32;
         let mut amax_scale = 0.0f32;
         for (ib, scale) in scales.iter_mut().enumerate() {
             let r = 32 * ib..32 * ib + 32;
-            match iq4_group(&x[r.clone()], &mut l[r], 7) {
+            let weight = iq4_weights(&x[r.clone()], qwl.map(|q| &q[r.clone()]), sigma2);
+            match iq4_group(&x[r.clone()], &mut l[r], 7, &weight) {
                 None => *scale = 0.0,
                 Some(d) => {
                     *scale = d;

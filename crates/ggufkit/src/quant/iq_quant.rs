@@ -21,7 +21,7 @@
 use std::sync::OnceLock;
 
 use super::float::put_f16;
-use super::iq_grids::{IQ1S_GRID, IQ2S_GRID, IQ3S_GRID, IQ3XXS_GRID};
+use super::iq_grids::{IQ1S_GRID, IQ2S_GRID, IQ2XS_GRID, IQ2XXS_GRID, IQ3S_GRID, IQ3XXS_GRID};
 use super::layout::{block, QK_K};
 use super::{fmax_c, nearest_int};
 
@@ -65,7 +65,7 @@ impl<const N: usize> Lattice<N> {
 
     /// The lattice code of `levels` (each below `2^bits`).
     #[inline]
-    fn code(&self, levels: &[u8]) -> usize {
+    pub(super) fn code(&self, levels: &[u8]) -> usize {
         let mask = (1u8 << self.bits) - 1;
         levels
             .iter()
@@ -78,7 +78,7 @@ impl<const N: usize> Lattice<N> {
 
     /// Grid index of a code, if the code is a grid point.
     #[inline]
-    fn index(&self, code: usize) -> Option<u16> {
+    pub(super) fn index(&self, code: usize) -> Option<u16> {
         match self.map.get(code) {
             Some(&i) if i >= 0 => Some(i as u16),
             _ => None,
@@ -86,7 +86,7 @@ impl<const N: usize> Lattice<N> {
     }
 
     #[inline]
-    fn levels(&self, index: u16) -> [u8; N] {
+    pub(super) fn levels(&self, index: u16) -> [u8; N] {
         self.grid.get(usize::from(index)).copied().unwrap_or([0; N])
     }
 
@@ -180,7 +180,32 @@ fn iq2s_lattice() -> &'static Lattice<8> {
     })
 }
 
-fn iq1s_lattice() -> &'static Lattice<8> {
+/// iq2_xxs's 256-point and iq2_xs's 512-point grids (levels 0..3 as bytes 0x08, 0x19, 0x2b),
+/// with ggml's `nwant = 2`.
+pub(super) fn iq2xxs_lattice() -> &'static Lattice<8> {
+    static L: OnceLock<Lattice<8>> = OnceLock::new();
+    L.get_or_init(|| {
+        let grid = IQ2XXS_GRID
+            .iter()
+            .map(|&e| grid_levels(e, &[0x08, 0x19, 0x2b]))
+            .collect();
+        Lattice::new(grid, 2, 2)
+    })
+}
+
+/// See [`iq2xxs_lattice`].
+pub(super) fn iq2xs_lattice() -> &'static Lattice<8> {
+    static L: OnceLock<Lattice<8>> = OnceLock::new();
+    L.get_or_init(|| {
+        let grid = IQ2XS_GRID
+            .iter()
+            .map(|&e| grid_levels(e, &[0x08, 0x19, 0x2b]))
+            .collect();
+        Lattice::new(grid, 2, 2)
+    })
+}
+
+pub(super) fn iq1s_lattice() -> &'static Lattice<8> {
     static L: OnceLock<Lattice<8>> = OnceLock::new();
     L.get_or_init(|| {
         // Grid bytes are the signed values -1, 0, +1.
@@ -194,7 +219,7 @@ fn iq1s_lattice() -> &'static Lattice<8> {
 
 /// ggml's `iq2_find_best_neighbour` / `iq3_find_best_neighbour`: the neighbour minimising
 /// `sum w * (scale * (2l + 1) - x)^2` (first one on ties); its levels go to `l_out`.
-fn best_neighbour<const N: usize>(
+pub(super) fn best_neighbour<const N: usize>(
     lat: &Lattice<N>,
     code: usize,
     xval: &[f32],
@@ -237,13 +262,11 @@ struct Iq3Group {
 
 /// Searches the scale and grid points of one 32-value group. `xxs` selects iq3_xxs's variant
 /// (even sign parity, 31 candidate scales, ...); `None` when the group is (nearly) zero.
-fn iq3_group(lat: &Lattice<4>, xb: &[f32], xxs: bool) -> Option<Iq3Group> {
+fn iq3_group(lat: &Lattice<4>, xb: &[f32], xxs: bool, weight: &[f32; 32]) -> Option<Iq3Group> {
     const KMAXQ: i32 = 8;
-    let mut weight = [0f32; 32];
     let mut waux = [0f32; 32];
     let mut xval = [0f32; 32];
     for i in 0..32 {
-        weight[i] = xb[i] * xb[i];
         waux[i] = weight[i].sqrt();
     }
     let mut signs = [0u8; 4];
@@ -290,7 +313,7 @@ fn iq3_group(lat: &Lattice<4>, xb: &[f32], xxs: bool) -> Option<Iq3Group> {
         start_on_grid: xxs,
         refine_on_grid: !xxs,
     };
-    let (l, mut scale) = search.run(lat, &weight, &waux, &xval, max);
+    let (l, mut scale) = search.run(lat, weight, &waux, &xval, max);
     if scale < 0.0 {
         // ggml: "should never happen"; flip the scale and the signs.
         scale = -scale;
@@ -314,21 +337,21 @@ fn iq3_group(lat: &Lattice<4>, xb: &[f32], xxs: bool) -> Option<Iq3Group> {
 /// it): candidate scales around `max / (2 kmaxq - 1)`, each group of `N` levels rounded and moved
 /// to the nearest grid point, the best weighted fit kept; then, when some group of the best fit
 /// was off the grid, the groups are placed again with the final scale and the scale refitted.
-struct GridSearch {
-    kmaxq: i32,
+pub(super) struct GridSearch {
+    pub(super) kmaxq: i32,
     /// Distance between candidate scales, in units of `1 / max`.
-    step: f32,
+    pub(super) step: f32,
     /// Candidates from `-range` to `range` steps.
-    range: i32,
+    pub(super) range: i32,
     /// Whether the groups count as on the grid when no candidate fits (iq3_s: not).
-    start_on_grid: bool,
+    pub(super) start_on_grid: bool,
     /// Whether the refinement places again the groups that were on the grid (iq3_s: all).
-    refine_on_grid: bool,
+    pub(super) refine_on_grid: bool,
 }
 
 impl GridSearch {
     /// The levels (`V` values, groups of `N`, at most 8 groups) and the scale.
-    fn run<const N: usize, const V: usize>(
+    pub(super) fn run<const N: usize, const V: usize>(
         &self,
         lat: &Lattice<N>,
         weight: &[f32; V],
@@ -400,7 +423,7 @@ impl GridSearch {
 
 /// `sum w*x*q` and `sum w*q*q` with `q = 2l + 1`, in ggml's order.
 #[inline]
-fn sums_odd(weight: &[f32], xval: &[f32], l: &[u8]) -> (f32, f32) {
+pub(super) fn sums_odd(weight: &[f32], xval: &[f32], l: &[u8]) -> (f32, f32) {
     let mut sumqx = 0.0f32;
     let mut sumq2 = 0.0f32;
     for ((&w, &x), &li) in weight.iter().zip(xval).zip(l) {
@@ -412,17 +435,36 @@ fn sums_odd(weight: &[f32], xval: &[f32], l: &[u8]) -> (f32, f32) {
 }
 
 pub(crate) fn quant_iq3_xxs(src: &[f32], out: &mut [u8]) {
+    quant_iq3_xxs_w(src, None, out);
+}
+
+/// The sigma2 of a 256-element super-block of the lattice i-quants: `2 * sum(x^2) / 256`.
+pub(super) fn block_sigma2(xbl: &[f32]) -> f32 {
+    let mut sumx2 = 0.0f32;
+    for &v in xbl {
+        sumx2 += v * v;
+    }
+    2.0 * sumx2 / QK_K as f32
+}
+
+/// iq3_xxs with optional importance `qw` aligned with `src`.
+pub(crate) fn quant_iq3_xxs_w(src: &[f32], qw: Option<&[f32]>, out: &mut [u8]) {
     let lat = iq3xxs_lattice();
-    for (x, y) in src
+    for (ibl, (x, y)) in src
         .chunks_exact(block::IQ3_XXS.elems)
         .zip(out.chunks_exact_mut(block::IQ3_XXS.bytes))
+        .enumerate()
     {
         y.fill(0);
+        let qwl = qw.map(|q| &q[QK_K * ibl..QK_K * ibl + QK_K]);
+        let sigma2 = block_sigma2(x);
         let mut scales = [0f32; 8];
         let mut max_scale = 0.0f32;
         let mut q3 = [0u8; 96];
         for ib in 0..8 {
-            let Some(g) = iq3_group(lat, &x[32 * ib..32 * ib + 32], true) else {
+            let xb = &x[32 * ib..32 * ib + 32];
+            let weight = group_weights::<32>(xb, qwl.map(|q| &q[32 * ib..]), sigma2);
+            let Some(g) = iq3_group(lat, xb, true, &weight) else {
                 continue;
             };
             for (k, &gi) in g.indices.iter().enumerate() {
@@ -451,16 +493,26 @@ pub(crate) fn quant_iq3_xxs(src: &[f32], out: &mut [u8]) {
 }
 
 pub(crate) fn quant_iq3_s(src: &[f32], out: &mut [u8]) {
+    quant_iq3_s_w(src, None, out);
+}
+
+/// iq3_s with optional importance `qw` aligned with `src`.
+pub(crate) fn quant_iq3_s_w(src: &[f32], qw: Option<&[f32]>, out: &mut [u8]) {
     let lat = iq3s_lattice();
-    for (x, y) in src
+    for (ibl, (x, y)) in src
         .chunks_exact(block::IQ3_S.elems)
         .zip(out.chunks_exact_mut(block::IQ3_S.bytes))
+        .enumerate()
     {
         y.fill(0);
+        let qwl = qw.map(|q| &q[QK_K * ibl..QK_K * ibl + QK_K]);
+        let sigma2 = block_sigma2(x);
         let mut scales = [0f32; 8];
         let mut max_scale = 0.0f32;
         for ib in 0..8 {
-            let Some(g) = iq3_group(lat, &x[32 * ib..32 * ib + 32], false) else {
+            let xb = &x[32 * ib..32 * ib + 32];
+            let weight = group_weights::<32>(xb, qwl.map(|q| &q[32 * ib..]), sigma2);
+            let Some(g) = iq3_group(lat, xb, false, &weight) else {
                 continue;
             };
             for (k, &gi) in g.indices.iter().enumerate() {
@@ -489,12 +541,19 @@ pub(crate) fn quant_iq3_s(src: &[f32], out: &mut [u8]) {
 // iq2_s (`quantize_row_iq2_s_impl`)
 
 pub(crate) fn quant_iq2_s(src: &[f32], out: &mut [u8]) {
+    quant_iq2_s_w(src, None, out);
+}
+
+/// iq2_s with optional importance `qw` aligned with `src`.
+pub(crate) fn quant_iq2_s_w(src: &[f32], qw: Option<&[f32]>, out: &mut [u8]) {
     const KMAXQ: i32 = 3;
     let lat = iq2s_lattice();
-    for (xbl, y) in src
+    for (ibl, (xbl, y)) in src
         .chunks_exact(block::IQ2_S.elems)
         .zip(out.chunks_exact_mut(block::IQ2_S.bytes))
+        .enumerate()
     {
+        let qwl = qw.map(|q| &q[QK_K * ibl..QK_K * ibl + QK_K]);
         y.fill(0);
         let mut scales = [0f32; 16];
         let mut max_scale = 0.0f32;
@@ -509,7 +568,10 @@ pub(crate) fn quant_iq2_s(src: &[f32], out: &mut [u8]) {
             let mut waux = [0f32; 16];
             let mut xval = [0f32; 16];
             for i in 0..16 {
-                weight[i] = 0.25 * sigma2 + xb[i] * xb[i];
+                weight[i] = match qwl {
+                    Some(q) => q[16 * ib + i] * (sigma2 + xb[i] * xb[i]).sqrt(),
+                    None => 0.25 * sigma2 + xb[i] * xb[i],
+                };
                 waux[i] = weight[i].sqrt();
             }
             let mut signs = [0u8; 2];
@@ -572,13 +634,13 @@ pub(crate) fn quant_iq2_s(src: &[f32], out: &mut [u8]) {
 // iq1_m (`quantize_row_iq1_m_impl`)
 
 const IQ1M_DELTA: f32 = 0.125;
-const X_P: [f32; 3] = [-1.0 + IQ1M_DELTA, IQ1M_DELTA, 1.0 + IQ1M_DELTA];
-const X_M: [f32; 3] = [-1.0 - IQ1M_DELTA, -IQ1M_DELTA, 1.0 - IQ1M_DELTA];
+pub(super) const X_P: [f32; 3] = [-1.0 + IQ1M_DELTA, IQ1M_DELTA, 1.0 + IQ1M_DELTA];
+pub(super) const X_M: [f32; 3] = [-1.0 - IQ1M_DELTA, -IQ1M_DELTA, 1.0 - IQ1M_DELTA];
 
 /// glibc 2.36 `qsort` on small arrays: top-down merge sort (`msort_with_tmp`), taking the left
 /// element while `cmp(left, right) <= 0`, with ggml's `iq1_sort_helper` comparator
 /// (`l < r ? -1 : l > r ? 1 : 0`). Stable, and identical to glibc even with NaN keys.
-fn glibc_msort(v: &mut [(f32, u8)], tmp: &mut Vec<(f32, u8)>) {
+pub(super) fn glibc_msort(v: &mut [(f32, u8)], tmp: &mut Vec<(f32, u8)>) {
     let n = v.len();
     if n <= 1 {
         return;
@@ -606,7 +668,7 @@ fn glibc_msort(v: &mut [(f32, u8)], tmp: &mut Vec<(f32, u8)>) {
 }
 
 /// ggml's `iq1_find_best_neighbour2`: the neighbour minimising `sum w * (scale * xx[l] - x)^2`.
-fn iq1_best_neighbour(
+pub(super) fn iq1_best_neighbour(
     lat: &Lattice<8>,
     code: usize,
     xb: &[f32],
@@ -799,7 +861,11 @@ pub(crate) fn quant_iq1_m(src: &[f32], out: &mut [u8]) {
 /// The group weights of iq1_m (and iq1_s, iq2_s, iq3_*): `x^2` without importance, else
 /// `qw * sqrt(sigma2 + x^2)`.
 #[inline]
-fn group_weights<const B: usize>(xb: &[f32], qw: Option<&[f32]>, sigma2: f32) -> [f32; B] {
+pub(super) fn group_weights<const B: usize>(
+    xb: &[f32],
+    qw: Option<&[f32]>,
+    sigma2: f32,
+) -> [f32; B] {
     match qw {
         Some(qw) => std::array::from_fn(|i| qw[i] * (sigma2 + xb[i] * xb[i]).sqrt()),
         None => std::array::from_fn(|i| xb[i] * xb[i]),
@@ -947,6 +1013,8 @@ mod tests {
         check_lattice(iq3s_lattice(), 512, 7);
         check_lattice(iq2s_lattice(), 1024, 331);
         check_lattice(iq1s_lattice(), 2048, 677);
+        check_lattice(iq2xxs_lattice(), 256, 331);
+        check_lattice(iq2xs_lattice(), 512, 331);
         // ggml's kgrid tables start 0, 2, 4, 9 (iq3_xxs) and 0, 1, 2, 5 (iq3_s).
         let l = iq3xxs_lattice();
         let codes: Vec<usize> = (0..4)

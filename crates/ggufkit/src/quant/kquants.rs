@@ -25,7 +25,7 @@ pub(crate) fn scale_min_k4(j: usize, q: &[u8; 12]) -> (u8, u8) {
 }
 
 #[inline(always)]
-fn arr12(b: &[u8]) -> &[u8; 12] {
+pub(super) fn arr12(b: &[u8]) -> &[u8; 12] {
     b.try_into().expect("12-byte slice")
 }
 
@@ -231,9 +231,9 @@ pub(crate) fn dequant_q8_k(data: &[u8], out: &mut [f32]) {
 // ---------------------------------------------------------------------------------------------
 // Reference quantizers.
 
-/// ggml's `make_qx_quants` with `rmse_type == 1` and no weights (the only form the reference
-/// quantizers use): weights are x², the scale is refined over 18 candidate inverse scales.
-fn make_qx_quants(nmax: i32, x: &[f32], l_out: &mut [i8]) -> f32 {
+/// ggml's `make_qx_quants` with `rmse_type == 1`: weights `qw` (importance), or x² without them;
+/// the scale is refined over 18 candidate inverse scales. Levels go to `l_out` offset by `nmax`.
+pub(super) fn make_qx_quants(nmax: i32, x: &[f32], l_out: &mut [i8], qw: Option<&[f32]>) -> f32 {
     let mut max = 0.0f32;
     let mut amax = 0.0f32;
     for &v in x {
@@ -246,13 +246,17 @@ fn make_qx_quants(nmax: i32, x: &[f32], l_out: &mut [i8]) -> f32 {
         l_out.iter_mut().for_each(|l| *l = 0);
         return 0.0;
     }
+    let weight = |i: usize, xi: f32| match qw {
+        Some(q) => q[i],
+        None => xi * xi,
+    };
     let mut iscale = -(nmax as f32) / max;
     let mut sumlx = 0.0f32;
     let mut suml2 = 0.0f32;
     for (i, &xi) in x.iter().enumerate() {
         let l = nearest_int(iscale * xi).clamp(-nmax, nmax - 1);
         l_out[i] = (l + nmax) as i8;
-        let w = xi * xi;
+        let w = weight(i, xi);
         sumlx += w * xi * l as f32;
         suml2 += w * l as f32 * l as f32;
     }
@@ -265,9 +269,9 @@ fn make_qx_quants(nmax: i32, x: &[f32], l_out: &mut [i8]) -> f32 {
         iscale = -(nmax as f32 + 0.1 * is as f32) / max;
         sumlx = 0.0;
         suml2 = 0.0;
-        for &xi in x {
+        for (i, &xi) in x.iter().enumerate() {
             let l = nearest_int(iscale * xi).clamp(-nmax, nmax - 1);
-            let w = xi * xi;
+            let w = weight(i, xi);
             sumlx += w * xi * l as f32;
             suml2 += w * l as f32 * l as f32;
         }
@@ -432,7 +436,7 @@ fn make_qkx2_quants(
 
 /// Packs 256 2-bit values as q2_k/q3_k do: byte `l` of each 32-byte group holds elements
 /// `l`, `l+32`, `l+64`, `l+96` of a 128-element half.
-fn pack_2bit(l: &[u8; QK_K], qs: &mut [u8]) {
+pub(super) fn pack_2bit(l: &[u8; QK_K], qs: &mut [u8]) {
     for (h, q) in qs.chunks_exact_mut(32).enumerate() {
         let j = 128 * h;
         for (k, o) in q.iter_mut().enumerate() {
@@ -707,16 +711,29 @@ pub(crate) fn quant_q5_k(src: &[f32], out: &mut [u8]) {
 }
 
 pub(crate) fn quant_q6_k(src: &[f32], out: &mut [u8]) {
-    for (x, y) in src
+    quant_q6_k_w(src, None, out);
+}
+
+/// q6_k with optional importance `qw` aligned with `src` (ggml's `quantize_row_q6_K_impl`, which
+/// passes the importance itself as the weights of `make_qx_quants`).
+pub(crate) fn quant_q6_k_w(src: &[f32], qw: Option<&[f32]>, out: &mut [u8]) {
+    for (i, (x, y)) in src
         .chunks_exact(block::Q6_K.elems)
         .zip(out.chunks_exact_mut(block::Q6_K.bytes))
+        .enumerate()
     {
+        let qwb = qw.map(|q| &q[QK_K * i..QK_K * i + QK_K]);
         let mut l = [0i8; QK_K];
         let mut scales = [0f32; 16];
         let mut max_scale = 0.0f32;
         let mut max_abs_scale = 0.0f32;
         for ib in 0..16 {
-            let s = make_qx_quants(32, &x[16 * ib..16 * ib + 16], &mut l[16 * ib..16 * ib + 16]);
+            let s = make_qx_quants(
+                32,
+                &x[16 * ib..16 * ib + 16],
+                &mut l[16 * ib..16 * ib + 16],
+                qwb.map(|q| &q[16 * ib..16 * ib + 16]),
+            );
             scales[ib] = s;
             if s.abs() > max_abs_scale {
                 max_abs_scale = s.abs();

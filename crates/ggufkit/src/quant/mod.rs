@@ -40,6 +40,7 @@ mod float;
 mod fp4;
 mod imatrix;
 mod iq;
+mod iq2_quant;
 mod iq_grids;
 mod iq_quant;
 mod kquants;
@@ -48,6 +49,7 @@ mod legacy;
 mod q1_q2;
 mod simd;
 mod ternary;
+mod weighted;
 
 use rayon::prelude::*;
 
@@ -301,6 +303,162 @@ pub fn quantize_par(ty: GgmlType, src: &[f32], out: &mut [u8]) -> Result<()> {
     out.par_chunks_mut(nb * l.block_bytes)
         .zip(src.par_chunks(nb * l.block_elems))
         .try_for_each(|(o, s)| quantize_into(ty, s, o))
+}
+
+/// A row quantizer with importance weights: one row, its importance (one weight per column),
+/// the row's blocks.
+type RowFn = fn(&[f32], &[f32], &mut [u8]);
+
+/// The quantizer `ggml_quantize_chunk` runs when given an importance matrix, for the types whose
+/// quantization reads it (the others ignore it: q8_0, tq1_0, tq2_0, mxfp4, nvfp4, q1_0, q2_0 and
+/// the float types).
+fn importance_fn(ty: GgmlType) -> Option<RowFn> {
+    use GgmlType as T;
+    Some(match ty {
+        T::Q4_0 => weighted::quant_q4_0_w,
+        T::Q4_1 => weighted::quant_q4_1_w,
+        T::Q5_0 => weighted::quant_q5_0_w,
+        T::Q5_1 => weighted::quant_q5_1_w,
+        T::Q2_K => weighted::quant_q2_k_w,
+        T::Q3_K => weighted::quant_q3_k_w,
+        T::Q4_K => weighted::quant_q4_k_w,
+        T::Q5_K => weighted::quant_q5_k_w,
+        T::Q6_K => |x, q, o| kquants::quant_q6_k_w(x, Some(q), o),
+        T::IQ2_XXS => iq2_quant::quant_iq2_xxs_w,
+        T::IQ2_XS => iq2_quant::quant_iq2_xs_w,
+        T::IQ1_S => iq2_quant::quant_iq1_s_w,
+        T::IQ2_S => |x, q, o| iq_quant::quant_iq2_s_w(x, Some(q), o),
+        T::IQ3_XXS => |x, q, o| iq_quant::quant_iq3_xxs_w(x, Some(q), o),
+        T::IQ3_S => |x, q, o| iq_quant::quant_iq3_s_w(x, Some(q), o),
+        T::IQ1_M => |x, q, o| iq_quant::quant_iq1_m_w(x, Some(q), o),
+        T::IQ4_NL => |x, q, o| iq::quant_iq4_nl_w(x, Some(q), o, 7),
+        T::IQ4_XS => |x, q, o| iq::quant_iq4_xs_w(x, Some(q), o),
+        _ => return None,
+    })
+}
+
+/// True when ggml's quantization of `ty` reads an importance matrix when given one (so
+/// [`quantize_rows`] with importance differs from without).
+pub fn uses_importance(ty: GgmlType) -> bool {
+    importance_fn(ty).is_some()
+}
+
+/// True when ggml cannot quantize `ty` without an importance matrix
+/// (`ggml_quantize_requires_imatrix`: iq2_xxs, iq2_xs, iq1_s).
+pub fn requires_importance(ty: GgmlType) -> bool {
+    matches!(ty, GgmlType::IQ2_XXS | GgmlType::IQ2_XS | GgmlType::IQ1_S)
+}
+
+/// True when [`quantize_rows`] supports `ty` (with an importance matrix when
+/// [`requires_importance`]).
+pub fn can_quantize_rows(ty: GgmlType) -> bool {
+    can_quantize(ty) || uses_importance(ty)
+}
+
+/// Checks the arguments of [`quantize_rows`]: the row length, whole rows, the output size and
+/// the importance.
+fn check_rows(
+    ty: GgmlType,
+    src: usize,
+    n_per_row: usize,
+    importance: Option<&[f32]>,
+    out: usize,
+) -> Result<&'static Layout> {
+    let l = layout_of(ty)?;
+    if !can_quantize_rows(ty) {
+        return Err(QuantError::NoQuantizer { ty }.into());
+    }
+    if n_per_row == 0 || n_per_row % l.block_elems != 0 {
+        return Err(QuantError::RowLength { ty, n_per_row }.into());
+    }
+    if src % n_per_row != 0 {
+        return Err(QuantError::PartialRow {
+            ty,
+            elements: src,
+            n_per_row,
+        }
+        .into());
+    }
+    check_sizes(l, out, src)?;
+    match importance {
+        Some(w) if w.len() != n_per_row => Err(QuantError::ImportanceLength {
+            ty,
+            expected: n_per_row,
+            found: w.len(),
+        }
+        .into()),
+        None if requires_importance(ty) => Err(QuantError::ImportanceRequired { ty }.into()),
+        _ => Ok(l),
+    }
+}
+
+/// Quantizes rows of `n_per_row` floats (`src`, whole rows) to `ty` into `out` (exactly the
+/// rows' blocks), with optional per-column importance weights (`importance`, `n_per_row`
+/// values, the same for every row): the bytes of ggml's
+/// `ggml_quantize_chunk(ty, src, out, 0, nrows, n_per_row, importance)`.
+///
+/// Without importance this is [`quantize_into`]. Types that ignore an importance matrix in ggml
+/// (q8_0, tq1_0, tq2_0, mxfp4, nvfp4, q1_0, q2_0, floats) give the same bytes either way; iq2_xxs,
+/// iq2_xs and iq1_s need one ([`QuantError::ImportanceRequired`]). llama-quantize's importance of
+/// a tensor is [`ImportanceMatrix::get`] (for a tensor with experts, the slice of each expert's
+/// rows).
+pub fn quantize_rows(
+    ty: GgmlType,
+    src: &[f32],
+    n_per_row: usize,
+    importance: Option<&[f32]>,
+    out: &mut [u8],
+) -> Result<()> {
+    let l = check_rows(ty, src.len(), n_per_row, importance, out.len())?;
+    quantize_rows_unchecked(ty, l, src, n_per_row, importance, out);
+    Ok(())
+}
+
+fn quantize_rows_unchecked(
+    ty: GgmlType,
+    l: &Layout,
+    src: &[f32],
+    n_per_row: usize,
+    importance: Option<&[f32]>,
+    out: &mut [u8],
+) {
+    match (importance, importance_fn(ty)) {
+        (Some(w), Some(f)) => {
+            let row_bytes = n_per_row / l.block_elems * l.block_bytes;
+            for (x, o) in src
+                .chunks_exact(n_per_row)
+                .zip(out.chunks_exact_mut(row_bytes))
+            {
+                f(x, w, o);
+            }
+        }
+        _ => {
+            if let Some(f) = quant_fn(ty) {
+                f(src, out);
+            }
+        }
+    }
+}
+
+/// [`quantize_rows`] on all threads of rayon's pool, split into runs of whole rows (same bytes).
+pub fn quantize_rows_par(
+    ty: GgmlType,
+    src: &[f32],
+    n_per_row: usize,
+    importance: Option<&[f32]>,
+    out: &mut [u8],
+) -> Result<()> {
+    let l = check_rows(ty, src.len(), n_per_row, importance, out.len())?;
+    if src.is_empty() {
+        return Ok(());
+    }
+    let row_bytes = n_per_row / l.block_elems * l.block_bytes;
+    // About 16 Ki elements per task, at least one row.
+    let rows = (16384 / n_per_row).max(1);
+    out.par_chunks_mut(rows * row_bytes)
+        .zip(src.par_chunks(rows * n_per_row))
+        .for_each(|(o, s)| quantize_rows_unchecked(ty, l, s, n_per_row, importance, o));
+    Ok(())
 }
 
 /// Reverses the byte order of every multi-byte field of every block of `ty` in `data`, converting
