@@ -309,3 +309,18 @@ fn each_contradiction_is_found() {
         assert!(rules.contains(&rule), "{rule} not found: {rules:?}");
     }
 }
+
+#[test]
+fn gemma3_gives_no_error_or_warning() {
+    let p = std::path::Path::new("/tmp/gemma/gemma-3-270m-q4_k_m.gguf");
+    if !p.exists() {
+        println!("SKIPPED gemma3: {} is absent", p.display());
+        return;
+    }
+    let g = Gguf::open(p).unwrap();
+    let bad: Vec<_> = audit(&g)
+        .into_iter()
+        .filter(|f| f.severity >= Severity::Warning)
+        .collect();
+    assert!(bad.is_empty(), "{bad:?}");
+}
