@@ -30,6 +30,7 @@
 //! ```
 #![deny(unsafe_code)]
 
+pub mod audit;
 pub mod diff;
 pub mod endian;
 pub mod error;

@@ -1,0 +1,40 @@
+//! `audit`: what a valid file can still hide. Chat templates that reach Python internals or carry
+//! a backdoor, hidden characters, a tokenizer that contradicts itself, hyperparameters that
+//! contradict the tensors. Templates are never rendered: they are scanned as Jinja source.
+#![forbid(unsafe_code)]
+
+mod chars;
+mod finding;
+mod model;
+mod template;
+mod tokenizer;
+
+pub use chars::hidden_char;
+pub use finding::{Finding, Severity};
+pub use template::audit_template;
+
+use crate::Gguf;
+
+/// Every finding of a file, in the order: templates, hidden characters, tokenizer, model.
+pub fn audit(g: &Gguf<'_>) -> Vec<Finding> {
+    let mut out = Vec::new();
+    for kv in g.metadata() {
+        let key = kv.key();
+        if key == "tokenizer.chat_template" || key.starts_with("tokenizer.chat_template.") {
+            match kv.value.as_str() {
+                Some(src) => out.extend(audit_template(&key, kv.offset, src)),
+                None => out.push(Finding::new(
+                    "template.not-text",
+                    Severity::Error,
+                    &key,
+                    kv.offset,
+                    "a chat template key that does not hold a UTF-8 string".into(),
+                )),
+            }
+        }
+    }
+    chars::audit_names(g, &mut out);
+    tokenizer::audit_tokenizer(g, &mut out);
+    model::audit_model(g, &mut out);
+    out
+}

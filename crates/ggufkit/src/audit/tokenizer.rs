@@ -1,0 +1,178 @@
+//! The tokenizer arrays against each other, the special-token ids against the vocabulary, and
+//! the vocabulary against the embedding and output tensors.
+#![forbid(unsafe_code)]
+
+use super::{Finding, Severity};
+use crate::summary::TokenRole;
+use crate::{Gguf, ValueType};
+
+/// Highest token type llama.cpp knows (`LLAMA_TOKEN_TYPE_BYTE`).
+const MAX_TOKEN_TYPE: i64 = 6;
+
+pub(super) fn audit_tokenizer(g: &Gguf<'_>, out: &mut Vec<Finding>) {
+    let Some(tokens_kv) = g.get_kv("tokenizer.ggml.tokens") else {
+        return;
+    };
+    let Some(tokens) = tokens_kv.value.as_array() else {
+        out.push(Finding::new(
+            "tokenizer.type",
+            Severity::Error,
+            "tokenizer.ggml.tokens",
+            tokens_kv.offset,
+            format!(
+                "tokens are a {}, not an array of strings",
+                tokens_kv.value_type().name()
+            ),
+        ));
+        return;
+    };
+    let n = tokens.len();
+    if tokens.element_type() != ValueType::String {
+        out.push(Finding::new(
+            "tokenizer.type",
+            Severity::Error,
+            "tokenizer.ggml.tokens",
+            tokens_kv.offset,
+            format!(
+                "tokens are an array of {}, not of strings",
+                tokens.element_type().name()
+            ),
+        ));
+    }
+    for (key, want) in [
+        ("tokenizer.ggml.scores", ValueType::F32),
+        ("tokenizer.ggml.token_type", ValueType::I32),
+    ] {
+        let Some(kv) = g.get_kv(key) else { continue };
+        match kv.value.as_array() {
+            Some(a) if a.element_type() == want => {
+                if a.len() != n {
+                    out.push(Finding::new(
+                        "tokenizer.length",
+                        Severity::Error,
+                        key,
+                        kv.offset,
+                        format!("{} entries for {n} tokens", a.len()),
+                    ));
+                }
+            }
+            _ => out.push(Finding::new(
+                "tokenizer.type",
+                Severity::Error,
+                key,
+                kv.offset,
+                format!("not an array of {}", want.name()),
+            )),
+        }
+    }
+    if let Some(kv) = g.get_kv("tokenizer.ggml.token_type") {
+        if let Some(types) = kv.value.as_array().and_then(|a| a.typed::<i32>()) {
+            if let Some((i, t)) = types
+                .iter()
+                .enumerate()
+                .find(|&(_, t)| !(0..=MAX_TOKEN_TYPE).contains(&i64::from(t)))
+            {
+                out.push(Finding::new(
+                    "tokenizer.token-type-range",
+                    Severity::Error,
+                    "tokenizer.ggml.token_type",
+                    kv.offset,
+                    format!("token {i} has type {t}, outside 0..={MAX_TOKEN_TYPE}"),
+                ));
+            }
+        }
+    }
+    for role in TokenRole::ALL {
+        for key in role.keys() {
+            let Some(kv) = g.get_kv(key) else { continue };
+            match kv.value.as_i64() {
+                // -1 is how converters say "none".
+                Some(-1) => {}
+                Some(id) if id < 0 || id as u64 >= n => out.push(Finding::new(
+                    "tokenizer.special-id",
+                    Severity::Error,
+                    key,
+                    kv.offset,
+                    format!(
+                        "{} token id {id} is outside the vocabulary of {n}",
+                        role.name()
+                    ),
+                )),
+                Some(_) => {}
+                None => out.push(Finding::new(
+                    "tokenizer.type",
+                    Severity::Error,
+                    key,
+                    kv.offset,
+                    format!("a token id of type {}", kv.value_type().name()),
+                )),
+            }
+        }
+    }
+    let Some(strings) = tokens.strings() else {
+        return;
+    };
+    let mut seen = hashbrown::HashMap::with_capacity(usize::try_from(n).unwrap_or(0));
+    let mut dups = 0u64;
+    let mut first = None;
+    for (i, s) in strings.enumerate() {
+        if let Some(prev) = seen.insert(s.as_bytes(), i) {
+            dups += 1;
+            first.get_or_insert((prev, i));
+        }
+    }
+    if let Some((a, b)) = first {
+        out.push(Finding::new(
+            "tokenizer.duplicate",
+            Severity::Warning,
+            "tokenizer.ggml.tokens",
+            tokens_kv.offset,
+            format!("{dups} duplicate tokens (first: {a} and {b})"),
+        ));
+    }
+    if let Some(kv) = g.get_kv("tokenizer.ggml.merges") {
+        match kv.value.as_array().and_then(|a| a.strings()) {
+            None => out.push(Finding::new(
+                "tokenizer.type",
+                Severity::Error,
+                "tokenizer.ggml.merges",
+                kv.offset,
+                "merges are not an array of strings".into(),
+            )),
+            Some(merges) => {
+                for (i, m) in merges.enumerate() {
+                    let b = m.as_bytes();
+                    let ok = b.iter().position(|&c| c == b' ').is_some_and(|sp| {
+                        seen.contains_key(&b[..sp]) && seen.contains_key(&b[sp + 1..])
+                    });
+                    if !ok {
+                        out.push(Finding::new(
+                            "tokenizer.merge-unknown",
+                            Severity::Warning,
+                            "tokenizer.ggml.merges",
+                            kv.offset,
+                            format!(
+                                "merge {i} ({:?}) names a token that does not exist",
+                                m.to_string_lossy()
+                            ),
+                        ));
+                        break;
+                    }
+                }
+            }
+        }
+    }
+    for name in ["token_embd.weight", "output.weight"] {
+        let Some(t) = g.tensor(name) else { continue };
+        let rows = t.shape().get(1).copied().unwrap_or(1);
+        if rows < n {
+            out.push(Finding::new(
+                "tokenizer.vocab-vs-tensor",
+                Severity::Error,
+                name,
+                t.info_offset(),
+                format!("{rows} rows for a vocabulary of {n} tokens"),
+            ));
+        }
+    }
+}
