@@ -1,5 +1,6 @@
 //! Opening and fully walking headers with ggufkit (every key, every array element, every tensor
-//! info), from a memory map and from a slice, and opening alone; and the map floor (mapping the
+//! info), from a memory map, from a plain unbuffered `File` through `Gguf::read_header`, and from
+//! a slice, and opening alone; and the map floor (mapping the
 //! file and touching every header byte once) for the ratio.
 //!
 //! Files: the corpus's largest vocabularies and bench files, Gemma 3 270M when present, and the
@@ -95,6 +96,14 @@ fn bench(c: &mut Criterion) {
         group.bench_function(BenchmarkId::new("ggufkit-mmap", &name), |b| {
             b.iter(|| {
                 let g = Gguf::open(black_box(&path)).unwrap();
+                black_box(walk_ggufkit(&g))
+            })
+        });
+        // the stream reader over a plain unbuffered File: read_header reads in chunks itself
+        group.bench_function(BenchmarkId::new("ggufkit-read-header", &name), |b| {
+            b.iter(|| {
+                let f = std::fs::File::open(black_box(&path)).unwrap();
+                let g = Gguf::read_header(f).unwrap();
                 black_box(walk_ggufkit(&g))
             })
         });
