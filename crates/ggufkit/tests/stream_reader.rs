@@ -51,7 +51,11 @@ fn read_header_reads_in_chunks_and_agrees_with_open() {
             // a read per chunk (or per `max` bytes when the reader gives less), not per field;
             // a long array body is read to its end, so each one may add a short read
             let chunks = header / max.min(32 * 1024) + 16;
-            assert!(r.calls <= chunks, "{path:?}: {} read calls of at most {max} for {header} bytes", r.calls);
+            assert!(
+                r.calls <= chunks,
+                "{path:?}: {} read calls of at most {max} for {header} bytes",
+                r.calls
+            );
         }
         // the exact reader stops at the data, however the stream hands its bytes out
         let bytes = std::fs::read(&path).unwrap();
@@ -69,6 +73,10 @@ fn a_stream_cut_short_fails_at_the_same_offset_as_a_slice() {
     for cut in [0, 3, 20, 100, header / 2, header - 1] {
         let a = Gguf::from_bytes(&bytes[..cut]).unwrap_err();
         let b = Gguf::read_header(&bytes[..cut]).unwrap_err();
-        assert_eq!((a.rule(), a.offset()), (b.rule(), b.offset()), "cut at {cut}");
+        assert_eq!(
+            (a.rule(), a.offset()),
+            (b.rule(), b.offset()),
+            "cut at {cut}"
+        );
     }
 }

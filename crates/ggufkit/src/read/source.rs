@@ -115,7 +115,9 @@ impl<R: Read> StreamSource<R> {
             self.buf.truncate(filled);
             return Ok(());
         }
-        let scratch = self.scratch.get_or_insert_with(|| vec![0; CHUNK].into_boxed_slice());
+        let scratch = self
+            .scratch
+            .get_or_insert_with(|| vec![0; CHUNK].into_boxed_slice());
         let got = loop {
             match self.reader.read(scratch) {
                 Ok(n) => break n,
