@@ -70,3 +70,20 @@ fn info_json_on_corpus() {
     assert_eq!(o[1]["kv_cache"]["bytes_per_token"], json!(18_432));
     assert_eq!(o[1]["tokenizer"]["pre"], json!("bert-bge"));
 }
+
+#[test]
+fn info_context_estimates_the_kv_cache_for_n_tokens() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = tiny_model().write(dir.path(), "tiny.gguf");
+    // 32 bytes per token (2 layers × 1 kv head × (4 + 4) × 2 bytes) × 5,000 tokens
+    let (code, out, err) = run(dir.path(), &["info", &f, "--json", "--context", "5000"]);
+    assert_eq!(code, 0, "{err}");
+    let o = objects(&out);
+    assert_eq!(
+        o[0]["kv_cache_at"],
+        json!({"tokens": 5000, "bytes": 160_000})
+    );
+    let (code, out, err) = run(dir.path(), &["info", &f, "--context", "5000"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("at 5,000 tokens (--context)"), "{out}");
+}

@@ -18,6 +18,10 @@ pub struct Args {
     /// One JSON object per file, one per line (docs/json.md).
     #[arg(long)]
     json: bool,
+    /// Also estimate the KV cache (f16, every layer) for N tokens of context
+    /// (`kv_cache_at` in JSON).
+    #[arg(long, value_name = "N")]
+    context: Option<u64>,
 }
 
 /// The summary of `file`; for the first shard of a split model, the whole model's, as llama.cpp
@@ -58,10 +62,17 @@ pub fn run(args: Args) -> CmdResult {
                 code = code.max(whole);
                 if args.json {
                     let mut line = summary_json(&title, g.report(), &summary);
+                    if let Some(tokens) = args.context {
+                        crate::output::summary::add_kv_at(
+                            &mut line,
+                            summary.kv_cache.as_ref(),
+                            tokens,
+                        );
+                    }
                     crate::remote::add_member(&mut line, file);
                     print(&line);
                 } else {
-                    let mut text = summary_text(&title, g.report(), &summary, &style);
+                    let mut text = summary_text(&title, g.report(), &summary, args.context, &style);
                     if let Some(line) = crate::remote::human_line(file) {
                         text.push_str(&line);
                     }

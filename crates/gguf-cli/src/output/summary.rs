@@ -41,3 +41,31 @@ pub fn kv_formula(kv: &KvCache) -> String {
         counted(kv.bytes_per_token, "byte", "bytes")
     )
 }
+
+/// Adds `"kv_cache_at":{"tokens":N,"bytes":B}` (`bytes` null without an estimate) to the end of
+/// one JSON object of `info --json --context N`.
+pub fn add_kv_at(out: &mut String, kv: Option<&KvCache>, tokens: u64) {
+    let newline = out.ends_with('\n');
+    let Some(body) = out.trim_end_matches('\n').strip_suffix('}') else {
+        return;
+    };
+    let mut j = super::json::Json::new();
+    j.raw(",")
+        .key("kv_cache_at")
+        .raw("{")
+        .key("tokens")
+        .u64(tokens);
+    j.raw(",").key("bytes");
+    match kv {
+        Some(kv) => j.u64(kv.bytes_for(tokens)),
+        None => j.raw("null"),
+    };
+    j.raw("}}");
+    let mut new = String::with_capacity(out.len() + j.out.len() + 1);
+    new.push_str(body);
+    new.push_str(&j.out);
+    if newline {
+        new.push('\n');
+    }
+    *out = new;
+}

@@ -73,7 +73,13 @@ fn split_lines(out: &mut String, s: &Style, split: &Split) {
 }
 
 /// The summary of the file shown as `title`, with the verdicts of `report`.
-pub fn summary_text(title: &str, report: &Report, m: &Summary, s: &Style) -> String {
+pub fn summary_text(
+    title: &str,
+    report: &Report,
+    m: &Summary,
+    context: Option<u64>,
+    s: &Style,
+) -> String {
     let mut out = format!("{}\n", s.bold(title));
     let verdict = if !report.valid() {
         match report.errors.first() {
@@ -203,6 +209,25 @@ pub fn summary_text(title: &str, report: &Report, m: &Summary, s: &Style) -> Str
             ),
         );
         line(&mut out, s, "", s.dim(&kv_formula(kv)));
+        if let Some(tokens) = context {
+            line(
+                &mut out,
+                s,
+                "",
+                format!(
+                    "{} at {} tokens (--context)",
+                    human_bytes(kv.bytes_for(tokens)),
+                    grouped(tokens)
+                ),
+            );
+        }
+    } else if context.is_some() {
+        line(
+            &mut out,
+            s,
+            "kv cache",
+            "no estimate: the file lacks the hyperparameters it needs".to_string(),
+        );
     }
     if let Some(t) = &m.tokenizer {
         let mut parts = vec![t.model.clone().unwrap_or_else(|| "unknown model".into())];
