@@ -10,11 +10,7 @@ use ggufkit::{quant, Endian, GgmlType, Gguf};
 /// Quantizers not written yet. Every other type of `quant/` must match.
 const KNOWN_MISSING_QUANT: &[&str] = &[];
 
-/// Cases where ggml itself changed since the vectors (ggml d99724f) were made: ggufkit follows
-/// the llama.cpp of `../shared/tools/llama-quantize.sh` (0c1e57098), whose iq1_m split search
-/// sums per-half prefix sums and rounds differently on case2's extreme magnitudes.
-/// `tests/quant_ggml.rs` checks these inputs against that ggml when its harness is built.
-const GGML_CHANGED_SINCE_VECTORS: &[(&str, usize)] = &[("iq1_m", 2)];
+use ggufkit_testkit::shared::GGML_CHANGED_SINCE_VECTORS;
 
 fn vectors_dir() -> Option<PathBuf> {
     ggufkit_testkit::shared::find("vectors")
