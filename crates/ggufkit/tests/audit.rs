@@ -201,9 +201,12 @@ fn a_consistent_model_gives_nothing() {
     assert_eq!(rules_of(&model(|_| {})), Vec::<&str>::new());
 }
 
+/// A change to the consistent model that one rule must catch.
+type Contradiction = Box<dyn FnOnce(&mut GgufBuilder)>;
+
 #[test]
 fn each_contradiction_is_found() {
-    let cases: Vec<(&str, Box<dyn FnOnce(&mut GgufBuilder)>)> = vec![
+    let cases: Vec<(&str, Contradiction)> = vec![
         (
             "tokenizer.length",
             Box::new(|b| {

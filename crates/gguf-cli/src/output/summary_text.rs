@@ -226,7 +226,7 @@ pub fn summary_text(
             &mut out,
             s,
             "kv cache",
-            "no estimate: the file lacks the hyperparameters it needs".to_string(),
+            "no estimate: the file lacks the hyperparameters it needs",
         );
     }
     if let Some(t) = &m.tokenizer {
