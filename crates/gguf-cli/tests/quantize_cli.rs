@@ -519,7 +519,7 @@ fn importance_matrices() {
         (
             "cut.dat",
             legacy_imatrix(&e)[..2000].to_vec(),
-            "ends inside",
+            "the file ends in",
         ),
     ];
     for (file, bytes, want) in bad {

@@ -333,8 +333,10 @@ fn imatrix_files_load_as_llama_quantize_reads_them() {
     assert!(gg.check_matches(Path::new("x"), other).is_err());
     // a truncated legacy file is a clear error
     let bytes = std::fs::read(dir.join("gemma-3-270m-f16.imatrix.dat")).unwrap();
-    let e = quantize::Imatrix::from_legacy(&bytes[..1000], Path::new("cut.dat")).unwrap_err();
-    assert!(e.to_string().starts_with("cut.dat: ends inside"), "{e}");
+    let e =
+        ggufkit::quant::ImportanceMatrix::from_legacy_bytes(&bytes[..1000], Path::new("cut.dat"))
+            .unwrap_err();
+    assert!(e.to_string().starts_with("cut.dat: at byte "), "{e}");
 }
 
 /// With the importance matrix, the plan and the header (metadata order, data offset) are
