@@ -27,7 +27,7 @@ q5_0, q5_k -> q5_1, q6_k -> q8_0, iq* -> iq4_nl, ...) or f16. --dry-run lists ev
 its type, size and the reason, and the totals. The output has llama-quantize's tensor order and
 metadata (general.quantization_version, general.file_type); its bytes are llama-quantize's.")]
 pub struct Args {
-    /// IN [OUT] PRESET [NTHREADS], as llama-quantize takes them.
+    /// `IN [OUT] PRESET [NTHREADS]`, as llama-quantize takes them.
     #[arg(value_name = "ARGS", num_args = 2..=4, required = true)]
     args: Vec<String>,
     /// Print the plan (each tensor's type, size and reason; totals) without writing anything.
