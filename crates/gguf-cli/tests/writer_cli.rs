@@ -658,7 +658,7 @@ fn meta_uses_the_conventions_types_and_warns_of_needed_keys() {
     );
     assert_eq!(code, 0, "{err}");
     assert!(
-        err.contains("warning: removing general.architecture: llama.cpp cannot load"),
+        err.contains("warning: removed general.architecture: llama.cpp cannot load"),
         "{err}"
     );
     let (code, _, err) = common::run(

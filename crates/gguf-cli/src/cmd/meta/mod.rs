@@ -137,22 +137,29 @@ fn set(a: SetArgs) -> CmdResult {
 
 fn rm(a: RmArgs) -> CmdResult {
     let g = open(&a.file, false)?;
-    for key in &a.keys {
-        if g.get(key).is_some() {
-            if let Some(why) = needed_by_loaders(key, g.architecture()) {
-                eprintln!("gguf: warning: removing {key}: {why}");
-            }
-        }
-    }
+    // said once the removal is done (a refused edit removes nothing)
+    let warnings: Vec<String> = a
+        .keys
+        .iter()
+        .filter(|key| g.get(key).is_some())
+        .filter_map(|key| {
+            needed_by_loaders(key, g.architecture())
+                .map(|why| format!("gguf: warning: removed {key}: {why}"))
+        })
+        .collect();
     let edits: Vec<_> = a.keys.iter().cloned().map(MetaEdit::Remove).collect();
-    apply(
+    let done = apply(
         g,
         &a.file,
         &edits,
         &a.output,
         a.force,
         &format!("removed {}", a.keys.join(", ")),
-    )
+    )?;
+    for w in &warnings {
+        eprintln!("{w}");
+    }
+    Ok(done)
 }
 
 fn apply(
