@@ -50,6 +50,10 @@ pub fn to_py(py: Python<'_>, e: Error, file: &str) -> PyErr {
             }
         }
         Error::NotFound(m) => PyKeyError::new_err(format!("{file}: {m}")),
+        // the library says it in plain words; Python callers match FileNotFoundError (ENOENT)
+        Error::Write(ref w @ ggufkit::error::WriteError::NoOutputFolder { ref path, .. }) => {
+            PyOSError::new_err((2, w.to_string(), path.display().to_string()))
+        }
         other => gguf_error(py, format!("{file}: {other}")),
     }
 }
