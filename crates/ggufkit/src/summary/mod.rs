@@ -215,6 +215,22 @@ impl Summary {
         s
     }
 
+    /// What `gguf info` shows for a file opened from a path: for the first shard of a split
+    /// model, the whole model's ([`Summary::of_model`], the other shards opened beside it);
+    /// otherwise this file's. When the other shards cannot be read, this shard's alone and the
+    /// reason, so a caller can say it describes one shard.
+    pub fn of_file(g: &Gguf<'_>) -> (Summary, Option<crate::Error>) {
+        let alone = Summary::of(g);
+        let first_of_many = alone.split.as_ref().is_some_and(|s| s.no == 0);
+        let Some(path) = g.path().filter(|_| first_of_many) else {
+            return (alone, None);
+        };
+        match ShardedModel::open(path) {
+            Ok(m) => (Summary::of_model(&m), None),
+            Err(e) => (alone, Some(e)),
+        }
+    }
+
     /// Tensors of the model: every shard's for a whole split model ([`Summary::of_model`]), else
     /// the file's.
     pub fn tensor_count(&self) -> u64 {
