@@ -14,6 +14,8 @@ const HOSTILE: &[(&str, &str)] = &[
     ("{{ ''|attr('_' ~ '_class_' ~ '_') }}", "template.dunder"),
     ("{{ ''|attr('_' + '_globals__') }}", "template.dunder"),
     ("{{ ''|attr('%s_class__'|format('_')) }}", "template.dunder"),
+    ("{{ ''|attr('%s%sclass%s%s'|format('_', '_', '_', '_')) }}", "template.dunder"),
+    ("{{ ''|attr('{}{}globals{}{}'.format('_', '_', '_', '_')) }}", "template.dunder"),
     ("{{ x['__globals__']['__builtins__'] }}", "template.dunder"),
     ("{{ cycler.__init__.__globals__.os.popen('id').read() }}", "template.escape-global"),
     ("{{ joiner.__init__ }}", "template.escape-global"),
@@ -75,6 +77,12 @@ fn think_splitting_is_not_a_backdoor() {
     assert!(audit_template("k", 0, src).is_empty());
 }
 
+#[test]
+fn generation_blocks_and_token_formats_are_honest() {
+    let src = "{% set eos = '<|hy_eos{}|>'.format('') %}{% for m in messages %}{% generation %}{{ m.content }}{% endgeneration %}{% endfor %}";
+    assert_eq!(audit_template("k", 0, src), vec![]);
+}
+
 fn real_templates() -> Vec<(String, String)> {
     let mut out = Vec::new();
     if let Some(corpus) = ggufkit_testkit::shared::corpus() {
@@ -101,38 +109,39 @@ fn real_templates() -> Vec<(String, String)> {
     } else {
         println!("SKIPPED gemma: /tmp/gemma is absent");
     }
-    let mut found_llama = false;
-    if let Ok(rd) = std::fs::read_dir("/tmp/llama-quantize/src") {
-        for e in rd.flatten() {
-            let dir = e.path().join("models/templates");
-            let Ok(files) = std::fs::read_dir(&dir) else {
+    out
+}
+
+/// The templates shipped in the llama.cpp sources that `shared/tools/llama-quantize.sh` unpacks
+/// (`/tmp/llama-quantize/src/*/[vendor/llama.cpp/]models/templates/*.jinja`), by path.
+fn llama_cpp_templates() -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let Ok(rd) = std::fs::read_dir("/tmp/llama-quantize/src") else {
+        return out;
+    };
+    for e in rd.flatten() {
+        for sub in ["models/templates", "vendor/llama.cpp/models/templates"] {
+            let Ok(files) = std::fs::read_dir(e.path().join(sub)) else {
                 continue;
             };
             for f in files.flatten() {
                 let p = f.path();
                 if p.extension().is_some_and(|x| x == "jinja") {
                     if let Ok(s) = std::fs::read_to_string(&p) {
-                        found_llama = true;
                         out.push((p.display().to_string(), s));
                     }
                 }
             }
         }
     }
-    if !found_llama {
-        println!(
-            "SKIPPED llama.cpp templates: /tmp/llama-quantize/src/*/models/templates is absent"
-        );
-    }
+    out.sort();
     out
 }
 
-#[test]
-fn real_templates_give_no_error_or_warning() {
-    let all = real_templates();
-    println!("{} real templates", all.len());
+/// The findings at warning or above of each template, one line each.
+fn alarms(templates: &[(String, String)]) -> Vec<String> {
     let mut bad = Vec::new();
-    for (name, src) in &all {
+    for (name, src) in templates {
         for f in audit_template("tokenizer.chat_template", 0, src) {
             if f.severity >= Severity::Warning {
                 bad.push(format!(
@@ -142,6 +151,28 @@ fn real_templates_give_no_error_or_warning() {
             }
         }
     }
+    bad
+}
+
+#[test]
+fn llama_cpp_templates_give_no_error_or_warning() {
+    let all = llama_cpp_templates();
+    if all.is_empty() {
+        println!(
+            "SKIPPED llama.cpp templates: /tmp/llama-quantize/src/*/models/templates is absent"
+        );
+        return;
+    }
+    println!("{} llama.cpp templates audited", all.len());
+    let bad = alarms(&all);
+    assert!(bad.is_empty(), "{} alarms:\n{}", bad.len(), bad.join("\n"));
+}
+
+#[test]
+fn real_templates_give_no_error_or_warning() {
+    let all = real_templates();
+    println!("{} real templates", all.len());
+    let bad = alarms(&all);
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
 

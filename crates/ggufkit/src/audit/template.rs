@@ -20,6 +20,22 @@ const ESCAPE_GLOBALS: &[&str] = &[
     "request",
 ];
 
+/// Statements that open a block closed by `end<name>`: Jinja's, and `generation`, the block
+/// Hugging Face's chat templates use to mark the assistant's tokens.
+const BLOCKS: &[&str] = &[
+    "if",
+    "for",
+    "macro",
+    "call",
+    "filter",
+    "block",
+    "raw",
+    "with",
+    "autoescape",
+    "trans",
+    "generation",
+];
+
 /// Names whose call or attribute runs code or reaches the interpreter.
 const EXEC_NAMES: &[&str] = &[
     "os",
@@ -115,7 +131,7 @@ pub fn audit_template(key: &str, offset: u64, src: &str) -> Vec<Finding> {
             }) = toks.first()
             {
                 match w.as_str() {
-                    "if" | "for" | "macro" | "call" | "filter" | "block" | "raw" => depth += 1,
+                    w if BLOCKS.contains(&w) => depth += 1,
                     "set" if !toks.iter().any(|t| t.tok == Tok::Op('=')) => depth += 1,
                     w if w.starts_with("end") => depth -= 1,
                     _ => {}
@@ -217,11 +233,12 @@ fn scan(toks: &[Lexed], push: &mut impl FnMut(&'static str, Severity, String, Op
                         Some(t.pos),
                     )
                 }
-                if (s.contains("%s") || s.contains("{}")) && s.contains('_') {
+                // A placeholder beside an underscore: '%s_class__'|format('_').
+                if s.contains("%s") || s.contains("{}") {
                     if let (Some(Tok::Op('|' | '.')), Some(Tok::Ident(f))) =
                         (next, toks.get(i + 2).map(|t| &t.tok))
                     {
-                        if f == "format" && s.replace("%s", "").replace("{}", "").contains('_') {
+                        if f == "format" && s.replace("%s", "_").replace("{}", "_").contains("__") {
                             push(
                                 "template.dunder",
                                 Severity::Error,
