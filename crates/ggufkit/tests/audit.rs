@@ -2,7 +2,7 @@
 //! we have that must give no error or warning, and one crafted contradiction per tokenizer and
 //! model rule.
 
-use ggufkit::audit::{audit, audit_template, Severity};
+use ggufkit::audit::{audit, audit_template, rule as catalog, Severity};
 use ggufkit::{GgmlType, Gguf, GgufBuilder, OwnedValue};
 
 /// (template, rule that must be found)
@@ -52,6 +52,7 @@ const HOSTILE: &[(&str, &str)] = &[
 fn every_hostile_template_is_found() {
     for (src, rule) in HOSTILE {
         let f = audit_template("tokenizer.chat_template", 0, src);
+        assert!(f.iter().all(|f| catalog(f.rule).is_some()), "{f:?}");
         assert!(
             f.iter()
                 .any(|f| f.rule == *rule && f.severity >= Severity::Warning),
@@ -224,7 +225,11 @@ fn model(tweak: impl FnOnce(&mut GgufBuilder)) -> Vec<u8> {
 
 fn rules_of(bytes: &[u8]) -> Vec<&'static str> {
     let g = Gguf::from_bytes(bytes).unwrap();
-    audit(&g).into_iter().map(|f| f.rule).collect()
+    let found = audit(&g);
+    for f in &found {
+        assert!(catalog(f.rule).is_some(), "{} is not in the catalog", f.rule);
+    }
+    found.into_iter().map(|f| f.rule).collect()
 }
 
 #[test]

@@ -6,11 +6,13 @@
 mod chars;
 mod finding;
 mod model;
+mod rules;
 mod template;
 mod tokenizer;
 
 pub use chars::hidden_char;
 pub use finding::{Finding, Severity};
+pub use rules::{rule, Rule, RULES};
 pub use template::audit_template;
 
 use crate::Gguf;
