@@ -227,7 +227,11 @@ fn rules_of(bytes: &[u8]) -> Vec<&'static str> {
     let g = Gguf::from_bytes(bytes).unwrap();
     let found = audit(&g);
     for f in &found {
-        assert!(catalog(f.rule).is_some(), "{} is not in the catalog", f.rule);
+        assert!(
+            catalog(f.rule).is_some(),
+            "{} is not in the catalog",
+            f.rule
+        );
     }
     found.into_iter().map(|f| f.rule).collect()
 }
@@ -332,6 +336,14 @@ fn each_contradiction_is_found() {
             Box::new(|b| b.set("llama.feed_forward_length", 32u32).unwrap()),
         ),
         (
+            "model.file-type",
+            Box::new(|b| b.set("general.file_type", 1u32).unwrap()), // F16 over f32 tensors
+        ),
+        (
+            "model.file-type",
+            Box::new(|b| b.set("general.file_type", 15u32).unwrap()), // Q4_K_M
+        ),
+        (
             "model.unknown-arch",
             Box::new(|b| b.set("general.architecture", "frobnicator").unwrap()),
         ),
@@ -347,6 +359,13 @@ fn each_contradiction_is_found() {
         let rules = rules_of(&model(tweak));
         assert!(rules.contains(&rule), "{rule} not found: {rules:?}");
     }
+}
+
+#[test]
+fn a_file_type_its_tensors_agree_with_gives_nothing() {
+    // all F32 over f32 tensors
+    let bytes = model(|b| b.set("general.file_type", 0u32).unwrap());
+    assert_eq!(rules_of(&bytes), Vec::<&str>::new());
 }
 
 #[test]
