@@ -39,7 +39,7 @@ pub(super) fn audit_file_type(g: &Gguf<'_>, out: &mut Vec<Finding>) {
         *mix.entry(t.from.name()).or_default() += 1;
     }
     let mut mix: Vec<_> = mix.into_iter().collect();
-    mix.sort_by(|a, b| b.1.cmp(&a.1));
+    mix.sort_by_key(|m| std::cmp::Reverse(m.1));
     let mix: Vec<String> = mix.iter().map(|(t, n)| format!("{n} {t}")).collect();
     out.push(Finding::new(
         "model.file-type",
