@@ -73,6 +73,17 @@ fn positions_are_line_and_column() {
 }
 
 #[test]
+fn positions_count_characters_across_tokens_and_lines() {
+    let f = audit_template("k", 0, "é {{ x.__class__ }} ü\n  ü {{ y.__mro__ }}");
+    let at: Vec<_> = f
+        .iter()
+        .filter(|f| f.rule == "template.dunder")
+        .map(|f| f.position)
+        .collect();
+    assert_eq!(at, [Some((1, 8)), Some((2, 10))]);
+}
+
+#[test]
 fn think_splitting_is_not_a_backdoor() {
     let src = "{% for m in messages %}{% if '</think>' in m.content %}{% set c = m.content.split('</think>')[-1] %}{% endif %}{{ c }}{% endfor %}";
     assert!(audit_template("k", 0, src).is_empty());
