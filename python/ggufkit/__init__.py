@@ -17,6 +17,7 @@ from typing import Any, Iterator
 
 from . import _native
 from ._native import (
+    AuditFinding,
     Field,
     File,
     Finding,
@@ -24,6 +25,7 @@ from ._native import (
     StringArray,
     Tensor,
     Writer,
+    audit,
     dequantize,
     edit,
     quantize,
@@ -36,6 +38,7 @@ __version__ = _native.__version__
 __all__ = [
     "open",
     "validate",
+    "audit",
     "quantize",
     "dequantize",
     "edit",
@@ -46,6 +49,7 @@ __all__ = [
     "Metadata",
     "Report",
     "Finding",
+    "AuditFinding",
     "Writer",
     "GGUFError",
     "FormatError",

@@ -19,6 +19,18 @@ class Finding:
     message: str
     def __init__(self, rule: str, offset: int, message: str) -> None: ...
 
+class AuditFinding:
+    """One finding of the audit: rule id, severity ("error", "warning", "note"), the key or
+    tensor and its byte offset, the line and column inside a template (None otherwise)."""
+
+    rule: str
+    severity: str
+    subject: str
+    offset: int
+    line: Optional[int]
+    column: Optional[int]
+    message: str
+
 class Report:
     """The verdicts and findings of a check."""
 
@@ -155,6 +167,9 @@ class Writer:
 
 def open(source: _Source, *, permissive: bool = False) -> File: ...
 def validate(source: Union[_Path, bytes, bytearray]) -> Report: ...
+def audit(
+    source: Union[_Source, File], *, severity: str = "warning"
+) -> List[AuditFinding]: ...
 def quantize(x: npt.ArrayLike, type: str) -> npt.NDArray[np.uint8]: ...
 def dequantize(
     raw: Union[bytes, npt.NDArray[np.uint8]], type: str, shape: Optional[Sequence[int]] = None

@@ -152,7 +152,8 @@ pub struct File {
 }
 
 impl File {
-    fn held(&self) -> PyResult<Arc<Held>> {
+    /// What the file holds, or ValueError once it is closed.
+    pub(crate) fn held(&self) -> PyResult<Arc<Held>> {
         self.held
             .lock()
             .map_err(|_| PyValueError::new_err("the file's lock was poisoned"))?

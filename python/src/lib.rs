@@ -5,6 +5,7 @@
 //! compatibility reader on top.
 #![deny(unsafe_code)]
 
+mod audit;
 mod check;
 mod codec;
 mod compat;
@@ -30,11 +31,13 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<values::StringArrayIter>()?;
     m.add_class::<check::Report>()?;
     m.add_class::<check::Finding>()?;
+    m.add_class::<audit::AuditFinding>()?;
     m.add_class::<writer::Writer>()?;
     m.add_class::<held::Keep>()?;
     m.add_class::<compat::ReaderTensor>()?;
     m.add_function(wrap_pyfunction!(file::open, m)?)?;
     m.add_function(wrap_pyfunction!(check::validate, m)?)?;
+    m.add_function(wrap_pyfunction!(audit::audit, m)?)?;
     m.add_function(wrap_pyfunction!(codec::quantize_py, m)?)?;
     m.add_function(wrap_pyfunction!(codec::dequantize_py, m)?)?;
     m.add_function(wrap_pyfunction!(writer::edit, m)?)?;

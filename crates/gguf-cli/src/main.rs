@@ -26,6 +26,9 @@ enum Command {
     Dump(cmd::dump::Args),
     /// Check files against the spec and against what ggml loads (exit 0 valid, 1 invalid, 2 error).
     Validate(cmd::validate::Args),
+    /// What a valid file can still hide: dangerous chat templates, a tokenizer or hyperparameters
+    /// that contradict the file (exit 0 nothing at --severity, default warning, 1 found, 2 error).
+    Audit(cmd::audit::Args),
     /// Metadata: read one value (get), set or remove keys (in place or into a new file).
     Meta(cmd::meta::Args),
     /// Rewrite a file as the writer lays it out, optionally in the other byte order.
@@ -66,6 +69,7 @@ fn main() -> ExitCode {
         Command::Info(a) => cmd::info::run(a),
         Command::Dump(a) => cmd::dump::run(a),
         Command::Validate(a) => cmd::validate::run(a),
+        Command::Audit(a) => cmd::audit::run(a),
         Command::Meta(a) => cmd::meta::run(a),
         Command::Convert(a) => cmd::convert::run(a),
         Command::Quantize(a) => cmd::quantize::run(a),

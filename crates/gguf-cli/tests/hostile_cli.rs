@@ -53,6 +53,7 @@ fn deep_nesting_prints_without_overflowing_the_stack() {
         vec!["dump", path],
         vec!["info", path],
         vec!["validate", path],
+        vec!["audit", path],
     ] {
         let o = run_small_stack(&args);
         assert!(

@@ -2,7 +2,7 @@
 //! we have that must give no error or warning, and one crafted contradiction per tokenizer and
 //! model rule.
 
-use ggufkit::audit::{audit, audit_template, Severity};
+use ggufkit::audit::{audit, audit_template, rule as catalog, Severity};
 use ggufkit::{GgmlType, Gguf, GgufBuilder, OwnedValue};
 
 /// (template, rule that must be found)
@@ -14,6 +14,8 @@ const HOSTILE: &[(&str, &str)] = &[
     ("{{ ''|attr('_' ~ '_class_' ~ '_') }}", "template.dunder"),
     ("{{ ''|attr('_' + '_globals__') }}", "template.dunder"),
     ("{{ ''|attr('%s_class__'|format('_')) }}", "template.dunder"),
+    ("{{ ''|attr('%s%sclass%s%s'|format('_', '_', '_', '_')) }}", "template.dunder"),
+    ("{{ ''|attr('{}{}globals{}{}'.format('_', '_', '_', '_')) }}", "template.dunder"),
     ("{{ x['__globals__']['__builtins__'] }}", "template.dunder"),
     ("{{ cycler.__init__.__globals__.os.popen('id').read() }}", "template.escape-global"),
     ("{{ joiner.__init__ }}", "template.escape-global"),
@@ -50,6 +52,7 @@ const HOSTILE: &[(&str, &str)] = &[
 fn every_hostile_template_is_found() {
     for (src, rule) in HOSTILE {
         let f = audit_template("tokenizer.chat_template", 0, src);
+        assert!(f.iter().all(|f| catalog(f.rule).is_some()), "{f:?}");
         assert!(
             f.iter()
                 .any(|f| f.rule == *rule && f.severity >= Severity::Warning),
@@ -70,9 +73,26 @@ fn positions_are_line_and_column() {
 }
 
 #[test]
+fn positions_count_characters_across_tokens_and_lines() {
+    let f = audit_template("k", 0, "é {{ x.__class__ }} ü\n  ü {{ y.__mro__ }}");
+    let at: Vec<_> = f
+        .iter()
+        .filter(|f| f.rule == "template.dunder")
+        .map(|f| f.position)
+        .collect();
+    assert_eq!(at, [Some((1, 8)), Some((2, 10))]);
+}
+
+#[test]
 fn think_splitting_is_not_a_backdoor() {
     let src = "{% for m in messages %}{% if '</think>' in m.content %}{% set c = m.content.split('</think>')[-1] %}{% endif %}{{ c }}{% endfor %}";
     assert!(audit_template("k", 0, src).is_empty());
+}
+
+#[test]
+fn generation_blocks_and_token_formats_are_honest() {
+    let src = "{% set eos = '<|hy_eos{}|>'.format('') %}{% for m in messages %}{% generation %}{{ m.content }}{% endgeneration %}{% endfor %}";
+    assert_eq!(audit_template("k", 0, src), vec![]);
 }
 
 fn real_templates() -> Vec<(String, String)> {
@@ -101,38 +121,39 @@ fn real_templates() -> Vec<(String, String)> {
     } else {
         println!("SKIPPED gemma: /tmp/gemma is absent");
     }
-    let mut found_llama = false;
-    if let Ok(rd) = std::fs::read_dir("/tmp/llama-quantize/src") {
-        for e in rd.flatten() {
-            let dir = e.path().join("models/templates");
-            let Ok(files) = std::fs::read_dir(&dir) else {
+    out
+}
+
+/// The templates shipped in the llama.cpp sources that `shared/tools/llama-quantize.sh` unpacks
+/// (`/tmp/llama-quantize/src/*/[vendor/llama.cpp/]models/templates/*.jinja`), by path.
+fn llama_cpp_templates() -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let Ok(rd) = std::fs::read_dir("/tmp/llama-quantize/src") else {
+        return out;
+    };
+    for e in rd.flatten() {
+        for sub in ["models/templates", "vendor/llama.cpp/models/templates"] {
+            let Ok(files) = std::fs::read_dir(e.path().join(sub)) else {
                 continue;
             };
             for f in files.flatten() {
                 let p = f.path();
                 if p.extension().is_some_and(|x| x == "jinja") {
                     if let Ok(s) = std::fs::read_to_string(&p) {
-                        found_llama = true;
                         out.push((p.display().to_string(), s));
                     }
                 }
             }
         }
     }
-    if !found_llama {
-        println!(
-            "SKIPPED llama.cpp templates: /tmp/llama-quantize/src/*/models/templates is absent"
-        );
-    }
+    out.sort();
     out
 }
 
-#[test]
-fn real_templates_give_no_error_or_warning() {
-    let all = real_templates();
-    println!("{} real templates", all.len());
+/// The findings at warning or above of each template, one line each.
+fn alarms(templates: &[(String, String)]) -> Vec<String> {
     let mut bad = Vec::new();
-    for (name, src) in &all {
+    for (name, src) in templates {
         for f in audit_template("tokenizer.chat_template", 0, src) {
             if f.severity >= Severity::Warning {
                 bad.push(format!(
@@ -142,6 +163,28 @@ fn real_templates_give_no_error_or_warning() {
             }
         }
     }
+    bad
+}
+
+#[test]
+fn llama_cpp_templates_give_no_error_or_warning() {
+    let all = llama_cpp_templates();
+    if all.is_empty() {
+        println!(
+            "SKIPPED llama.cpp templates: /tmp/llama-quantize/src/*/models/templates is absent"
+        );
+        return;
+    }
+    println!("{} llama.cpp templates audited", all.len());
+    let bad = alarms(&all);
+    assert!(bad.is_empty(), "{} alarms:\n{}", bad.len(), bad.join("\n"));
+}
+
+#[test]
+fn real_templates_give_no_error_or_warning() {
+    let all = real_templates();
+    println!("{} real templates", all.len());
+    let bad = alarms(&all);
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
 
@@ -193,7 +236,15 @@ fn model(tweak: impl FnOnce(&mut GgufBuilder)) -> Vec<u8> {
 
 fn rules_of(bytes: &[u8]) -> Vec<&'static str> {
     let g = Gguf::from_bytes(bytes).unwrap();
-    audit(&g).into_iter().map(|f| f.rule).collect()
+    let found = audit(&g);
+    for f in &found {
+        assert!(
+            catalog(f.rule).is_some(),
+            "{} is not in the catalog",
+            f.rule
+        );
+    }
+    found.into_iter().map(|f| f.rule).collect()
 }
 
 #[test]
@@ -296,6 +347,14 @@ fn each_contradiction_is_found() {
             Box::new(|b| b.set("llama.feed_forward_length", 32u32).unwrap()),
         ),
         (
+            "model.file-type",
+            Box::new(|b| b.set("general.file_type", 1u32).unwrap()), // F16 over f32 tensors
+        ),
+        (
+            "model.file-type",
+            Box::new(|b| b.set("general.file_type", 15u32).unwrap()), // Q4_K_M
+        ),
+        (
             "model.unknown-arch",
             Box::new(|b| b.set("general.architecture", "frobnicator").unwrap()),
         ),
@@ -311,6 +370,13 @@ fn each_contradiction_is_found() {
         let rules = rules_of(&model(tweak));
         assert!(rules.contains(&rule), "{rule} not found: {rules:?}");
     }
+}
+
+#[test]
+fn a_file_type_its_tensors_agree_with_gives_nothing() {
+    // all F32 over f32 tensors
+    let bytes = model(|b| b.set("general.file_type", 0u32).unwrap());
+    assert_eq!(rules_of(&bytes), Vec::<&str>::new());
 }
 
 #[test]

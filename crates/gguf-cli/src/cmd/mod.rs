@@ -1,6 +1,7 @@
 //! One module per subcommand, and what they share: opening files and turning errors into the
 //! contract's one-line messages and exit codes.
 
+pub mod audit;
 pub mod carve;
 pub mod convert;
 pub mod diff;

@@ -1,6 +1,9 @@
 //! The renderers of the subcommands, one file per subject and form (`summary_text.rs`,
 //! `layout_json.rs`, `markdown.rs`, `html.rs`...), and what they share: colour, sizes, counts.
 
+pub mod audit_json;
+pub mod audit_sarif;
+pub mod audit_text;
 pub mod diff;
 pub mod dump_json;
 pub mod dump_text;

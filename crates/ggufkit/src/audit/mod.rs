@@ -4,18 +4,22 @@
 #![forbid(unsafe_code)]
 
 mod chars;
+mod file_type;
 mod finding;
 mod model;
+mod rules;
 mod template;
 mod tokenizer;
 
 pub use chars::hidden_char;
 pub use finding::{Finding, Severity};
+pub use rules::{rule, Rule, RULES};
 pub use template::audit_template;
 
 use crate::Gguf;
 
-/// Every finding of a file, in the order: templates, hidden characters, tokenizer, model.
+/// Every finding of a file, in the order: templates, hidden characters, tokenizer, model, file
+/// type.
 pub fn audit(g: &Gguf<'_>) -> Vec<Finding> {
     let mut out = Vec::new();
     for kv in g.metadata() {
@@ -36,5 +40,6 @@ pub fn audit(g: &Gguf<'_>) -> Vec<Finding> {
     chars::audit_names(g, &mut out);
     tokenizer::audit_tokenizer(g, &mut out);
     model::audit_model(g, &mut out);
+    file_type::audit_file_type(g, &mut out);
     out
 }

@@ -20,6 +20,22 @@ const ESCAPE_GLOBALS: &[&str] = &[
     "request",
 ];
 
+/// Statements that open a block closed by `end<name>`: Jinja's, and `generation`, the block
+/// Hugging Face's chat templates use to mark the assistant's tokens.
+const BLOCKS: &[&str] = &[
+    "if",
+    "for",
+    "macro",
+    "call",
+    "filter",
+    "block",
+    "raw",
+    "with",
+    "autoescape",
+    "trans",
+    "generation",
+];
+
 /// Names whose call or attribute runs code or reaches the interpreter.
 const EXEC_NAMES: &[&str] = &[
     "os",
@@ -115,7 +131,7 @@ pub fn audit_template(key: &str, offset: u64, src: &str) -> Vec<Finding> {
             }) = toks.first()
             {
                 match w.as_str() {
-                    "if" | "for" | "macro" | "call" | "filter" | "block" | "raw" => depth += 1,
+                    w if BLOCKS.contains(&w) => depth += 1,
                     "set" if !toks.iter().any(|t| t.tok == Tok::Op('=')) => depth += 1,
                     w if w.starts_with("end") => depth -= 1,
                     _ => {}
@@ -217,11 +233,12 @@ fn scan(toks: &[Lexed], push: &mut impl FnMut(&'static str, Severity, String, Op
                         Some(t.pos),
                     )
                 }
-                if (s.contains("%s") || s.contains("{}")) && s.contains('_') {
+                // A placeholder beside an underscore: '%s_class__'|format('_').
+                if s.contains("%s") || s.contains("{}") {
                     if let (Some(Tok::Op('|' | '.')), Some(Tok::Ident(f))) =
                         (next, toks.get(i + 2).map(|t| &t.tok))
                     {
-                        if f == "format" && s.replace("%s", "").replace("{}", "").contains('_') {
+                        if f == "format" && s.replace("%s", "_").replace("{}", "_").contains("__") {
                             push(
                                 "template.dunder",
                                 Severity::Error,
@@ -324,10 +341,10 @@ fn lex(body: &str, base: usize, pos: &Positions<'_>) -> Result<Vec<Lexed>, (usiz
     let mut out = Vec::new();
     let mut it = body.char_indices().peekable();
     while let Some((i, c)) = it.next() {
-        let at = pos.at(base + i);
         if c.is_whitespace() || c == '-' && out.is_empty() {
             continue;
         }
+        let at = pos.at(base + i);
         if c.is_alphabetic() || c == '_' {
             let mut w = String::from(c);
             while let Some(&(_, d)) = it.peek() {
@@ -406,27 +423,43 @@ fn hex(it: &mut std::iter::Peekable<std::str::CharIndices<'_>>, n: usize) -> cha
     char::from_u32(v).unwrap_or('\u{FFFD}')
 }
 
-/// Byte offset → 1-based line and column (in characters).
+/// Byte offset → 1-based line and column (in characters). Queries come mostly in increasing
+/// order, so the last answer is kept and the next column counted on from it: a template of one
+/// long line costs a pass, not a pass per token.
 struct Positions<'a> {
     line_starts: Vec<usize>,
     src: &'a str,
+    /// The last query: its byte offset and 0-based column.
+    last: std::cell::Cell<(usize, usize)>,
 }
 
 impl<'a> Positions<'a> {
     fn new(src: &'a str) -> Positions<'a> {
         let mut line_starts = vec![0];
         line_starts.extend(src.match_indices('\n').map(|(i, _)| i + 1));
-        Positions { line_starts, src }
+        Positions {
+            line_starts,
+            src,
+            last: std::cell::Cell::new((0, 0)),
+        }
     }
 
     fn at(&self, byte: usize) -> (u32, u32) {
         let byte = byte.min(self.src.len());
         let line = self.line_starts.partition_point(|&s| s <= byte);
         let start = self.line_starts[line.saturating_sub(1)];
-        let col = self
-            .src
-            .get(start..byte)
-            .map_or(byte - start, |s| s.chars().count());
+        let (last_byte, last_col) = self.last.get();
+        let (from, base) = if last_byte >= start && last_byte <= byte {
+            (last_byte, last_col)
+        } else {
+            (start, 0)
+        };
+        let col = base
+            + self
+                .src
+                .get(from..byte)
+                .map_or(byte - from, |s| s.chars().count());
+        self.last.set((byte, col));
         (line as u32, col as u32 + 1)
     }
 }

@@ -112,15 +112,8 @@ pub(super) fn audit_tokenizer(g: &Gguf<'_>, out: &mut Vec<Finding>) {
     let Some(strings) = tokens.strings() else {
         return;
     };
-    let mut seen = hashbrown::HashMap::with_capacity(usize::try_from(n).unwrap_or(0));
-    let mut dups = 0u64;
-    let mut first = None;
-    for (i, s) in strings.enumerate() {
-        if let Some(prev) = seen.insert(s.as_bytes(), i) {
-            dups += 1;
-            first.get_or_insert((prev, i));
-        }
-    }
+    let vocab = Vocab::new(strings.map(|s| s.as_bytes()).collect());
+    let (dups, first) = vocab.duplicates();
     if let Some((a, b)) = first {
         out.push(Finding::new(
             "tokenizer.duplicate",
@@ -142,9 +135,10 @@ pub(super) fn audit_tokenizer(g: &Gguf<'_>, out: &mut Vec<Finding>) {
             Some(merges) => {
                 for (i, m) in merges.enumerate() {
                     let b = m.as_bytes();
-                    let ok = b.iter().position(|&c| c == b' ').is_some_and(|sp| {
-                        seen.contains_key(&b[..sp]) && seen.contains_key(&b[sp + 1..])
-                    });
+                    let ok = b
+                        .iter()
+                        .position(|&c| c == b' ')
+                        .is_some_and(|sp| vocab.contains(&b[..sp]) && vocab.contains(&b[sp + 1..]));
                     if !ok {
                         out.push(Finding::new(
                             "tokenizer.merge-unknown",
@@ -174,5 +168,63 @@ pub(super) fn audit_tokenizer(g: &Gguf<'_>, out: &mut Vec<Finding>) {
                 format!("{rows} rows for a vocabulary of {n} tokens"),
             ));
         }
+    }
+}
+
+/// The token strings with their hashes sorted: duplicates are neighbours and a lookup is a binary
+/// search, with far fewer cache misses than a hash table of 262k entries (docs: BENCHMARKS.md).
+struct Vocab<'a> {
+    strs: Vec<&'a [u8]>,
+    /// (hash, index into `strs`), sorted.
+    keyed: Vec<(u64, u32)>,
+    hasher: hashbrown::DefaultHashBuilder,
+}
+
+impl<'a> Vocab<'a> {
+    fn new(strs: Vec<&'a [u8]>) -> Vocab<'a> {
+        use std::hash::BuildHasher;
+        let hasher = hashbrown::DefaultHashBuilder::default();
+        let mut keyed: Vec<(u64, u32)> = strs
+            .iter()
+            .enumerate()
+            .map(|(i, s)| (hasher.hash_one(s), i as u32))
+            .collect();
+        keyed.sort_unstable();
+        Vocab {
+            strs,
+            keyed,
+            hasher,
+        }
+    }
+
+    /// How many tokens repeat an earlier one, and the first repeat met in token order (its
+    /// previous occurrence, itself).
+    fn duplicates(&self) -> (u64, Option<(usize, usize)>) {
+        let (mut dups, mut first): (u64, Option<(usize, usize)>) = (0, None);
+        for run in self.keyed.chunk_by(|a, b| a.0 == b.0) {
+            for (k, &(_, i)) in run.iter().enumerate().skip(1) {
+                let s = self.strs[i as usize];
+                // the latest earlier index with the same string (runs are sorted by index)
+                if let Some(&(_, p)) = run[..k].iter().rev().find(|x| self.strs[x.1 as usize] == s)
+                {
+                    dups += 1;
+                    let pair = (p as usize, i as usize);
+                    if first.is_none_or(|f| pair.1 < f.1) {
+                        first = Some(pair);
+                    }
+                }
+            }
+        }
+        (dups, first)
+    }
+
+    fn contains(&self, s: &[u8]) -> bool {
+        use std::hash::BuildHasher;
+        let h = self.hasher.hash_one(s);
+        let at = self.keyed.partition_point(|x| x.0 < h);
+        self.keyed[at..]
+            .iter()
+            .take_while(|x| x.0 == h)
+            .any(|x| self.strs[x.1 as usize] == s)
     }
 }

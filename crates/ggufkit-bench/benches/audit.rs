@@ -1,0 +1,73 @@
+//! The audit (`ggufkit::audit::audit`) of Gemma 3 270M (262,144 tokens, 236 tensors; the target
+//! is under 50 ms) and of the corpus's largest vocabularies, which carry real chat templates:
+//! the audit of an opened file, and opening plus auditing. Absent files are skipped and said so.
+
+use std::hint::black_box;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
+use ggufkit::Gguf;
+use ggufkit_bench::files;
+
+fn bench_files() -> Vec<PathBuf> {
+    let mut v = Vec::new();
+    match files::gemma_path() {
+        Some(p) => v.push(p),
+        None => eprintln!("SKIP: Gemma 3 270M not found (set GGUF_GEMMA)"),
+    }
+    match files::corpus_dir() {
+        Some(c) => {
+            for f in [
+                "vocab/ggml-vocab-gemma-4.gguf",
+                "vocab/ggml-vocab-command-r.gguf",
+                "vocab/ggml-vocab-llama-spm.gguf",
+            ] {
+                let p = c.join(f);
+                if p.is_file() {
+                    v.push(p);
+                } else {
+                    eprintln!("SKIP: {} not found", p.display());
+                }
+            }
+        }
+        None => eprintln!("SKIP: the shared corpus (../shared/corpus or $GGUF_CORPUS) not found"),
+    }
+    v
+}
+
+fn bench(c: &mut Criterion) {
+    let mut group = c.benchmark_group("audit");
+    group
+        .sample_size(20)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(4));
+    for path in bench_files() {
+        let name = path
+            .file_name()
+            .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+        let g = match Gguf::open(&path) {
+            Ok(g) => g,
+            Err(e) => {
+                eprintln!("SKIP: {}: {e}", path.display());
+                continue;
+            }
+        };
+        group.bench_with_input(BenchmarkId::new("audit", &name), &g, |b, g| {
+            b.iter(|| black_box(ggufkit::audit::audit(g)))
+        });
+        group.bench_with_input(BenchmarkId::new("open_audit", &name), &path, |b, p| {
+            b.iter(|| {
+                let g = Gguf::open(p).expect("opened once already");
+                black_box(ggufkit::audit::audit(&g))
+            })
+        });
+        group.bench_with_input(BenchmarkId::new("open", &name), &path, |b, p| {
+            b.iter(|| black_box(Gguf::open(p).expect("opened once already").tensor_count()))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

@@ -1,0 +1,94 @@
+"""`ggufkit.audit`: the library's findings as `AuditFinding` objects, the same as `gguf audit
+--json` gives, on files written with our own Writer; the severity filter; an open File; and a
+file that breaks the spec raises FormatError."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+from typing import Optional
+
+import numpy as np
+import pytest
+
+import ggufkit
+
+HOSTILE = "{% for m in messages %}\n{{ m.content.__class__ }}{% endfor %}"
+
+
+def model(path: Path, arch: str = "llama", template: Optional[str] = None) -> Path:
+    """A small consistent llama-shaped file (its architecture named `arch`), with a template."""
+    w = ggufkit.Writer(path)
+    w.add("general.architecture", arch)
+    w.add("llama.embedding_length", 8, type="uint32")
+    w.add("llama.block_count", 1, type="uint32")
+    w.add("llama.attention.head_count", 2, type="uint32")
+    if template is not None:
+        w.add("tokenizer.chat_template", template)
+    w.add_tensor("token_embd.weight", np.zeros((4, 8), dtype=np.float32))
+    w.add_tensor("blk.0.attn_q.weight", np.zeros((8, 8), dtype=np.float32))
+    w.close()
+    return path
+
+
+def test_a_clean_file_has_no_finding(tmp_path: Path) -> None:
+    assert ggufkit.audit(model(tmp_path / "clean.gguf")) == []
+
+
+def test_a_hostile_template_is_found_with_its_place(tmp_path: Path) -> None:
+    p = model(tmp_path / "h.gguf", template=HOSTILE)
+    found = ggufkit.audit(p)
+    d = next(f for f in found if f.rule == "template.dunder")
+    assert isinstance(d, ggufkit.AuditFinding)
+    assert (d.severity, d.subject, d.line, d.column) == ("error", "tokenizer.chat_template", 2, 14)
+    assert d.offset > 24
+    assert str(d).startswith("error [template.dunder] tokenizer.chat_template at byte ")
+    assert "(template 2:14): access to `__class__`" in str(d)
+    # bytes and an open File give the same findings
+    assert ggufkit.audit(p.read_bytes()) == found
+    with ggufkit.open(p) as f:
+        assert ggufkit.audit(f) == found
+
+
+def test_the_severity_filter(tmp_path: Path) -> None:
+    p = model(tmp_path / "odd.gguf", arch="frobnicator")
+    assert ggufkit.audit(p) == []
+    notes = ggufkit.audit(p, severity="note")
+    assert [f.rule for f in notes] == ["model.unknown-arch"]
+    assert notes[0].line is None and notes[0].column is None
+    assert ggufkit.audit(p, severity="error") == []
+    with pytest.raises(ValueError):
+        ggufkit.audit(p, severity="loud")
+
+
+def test_a_broken_file_raises(tmp_path: Path) -> None:
+    p = model(tmp_path / "c.gguf")
+    cut = tmp_path / "cut.gguf"
+    cut.write_bytes(p.read_bytes()[:-100])
+    with pytest.raises(ggufkit.FormatError):
+        ggufkit.audit(cut)
+    with ggufkit.open(cut, permissive=True) as f:
+        with pytest.raises(ggufkit.FormatError):
+            ggufkit.audit(f)
+    with pytest.raises(FileNotFoundError):
+        ggufkit.audit(tmp_path / "missing.gguf")
+
+
+def test_the_cli_agrees(tmp_path: Path) -> None:
+    gguf = os.environ.get("GGUF_BIN")
+    if not gguf or not Path(gguf).is_file():
+        pytest.skip("SKIPPED: GGUF_BIN (the gguf CLI) is not set")
+    p = model(tmp_path / "h.gguf", template=HOSTILE)
+    out = subprocess.run(
+        [gguf, "audit", "--json", "--severity", "note", str(p)], capture_output=True, text=True
+    )
+    cli = json.loads(out.stdout)["findings"]
+    py = ggufkit.audit(p, severity="note")
+    assert [
+        (f.rule, f.severity, f.subject, f.offset, f.line, f.column, f.message) for f in py
+    ] == [
+        (f["rule"], f["severity"], f["subject"], f["offset"], f["line"], f["column"], f["message"])
+        for f in cli
+    ]
