@@ -236,10 +236,12 @@ struct Counted {
 
 impl ggufkit::progress::Progress for Counted {
     fn total(&self, bytes: u64) {
-        self.total.store(bytes, std::sync::atomic::Ordering::Relaxed);
+        self.total
+            .store(bytes, std::sync::atomic::Ordering::Relaxed);
     }
     fn advance(&self, bytes: u64) {
-        self.done.fetch_add(bytes, std::sync::atomic::Ordering::Relaxed);
+        self.done
+            .fetch_add(bytes, std::sync::atomic::Ordering::Relaxed);
     }
 }
 

@@ -36,6 +36,9 @@ pub struct Summary {
     pub name: Option<String>,
     /// `general.file_type`, the llama.cpp file type the file declares.
     pub file_type: Option<FileType>,
+    /// Set when `general.file_type` contradicts the tensors (the audit's `model.file-type`): what
+    /// the declared type gives them against what they are.
+    pub file_type_mismatch: Option<String>,
     /// Elements over all tensors.
     pub parameters: u64,
     /// Bytes of tensor data over all tensors, without padding.
@@ -153,6 +156,7 @@ impl Summary {
             architecture: g.architecture().map(str::to_string),
             name: g.model_name().map(str::to_string),
             file_type: FileType::of(g),
+            file_type_mismatch: crate::audit::file_type_finding(g).map(|f| f.message),
             parameters: g.parameter_count(),
             tensor_data_bytes,
             types: type_shares(g.tensors(), tensor_data_bytes),
