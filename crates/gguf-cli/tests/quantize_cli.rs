@@ -734,6 +734,34 @@ fn recipes_of_llama_quantize_outputs() {
     let Some(lq) = llama_quantize() else { return };
     let dir = tempfile::tempdir().unwrap();
     model(dir.path());
+    // the hyperparameters llama.cpp's loader wants besides those the rules read
+    for (key, ty, value) in [
+        ("llama.context_length", "uint32", "512"),
+        ("llama.embedding_length", "uint32", "256"),
+        ("llama.feed_forward_length", "uint32", "384"),
+        ("llama.rope.dimension_count", "uint32", "32"),
+        (
+            "llama.attention.layer_norm_rms_epsilon",
+            "float32",
+            "0.00001",
+        ),
+        ("llama.vocab_size", "uint32", "64"),
+    ] {
+        let (code, _, err) = run(
+            dir.path(),
+            &[
+                "meta",
+                "set",
+                "m-f16.gguf",
+                key,
+                value,
+                "--type",
+                ty,
+                "--in-place",
+            ],
+        );
+        assert_eq!(code, 0, "{key}: {err}");
+    }
     let ok = std::process::Command::new(&lq)
         .current_dir(dir.path())
         .args(["m-f16.gguf", "lq.gguf", "Q3_K_M", "2"])
@@ -743,6 +771,11 @@ fn recipes_of_llama_quantize_outputs() {
         ok.status.success(),
         "{}",
         String::from_utf8_lossy(&ok.stderr)
+            .lines()
+            .rev()
+            .take(8)
+            .collect::<Vec<_>>()
+            .join("\n")
     );
     let (code, recipe, err) = run(dir.path(), &["recipe", "lq.gguf"]);
     assert_eq!(code, 0, "{err}");
@@ -780,6 +813,11 @@ fn recipes_of_llama_quantize_outputs() {
         ok.status.success(),
         "{}",
         String::from_utf8_lossy(&ok.stderr)
+            .lines()
+            .rev()
+            .take(8)
+            .collect::<Vec<_>>()
+            .join("\n")
     );
     assert!(
         tensor_bytes(&dir.path().join("lq2.gguf")) == tensor_bytes(&dir.path().join("ours.gguf")),
