@@ -35,6 +35,8 @@ enum Command {
     Convert(cmd::convert::Args),
     /// Quantize a model as llama-quantize does: a preset's per-tensor types, byte-identical output.
     Quantize(cmd::quantize::Args),
+    /// A quantized file's type mix as a --tensor-type-file, and the preset it matches.
+    Recipe(cmd::recipe::Args),
     /// Split a model into shards compatible with llama.cpp's gguf-split.
     Split(cmd::split::Args),
     /// Merge the shards of a split model into one file.
@@ -73,6 +75,7 @@ fn main() -> ExitCode {
         Command::Meta(a) => cmd::meta::run(a),
         Command::Convert(a) => cmd::convert::run(a),
         Command::Quantize(a) => cmd::quantize::run(a),
+        Command::Recipe(a) => cmd::recipe::run(a),
         Command::Split(a) => cmd::split::run(a),
         Command::Merge(a) => cmd::merge::run(a),
         Command::Carve(a) => cmd::carve::run(a),

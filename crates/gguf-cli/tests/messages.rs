@@ -34,6 +34,7 @@ fn inputs_that_are_no_gguf_file_are_named_plainly() {
             vec!["convert", file, "-o", "o.gguf"],
             vec!["merge", file, "-o", "o.gguf"],
             vec!["carve", file, "-o", "o.gguf"],
+            vec!["recipe", file],
         ] {
             let (code, _, err) = run(dir.path(), &cmd);
             assert_eq!(code, 2, "{cmd:?}: {err}");

@@ -13,6 +13,7 @@ pub mod layout;
 pub mod merge;
 pub mod meta;
 pub mod quantize;
+pub mod recipe;
 pub mod report;
 pub mod split;
 pub mod tensors;
