@@ -13,6 +13,7 @@ pub mod merge;
 pub mod meta;
 pub mod quantize;
 pub mod report;
+pub mod scan;
 pub mod split;
 pub mod tensors;
 pub mod validate;
