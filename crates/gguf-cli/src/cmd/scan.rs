@@ -47,7 +47,7 @@ pub fn run(args: Args) -> CmdResult {
     if let Some(j) = args.jobs {
         options.jobs = j.max(1);
     }
-    let done = out.done().clone();
+    let done = out.take_done();
     let bar = ScanBar::new();
     let start = Instant::now();
     let stats = scan::scan(&locations, &done, &options, &mut out, &bar)

@@ -4,17 +4,18 @@
 //! Every column is something the rest of the library already says of a file: the summary of
 //! `gguf info --json`, the keys and tensor infos of `gguf dump --json`, the verdicts and findings
 //! of `gguf validate --json`. Each header is read once (by range requests for a remote file: the
-//! header and at most one extra chunk, through [`crate::remote`]). Many files are read at once
-//! within a bound on threads and rows held ([`scan`]); one file's failure is its `files` row,
-//! never the scan's end; the output folder ([`ScanOutput`]) is written in parts renamed into
-//! place, so an interrupted scan resumes where it stopped.
+//! header and at most one extra chunk, through `crate::remote`, feature `remote`). Many files
+//! are read at once within a bound on threads and rows held ([`scan`]); one file's failure is
+//! its `files` row, never the scan's end; the output folder ([`ScanOutput`]) is written in parts
+//! renamed into place, so an interrupted scan resumes where it stopped. `docs/scale.md` has the
+//! tables' columns and queries over them.
 //!
 //! ```no_run
 //! use ggufkit::scan::{self, Format, ScanOptions, ScanOutput, NoScanProgress};
 //!
 //! let locations = scan::expand(&["models/", "https://example.com/m.gguf"]);
 //! let mut out = ScanOutput::open("index".as_ref(), Format::Jsonl)?;
-//! let done = out.done().clone();
+//! let done = out.take_done();
 //! let stats = scan::scan(&locations, &done, &ScanOptions::default(), &mut out, &NoScanProgress)?;
 //! println!("{} files, {} skipped", stats.scanned, stats.skipped);
 //! # Ok::<(), ggufkit::Error>(())

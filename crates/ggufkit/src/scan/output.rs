@@ -175,6 +175,12 @@ impl ScanOutput {
         &self.done
     }
 
+    /// [`ScanOutput::done`], moved out (the folder keeps an empty set): what a scan is given,
+    /// without a copy of a million entries.
+    pub fn take_done(&mut self) -> Done {
+        std::mem::take(&mut self.done)
+    }
+
     fn commit(&mut self) -> Result<()> {
         if let Some(p) = self.open.take() {
             // the `files` part last: it says the part is complete
