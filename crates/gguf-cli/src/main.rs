@@ -55,6 +55,9 @@ enum Command {
     Layout(cmd::layout::Args),
     /// One self-contained HTML page: summary, searchable tables, where the bytes go, the layout.
     Report(cmd::report::Args),
+    /// Index files, folders and URLs into Parquet (or JSON Lines) tables: files, metadata,
+    /// tensors, findings.
+    Scan(cmd::scan::Args),
 }
 
 /// Exit code after an interrupt: 128 + SIGINT, as shells report it.
@@ -85,6 +88,7 @@ fn main() -> ExitCode {
         Command::Hash(a) => cmd::hash::run(a),
         Command::Layout(a) => cmd::layout::run(a),
         Command::Report(a) => cmd::report::run(a),
+        Command::Scan(a) => cmd::scan::run(a),
     };
     match result {
         Ok(code) => ExitCode::from(code),

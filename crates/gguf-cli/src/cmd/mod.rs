@@ -15,6 +15,7 @@ pub mod meta;
 pub mod quantize;
 pub mod recipe;
 pub mod report;
+pub mod scan;
 pub mod split;
 pub mod tensors;
 pub mod validate;

@@ -16,6 +16,7 @@ pub mod markdown;
 pub mod progress;
 pub mod quantize_plan;
 pub mod recipe;
+pub mod scan_progress;
 pub mod summary;
 pub mod summary_text;
 pub mod svg;
