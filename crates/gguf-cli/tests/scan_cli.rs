@@ -12,7 +12,7 @@ use arrow_array::{
 };
 use ggufkit::{GgmlType, GgufBuilder, OwnedValue};
 use ggufkit_testkit::server::{Faults, Object, Server};
-use serde_json::Value;
+use serde_json::{json, Value};
 
 const TABLES: [&str; 4] = ["files", "metadata", "tensors", "findings"];
 
@@ -173,10 +173,22 @@ fn the_corpus_scan_says_what_dump_and_validate_say() {
             }
             None => assert!(f["error_rule"].is_null(), "{loc}"),
         }
+        // then the audit's findings, as `gguf audit --json` gives them (valid files only)
+        let (acode, aout, _) = common::run(&here, &["audit", "--json", "--severity", "note", loc]);
+        let audited: Value = match acode {
+            2 => json!({"findings": []}),
+            _ => serde_json::from_str(&aout).unwrap(),
+        };
+        let audit_findings = audited["findings"].as_array().unwrap();
         let want: Vec<(String, &Value, &Value, &Value)> = errors
             .iter()
             .map(|d| ("error".to_string(), d))
             .chain(warnings.iter().map(|d| ("warning".to_string(), d)))
+            .chain(
+                audit_findings
+                    .iter()
+                    .map(|d| (d["severity"].as_str().unwrap().to_string(), d)),
+            )
             .map(|(s, d)| (s, &d["rule"], &d["offset"], &d["message"]))
             .collect();
         let got: Vec<(String, &Value, &Value, &Value)> = found

@@ -72,7 +72,23 @@ pub fn rows_of(mut file: FileRow, g: &Gguf<'_>, report: &Report, limit: ValueLim
             bytes: t.size(),
         })
         .collect();
-    verdicts(file, report, metadata, tensors)
+    let valid = report.valid();
+    let mut rows = verdicts(file, report, metadata, tensors);
+    // what a valid file can still hide (an invalid one is the validator's, as in `gguf audit`):
+    // the audit's findings, their rule ids `template.*`, `tokenizer.*`, `model.*`
+    let audit = if valid {
+        crate::audit::audit(g)
+    } else {
+        Vec::new()
+    };
+    rows.findings.extend(audit.into_iter().map(|a| FindingRow {
+        location: location.clone(),
+        rule: a.rule.to_string(),
+        offset: a.offset,
+        message: a.message,
+        severity: a.severity.name().to_string(),
+    }));
+    rows
 }
 
 /// The rows of a file whose header could not be read even permissively: the verdicts and

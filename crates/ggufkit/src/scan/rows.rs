@@ -208,7 +208,7 @@ impl Row for TensorRow {
     }
 }
 
-/// One error or warning of a file's report.
+/// One error or warning of a file's report, or one finding of its audit.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct FindingRow {
     pub location: String,
@@ -216,7 +216,8 @@ pub struct FindingRow {
     pub rule: String,
     pub offset: u64,
     pub message: String,
-    /// `error` (breaks the spec) or `warning`.
+    /// `error` (breaks the spec) or `warning`; the audit's findings are `error`, `warning` or
+    /// `note`.
     pub severity: String,
 }
 
