@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use ggufkit::remote::{is_remote, RemoteGguf, RemoteOptions};
 use ggufkit::summary::{summary_json, Summary};
 use ggufkit::{Gguf, ReadOptions};
-use pyo3::exceptions::{PyKeyError, PyTypeError, PyValueError};
+use pyo3::exceptions::{PyKeyError, PyTypeError, PyUserWarning, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyList, PyString, PyTuple};
 
@@ -331,11 +331,19 @@ impl File {
         }
     }
 
-    /// What `gguf info --json` prints for this file, as a dict.
+    /// What `gguf info --json` prints for this file, as a dict: for the first shard of a split
+    /// model opened from a path, the whole model (a `UserWarning` when its other shards cannot
+    /// be read, and this shard alone).
     fn summary<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let held = self.held()?;
         let g = held.gguf();
-        let text = summary_json(&held.name, g.report(), &Summary::of(g));
+        let (summary, alone) = Summary::of_file(g);
+        if let Some(e) = alone {
+            let msg = format!("{e}; describing this shard alone");
+            let msg = std::ffi::CString::new(msg.replace('\0', " ")).unwrap_or_default();
+            PyErr::warn(py, &py.get_type::<PyUserWarning>(), &msg, 1)?;
+        }
+        let text = summary_json(&held.name, g.report(), &summary);
         py.import("json")?.call_method1("loads", (text,))
     }
 

@@ -35,6 +35,8 @@ enum Command {
     Convert(cmd::convert::Args),
     /// Quantize a model as llama-quantize does: a preset's per-tensor types, byte-identical output.
     Quantize(cmd::quantize::Args),
+    /// A quantized file's type mix as a --tensor-type-file, and the preset it matches.
+    Recipe(cmd::recipe::Args),
     /// Split a model into shards compatible with llama.cpp's gguf-split.
     Split(cmd::split::Args),
     /// Merge the shards of a split model into one file.
@@ -53,6 +55,9 @@ enum Command {
     Layout(cmd::layout::Args),
     /// One self-contained HTML page: summary, searchable tables, where the bytes go, the layout.
     Report(cmd::report::Args),
+    /// Index files, folders and URLs into Parquet (or JSON Lines) tables: files, metadata,
+    /// tensors, findings.
+    Scan(cmd::scan::Args),
 }
 
 /// Exit code after an interrupt: 128 + SIGINT, as shells report it.
@@ -73,6 +78,7 @@ fn main() -> ExitCode {
         Command::Meta(a) => cmd::meta::run(a),
         Command::Convert(a) => cmd::convert::run(a),
         Command::Quantize(a) => cmd::quantize::run(a),
+        Command::Recipe(a) => cmd::recipe::run(a),
         Command::Split(a) => cmd::split::run(a),
         Command::Merge(a) => cmd::merge::run(a),
         Command::Carve(a) => cmd::carve::run(a),
@@ -82,6 +88,7 @@ fn main() -> ExitCode {
         Command::Hash(a) => cmd::hash::run(a),
         Command::Layout(a) => cmd::layout::run(a),
         Command::Report(a) => cmd::report::run(a),
+        Command::Scan(a) => cmd::scan::run(a),
     };
     match result {
         Ok(code) => ExitCode::from(code),

@@ -87,3 +87,40 @@ fn info_context_estimates_the_kv_cache_for_n_tokens() {
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("at 5,000 tokens (--context)"), "{out}");
 }
+
+#[test]
+fn a_file_type_the_tensors_contradict_is_a_warning() {
+    use ggufkit::{GgmlType, GgufBuilder};
+    let dir = tempfile::tempdir().unwrap();
+    // declared Q4_K_M (15), but the weights are f16: llama.cpp's plan gives them k-quants
+    let mut b = GgufBuilder::new();
+    b.set("general.architecture", "llama").unwrap();
+    b.set("general.file_type", 15u32).unwrap();
+    b.set("llama.block_count", 1u32).unwrap();
+    b.set("llama.embedding_length", 256u32).unwrap();
+    b.set("llama.attention.head_count", 2u32).unwrap();
+    let w = vec![0u8; 256 * 256 * 2];
+    for name in [
+        "blk.0.attn_q.weight",
+        "blk.0.attn_k.weight",
+        "blk.0.ffn_up.weight",
+    ] {
+        b.add_tensor_with_data(name, GgmlType::F16, &[256, 256], &w)
+            .unwrap();
+    }
+    std::fs::write(dir.path().join("f.gguf"), b.to_vec().unwrap()).unwrap();
+    let (code, out, err) = run(dir.path(), &["info", "--json", "f.gguf"]);
+    assert_eq!(code, 0, "{err}");
+    let s = &objects(&out)[0];
+    let m = s["file_type_mismatch"].as_str().expect("a mismatch");
+    assert!(
+        m.contains("general.file_type is 15") && m.contains("f16"),
+        "{m}"
+    );
+    let (_, text, _) = run(dir.path(), &["info", "f.gguf"]);
+    assert!(text.contains("warning") && text.contains(m), "{text}");
+    // a file whose tensors agree has none
+    let f = tiny_model().write(dir.path(), "tiny.gguf");
+    let (_, out, _) = run(dir.path(), &["info", "--json", &f]);
+    assert_eq!(objects(&out)[0]["file_type_mismatch"], Value::Null);
+}

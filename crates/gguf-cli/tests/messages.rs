@@ -7,6 +7,7 @@ mod common;
 use std::process::Stdio;
 
 use common::run;
+use ggufkit_testkit::encode::V;
 use ggufkit_testkit::fixtures::tiny_model;
 
 #[test]
@@ -33,6 +34,7 @@ fn inputs_that_are_no_gguf_file_are_named_plainly() {
             vec!["convert", file, "-o", "o.gguf"],
             vec!["merge", file, "-o", "o.gguf"],
             vec!["carve", file, "-o", "o.gguf"],
+            vec!["recipe", file],
         ] {
             let (code, _, err) = run(dir.path(), &cmd);
             assert_eq!(code, 2, "{cmd:?}: {err}");
@@ -99,6 +101,20 @@ fn files_that_are_not_gguf_say_what_they_look_like() {
             "the file starts with the bytes 00 01 02 03",
         ),
     ];
+    // a text tool's line endings: every \n byte (here in the chat template) became \r\n
+    let templated = tiny_model()
+        .kv(
+            "tokenizer.chat_template",
+            V::str("{% for m in messages %}\n{{ m }}\n{% endfor %}"),
+        )
+        .encode();
+    let mut crlf = Vec::new();
+    for &b in &templated {
+        if b == b'\n' {
+            crlf.push(b'\r');
+        }
+        crlf.push(b);
+    }
     for (name, bytes, says) in cases {
         std::fs::write(dir.path().join(name), &bytes).unwrap();
         let (code, _, err) = run(dir.path(), &["info", name]);
@@ -109,6 +125,14 @@ fn files_that_are_not_gguf_say_what_they_look_like() {
         assert_eq!(code, 1, "{name}");
         assert!(out.contains(says), "{name}: {out}");
     }
+    std::fs::write(dir.path().join("crlf.gguf"), &crlf).unwrap();
+    let says = "a text tool may have turned every \\n byte into \\r\\n";
+    let (code, _, err) = run(dir.path(), &["info", "crlf.gguf"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.lines().next().unwrap_or("").contains(says), "{err}");
+    let (code, out, _) = run(dir.path(), &["validate", "crlf.gguf"]);
+    assert_eq!(code, 1);
+    assert!(out.contains(says), "{out}");
     // where carve helps, it does
     let (code, _, err) = run(dir.path(), &["carve", "z.zip", "-o", "out.gguf"]);
     assert_eq!(code, 0, "{err}");

@@ -605,3 +605,329 @@ fn pruned_layers() {
     assert_eq!(code, 2);
     assert!(err.contains("invalid layer id 'x'"), "{err}");
 }
+
+/// Every tensor's name, type and bytes.
+fn tensor_bytes(p: &Path) -> Vec<(String, GgmlType, Vec<u8>)> {
+    let g = Gguf::open(p).unwrap();
+    let mut v: Vec<_> = g
+        .tensors()
+        .map(|t| {
+            (
+                t.name().into_owned(),
+                t.ggml_type(),
+                t.data().unwrap().to_vec(),
+            )
+        })
+        .collect();
+    v.sort_by(|a, b| a.0.cmp(&b.0));
+    v
+}
+
+#[test]
+fn recipes_reproduce_the_tensors() {
+    let dir = tempfile::tempdir().unwrap();
+    model(dir.path());
+    // a preset's output: the recipe names the preset
+    let (code, _, err) = run(dir.path(), &["quantize", "m-f16.gguf", "p.gguf", "Q4_K_M"]);
+    assert_eq!(code, 0, "{err}");
+    let (code, recipe, err) = run(dir.path(), &["recipe", "p.gguf"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("matches preset Q4_K_M"), "{err}");
+    assert!(
+        err.contains("gguf quantize SOURCE OUT Q4_K_M --tensor-type-file"),
+        "{err}"
+    );
+    // 8 layers x 7 weights, the embeddings and the output; not the norms
+    assert_eq!(recipe.lines().count(), 58, "{recipe}");
+    assert!(
+        recipe.contains("^blk\\.0\\.ffn_down\\.weight$=q8_0\n"),
+        "{recipe}"
+    );
+    // a mix no preset gives, fed back under another preset, gives the same tensors
+    let (code, _, err) = run(
+        dir.path(),
+        &[
+            "quantize",
+            "--tensor-type",
+            "attn_q=q8_0",
+            "--tensor-type",
+            "ffn_up=iq4_nl",
+            "--tensor-type",
+            "blk\\.[25]\\.attn_output=q5_1",
+            "m-f16.gguf",
+            "mix.gguf",
+            "Q4_K_M",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    let (code, recipe, err) = run(dir.path(), &["recipe", "mix.gguf"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("matches no preset"), "{err}");
+    assert!(err.contains(" Q4_K_M --tensor-type-file"), "{err}");
+    fs::write(dir.path().join("mix.txt"), &recipe).unwrap();
+    for preset in ["Q4_K_M", "Q2_K", "Q8_0"] {
+        let out = format!("again-{preset}.gguf");
+        let (code, _, err) = run(
+            dir.path(),
+            &[
+                "quantize",
+                "--tensor-type-file",
+                "mix.txt",
+                "m-f16.gguf",
+                &out,
+                preset,
+            ],
+        );
+        assert_eq!(code, 0, "{err}");
+        assert!(
+            tensor_bytes(&dir.path().join("mix.gguf")) == tensor_bytes(&dir.path().join(&out)),
+            "{preset}: the tensors differ"
+        );
+    }
+    // with the preset it names, the whole file is the same
+    assert_eq!(
+        fs::read(dir.path().join("mix.gguf")).unwrap(),
+        fs::read(dir.path().join("again-Q4_K_M.gguf")).unwrap()
+    );
+    // --json: the same recipe, the counts, the preset
+    let (code, out, err) = run(dir.path(), &["recipe", "--json", "mix.gguf"]);
+    assert_eq!(code, 0, "{err}");
+    let j: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(j["tensor_type_file"].as_str(), Some(recipe.as_str()));
+    assert_eq!(j["preset"].as_str(), Some("Q4_K_M"));
+    assert_eq!(j["file_type"].as_u64(), Some(15));
+    assert!(j["matches"].as_array().unwrap().is_empty());
+    let q8 = recipe.lines().filter(|l| l.ends_with("=q8_0")).count();
+    assert!(q8 >= 8, "{recipe}");
+    assert_eq!(j["type_counts"]["q8_0"].as_u64(), Some(q8 as u64));
+    assert_eq!(j["type_counts"]["iq4_nl"].as_u64(), Some(8));
+    assert_eq!(j["tensors"].as_array().unwrap().len(), 58);
+    // a file that is not a GGUF: one line, exit 2
+    fs::write(dir.path().join("x.gguf"), b"not a gguf").unwrap();
+    let (code, _, err) = run(dir.path(), &["recipe", "x.gguf"]);
+    assert_eq!(code, 2);
+    assert_eq!(err.lines().count(), 1, "{err}");
+}
+
+/// llama-quantize as `../shared/tools/llama-quantize.sh` builds it: `$GGUFKIT_LLAMA_QUANTIZE`,
+/// else `$TMPDIR/llama-quantize/build/bin/llama-quantize`; `None` (with a SKIPPED line) when
+/// absent.
+fn llama_quantize() -> Option<PathBuf> {
+    let p = match std::env::var_os("GGUFKIT_LLAMA_QUANTIZE") {
+        Some(p) => PathBuf::from(p),
+        None => std::env::temp_dir().join("llama-quantize/build/bin/llama-quantize"),
+    };
+    if p.is_file() {
+        return Some(p);
+    }
+    println!(
+        "SKIPPED: {} is absent (bash ../shared/tools/llama-quantize.sh DIR builds it)",
+        p.display()
+    );
+    None
+}
+
+/// The recipe of llama-quantize's own output, given back to `gguf quantize` under another
+/// preset, gives its tensors byte for byte; and llama-quantize reads the recipe too.
+#[test]
+fn recipes_of_llama_quantize_outputs() {
+    let Some(lq) = llama_quantize() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    model(dir.path());
+    // the hyperparameters llama.cpp's loader wants besides those the rules read
+    for (key, ty, value) in [
+        ("llama.context_length", "uint32", "512"),
+        ("llama.embedding_length", "uint32", "256"),
+        ("llama.feed_forward_length", "uint32", "384"),
+        ("llama.rope.dimension_count", "uint32", "32"),
+        (
+            "llama.attention.layer_norm_rms_epsilon",
+            "float32",
+            "0.00001",
+        ),
+        ("llama.vocab_size", "uint32", "64"),
+    ] {
+        let (code, _, err) = run(
+            dir.path(),
+            &[
+                "meta",
+                "set",
+                "m-f16.gguf",
+                key,
+                value,
+                "--type",
+                ty,
+                "--in-place",
+            ],
+        );
+        assert_eq!(code, 0, "{key}: {err}");
+    }
+    let ok = std::process::Command::new(&lq)
+        .current_dir(dir.path())
+        .args(["m-f16.gguf", "lq.gguf", "Q3_K_M", "2"])
+        .output()
+        .unwrap();
+    assert!(
+        ok.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ok.stderr)
+            .lines()
+            .rev()
+            .take(8)
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+    let (code, recipe, err) = run(dir.path(), &["recipe", "lq.gguf"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("matches preset Q3_K_M"), "{err}");
+    fs::write(dir.path().join("r.txt"), &recipe).unwrap();
+    let (code, _, err) = run(
+        dir.path(),
+        &[
+            "quantize",
+            "--tensor-type-file",
+            "r.txt",
+            "m-f16.gguf",
+            "ours.gguf",
+            "Q5_K_S",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        tensor_bytes(&dir.path().join("lq.gguf")) == tensor_bytes(&dir.path().join("ours.gguf")),
+        "the tensors differ from llama-quantize's"
+    );
+    let ok = std::process::Command::new(&lq)
+        .current_dir(dir.path())
+        .args([
+            "--tensor-type-file",
+            "r.txt",
+            "m-f16.gguf",
+            "lq2.gguf",
+            "Q5_K_S",
+            "2",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        ok.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ok.stderr)
+            .lines()
+            .rev()
+            .take(8)
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+    assert!(
+        tensor_bytes(&dir.path().join("lq2.gguf")) == tensor_bytes(&dir.path().join("ours.gguf")),
+        "llama-quantize with the recipe gives other tensors"
+    );
+}
+
+/// Gemma 3 with llama-quantize's importance matrix, run as the vectors' command is (in a folder
+/// holding the inputs under its names, since the output records the matrix's path as given):
+/// the whole file is llama-quantize's. The F16 source is `/tmp/gemma/gemma-3-270m-f16.gguf`
+/// (ggufkit's `quantize_vectors` test says how it is made).
+#[test]
+fn gemma_with_an_imatrix_as_llama_quantize_writes_it() {
+    let src = Path::new("/tmp/gemma/gemma-3-270m-f16.gguf");
+    if !src.exists() {
+        println!(
+            "SKIPPED: {} is absent (gguf convert --type f16 of the Q4_K_M, general.file_type set to 1)",
+            src.display()
+        );
+        return;
+    }
+    let Some(vectors) = shared::find("vectors/quantize") else {
+        return;
+    };
+    let case = "gemma3-f16.imatrix.Q4_K_M";
+    let m: serde_json::Value =
+        serde_json::from_slice(&fs::read(vectors.join(format!("manifests/{case}.json"))).unwrap())
+            .unwrap();
+    let command: Vec<&str> = m["command"].as_str().unwrap().split(' ').collect();
+    assert_eq!(command[0], "llama-quantize");
+    let dir = tempfile::tempdir().unwrap();
+    let link = |from: &Path, name: &str| {
+        #[cfg(unix)]
+        std::os::unix::fs::symlink(from, dir.path().join(name)).unwrap();
+        #[cfg(not(unix))]
+        fs::copy(from, dir.path().join(name)).unwrap();
+    };
+    link(src, "gemma-3-270m-f16.gguf");
+    link(
+        &vectors.join("gemma-3-270m-f16.imatrix.gguf"),
+        "gemma-3-270m-f16.imatrix.gguf",
+    );
+    let mut args = vec!["quantize"];
+    args.extend(&command[1..]);
+    let (code, _, err) = run(dir.path(), &args);
+    assert_eq!(code, 0, "{err}");
+    let out = dir.path().join(command[command.len() - 3]);
+    assert_eq!(
+        sha256(&fs::read(out).unwrap()),
+        m["sha256"].as_str().unwrap(),
+        "{case}: whole file"
+    );
+}
+
+/// The bad inputs not covered above: a type a tensor cannot take (rows of 96 in q1_0's
+/// 128-blocks, and no fallback for q1_0), and a matrix without the tensors a 2-bit preset needs
+/// it for: one line, exit 2, nothing written.
+#[test]
+fn types_a_tensor_cannot_take_and_partial_matrices() {
+    let dir = tempfile::tempdir().unwrap();
+    model(dir.path());
+    let mut b = GgufBuilder::new();
+    b.set("general.architecture", OwnedValue::String("llama".into()))
+        .unwrap();
+    b.set("llama.block_count", OwnedValue::U32(1)).unwrap();
+    let data: Vec<u8> = (0..96 * 4)
+        .flat_map(|i| ggufkit::quant::f32_to_f16(i as f32 / 400.0).to_le_bytes())
+        .collect();
+    b.add_tensor_with_data("blk.0.attn_q.weight", GgmlType::F16, &[96, 4], &data)
+        .unwrap();
+    fs::write(dir.path().join("narrow.gguf"), b.to_vec().unwrap()).unwrap();
+    let attn_q_only: Vec<(String, Vec<f32>)> = (0..8)
+        .map(|l| (format!("blk.{l}.attn_q.weight"), vec![1.0f32; 256]))
+        .collect();
+    let e: Vec<(&str, Vec<f32>)> = attn_q_only
+        .iter()
+        .map(|(n, v)| (n.as_str(), v.clone()))
+        .collect();
+    fs::write(dir.path().join("part.dat"), legacy_imatrix(&e)).unwrap();
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &[
+                "quantize",
+                "--tensor-type",
+                "attn_q=q1_0",
+                "narrow.gguf",
+                "r.gguf",
+                "Q4_0",
+            ],
+            "blk.0.attn_q.weight",
+        ),
+        (
+            &[
+                "quantize",
+                "--imatrix",
+                "part.dat",
+                "m-f16.gguf",
+                "r.gguf",
+                "IQ2_XXS",
+            ],
+            "needs an importance matrix",
+        ),
+    ];
+    for (args, want) in cases {
+        let (code, _, err) = run(dir.path(), args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(err.contains(want), "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{args:?}: one line: {err}");
+        assert!(!dir.path().join("r.gguf").exists(), "{args:?}");
+    }
+    let left = fs::read_dir(dir.path()).unwrap().count();
+    assert_eq!(left, 3, "no temporary files left");
+}

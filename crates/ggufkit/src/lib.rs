@@ -46,6 +46,7 @@ pub mod quantize;
 pub mod read;
 #[cfg(feature = "remote")]
 pub mod remote;
+pub mod scan;
 pub mod select;
 pub mod shard;
 pub mod stats;

@@ -226,3 +226,41 @@ fn tensor_values_are_the_npy_values() {
     assert_eq!(v[..3], [0, -7, -14]);
     assert!(checked > 2, "{checked}");
 }
+
+/// Counts what an export reports.
+#[derive(Default)]
+struct Counted {
+    total: std::sync::atomic::AtomicU64,
+    done: std::sync::atomic::AtomicU64,
+}
+
+impl ggufkit::progress::Progress for Counted {
+    fn total(&self, bytes: u64) {
+        self.total
+            .store(bytes, std::sync::atomic::Ordering::Relaxed);
+    }
+    fn advance(&self, bytes: u64) {
+        self.done
+            .fetch_add(bytes, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
+#[test]
+fn exports_report_progress_in_tensor_bytes_up_to_their_total() {
+    use std::sync::atomic::Ordering::Relaxed;
+    let dir = tempfile::tempdir().unwrap();
+    let g = Gguf::open(sample()).unwrap();
+    for dtype in [Dtype::F32, Dtype::F16] {
+        let p = Counted::default();
+        let out = dir.path().join(format!("all-{dtype:?}.safetensors"));
+        ggufkit::export::save_safetensors_with(&g, dtype, &out, false, &p).unwrap();
+        assert_eq!(p.total.load(Relaxed), g.tensor_data_size());
+        assert_eq!(p.done.load(Relaxed), g.tensor_data_size());
+    }
+    let t = g.tensors().next().unwrap();
+    let p = Counted::default();
+    let out = dir.path().join("one.npy");
+    ggufkit::export::save_npy_with(&t, t.data().unwrap(), &out, false, &p).unwrap();
+    assert_eq!(p.total.load(Relaxed), t.size());
+    assert_eq!(p.done.load(Relaxed), t.size());
+}

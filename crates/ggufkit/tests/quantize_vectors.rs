@@ -1,6 +1,7 @@
 //! `ggufkit::quantize` against llama-quantize's own outputs (`../shared/vectors/quantize/`):
 //! the plan gives every tensor of every case the type llama-quantize gave it, in its order; the
-//! outputs of the non-imatrix cases have llama-quantize's bytes, tensor by tensor and whole.
+//! outputs of every case, the importance-matrix ones included, have llama-quantize's bytes,
+//! tensor by tensor and whole.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -149,6 +150,9 @@ fn sha256(b: &[u8]) -> String {
     d.iter().map(|x| format!("{x:02x}")).collect()
 }
 
+/// The imatrix file name as the manifests' commands give it (llama-quantize records it).
+const IMATRIX_AS_GIVEN: &str = "gemma-3-270m-f16.imatrix.gguf";
+
 /// Quantizes `src` as manifest `m` says and compares the output with it: every tensor's type,
 /// offset and bytes, the metadata keys in order, the whole file.
 fn check_case(case: &str, m: &Value, src: &Path, threads: usize) {
@@ -232,11 +236,23 @@ fn tiny_outputs_are_llama_quantize_bytes() {
     assert_eq!(n, 5);
 }
 
-/// The F16 Gemma 3 llama-quantize started from, made as its README says: our `convert --type
-/// f16` of the Q4_K_M original with `general.file_type` set to 1 (checked by its sha256). Made
-/// once into the temporary folder.
+/// The F16 Gemma 3 llama-quantize started from: `/tmp/gemma/gemma-3-270m-f16.gguf` when it is
+/// there, else made as the vectors' README says: our `convert --type f16` of the Q4_K_M
+/// original with `general.file_type` set to 1, once, into the temporary folder. Checked by its
+/// sha256 either way.
 fn gemma_source() -> Option<PathBuf> {
     const SHA: &str = "2fc5918b02d754e17a06566a9a3aaea876575e6a3d33800628a6f38546547d85";
+    let ready = Path::new("/tmp/gemma/gemma-3-270m-f16.gguf");
+    if ready.exists() {
+        let bytes = std::fs::read(ready).unwrap();
+        assert_eq!(
+            sha256(&bytes),
+            SHA,
+            "{} is not llama-quantize's F16 source",
+            ready.display()
+        );
+        return Some(ready.to_path_buf());
+    }
     let orig = Path::new("/tmp/gemma/gemma-3-270m-q4_k_m.gguf");
     if !orig.exists() {
         println!(
@@ -280,6 +296,68 @@ fn gemma_outputs_are_llama_quantize_bytes() {
     let cases: HashMap<&str, &Value> = all.iter().map(|(c, m)| (c.as_str(), m)).collect();
     for case in ["gemma3-f16.Q8_0", "gemma3-f16.Q4_K_M", "gemma3-f16.IQ4_XS"] {
         check_case(case, cases[case], &src, 2);
+    }
+}
+
+#[test]
+fn gemma_imatrix_outputs_are_llama_quantize_bytes() {
+    let Some(all) = manifests() else { return };
+    let Some(src) = gemma_source() else { return };
+    let dir = shared::find("vectors/quantize").unwrap();
+    let im = quantize::Imatrix::load(&dir.join(IMATRIX_AS_GIVEN)).unwrap();
+    let cases: HashMap<&str, &Value> = all.iter().map(|(c, m)| (c.as_str(), m)).collect();
+    for case in ["gemma3-f16.imatrix.Q4_K_M", "gemma3-f16.imatrix.IQ2_XXS"] {
+        check_one_per_type(case, cases[case], &src, &im);
+    }
+}
+
+/// Case `m` (an imatrix one) for the smallest tensor of each output type only, so that the
+/// slow searches of the 2-bit i-quants stay quick in a debug build: the executor runs the plan
+/// cut down to those tensors, and each one's bytes are compared with the manifest's. (The whole
+/// imatrix Q4_K_M file is compared by gguf-cli's `quantize_cli` test, both whole files with
+/// llama-quantize's by `scripts/bench_quantize.sh`.)
+fn check_one_per_type(case: &str, m: &Value, src: &Path, im: &quantize::Imatrix) {
+    let g = Gguf::open(src).unwrap();
+    let mut opts = options(m);
+    opts.threads = Some(2);
+    opts.importance = Some(im.values.clone());
+    opts.kv_overrides = im.metadata(IMATRIX_AS_GIVEN);
+    let mut plan = quantize::plan(&g, &opts).unwrap();
+    let mut smallest: HashMap<GgmlType, quantize::PlannedTensor> = HashMap::new();
+    for t in &plan.tensors {
+        let e = smallest.entry(t.to).or_insert_with(|| t.clone());
+        if t.bytes_in < e.bytes_in {
+            *e = t.clone();
+        }
+    }
+    plan.tensors
+        .retain(|t| smallest.get(&t.to).is_some_and(|s| s.name == t.name));
+    let types: std::collections::HashSet<&str> = m["tensors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["type"].as_str().unwrap())
+        .collect();
+    assert_eq!(plan.tensors.len(), types.len(), "{case}: one per type");
+    let want: HashMap<&str, &str> = m["tensors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| (t["name"].as_str().unwrap(), t["sha256"].as_str().unwrap()))
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.gguf");
+    quantize::quantize_file(&g, &out, &plan, &opts, false, None).unwrap();
+    let q = Gguf::open(&out).unwrap();
+    assert_eq!(q.tensor_count(), types.len());
+    for t in q.tensors() {
+        assert_eq!(
+            sha256(t.data().unwrap()),
+            want[&*t.name()],
+            "{case}: {} ({})",
+            t.name(),
+            t.ggml_type()
+        );
     }
 }
 

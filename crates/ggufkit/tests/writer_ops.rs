@@ -456,7 +456,16 @@ fn requantizing_converts_the_weights_and_says_which() {
             all,
             overwrite: false,
         };
-        convert(&open(&p), &out, opts, None).unwrap();
+        // progress counts the input's tensor bytes, however much smaller the output is
+        let done = std::rc::Rc::new(std::cell::Cell::new(0u64));
+        let seen = std::rc::Rc::clone(&done);
+        let progress: ggufkit::write::ProgressFn = Box::new(move |n| seen.set(seen.get() + n));
+        convert(&open(&p), &out, opts, Some(progress)).unwrap();
+        assert_eq!(
+            done.get(),
+            g.tensor_data_size(),
+            "progress of {e} all={all}"
+        );
         let qb = fs::read(&out).unwrap();
         let q = Gguf::from_bytes(&qb).unwrap();
         let t = q.tensor("blk.0.attn_q.weight").unwrap();

@@ -6,6 +6,8 @@ use std::path::{Path, PathBuf};
 use ggufkit::export::{self, Dtype, ExportFormat};
 use ggufkit::Error;
 
+use crate::output::progress::Progress;
+
 use super::{open_reporting, verdict, CliError, CmdResult, OK};
 
 /// Float dtype of a .safetensors export.
@@ -64,10 +66,15 @@ pub fn run(args: Args) -> CmdResult {
         Some(name) => {
             npy_dtype(&args)?;
             let t = g.tensor(name).ok_or_else(|| no_tensor(&args.file, name))?;
-            ggufkit::tensor_bytes(&t)
-                .and_then(|data| export::save_npy(&t, data, &args.out, args.force))
+            ggufkit::tensor_bytes(&t).and_then(|data| {
+                let progress = Progress::bytes(data.len() as u64, "exporting");
+                export::save_npy_with(&t, data, &args.out, args.force, &progress)
+            })
         }
-        None => export::save_safetensors(&g, args.dtype.into(), &args.out, args.force),
+        None => {
+            let progress = Progress::bytes(g.tensor_data_size(), "exporting");
+            export::save_safetensors_with(&g, args.dtype.into(), &args.out, args.force, &progress)
+        }
     };
     done.map_err(|e| export_error(&args.file, e))?;
     Ok(verdict(&g))

@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use ggufkit::summary::Summary;
-use ggufkit::{Gguf, ShardedModel};
+use ggufkit::Gguf;
 
 use super::{open, verdict, CmdResult, FAILED, FOUND, OK};
 use crate::output::summary_text::summary_text;
@@ -24,23 +24,21 @@ pub struct Args {
     context: Option<u64>,
 }
 
-/// The summary of `file`; for the first shard of a split model, the whole model's, as llama.cpp
-/// loads it. When the other shards cannot be read, this shard's alone, the reason on stderr
-/// and exit code 1.
+/// The summary of `file` ([`Summary::of_file`]: a split model's first shard describes the
+/// whole model); when the other shards cannot be read, this shard's alone, the reason on stderr
+/// and exit code 1. Remote files are described alone.
 fn model_summary(file: &Path, g: &Gguf<'_>) -> (Summary, u8) {
-    let alone = Summary::of(g);
-    let first_of_many = alone.split.as_ref().is_some_and(|s| s.no == 0);
-    if !first_of_many || crate::remote::is_remote(file) {
-        return (alone, OK);
+    if crate::remote::is_remote(file) {
+        return (Summary::of(g), OK);
     }
-    match ShardedModel::open(file) {
-        Ok(m) => (Summary::of_model(&m), OK),
-        Err(e) => {
+    match Summary::of_file(g) {
+        (s, None) => (s, OK),
+        (s, Some(e)) => {
             eprintln!(
                 "gguf: {}; describing this shard alone",
                 super::describe(file, &e)
             );
-            (alone, FOUND)
+            (s, FOUND)
         }
     }
 }

@@ -5,11 +5,11 @@
 use std::fmt::Write as _;
 
 use ggufkit::layout::{ByteLayout, FieldValue};
-use ggufkit::summary::Summary;
+use ggufkit::summary::{Summary, TypeShare};
 use ggufkit::{Gguf, Report, Value};
 
 use super::summary::{kv_formula, KV_TOKENS};
-use super::svg::{bars, colour, layer_chart, strip};
+use super::svg::{bars, layer_chart, strip, Palette};
 use super::value::human_value;
 use super::{grouped, human_bytes, shape_text, short_count, shorten};
 
@@ -41,6 +41,7 @@ th{background:#f0f2f5;position:sticky;top:0}
 td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}
 code,td.m{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:12px;overflow-wrap:anywhere}
 .summary td:first-child{color:#5a6372;width:180px}
+#meta td:first-child{white-space:nowrap;overflow-wrap:normal}
 input.filter{width:320px;padding:5px 8px;border:1px solid #c5cbd5;border-radius:5px;margin:0 10px 8px 0}
 .count{color:#5a6372}
 .scroll{max-height:520px;overflow:auto;border:1px solid #eceef2}
@@ -104,12 +105,13 @@ pub fn page(file_name: &str, g: &Gguf<'_>, m: &Summary, layout: &ByteLayout<'_>)
         f.endian
     );
     summary_section(&mut h, g.report(), m);
+    let palette = Palette::new(types_by_size(m).iter().map(|t| t.ggml_type.name()));
     if !m.types.is_empty() {
-        bytes_section(&mut h, m);
+        bytes_section(&mut h, m, &palette);
     }
     metadata_section(&mut h, g);
     tensors_section(&mut h, g);
-    layout_section(&mut h, g, layout);
+    layout_section(&mut h, g, layout, &palette);
     h.push_str("</main>\n<script>");
     h.push_str(SCRIPT);
     h.push_str("</script></body></html>\n");
@@ -229,18 +231,23 @@ fn summary_section(h: &mut String, report: &Report, m: &Summary) {
     h.push_str("</tbody></table></section>\n");
 }
 
-/// Where the bytes go: by tensor type, by layer, and the layers against the tensors outside them.
-fn bytes_section(h: &mut String, m: &Summary) {
-    let data = m.tensor_data_bytes;
-    // the largest first, ties in the order of the type names (as the legend and the stacks)
+/// The model's tensor types, the largest first, ties in the order of the type names (as the
+/// legend, the bars and the palette show them).
+fn types_by_size(m: &Summary) -> Vec<&TypeShare> {
     let mut by_name: Vec<_> = m.types.iter().collect();
     by_name.sort_by_key(|t| t.ggml_type.name());
     by_name.sort_by_key(|t| std::cmp::Reverse(t.bytes));
-    let types: Vec<(String, u64, String)> = by_name
+    by_name
+}
+
+/// Where the bytes go: by tensor type, by layer, and the layers against the tensors outside them.
+fn bytes_section(h: &mut String, m: &Summary, palette: &Palette) {
+    let data = m.tensor_data_bytes;
+    let types: Vec<(String, u64, String)> = types_by_size(m)
         .iter()
         .map(|t| {
             let name = t.ggml_type.name();
-            (name.to_string(), t.bytes, colour(name))
+            (name.to_string(), t.bytes, palette.of(name).to_string())
         })
         .collect();
     h.push_str("<section id=\"bytes\"><h2>Where the bytes go</h2><h3>By tensor type</h3>");
@@ -262,7 +269,7 @@ fn bytes_section(h: &mut String, m: &Summary) {
                 (l.layer, types)
             })
             .collect();
-        h.push_str(&layer_chart(&stacks));
+        h.push_str(&layer_chart(&stacks, palette));
         let layer_total = m
             .layers
             .iter()
@@ -329,13 +336,13 @@ fn tensors_section(h: &mut String, g: &Gguf<'_>) {
     h.push_str("</tbody></table></div></section>\n");
 }
 
-fn layout_section(h: &mut String, g: &Gguf<'_>, layout: &ByteLayout<'_>) {
+fn layout_section(h: &mut String, g: &Gguf<'_>, layout: &ByteLayout<'_>, palette: &Palette) {
     let fields = &layout.fields;
     let _ = write!(
         h,
         "<section><h2>Byte layout ({} fields)</h2>{}{}<div class=\"scroll\"><table id=\"layout\"><thead><tr><th class=\"n\">offset</th><th class=\"n\">length</th><th>field</th><th>value</th></tr></thead><tbody>",
         fields.len(),
-        strip(g, layout),
+        strip(g, layout, palette),
         filter_box("layout-filter", "layout", "layout-count", "filter fields")
     );
     for f in fields {

@@ -15,6 +15,8 @@ pub mod layout_text;
 pub mod markdown;
 pub mod progress;
 pub mod quantize_plan;
+pub mod recipe;
+pub mod scan_progress;
 pub mod summary;
 pub mod summary_text;
 pub mod svg;

@@ -99,6 +99,9 @@ pub fn summary_text(
     for w in &report.warnings {
         line(&mut out, s, "warning", s.yellow(&w.message));
     }
+    if let Some(m) = &m.file_type_mismatch {
+        line(&mut out, s, "warning", s.yellow(m));
+    }
     let f = &m.format;
     line(
         &mut out,

@@ -9,12 +9,53 @@ use ggufkit::Gguf;
 use super::html::esc;
 use super::{grouped, human_bytes};
 
-/// A colour per tensor type, stable across reports.
-pub fn colour(name: &str) -> String {
-    let h = name
-        .bytes()
-        .fold(2166136261u32, |h, b| (h ^ b as u32).wrapping_mul(16777619));
-    format!("hsl({}, 62%, 52%)", h % 360)
+/// The colours of one report's tensor types, far apart from each other: a qualitative palette of
+/// ten for the types in order (the largest first), hues spread evenly when there are more.
+pub struct Palette(Vec<(String, String)>);
+
+const QUALITATIVE: [&str; 10] = [
+    "#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7",
+    "#9c755f", "#bab0ac",
+];
+
+impl Palette {
+    /// Colours for `names`, in that order (repeats keep their first colour).
+    pub fn new<'a>(names: impl IntoIterator<Item = &'a str>) -> Palette {
+        let mut unique: Vec<&str> = Vec::new();
+        for n in names {
+            if !unique.contains(&n) {
+                unique.push(n);
+            }
+        }
+        let n = unique.len();
+        let colours = unique
+            .into_iter()
+            .enumerate()
+            .map(|(i, name)| {
+                let c = match QUALITATIVE.get(i) {
+                    Some(c) if n <= QUALITATIVE.len() => c.to_string(),
+                    _ => format!("hsl({:.0}, 62%, 50%)", i as f64 * 360.0 / n as f64),
+                };
+                (name.to_string(), c)
+            })
+            .collect();
+        Palette(colours)
+    }
+
+    /// The colour of type `name` (grey for a type the palette was not made with).
+    pub fn of(&self, name: &str) -> &str {
+        self.0
+            .iter()
+            .find(|(n, _)| n == name)
+            .map_or("#8a93a0", |(_, c)| c.as_str())
+    }
+}
+
+/// An SVG drawn in a `w`-wide coordinate space that scales to the width of the page.
+fn svg_open(w: f64, h: f64) -> String {
+    format!(
+        r#"<svg viewBox="0 0 {w} {h}" width="100%" preserveAspectRatio="xMinYMin meet" role="img">"#
+    )
 }
 
 /// Horizontal bars: one labelled bar per (label, bytes, colour), with its share of `total`.
@@ -24,10 +65,7 @@ pub fn bars(items: &[(String, u64, String)], total: u64) -> String {
     let bar_w = w - label_w - 170.0;
     let h = 20.0;
     let max = items.iter().map(|i| i.1).max().unwrap_or(1).max(1) as f64;
-    let mut s = format!(
-        r#"<svg width="{w}" height="{}" role="img">"#,
-        h * items.len() as f64 + 4.0
-    );
+    let mut s = svg_open(w, h * items.len() as f64 + 4.0);
     for (k, (label, bytes, col)) in items.iter().enumerate() {
         let y = k as f64 * h + 2.0;
         let len = (*bytes as f64 / max * bar_w).max(1.0);
@@ -55,7 +93,7 @@ pub fn bars(items: &[(String, u64, String)], total: u64) -> String {
 }
 
 /// Vertical bars per layer, each stacked by tensor type: (layer, [(type name, bytes)]).
-pub fn layer_chart(layers: &[(u64, Vec<(&str, u64)>)]) -> String {
+pub fn layer_chart(layers: &[(u64, Vec<(&str, u64)>)], palette: &Palette) -> String {
     let n = layers.len().max(1) as f64;
     let w = 900.0;
     let h = 180.0;
@@ -67,7 +105,7 @@ pub fn layer_chart(layers: &[(u64, Vec<(&str, u64)>)]) -> String {
         .max()
         .unwrap_or(1)
         .max(1) as f64;
-    let mut s = format!(r#"<svg width="{w}" height="{}" role="img">"#, h + 36.0);
+    let mut s = svg_open(w, h + 36.0);
     let _ = write!(
         s,
         r#"<text x="{}" y="12" text-anchor="end">{}</text><text x="{}" y="{}" text-anchor="end">0</text><line x1="{left}" y1="{h}" x2="{}" y2="{h}" stroke="silver"/>"#,
@@ -87,7 +125,7 @@ pub fn layer_chart(layers: &[(u64, Vec<(&str, u64)>)]) -> String {
                 s,
                 r#"<rect x="{x:.1}" y="{y:.1}" width="{:.1}" height="{bh:.1}" fill="{}"><title>layer {layer} {}: {}</title></rect>"#,
                 (step * 0.8).max(1.0),
-                colour(ty),
+                palette.of(ty),
                 esc(ty),
                 human_bytes(*bytes)
             );
@@ -111,10 +149,10 @@ pub fn layer_chart(layers: &[(u64, Vec<(&str, u64)>)]) -> String {
 }
 
 /// The file as one strip: the header's parts and each tensor's data, to scale.
-pub fn strip(g: &Gguf<'_>, layout: &ByteLayout<'_>) -> String {
+pub fn strip(g: &Gguf<'_>, layout: &ByteLayout<'_>, palette: &Palette) -> String {
     let total = g.expected_len().max(1) as f64;
     let w = 900.0;
-    let mut s = format!(r#"<svg width="{w}" height="46" role="img">"#);
+    let mut s = svg_open(w, 46.0);
     let seg = |s: &mut String, from: u64, to: u64, col: &str, what: &str| {
         let x = from as f64 / total * w;
         let len = ((to - from.min(to)) as f64 / total * w).max(0.5);
@@ -138,7 +176,7 @@ pub fn strip(g: &Gguf<'_>, layout: &ByteLayout<'_>) -> String {
             &mut s,
             t.absolute_offset(),
             t.absolute_offset() + t.size(),
-            &colour(t.ggml_type().name()),
+            palette.of(t.ggml_type().name()),
             &name,
         );
     }

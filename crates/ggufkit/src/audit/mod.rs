@@ -18,6 +18,14 @@ pub use template::audit_template;
 
 use crate::Gguf;
 
+/// The `model.file-type` finding alone: `general.file_type` names a preset whose plan gives most
+/// of the file's quantizable tensors another type than they have (what `gguf info` warns of).
+pub fn file_type_finding(g: &Gguf<'_>) -> Option<Finding> {
+    let mut out = Vec::new();
+    file_type::audit_file_type(g, &mut out);
+    out.pop()
+}
+
 /// Every finding of a file, in the order: templates, hidden characters, tokenizer, model, file
 /// type.
 pub fn audit(g: &Gguf<'_>) -> Vec<Finding> {

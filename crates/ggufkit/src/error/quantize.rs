@@ -50,8 +50,10 @@ pub enum QuantizeError {
         n_layer: u32,
     },
     /// A row width the type's blocks do not fit, and the type has no smaller relative.
-    #[error("rows of {ne0} values are not whole {ty} blocks and {ty} has no fallback type")]
+    #[error("tensor '{tensor}': rows of {ne0} values are not whole {ty} blocks and {ty} has no fallback type")]
     NoFallback {
+        /// The tensor.
+        tensor: String,
         /// The type.
         ty: GgmlType,
         /// The row width.

@@ -20,8 +20,8 @@ use std::path::Path;
 use crate::error::{Error, Result};
 use crate::write::AtomicFile;
 
-pub use npy::{save_npy, write_npy};
-pub use safetensors::{save_safetensors, write_safetensors};
+pub use npy::{save_npy, save_npy_with, write_npy};
+pub use safetensors::{save_safetensors, save_safetensors_with, write_safetensors};
 pub use values::{dequantize_into, tensor_values, TensorValues};
 
 /// The float dtype of the float tensors of a safetensors export.

@@ -5,6 +5,7 @@ use std::io::{self, Write};
 use std::path::Path;
 
 use crate::error::{Error, Result};
+use crate::progress::{NoProgress, Progress};
 use crate::read::TensorInfo;
 
 use super::values::{check, int_dtype, write_values};
@@ -43,10 +44,12 @@ fn encode(
     t: &TensorInfo<'_>,
     data: &[u8],
     io: &dyn Fn(io::Error) -> Error,
+    progress: &dyn Progress,
 ) -> Result<()> {
     let descr = int_dtype(t.ggml_type()).map_or("<f4", |d| d.numpy);
     w.write_all(&npy_header(descr, t.shape())).map_err(io)?;
-    write_values(w, t, data, Dtype::F32, io)
+    progress.total(data.len() as u64);
+    write_values(w, t, data, Dtype::F32, io, progress)
 }
 
 /// Writes tensor `t` as .npy to `w`: float32 values (integer tensors in their own dtype).
@@ -54,14 +57,27 @@ fn encode(
 /// fetched for a remote one.
 pub fn write_npy(w: &mut dyn Write, t: &TensorInfo<'_>, data: &[u8]) -> Result<()> {
     check(t, data)?;
-    encode(w, t, data, &io_error)
+    encode(w, t, data, &io_error, &NoProgress)
 }
 
 /// [`write_npy`] to the file `target`, atomically; an existing target is replaced only with
 /// `overwrite`. Nothing is created when the tensor cannot be exported.
 pub fn save_npy(t: &TensorInfo<'_>, data: &[u8], target: &Path, overwrite: bool) -> Result<()> {
+    save_npy_with(t, data, target, overwrite, &NoProgress)
+}
+
+/// [`save_npy`], telling `progress` the tensor's bytes as they are converted (its total first).
+pub fn save_npy_with(
+    t: &TensorInfo<'_>,
+    data: &[u8],
+    target: &Path,
+    overwrite: bool,
+    progress: &dyn Progress,
+) -> Result<()> {
     check(t, data)?;
-    save(target, overwrite, &[], |w, io| encode(w, t, data, io))
+    save(target, overwrite, &[], |w, io| {
+        encode(w, t, data, io, progress)
+    })
 }
 
 #[cfg(test)]

@@ -6,6 +6,7 @@ use std::path::Path;
 
 use crate::error::{Error, Result};
 use crate::json::Json;
+use crate::progress::{NoProgress, Progress};
 use crate::read::{Gguf, TensorInfo};
 use crate::tensor_data::tensor_bytes;
 use crate::value::Value;
@@ -85,10 +86,12 @@ fn encode(
     p: &Plan<'_>,
     dtype: Dtype,
     io: &dyn Fn(io::Error) -> Error,
+    progress: &dyn Progress,
 ) -> Result<()> {
     w.write_all(&p.header).map_err(io)?;
+    progress.total(p.tensors.iter().map(|(_, d)| d.len() as u64).sum());
     for (t, data) in &p.tensors {
-        write_values(w, t, data, dtype, io)?;
+        write_values(w, t, data, dtype, io, progress)?;
     }
     Ok(())
 }
@@ -98,13 +101,27 @@ fn encode(
 /// `__metadata__`. Every tensor is checked (its data there, a float form) before a byte is
 /// written.
 pub fn write_safetensors(w: &mut dyn Write, g: &Gguf<'_>, dtype: Dtype) -> Result<()> {
-    encode(w, &plan(g, dtype)?, dtype, &io_error)
+    encode(w, &plan(g, dtype)?, dtype, &io_error, &NoProgress)
 }
 
 /// [`write_safetensors`] to the file `target`, atomically; an existing target is replaced only
 /// with `overwrite`. Nothing is created when a tensor cannot be exported.
 pub fn save_safetensors(g: &Gguf<'_>, dtype: Dtype, target: &Path, overwrite: bool) -> Result<()> {
+    save_safetensors_with(g, dtype, target, overwrite, &NoProgress)
+}
+
+/// [`save_safetensors`], telling `progress` the bytes of tensor data as they are converted (the
+/// total of every tensor's first).
+pub fn save_safetensors_with(
+    g: &Gguf<'_>,
+    dtype: Dtype,
+    target: &Path,
+    overwrite: bool,
+    progress: &dyn Progress,
+) -> Result<()> {
     let p = plan(g, dtype)?;
     let inputs: Vec<&Path> = g.path().into_iter().collect();
-    save(target, overwrite, &inputs, |w, io| encode(w, &p, dtype, io))
+    save(target, overwrite, &inputs, |w, io| {
+        encode(w, &p, dtype, io, progress)
+    })
 }

@@ -5,6 +5,7 @@ use std::io::{self, Write};
 
 use crate::endian::Endian;
 use crate::error::{Error, Result};
+use crate::progress::Progress;
 use crate::quant;
 use crate::read::TensorInfo;
 use crate::tensor_data::check_dequantizable;
@@ -126,24 +127,31 @@ pub(super) fn write_values(
     data: &[u8],
     dtype: Dtype,
     io: &dyn Fn(io::Error) -> Error,
+    progress: &dyn Progress,
 ) -> Result<()> {
     let ty = t.ggml_type();
     if let Some(int) = int_dtype(ty) {
         if t.endian() == Endian::Little {
-            return w.write_all(data).map_err(io);
+            w.write_all(data).map_err(io)?;
+            progress.advance(data.len() as u64);
+            return Ok(());
         }
         let mut buf = data.to_vec();
         for v in buf.chunks_exact_mut(int.size) {
             v.reverse();
         }
-        return w.write_all(&buf).map_err(io);
+        w.write_all(&buf).map_err(io)?;
+        progress.advance(data.len() as u64);
+        return Ok(());
     }
     let same = matches!(
         (ty, dtype),
         (GgmlType::F32, Dtype::F32) | (GgmlType::F16, Dtype::F16) | (GgmlType::BF16, Dtype::Bf16)
     );
     if same && t.endian() == Endian::Little {
-        return w.write_all(data).map_err(io);
+        w.write_all(data).map_err(io)?;
+        progress.advance(data.len() as u64);
+        return Ok(());
     }
     let block_bytes = ty.type_size().max(1) as usize;
     let block_elems = ty.block_size().max(1) as usize;
@@ -166,6 +174,7 @@ pub(super) fn write_values(
             ),
         }
         w.write_all(&bytes).map_err(io)?;
+        progress.advance(run.len() as u64);
     }
     Ok(())
 }

@@ -504,21 +504,28 @@ pub(crate) fn quant_q2_k(src: &[f32], out: &mut [u8]) {
         } else {
             put_f16(rest, 66, 0.0);
         }
-        let d_all = f16_le(rest, 64);
-        let m_all = f16_le(rest, 66);
-        for j in 0..16 {
-            let d = d_all * f32::from(sc[j] & 0x0f);
-            if d == 0.0 {
-                continue;
-            }
-            let dm = m_all * f32::from(sc[j] >> 4);
-            for ii in 0..16 {
-                let q = nearest_int((x[16 * j + ii] + dm) / d).clamp(0, 3);
-                l[16 * j + ii] = q as u8;
-            }
-        }
-        pack_2bit(&l, &mut rest[..64]);
+        finish_q2_k(x, y, &mut l);
     }
+}
+
+/// The second half of q2_k, with or without importance: the levels requantized with the
+/// block's stored scales and mins (`y`'s header already written), then packed.
+pub(super) fn finish_q2_k(x: &[f32], y: &mut [u8], l: &mut [u8; QK_K]) {
+    let (sc, rest) = y.split_at_mut(16);
+    let d_all = f16_le(rest, 64);
+    let m_all = f16_le(rest, 66);
+    for j in 0..16 {
+        let d = d_all * f32::from(sc[j] & 0x0f);
+        if d == 0.0 {
+            continue;
+        }
+        let dm = m_all * f32::from(sc[j] >> 4);
+        for ii in 0..16 {
+            let q = nearest_int((x[16 * j + ii] + dm) / d).clamp(0, 3);
+            l[16 * j + ii] = q as u8;
+        }
+    }
+    pack_2bit(l, &mut rest[..64]);
 }
 
 pub(crate) fn quant_q3_k(src: &[f32], out: &mut [u8]) {
@@ -538,50 +545,61 @@ pub(crate) fn quant_q3_k(src: &[f32], out: &mut [u8]) {
                 max_scale = scales[j];
             }
         }
-        let (hmask, rest) = y.split_at_mut(32);
-        let (qs, rest) = rest.split_at_mut(64);
-        let (sc, dpart) = rest.split_at_mut(12);
-        sc.iter_mut().for_each(|s| *s = 0);
-        if max_scale != 0.0 {
+        let mut ls = [0u8; 16];
+        let d = if max_scale != 0.0 {
             let iscale = -32.0 / max_scale;
-            for j in 0..16 {
-                let lq = nearest_int(iscale * scales[j]) as i8;
-                let lq = (lq.clamp(-32, 31) + 32) as u8;
-                if j < 8 {
-                    sc[j] = lq & 0x0f;
-                } else {
-                    sc[j - 8] |= (lq & 0x0f) << 4;
-                }
-                sc[j % 4 + 8] |= (lq >> 4) << (2 * (j / 4));
+            for (q, &sj) in ls.iter_mut().zip(&scales) {
+                let lq = nearest_int(iscale * sj) as i8;
+                *q = (lq.clamp(-32, 31) + 32) as u8;
             }
-            put_f16(dpart, 0, 1.0 / iscale);
+            1.0 / iscale
         } else {
-            put_f16(dpart, 0, 0.0);
-        }
-        let d_all = f16_le(dpart, 0);
-        let s6 = q3_k_scales(sc);
-        for j in 0..16 {
-            let d = d_all * s6[j] as f32;
-            if d == 0.0 {
-                continue;
-            }
-            for ii in 0..16 {
-                let q = nearest_int(x[16 * j + ii] / d).clamp(-4, 3);
-                l[16 * j + ii] = (q + 4) as i8;
-            }
-        }
-        hmask.iter_mut().for_each(|h| *h = 0);
-        let mut lu = [0u8; QK_K];
-        for j in 0..QK_K {
-            let mut v = l[j] as u8;
-            if l[j] > 3 {
-                hmask[j % 32] |= 1 << (j / 32);
-                v = v.wrapping_sub(4);
-            }
-            lu[j] = v;
-        }
-        pack_2bit(&lu, qs);
+            0.0
+        };
+        finish_q3_k(x, y, &ls, d, &mut l);
     }
+}
+
+/// The second half of q3_k, with or without importance: the sixteen 6-bit scales `ls` (the
+/// signed scale plus 32) and the super-block scale `d` written, the levels requantized with
+/// them, their high bits into `hmask` and the low two packed.
+pub(super) fn finish_q3_k(x: &[f32], y: &mut [u8], ls: &[u8; 16], d: f32, l: &mut [i8; QK_K]) {
+    let (hmask, rest) = y.split_at_mut(32);
+    let (qs, rest) = rest.split_at_mut(64);
+    let (sc, dpart) = rest.split_at_mut(12);
+    sc.fill(0);
+    for (j, &lq) in ls.iter().enumerate() {
+        if j < 8 {
+            sc[j] = lq & 0x0f;
+        } else {
+            sc[j - 8] |= (lq & 0x0f) << 4;
+        }
+        sc[j % 4 + 8] |= (lq >> 4) << (2 * (j / 4));
+    }
+    put_f16(dpart, 0, d);
+    let d_all = f16_le(dpart, 0);
+    let s6 = q3_k_scales(sc);
+    for j in 0..16 {
+        let d = d_all * s6[j] as f32;
+        if d == 0.0 {
+            continue;
+        }
+        for ii in 0..16 {
+            let q = nearest_int(x[16 * j + ii] / d).clamp(-4, 3);
+            l[16 * j + ii] = (q + 4) as i8;
+        }
+    }
+    hmask.fill(0);
+    let mut lu = [0u8; QK_K];
+    for j in 0..QK_K {
+        let mut v = l[j] as u8;
+        if l[j] > 3 {
+            hmask[j % 32] |= 1 << (j / 32);
+            v = v.wrapping_sub(4);
+        }
+        lu[j] = v;
+    }
+    pack_2bit(&lu, qs);
 }
 
 /// Writes the eight 6-bit scales and mins of q4_k/q5_k into their 12-byte packing.
@@ -592,16 +610,27 @@ fn pack_scales_k4(scales: &[f32; 8], mins: &[f32; 8], max_scale: f32, max_min: f
         0.0
     };
     let inv_min = if max_min > 0.0 { 63.0 / max_min } else { 0.0 };
+    let mut ls = [0u8; 8];
+    let mut lm = [0u8; 8];
     for j in 0..8 {
-        let ls = (nearest_int(inv_scale * scales[j]) as u8).min(63);
-        let lm = (nearest_int(inv_min * mins[j]) as u8).min(63);
+        ls[j] = (nearest_int(inv_scale * scales[j]) as u8).min(63);
+        lm[j] = (nearest_int(inv_min * mins[j]) as u8).min(63);
+    }
+    pack_k4_scale_levels(&ls, &lm, sc);
+}
+
+/// The 12-byte packing of eight 6-bit scale levels `ls` and min levels `lm` (each 0..=63) of
+/// q4_k/q5_k: the inverse of [`scale_min_k4`].
+pub(super) fn pack_k4_scale_levels(ls: &[u8; 8], lm: &[u8; 8], sc: &mut [u8]) {
+    for j in 0..8 {
+        let (a, b) = (ls[j], lm[j]);
         if j < 4 {
-            sc[j] = ls;
-            sc[j + 4] = lm;
+            sc[j] = a;
+            sc[j + 4] = b;
         } else {
-            sc[j + 4] = (ls & 0x0f) | ((lm & 0x0f) << 4);
-            sc[j - 4] |= (ls >> 4) << 6;
-            sc[j] |= (lm >> 4) << 6;
+            sc[j + 4] = (a & 0x0f) | ((b & 0x0f) << 4);
+            sc[j - 4] |= (a >> 4) << 6;
+            sc[j] |= (b >> 4) << 6;
         }
     }
 }
@@ -648,6 +677,12 @@ fn quant_k4_common(x: &[f32], y: &mut [u8], nmax: i32, rmin: f32, nstep: i32, l:
     pack_scales_k4(&scales, &mins, max_scale, max_min, &mut y[4..16]);
     put_f16(y, 0, max_scale / 63.0);
     put_f16(y, 2, max_min / 63.0);
+    requantize_k4(x, y, nmax, l);
+}
+
+/// The levels of a q4_k/q5_k super-block (`nmax` 15 or 31) requantized with the scales and mins
+/// its header (`y[..16]`) now holds, with or without importance.
+pub(super) fn requantize_k4(x: &[f32], y: &[u8], nmax: i32, l: &mut [u8; QK_K]) {
     let d_all = f16_le(y, 0);
     let m_all = f16_le(y, 2);
     let sc = arr12(&y[4..16]);
@@ -665,6 +700,40 @@ fn quant_k4_common(x: &[f32], y: &mut [u8], nmax: i32, rmin: f32, nstep: i32, l:
     }
 }
 
+/// Packs the 4-bit levels of a q4_k super-block after its 16-byte header.
+pub(super) fn pack_q4_k_levels(l: &[u8; QK_K], y: &mut [u8]) {
+    for (h, q) in y[16..block::Q4_K.bytes].chunks_exact_mut(32).enumerate() {
+        let j = 64 * h;
+        for (k, o) in q.iter_mut().enumerate() {
+            *o = l[j + k] | (l[j + k + 32] << 4);
+        }
+    }
+}
+
+/// Packs the 5-bit levels of a q5_k super-block after its 16-byte header: the fifth bits into
+/// `qh`, the low four into `qs`.
+pub(super) fn pack_q5_k_levels(l: &[u8; QK_K], y: &mut [u8]) {
+    let (qh, ql) = y[16..block::Q5_K.bytes].split_at_mut(32);
+    qh.fill(0);
+    for (h, q) in ql.chunks_exact_mut(32).enumerate() {
+        let n = 64 * h;
+        let (m1, m2) = (1u8 << (2 * h), 2u8 << (2 * h));
+        for j in 0..32 {
+            let mut l1 = l[n + j];
+            if l1 > 15 {
+                l1 -= 16;
+                qh[j] |= m1;
+            }
+            let mut l2 = l[n + j + 32];
+            if l2 > 15 {
+                l2 -= 16;
+                qh[j] |= m2;
+            }
+            q[j] = l1 | (l2 << 4);
+        }
+    }
+}
+
 pub(crate) fn quant_q4_k(src: &[f32], out: &mut [u8]) {
     for (x, y) in src
         .chunks_exact(block::Q4_K.elems)
@@ -672,12 +741,7 @@ pub(crate) fn quant_q4_k(src: &[f32], out: &mut [u8]) {
     {
         let mut l = [0u8; QK_K];
         quant_k4_common(x, y, 15, -1.0, 20, &mut l);
-        for (h, q) in y[16..block::Q4_K.bytes].chunks_exact_mut(32).enumerate() {
-            let j = 64 * h;
-            for (k, o) in q.iter_mut().enumerate() {
-                *o = l[j + k] | (l[j + k + 32] << 4);
-            }
-        }
+        pack_q4_k_levels(&l, y);
     }
 }
 
@@ -688,25 +752,7 @@ pub(crate) fn quant_q5_k(src: &[f32], out: &mut [u8]) {
     {
         let mut l = [0u8; QK_K];
         quant_k4_common(x, y, 31, -0.5, 15, &mut l);
-        let (qh, ql) = y[16..block::Q5_K.bytes].split_at_mut(32);
-        qh.iter_mut().for_each(|h| *h = 0);
-        for (h, q) in ql.chunks_exact_mut(32).enumerate() {
-            let n = 64 * h;
-            let (m1, m2) = (1u8 << (2 * h), 2u8 << (2 * h));
-            for j in 0..32 {
-                let mut l1 = l[n + j];
-                if l1 > 15 {
-                    l1 -= 16;
-                    qh[j] |= m1;
-                }
-                let mut l2 = l[n + j + 32];
-                if l2 > 15 {
-                    l2 -= 16;
-                    qh[j] |= m2;
-                }
-                q[j] = l1 | (l2 << 4);
-            }
-        }
+        pack_q5_k_levels(&l, y);
     }
 }
 

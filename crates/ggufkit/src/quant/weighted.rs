@@ -9,8 +9,11 @@
 
 #![forbid(unsafe_code)]
 
-use super::float::{f16_le, put_f16};
-use super::kquants::{arr12, make_qx_quants, pack_2bit, scale_min_k4};
+use super::float::put_f16;
+use super::kquants::{
+    finish_q2_k, finish_q3_k, make_qx_quants, pack_k4_scale_levels, pack_q4_k_levels,
+    pack_q5_k_levels, requantize_k4,
+};
 use super::layout::{block, QK_K};
 use super::nearest_int;
 
@@ -209,6 +212,27 @@ fn row_sigma2(x: &[f32]) -> f32 {
     sum_sq(x) / x.len() as f32
 }
 
+/// Packs a legacy block's 32 levels after its scale (and min): elements `j` and `j + 16` share
+/// a byte; with `five_bits` their fifth bits go first, into a little-endian `u32`. (ggml stores
+/// the levels as `uint8_t`, so a level past the type's range wraps, as in C.)
+fn pack_levels_32(l: &[u8; 32], five_bits: bool, out: &mut [u8]) {
+    let qs = if five_bits {
+        &mut out[4..20]
+    } else {
+        &mut out[..16]
+    };
+    let mut qh = 0u32;
+    for j in 0..16 {
+        let (a, b) = (l[j], l[j + 16]);
+        qs[j] = (a & 0x0f) | (b << 4);
+        qh |= u32::from((a & 0x10) >> 4) << j;
+        qh |= u32::from((b & 0x10) >> 4) << (j + 16);
+    }
+    if five_bits {
+        out[..4].copy_from_slice(&qh.to_le_bytes());
+    }
+}
+
 pub(crate) fn quant_q4_0_w(x: &[f32], qw: &[f32], out: &mut [u8]) {
     let sigma2 = row_sigma2(x);
     let mut weight = [0f32; 32];
@@ -221,9 +245,7 @@ pub(crate) fn quant_q4_0_w(x: &[f32], qw: &[f32], out: &mut [u8]) {
         weights_of(xb, qb, sigma2, &mut weight);
         let d = make_qx_quants(8, xb, &mut l, Some(&weight));
         put_f16(y, 0, d);
-        for j in 0..16 {
-            y[2 + j] = (l[j] as u8) | ((l[j + 16] as u8) << 4);
-        }
+        pack_levels_32(&l.map(|v| v as u8), false, &mut y[2..]);
     }
 }
 
@@ -239,14 +261,7 @@ pub(crate) fn quant_q5_0_w(x: &[f32], qw: &[f32], out: &mut [u8]) {
         weights_of(xb, qb, sigma2, &mut weight);
         let d = make_qx_quants(16, xb, &mut l, Some(&weight));
         put_f16(y, 0, d);
-        let mut qh = 0u32;
-        for j in 0..16 {
-            let (a, b) = (l[j] as u8, l[j + 16] as u8);
-            y[6 + j] = (a & 0x0f) | ((b & 0x0f) << 4);
-            qh |= u32::from((a & 0x10) >> 4) << j;
-            qh |= u32::from((b & 0x10) >> 4) << (j + 16);
-        }
-        y[2..6].copy_from_slice(&qh.to_le_bytes());
+        pack_levels_32(&l.map(|v| v as u8), true, &mut y[2..]);
     }
 }
 
@@ -270,20 +285,7 @@ fn quant_q_1_w(x: &[f32], qw: &[f32], out: &mut [u8], nmax: i32) {
         let (d, min) = make_qkx3_quants(nmax, xb, Some(&weight), &mut l, &mut laux, -0.9, 0.05, 36);
         put_f16(y, 0, d);
         put_f16(y, 2, -min);
-        if nmax == 15 {
-            for j in 0..16 {
-                y[4 + j] = l[j] | (l[j + 16] << 4);
-            }
-        } else {
-            let mut qh = 0u32;
-            for j in 0..16 {
-                let (a, b) = (l[j], l[j + 16]);
-                y[8 + j] = (a & 0x0f) | ((b & 0x0f) << 4);
-                qh |= u32::from((a & 0x10) >> 4) << j;
-                qh |= u32::from((b & 0x10) >> 4) << (j + 16);
-            }
-            y[4..8].copy_from_slice(&qh.to_le_bytes());
-        }
+        pack_levels_32(&l, nmax == 31, &mut y[4..]);
     }
 }
 
@@ -334,26 +336,12 @@ pub(crate) fn quant_q2_k_w(x: &[f32], qw: &[f32], out: &mut [u8]) {
         let mut lm = [0u8; 16];
         let dm = make_qp_quants(15, &scales, &mut ls, &sw);
         let mm = make_qp_quants(15, &mins, &mut lm, &sw);
-        let (sc, rest) = y.split_at_mut(16);
-        put_f16(rest, 64, dm);
-        put_f16(rest, 66, mm);
-        let dm = f16_le(rest, 64);
-        let mm = f16_le(rest, 66);
         for j in 0..16 {
-            sc[j] = ls[j] | (lm[j] << 4);
+            y[j] = ls[j] | (lm[j] << 4);
         }
-        for j in 0..16 {
-            let d = dm * f32::from(sc[j] & 0x0f);
-            if d == 0.0 {
-                continue;
-            }
-            let m = mm * f32::from(sc[j] >> 4);
-            for ii in 0..16 {
-                let q = nearest_int((x[16 * j + ii] + m) / d).clamp(0, 3);
-                l[16 * j + ii] = q as u8;
-            }
-        }
-        pack_2bit(&l, &mut rest[..64]);
+        put_f16(y, 80, dm);
+        put_f16(y, 82, mm);
+        finish_q2_k(x, y, &mut l);
     }
 }
 
@@ -367,7 +355,6 @@ pub(crate) fn quant_q3_k_w(x: &[f32], qw: &[f32], out: &mut [u8]) {
         let mut scales = [0f32; 16];
         let mut weight = [0f32; 16];
         let mut sw = [0f32; 16];
-        let mut ls = [0i8; 16];
         let sigma2 = 2.0 * sum_sq(x) / QK_K as f32;
         for j in 0..16 {
             let xs = &x[16 * j..16 * j + 16];
@@ -379,45 +366,9 @@ pub(crate) fn quant_q3_k_w(x: &[f32], qw: &[f32], out: &mut [u8]) {
             sw[j] = sumw;
             scales[j] = make_qx_quants(4, xs, &mut l[16 * j..16 * j + 16], Some(&weight));
         }
-        let (hmask, rest) = y.split_at_mut(32);
-        let (qs, rest) = rest.split_at_mut(64);
-        let (sc, dpart) = rest.split_at_mut(12);
-        sc.iter_mut().for_each(|s| *s = 0);
+        let mut ls = [0i8; 16];
         let d_block = make_qx_quants(32, &scales, &mut ls, Some(&sw));
-        for j in 0..16 {
-            let lv = ls[j] as u8;
-            if j < 8 {
-                sc[j] = lv & 0x0f;
-            } else {
-                sc[j - 8] |= (lv & 0x0f) << 4;
-            }
-            sc[j % 4 + 8] |= (lv >> 4) << (2 * (j / 4));
-        }
-        put_f16(dpart, 0, d_block);
-        let d_all = f16_le(dpart, 0);
-        for j in 0..16 {
-            let lo = if j < 8 { sc[j] & 0x0f } else { sc[j - 8] >> 4 };
-            let s = (lo | (((sc[8 + j % 4] >> (2 * (j / 4))) & 3) << 4)) as i8 - 32;
-            let d = d_all * f32::from(s);
-            if d == 0.0 {
-                continue;
-            }
-            for ii in 0..16 {
-                let q = nearest_int(x[16 * j + ii] / d).clamp(-4, 3);
-                l[16 * j + ii] = (q + 4) as i8;
-            }
-        }
-        hmask.iter_mut().for_each(|h| *h = 0);
-        let mut lu = [0u8; QK_K];
-        for j in 0..QK_K {
-            let mut v = l[j] as u8;
-            if l[j] > 3 {
-                hmask[j % 32] |= 1 << (j / 32);
-                v = v.wrapping_sub(4);
-            }
-            lu[j] = v;
-        }
-        pack_2bit(&lu, qs);
+        finish_q3_k(x, y, &ls.map(|v| v as u8), d_block, &mut l);
     }
 }
 
@@ -455,39 +406,14 @@ fn quant_k4_w(x: &[f32], qw: &[f32], y: &mut [u8], nmax: i32, l: &mut [u8; QK_K]
     let mut lm = [0u8; 8];
     let d_block = make_qp_quants(63, &scales, &mut ls, &sw);
     let m_block = make_qp_quants(63, &mins, &mut lm, &sw);
-    let sc = &mut y[4..16];
-    for j in 0..8 {
-        let (mut a, mut b) = (ls[j], lm[j]);
-        if nmax == 31 {
-            a = a.min(63);
-            b = b.min(63);
-        }
-        if j < 4 {
-            sc[j] = a;
-            sc[j + 4] = b;
-        } else {
-            sc[j + 4] = (a & 0x0f) | ((b & 0x0f) << 4);
-            sc[j - 4] |= (a >> 4) << 6;
-            sc[j] |= (b >> 4) << 6;
-        }
+    if nmax == 31 {
+        ls = ls.map(|v| v.min(63));
+        lm = lm.map(|v| v.min(63));
     }
+    pack_k4_scale_levels(&ls, &lm, &mut y[4..16]);
     put_f16(y, 0, d_block);
     put_f16(y, 2, m_block);
-    let d_all = f16_le(y, 0);
-    let m_all = f16_le(y, 2);
-    let sc = *arr12(&y[4..16]);
-    for j in 0..8 {
-        let (s, m) = scale_min_k4(j, &sc);
-        let d = d_all * f32::from(s);
-        if d == 0.0 {
-            continue;
-        }
-        let dm = m_all * f32::from(m);
-        for ii in 0..32 {
-            let q = nearest_int((x[32 * j + ii] + dm) / d).clamp(0, nmax);
-            l[32 * j + ii] = q as u8;
-        }
-    }
+    requantize_k4(x, y, nmax, l);
 }
 
 pub(crate) fn quant_q4_k_w(x: &[f32], qw: &[f32], out: &mut [u8]) {
@@ -498,12 +424,7 @@ pub(crate) fn quant_q4_k_w(x: &[f32], qw: &[f32], out: &mut [u8]) {
     {
         let mut l = [0u8; QK_K];
         quant_k4_w(x, qw, y, 15, &mut l);
-        for (h, q) in y[16..block::Q4_K.bytes].chunks_exact_mut(32).enumerate() {
-            let j = 64 * h;
-            for (k, o) in q.iter_mut().enumerate() {
-                *o = l[j + k] | (l[j + k + 32] << 4);
-            }
-        }
+        pack_q4_k_levels(&l, y);
     }
 }
 
@@ -515,24 +436,6 @@ pub(crate) fn quant_q5_k_w(x: &[f32], qw: &[f32], out: &mut [u8]) {
     {
         let mut l = [0u8; QK_K];
         quant_k4_w(x, qw, y, 31, &mut l);
-        let (qh, ql) = y[16..block::Q5_K.bytes].split_at_mut(32);
-        qh.iter_mut().for_each(|h| *h = 0);
-        for (h, q) in ql.chunks_exact_mut(32).enumerate() {
-            let n = 64 * h;
-            let (m1, m2) = (1u8 << (2 * h), 2u8 << (2 * h));
-            for j in 0..32 {
-                let mut l1 = l[n + j];
-                if l1 > 15 {
-                    l1 -= 16;
-                    qh[j] |= m1;
-                }
-                let mut l2 = l[n + j + 32];
-                if l2 > 15 {
-                    l2 -= 16;
-                    qh[j] |= m2;
-                }
-                q[j] = l1 | (l2 << 4);
-            }
-        }
+        pack_q5_k_levels(&l, y);
     }
 }

@@ -7,7 +7,8 @@
 //! output and token-embedding types, `use_more_bits` layers, GQA and expert-count rules, Falcon,
 //! 70B Llama and MXFP4 MoE special cases), the shape fallback ([`rules::fallback`]), `--pure`,
 //! `--output-tensor-type`, `--token-embedding-type`, `--tensor-type`, `--leave-output-tensor`,
-//! and the refusal to re-quantize without `allow_requantize`.
+//! and the refusal to re-quantize without `allow_requantize`. A quantized file's [`Recipe`] restates
+//! its type mix as `--tensor-type` options, with the presets that give it.
 //!
 //! ```no_run
 //! use ggufkit::quantize::{self, Preset, QuantizeOptions};
@@ -29,6 +30,7 @@ pub mod overrides;
 mod plan;
 pub mod preset;
 pub mod prune;
+pub mod recipe;
 pub mod rules;
 
 pub use execute::{check, output_builder, quantize_file, QUANTIZATION_VERSION};
@@ -39,3 +41,4 @@ pub use plan::{
     plan, plan_tensors, Importance, Plan, PlannedTensor, QuantizeOptions, Reason, TensorDesc,
 };
 pub use preset::{Ftype, Preset};
+pub use recipe::{exact_pattern, PresetMatch, Recipe, RecipeEntry};

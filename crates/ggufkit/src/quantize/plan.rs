@@ -320,7 +320,7 @@ pub fn plan_tensors(
                             };
                         }
                     }
-                    if let Some(fb) = fallback(ty, ne0)? {
+                    if let Some(fb) = fallback(name, ty, ne0)? {
                         fallbacks += 1;
                         reason = Reason::Fallback {
                             wanted: ty,

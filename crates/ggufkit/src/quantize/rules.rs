@@ -396,9 +396,9 @@ impl<'m> Rules<'m> {
 /// The type llama-quantize substitutes for `ty` when a row of `ne0` values is not a whole number
 /// of `ty`'s blocks: `Ok(None)` when it fits; the 32-wide relative of a 256-block type (q4_k ->
 /// q5_0, q5_k -> q5_1, q6_k -> q8_0, q2_k/q3_k/tq*/q2_0 -> q4_0, iq* -> iq4_nl); f16 when that
-/// does not fit either or `ty` has blocks of 32 or fewer; an error for the other types (q1_0,
-/// nvfp4), which have no fallback.
-pub fn fallback(ty: GgmlType, ne0: u64) -> Result<Option<GgmlType>, QuantizeError> {
+/// does not fit either or `ty` has blocks of 32 or fewer; an error naming tensor `name` for the
+/// other types (q1_0, nvfp4), which have no fallback.
+pub fn fallback(name: &str, ty: GgmlType, ne0: u64) -> Result<Option<GgmlType>, QuantizeError> {
     use GgmlType as T;
     let fits = |t: GgmlType| t.block_size() != 0 && ne0 % t.block_size() == 0;
     if fits(ty) {
@@ -418,7 +418,13 @@ pub fn fallback(ty: GgmlType, ne0: u64) -> Result<Option<GgmlType>, QuantizeErro
         T::Q5_K => Some(T::Q5_1),
         T::Q6_K => Some(T::Q8_0),
         t if t.block_size() != 0 && t.block_size() <= 32 => None,
-        t => return Err(QuantizeError::NoFallback { ty: t, ne0 }),
+        t => {
+            return Err(QuantizeError::NoFallback {
+                tensor: name.to_string(),
+                ty: t,
+                ne0,
+            })
+        }
     };
     Ok(Some(match to {
         Some(t) if fits(t) => t,
@@ -467,21 +473,21 @@ mod tests {
 
     #[test]
     fn fallbacks() {
-        assert_eq!(fallback(T::Q4_K, 640).unwrap(), Some(T::Q5_0));
-        assert_eq!(fallback(T::Q5_K, 640).unwrap(), Some(T::Q5_1));
-        assert_eq!(fallback(T::Q6_K, 640).unwrap(), Some(T::Q8_0));
-        assert_eq!(fallback(T::Q2_K, 640).unwrap(), Some(T::Q4_0));
-        assert_eq!(fallback(T::Q3_K, 640).unwrap(), Some(T::Q4_0));
-        assert_eq!(fallback(T::IQ2_XXS, 640).unwrap(), Some(T::IQ4_NL));
-        assert_eq!(fallback(T::IQ4_XS, 640).unwrap(), Some(T::IQ4_NL));
-        assert_eq!(fallback(T::Q4_K, 1024).unwrap(), None);
+        assert_eq!(fallback("t", T::Q4_K, 640).unwrap(), Some(T::Q5_0));
+        assert_eq!(fallback("t", T::Q5_K, 640).unwrap(), Some(T::Q5_1));
+        assert_eq!(fallback("t", T::Q6_K, 640).unwrap(), Some(T::Q8_0));
+        assert_eq!(fallback("t", T::Q2_K, 640).unwrap(), Some(T::Q4_0));
+        assert_eq!(fallback("t", T::Q3_K, 640).unwrap(), Some(T::Q4_0));
+        assert_eq!(fallback("t", T::IQ2_XXS, 640).unwrap(), Some(T::IQ4_NL));
+        assert_eq!(fallback("t", T::IQ4_XS, 640).unwrap(), Some(T::IQ4_NL));
+        assert_eq!(fallback("t", T::Q4_K, 1024).unwrap(), None);
         // not even 32 wide: f16
-        assert_eq!(fallback(T::Q4_K, 8).unwrap(), Some(T::F16));
-        assert_eq!(fallback(T::Q4_0, 8).unwrap(), Some(T::F16));
-        assert_eq!(fallback(T::Q8_0, 48).unwrap(), Some(T::F16));
-        assert_eq!(fallback(T::F16, 7).unwrap(), None);
+        assert_eq!(fallback("t", T::Q4_K, 8).unwrap(), Some(T::F16));
+        assert_eq!(fallback("t", T::Q4_0, 8).unwrap(), Some(T::F16));
+        assert_eq!(fallback("t", T::Q8_0, 48).unwrap(), Some(T::F16));
+        assert_eq!(fallback("t", T::F16, 7).unwrap(), None);
         assert!(matches!(
-            fallback(T::Q1_0, 64),
+            fallback("t", T::Q1_0, 64),
             Err(QuantizeError::NoFallback { ty: T::Q1_0, .. })
         ));
     }

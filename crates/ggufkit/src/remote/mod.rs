@@ -24,6 +24,7 @@
 #![forbid(unsafe_code)]
 
 mod object;
+mod scan;
 mod shard;
 mod source;
 mod store;
@@ -47,6 +48,7 @@ use object::{describe, Object};
 use source::RemoteSource;
 use store::Counters;
 
+pub use scan::{scan_url, ScannedHeader};
 pub use shard::{parse_shard_url, RemoteModel, ShardTensor};
 pub use store::is_remote;
 

@@ -56,6 +56,8 @@ pub fn summary_json(file: &str, report: &Report, m: &Summary) -> String {
             j.raw("null");
         }
     }
+    j.raw(",").key("file_type_mismatch");
+    opt_str(&mut j, m.file_type_mismatch.as_deref());
     j.raw(",").key("parameters").u64(m.parameters);
     j.raw(",").key("tensor_data_size").u64(m.tensor_data_bytes);
     j.raw(",").key("bits_per_weight");

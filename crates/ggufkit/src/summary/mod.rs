@@ -36,6 +36,9 @@ pub struct Summary {
     pub name: Option<String>,
     /// `general.file_type`, the llama.cpp file type the file declares.
     pub file_type: Option<FileType>,
+    /// Set when `general.file_type` contradicts the tensors (the audit's `model.file-type`): what
+    /// the declared type gives them against what they are.
+    pub file_type_mismatch: Option<String>,
     /// Elements over all tensors.
     pub parameters: u64,
     /// Bytes of tensor data over all tensors, without padding.
@@ -153,6 +156,7 @@ impl Summary {
             architecture: g.architecture().map(str::to_string),
             name: g.model_name().map(str::to_string),
             file_type: FileType::of(g),
+            file_type_mismatch: crate::audit::file_type_finding(g).map(|f| f.message),
             parameters: g.parameter_count(),
             tensor_data_bytes,
             types: type_shares(g.tensors(), tensor_data_bytes),
@@ -213,6 +217,22 @@ impl Summary {
             shards,
         });
         s
+    }
+
+    /// What `gguf info` shows for a file opened from a path: for the first shard of a split
+    /// model, the whole model's ([`Summary::of_model`], the other shards opened beside it);
+    /// otherwise this file's. When the other shards cannot be read, this shard's alone and the
+    /// reason, so a caller can say it describes one shard.
+    pub fn of_file(g: &Gguf<'_>) -> (Summary, Option<crate::Error>) {
+        let alone = Summary::of(g);
+        let first_of_many = alone.split.as_ref().is_some_and(|s| s.no == 0);
+        let Some(path) = g.path().filter(|_| first_of_many) else {
+            return (alone, None);
+        };
+        match ShardedModel::open(path) {
+            Ok(m) => (Summary::of_model(&m), None),
+            Err(e) => (alone, Some(e)),
+        }
     }
 
     /// Tensors of the model: every shard's for a whole split model ([`Summary::of_model`]), else

@@ -16,6 +16,7 @@
 #![forbid(unsafe_code)]
 
 pub(crate) mod data;
+pub(crate) mod line_endings;
 mod paths;
 mod report;
 pub(crate) mod rules;

@@ -17,9 +17,11 @@ pub mod value;
 pub mod value_text;
 pub mod writer;
 
+use std::cell::{Cell, RefCell};
 use std::fs::File;
 use std::io::Write;
 use std::path::Path;
+use std::rc::Rc;
 
 pub use atomic::{write_atomically, write_atomically_from, AtomicFile};
 pub use carve::{carve_file, find_gguf, Found};
@@ -194,13 +196,32 @@ pub fn convert(
             return Ok(());
         }
         let mut dw = b.write_header(w)?;
-        if let Some(p) = progress {
-            dw.on_progress(p);
+        // progress counts the input's tensor bytes (the total a caller knows beforehand): the
+        // writer's counts of bytes written, but a re-quantized tensor, whose size changes,
+        // counts the input bytes it consumed instead
+        let report = progress.map(|p| Rc::new(RefCell::new(p)));
+        let muted = Rc::new(Cell::new(false));
+        if let Some(r) = &report {
+            let (r, muted) = (Rc::clone(r), Rc::clone(&muted));
+            dw.on_progress(Box::new(move |n| {
+                if !muted.get() {
+                    (r.borrow_mut())(n)
+                }
+            }));
         }
+        let mut consumed = |n: u64| {
+            if let Some(r) = &report {
+                (r.borrow_mut())(n)
+            }
+        };
         let mut buf = Vec::new();
         for (i, t) in g.tensors().enumerate() {
             match opts.quantize {
-                Some(ty) if targets.contains(&i) => requantize(&t, ty, to, &mut dw, &mut buf)?,
+                Some(ty) if targets.contains(&i) => {
+                    muted.set(true);
+                    requantize(&t, ty, to, &mut dw, &mut buf, &mut consumed)?;
+                    muted.set(false);
+                }
                 _ if to == g.endian() => dw.copy_tensor_from_file(&file, t.absolute_offset())?,
                 _ => swap_tensor(&t, &mut dw, &mut buf)?,
             }
@@ -246,13 +267,15 @@ fn swap_tensor<W: Write>(
     Ok(())
 }
 
-/// Writes tensor `t` re-quantized to `ty`, in `to` byte order, a run of whole rows at a time.
+/// Writes tensor `t` re-quantized to `ty`, in `to` byte order, a run of whole rows at a time,
+/// telling `consumed` the input bytes of each run.
 fn requantize<W: Write>(
     t: &TensorInfo<'_>,
     ty: GgmlType,
     to: Endian,
     dw: &mut TensorDataWriter<'_, W>,
     out: &mut Vec<u8>,
+    consumed: &mut dyn FnMut(u64),
 ) -> Result<()> {
     let data = tensor_data(t)?;
     let src_ty = t.ggml_type();
@@ -284,6 +307,7 @@ fn requantize<W: Write>(
             endian::swap_tensor_data(ty, out).map_err(what)?;
         }
         dw.write_part(out)?;
+        consumed(chunk.len() as u64);
     }
     Ok(())
 }

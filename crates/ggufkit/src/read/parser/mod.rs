@@ -114,7 +114,27 @@ pub(crate) fn parse<S: Source>(src: &mut S, mode: Mode) -> (Result<Header, Stop>
 }
 
 /// [`parse`], also giving back what was read before a stop, for tools that map broken files.
+/// A stop at a rule says so when the file looks like a GGUF whose line endings a text tool
+/// converted ([`crate::validate::line_endings`]).
 pub(crate) fn parse_reaching<S: Source>(
+    src: &mut S,
+    mode: Mode,
+    paths: Paths,
+) -> (Result<Header, Stop>, Findings, Reached) {
+    let (mut r, mut found, reached) = parse_plain(&mut *src, mode, paths);
+    let first = match (found.errors.first_mut(), &mut r) {
+        (Some(d), _) => Some(d),
+        (None, Err(Stop::Rule(d))) => Some(d),
+        _ => None,
+    };
+    if let Some(d) = first {
+        crate::validate::line_endings::explain(src.bytes(), d);
+    }
+    (r, found, reached)
+}
+
+/// [`parse_reaching`] without a second look at a stop.
+pub(crate) fn parse_plain<S: Source>(
     src: &mut S,
     mode: Mode,
     paths: Paths,

@@ -1,0 +1,95 @@
+//! What a scan reads: local files, directories (walked for `*.gguf`, recursively, in name
+//! order) and remote URLs (`http(s)://`, `s3://`, `gs://`, `az://`, read by range requests
+//! through `crate::remote`, feature `remote`).
+#![forbid(unsafe_code)]
+
+use std::path::{Path, PathBuf};
+
+/// One file to scan.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Location {
+    /// A local path.
+    Local(PathBuf),
+    /// A URL of a remote object.
+    Remote(String),
+}
+
+impl Location {
+    /// The location as the tables name it: the path as given (joined with the names found in a
+    /// walked directory), or the URL.
+    pub fn name(&self) -> String {
+        match self {
+            Location::Local(p) => p.to_string_lossy().into_owned(),
+            Location::Remote(u) => u.clone(),
+        }
+    }
+}
+
+/// True when `s` names a remote location rather than a local path.
+pub fn is_remote(s: &str) -> bool {
+    #[cfg(feature = "remote")]
+    {
+        crate::remote::is_remote(s)
+    }
+    #[cfg(not(feature = "remote"))]
+    {
+        ["http://", "https://", "s3://", "gs://", "az://"]
+            .iter()
+            .any(|p| s.starts_with(p))
+    }
+}
+
+/// The locations named by `inputs`: each URL as it is, each directory replaced by the `*.gguf`
+/// files under it (recursively, sorted by path; symbolic links to directories are not followed),
+/// each other path as it is (a path that does not exist is scanned, and gives an error row).
+/// A directory that cannot be listed gives an error row too, through its own path.
+pub fn expand<S: AsRef<str>>(inputs: &[S]) -> Vec<Location> {
+    let mut out = Vec::new();
+    for input in inputs {
+        let s = input.as_ref();
+        if is_remote(s) {
+            out.push(Location::Remote(s.to_string()));
+            continue;
+        }
+        let p = Path::new(s);
+        if p.is_dir() {
+            let mut found = Vec::new();
+            walk(p, &mut found);
+            found.sort();
+            out.extend(found.into_iter().map(Location::Local));
+        } else {
+            out.push(Location::Local(p.to_path_buf()));
+        }
+    }
+    out
+}
+
+/// Appends the `*.gguf` files under `dir` to `out` (a directory that cannot be read is itself
+/// appended, so that its error is a row of the scan). Iterative: no recursion depth to exhaust.
+fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(d) = pending.pop() {
+        let entries = match std::fs::read_dir(&d) {
+            Ok(e) => e,
+            Err(_) => {
+                out.push(d);
+                continue;
+            }
+        };
+        for e in entries.flatten() {
+            let path = e.path();
+            let Ok(kind) = e.file_type() else { continue };
+            if kind.is_dir() {
+                pending.push(path);
+            } else if is_gguf_name(&path) {
+                out.push(path);
+            }
+        }
+    }
+}
+
+/// A name ending in `.gguf` (any case).
+fn is_gguf_name(p: &Path) -> bool {
+    p.extension()
+        .is_some_and(|e| e.to_string_lossy().eq_ignore_ascii_case("gguf"))
+}
