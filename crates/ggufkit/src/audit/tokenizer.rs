@@ -171,60 +171,55 @@ pub(super) fn audit_tokenizer(g: &Gguf<'_>, out: &mut Vec<Finding>) {
     }
 }
 
-/// The token strings with their hashes sorted: duplicates are neighbours and a lookup is a binary
-/// search, with far fewer cache misses than a hash table of 262k entries (docs: BENCHMARKS.md).
+/// The token strings and a hash table of their indices (4 bytes an entry: a 262k vocabulary's
+/// table stays in cache, where a map of slices would not), for duplicates and merge lookups.
 struct Vocab<'a> {
     strs: Vec<&'a [u8]>,
-    /// (hash, index into `strs`), sorted.
-    keyed: Vec<(u64, u32)>,
+    table: hashbrown::HashTable<u32>,
     hasher: hashbrown::DefaultHashBuilder,
+    dups: u64,
+    /// The first repeat met in token order: its previous occurrence, itself.
+    first: Option<(usize, usize)>,
 }
 
 impl<'a> Vocab<'a> {
     fn new(strs: Vec<&'a [u8]>) -> Vocab<'a> {
         use std::hash::BuildHasher;
         let hasher = hashbrown::DefaultHashBuilder::default();
-        let mut keyed: Vec<(u64, u32)> = strs
-            .iter()
-            .enumerate()
-            .map(|(i, s)| (hasher.hash_one(s), i as u32))
-            .collect();
-        keyed.sort_unstable();
-        Vocab {
-            strs,
-            keyed,
-            hasher,
-        }
-    }
-
-    /// How many tokens repeat an earlier one, and the first repeat met in token order (its
-    /// previous occurrence, itself).
-    fn duplicates(&self) -> (u64, Option<(usize, usize)>) {
-        let (mut dups, mut first): (u64, Option<(usize, usize)>) = (0, None);
-        for run in self.keyed.chunk_by(|a, b| a.0 == b.0) {
-            for (k, &(_, i)) in run.iter().enumerate().skip(1) {
-                let s = self.strs[i as usize];
-                // the latest earlier index with the same string (runs are sorted by index)
-                if let Some(&(_, p)) = run[..k].iter().rev().find(|x| self.strs[x.1 as usize] == s)
-                {
+        let mut table = hashbrown::HashTable::with_capacity(strs.len());
+        let (mut dups, mut first) = (0, None);
+        for (i, s) in strs.iter().enumerate() {
+            let h = hasher.hash_one(s);
+            match table.find_mut(h, |&j: &u32| strs[j as usize] == *s) {
+                Some(prev) => {
                     dups += 1;
-                    let pair = (p as usize, i as usize);
-                    if first.is_none_or(|f| pair.1 < f.1) {
-                        first = Some(pair);
-                    }
+                    first.get_or_insert((*prev as usize, i));
+                    *prev = i as u32;
+                }
+                None => {
+                    table.insert_unique(h, i as u32, |&j| hasher.hash_one(strs[j as usize]));
                 }
             }
         }
-        (dups, first)
+        Vocab {
+            strs,
+            table,
+            hasher,
+            dups,
+            first,
+        }
+    }
+
+    /// How many tokens repeat an earlier one, and the first repeat.
+    fn duplicates(&self) -> (u64, Option<(usize, usize)>) {
+        (self.dups, self.first)
     }
 
     fn contains(&self, s: &[u8]) -> bool {
         use std::hash::BuildHasher;
         let h = self.hasher.hash_one(s);
-        let at = self.keyed.partition_point(|x| x.0 < h);
-        self.keyed[at..]
-            .iter()
-            .take_while(|x| x.0 == h)
-            .any(|x| self.strs[x.1 as usize] == s)
+        self.table
+            .find(h, |&j| self.strs[j as usize] == s)
+            .is_some()
     }
 }
