@@ -168,18 +168,30 @@ pub(crate) fn inverse(d: f32) -> f32 {
 }
 
 pub(crate) fn quant_q4_0(src: &[f32], out: &mut [u8]) {
+    if super::simd::quant_q4_0(src, out) {
+        return;
+    }
+    quant_q4_0_scalar(src, out);
+}
+
+pub(crate) fn quant_q4_0_scalar(src: &[f32], out: &mut [u8]) {
     for (x, b) in src
         .chunks_exact(block::Q4_0.elems)
         .zip(out.chunks_exact_mut(block::Q4_0.bytes))
     {
         let d = signed_absmax(x) / -8.0;
-        let id = inverse(d);
-        put_f16(b, 0, d);
-        for j in 0..16 {
-            let q0 = 15.min(c_trunc_i32(x[j] * id + 8.5) as i8 as i32) as u8;
-            let q1 = 15.min(c_trunc_i32(x[j + 16] * id + 8.5) as i8 as i32) as u8;
-            b[2 + j] = q0 | (q1 << 4);
-        }
+        quant_q4_0_block(x, d, b);
+    }
+}
+
+/// One q4_0 block (32 floats → 18 bytes) with its scale `d`, as `quantize_row_q4_0_ref`.
+pub(crate) fn quant_q4_0_block(x: &[f32], d: f32, b: &mut [u8]) {
+    let id = inverse(d);
+    put_f16(b, 0, d);
+    for j in 0..16 {
+        let q0 = 15.min(c_trunc_i32(x[j] * id + 8.5) as i8 as i32) as u8;
+        let q1 = 15.min(c_trunc_i32(x[j + 16] * id + 8.5) as i8 as i32) as u8;
+        b[2 + j] = q0 | (q1 << 4);
     }
 }
 

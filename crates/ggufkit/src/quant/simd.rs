@@ -46,6 +46,19 @@ pub(crate) fn quant_q4_1(src: &[f32], out: &mut [u8]) -> bool {
     false
 }
 
+/// q4_0 quantization with AVX2, the bytes of `quantize_row_q4_0_ref` (the largest magnitude is
+/// found by SIMD, its first element by a scalar scan, as the reference picks it).
+pub(crate) fn quant_q4_0(src: &[f32], out: &mut [u8]) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    if x86::has_avx2() {
+        // SAFETY: the CPU supports AVX2 (checked just above).
+        unsafe { x86::quant_q4_0(src, out) };
+        return true;
+    }
+    let _ = (src, out);
+    false
+}
+
 /// q4_0 blocks with AVX2 (+F16C not needed: the scale is converted by scalar code).
 pub(crate) fn dequant_q4_0(data: &[u8], out: &mut [f32]) -> bool {
     #[cfg(target_arch = "x86_64")]
@@ -167,18 +180,78 @@ mod x86 {
         (_mm_cvtss_f32(mn), _mm_cvtss_f32(mx))
     }
 
-    /// `min(15, (int8_t)(int)((x - min) * id + 0.5))` on eight lanes, as C on x86-64 computes it
-    /// (`cvttps2dq`: NaN and out of range give `i32::MIN`, whose low byte is 0).
+    /// `min(15, (int8_t)(int)v)` on eight lanes, as C on x86-64 computes it (`cvttps2dq`: NaN
+    /// and out of range give `i32::MIN`, whose low byte is 0).
     #[inline]
     #[target_feature(enable = "avx2")]
-    fn q4_1_lanes(x: __m256, min: __m256, id: __m256) -> __m256i {
-        let v = _mm256_add_ps(
-            _mm256_mul_ps(_mm256_sub_ps(x, min), id),
-            _mm256_set1_ps(0.5),
-        );
+    fn nibble_lanes(v: __m256) -> __m256i {
         let t = _mm256_cvttps_epi32(v);
         let b = _mm256_srai_epi32::<24>(_mm256_slli_epi32::<24>(t));
         _mm256_min_epi32(b, _mm256_set1_epi32(15))
+    }
+
+    /// `min(15, (int8_t)(int)((x - min) * id + 0.5))` on eight lanes.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn q4_1_lanes(x: __m256, min: __m256, id: __m256) -> __m256i {
+        nibble_lanes(_mm256_add_ps(
+            _mm256_mul_ps(_mm256_sub_ps(x, min), id),
+            _mm256_set1_ps(0.5),
+        ))
+    }
+
+    /// 16 bytes `low byte of q[j] | (q[j + 16] << 4)` (u8 arithmetic) from the nibbles of 32
+    /// elements in four vectors of eight.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn pack_nibbles(q: [__m256i; 4]) -> __m128i {
+        let comb = |lo: __m256i, hi: __m256i| {
+            _mm256_or_si256(
+                _mm256_and_si256(lo, _mm256_set1_epi32(0xff)),
+                _mm256_slli_epi32::<4>(_mm256_and_si256(hi, _mm256_set1_epi32(0x0f))),
+            )
+        };
+        let w = _mm256_packus_epi32(comb(q[0], q[2]), comb(q[1], q[3]));
+        let w = _mm256_permute4x64_epi64::<0b11_01_10_00>(w);
+        _mm_packus_epi16(_mm256_castsi256_si128(w), _mm256_extracti128_si256::<1>(w))
+    }
+
+    /// # Safety
+    /// The CPU must support AVX2.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn quant_q4_0(src: &[f32], out: &mut [u8]) {
+        use crate::quant::legacy::{inverse, quant_q4_0_block};
+        let abs_mask = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fff_ffff));
+        for (x, b) in src
+            .chunks_exact(block::Q4_0.elems)
+            .zip(out.chunks_exact_mut(block::Q4_0.bytes))
+        {
+            // SAFETY: `x` is 32 floats (chunks_exact): four unaligned 8-float loads.
+            let v: [__m256; 4] =
+                std::array::from_fn(|k| unsafe { _mm256_loadu_ps(x[8 * k..].as_ptr()) });
+            // `acc = acc < |v| ? |v| : acc`: a NaN never enters
+            let mut am = _mm256_setzero_ps();
+            for &vk in &v {
+                am = _mm256_max_ps(_mm256_and_ps(vk, abs_mask), am);
+            }
+            let (_, amax) = hmin_hmax(am, am);
+            if amax == 0.0 {
+                // no element beat the initial 0: the scalar code keeps max = +0
+                quant_q4_0_block(x, 0.0 / -8.0, b);
+                continue;
+            }
+            // the first element of that magnitude, as the scalar scan keeps it
+            let max = x.iter().copied().find(|v| v.abs() == amax).unwrap_or(0.0);
+            let d = max / -8.0;
+            let id = inverse(d);
+            crate::quant::float::put_f16(b, 0, d);
+            let (idv, off) = (_mm256_set1_ps(id), _mm256_set1_ps(8.5));
+            let q = v.map(|vk| nibble_lanes(_mm256_add_ps(_mm256_mul_ps(vk, idv), off)));
+            // SAFETY: `b` is an 18-byte block, so bytes 2..18 are writable; unaligned store.
+            unsafe {
+                _mm_storeu_si128(b[2..block::Q4_0.bytes].as_mut_ptr().cast(), pack_nibbles(q))
+            };
+        }
     }
 
     /// # Safety
@@ -211,17 +284,7 @@ mod x86 {
             put_f16(b, 2, min);
             let (minv, idv) = (_mm256_set1_ps(min), _mm256_set1_ps(id));
             let q = v.map(|vk| q4_1_lanes(vk, minv, idv));
-            // byte j = low byte of q[j] | (q[j + 16] << 4), in u8 arithmetic
-            let comb = |lo: __m256i, hi: __m256i| {
-                _mm256_or_si256(
-                    _mm256_and_si256(lo, _mm256_set1_epi32(0xff)),
-                    _mm256_slli_epi32::<4>(_mm256_and_si256(hi, _mm256_set1_epi32(0x0f))),
-                )
-            };
-            let w = _mm256_packus_epi32(comb(q[0], q[2]), comb(q[1], q[3]));
-            let w = _mm256_permute4x64_epi64::<0b11_01_10_00>(w);
-            let bytes =
-                _mm_packus_epi16(_mm256_castsi256_si128(w), _mm256_extracti128_si256::<1>(w));
+            let bytes = pack_nibbles(q);
             // SAFETY: `b` is a 20-byte block, so bytes 4..20 are writable; unaligned store.
             unsafe { _mm_storeu_si128(b[4..block::Q4_1.bytes].as_mut_ptr().cast(), bytes) };
         }

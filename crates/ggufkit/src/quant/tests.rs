@@ -418,3 +418,29 @@ fn q4_1_quantize_simd_matches_scalar() {
     legacy::quant_q4_1_scalar(&x, &mut b);
     assert_eq!(a, b);
 }
+
+#[test]
+fn q4_0_quantize_simd_matches_scalar() {
+    // as for q4_1, plus ties of magnitude between opposite signs (the first one wins)
+    let mut rng = Rng::new(6);
+    let mut x: Vec<f32> = (0..32 * 4000)
+        .map(|i| ((i as f32) * 0.37).sin() * (1 + i % 7) as f32)
+        .collect();
+    x.extend((0..32 * 4000).map(|_| f32::from_bits((rng.next_u64() >> 32) as u32)));
+    x.extend((0..32 * 4000).map(|i| match rng.next_u64() % 7 {
+        0 => 0.0,
+        1 => -0.0,
+        2 => f32::NAN,
+        3 => (i % 5) as f32,
+        4 => -((i % 5) as f32),
+        5 => f32::NEG_INFINITY,
+        _ => f32::INFINITY,
+    }));
+    x.extend([1.5f32; 32]);
+    x.extend([-0.0f32; 32]);
+    let n = x.len() / 32 * 18;
+    let (mut a, mut b) = (vec![0u8; n], vec![0u8; n]);
+    legacy::quant_q4_0(&x, &mut a);
+    legacy::quant_q4_0_scalar(&x, &mut b);
+    assert_eq!(a, b);
+}
