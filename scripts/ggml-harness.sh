@@ -12,8 +12,12 @@
 #          ../shared/tools/llama-quantize.sh beside the repository).
 #          ggml-base is compiled as its CMake Release build does: -O3 -DNDEBUG, C11, x86-64
 #          baseline (no -march=native: the quantizers live in ggml-base, built without it).
+#          It also builds `codec_bench` (scripts/ggml-harness/codec_bench.c), ggml's side of the
+#          codec speed comparison of crates/ggufkit-bench (`--bin codecs`): a subprocess timing
+#          ggml's to_float and ggml_quantize_chunk, linked against the same objects.
 # Output:  ggml-quantize-chunk=DIR/harness/quantize_chunk   (point GGUFKIT_GGML_HARNESS at it,
 #          or leave it at the default DIR, where the tests look)
+#          ggml-codec-bench=DIR/harness/codec_bench        (GGUFKIT_GGML_CODEC_BENCH, same default)
 set -euo pipefail
 
 VER=0.3.36
@@ -49,8 +53,11 @@ if [[ ! -f "$SRC/ggml/src/ggml-quants.c" || ! -f "$DIR/src/.unpacked" ]]; then
 fi
 G="$SRC/ggml"
 
-if [[ -x "$BIN" && "$BIN" -nt "$HERE/ggml-harness/quantize_chunk.c" ]]; then
+BENCH="$OUT/codec_bench"
+fresh() { [[ -x "$1" && "$1" -nt "$2" ]]; }
+if fresh "$BIN" "$HERE/ggml-harness/quantize_chunk.c" && fresh "$BENCH" "$HERE/ggml-harness/codec_bench.c"; then
     echo "ggml-quantize-chunk=$BIN"
+    echo "ggml-codec-bench=$BENCH"
     exit 0
 fi
 
@@ -60,19 +67,33 @@ DEFS=(-DNDEBUG -D_XOPEN_SOURCE=600 -D_GNU_SOURCE -DGGML_SCHED_MAX_COPIES=4 -DGGM
 INC=(-I"$G/include" -I"$G/src" -I"$OUT/obj")
 CC=${CC:-cc}
 CXX=${CXX:-c++}
-log "compiling ggml-base from $G/src"
+# ggml-base's objects, compiled once (each is kept when newer than its source).
 objs=()
 for f in ggml.c ggml-alloc.c ggml-quants.c; do
-    "$CC" -O3 -std=gnu11 "${DEFS[@]}" "${INC[@]}" -c "$G/src/$f" -o "$OUT/obj/${f%.*}.o"
-    objs+=("$OUT/obj/${f%.*}.o")
+    o="$OUT/obj/${f%.*}.o"
+    if [[ ! -s "$o" || ! "$o" -nt "$G/src/$f" ]]; then
+        log "compiling $f"
+        "$CC" -O3 -std=gnu11 "${DEFS[@]}" "${INC[@]}" -c "$G/src/$f" -o "$o"
+    fi
+    objs+=("$o")
 done
 for f in ggml.cpp ggml-backend.cpp ggml-backend-meta.cpp ggml-opt.cpp ggml-threading.cpp gguf.cpp; do
     [[ -f "$G/src/$f" ]] || continue
-    "$CXX" -O3 -std=gnu++17 "${DEFS[@]}" "${INC[@]}" -c "$G/src/$f" -o "$OUT/obj/${f%.*}-cpp.o"
-    objs+=("$OUT/obj/${f%.*}-cpp.o")
+    o="$OUT/obj/${f%.*}-cpp.o"
+    if [[ ! -s "$o" || ! "$o" -nt "$G/src/$f" ]]; then
+        log "compiling $f"
+        "$CXX" -O3 -std=gnu++17 "${DEFS[@]}" "${INC[@]}" -c "$G/src/$f" -o "$o"
+    fi
+    objs+=("$o")
 done
-"$CC" -O3 -std=gnu11 "${DEFS[@]}" "${INC[@]}" -c "$HERE/ggml-harness/quantize_chunk.c" -o "$OUT/obj/quantize_chunk.o"
-"$CXX" -o "$BIN.tmp" "$OUT/obj/quantize_chunk.o" "${objs[@]}" -lm -lpthread
-mv "$BIN.tmp" "$BIN"
-log "built $BIN"
+# The two drivers, each linked when absent or older than its source.
+for prog in quantize_chunk codec_bench; do
+    out="$OUT/$prog"
+    fresh "$out" "$HERE/ggml-harness/$prog.c" && continue
+    "$CC" -O3 -std=gnu11 "${DEFS[@]}" "${INC[@]}" -c "$HERE/ggml-harness/$prog.c" -o "$OUT/obj/$prog.o"
+    "$CXX" -o "$out.tmp" "$OUT/obj/$prog.o" "${objs[@]}" -lm -lpthread
+    mv "$out.tmp" "$out"
+    log "built $out"
+done
 echo "ggml-quantize-chunk=$BIN"
+echo "ggml-codec-bench=$BENCH"

@@ -3,9 +3,10 @@
 //! pool (`dequantize_par`, `quantize_par`).
 //!
 //! `cargo bench -p ggufkit-bench --bench codec` (a filter such as `q4_k` runs one type;
-//! `RAYON_NUM_THREADS` sets "all threads"). Input: a smooth pseudo-random signal in [-0.5, 0.5),
-//! 1 Mi elements to dequantize (quantized from that signal where ggufkit has a quantizer, random
-//! blocks with a small f16 scale otherwise) and 256 Ki elements to quantize.
+//! `RAYON_NUM_THREADS` sets "all threads"). Input (`ggufkit_bench::codec_input`): a smooth
+//! pseudo-random signal in [-0.5, 0.5), 1 Mi elements to dequantize (quantized from that signal
+//! by ggufkit, with importance weights for the types that need them) and 256 Ki elements to
+//! quantize. The comparison with ggml is `--bin codecs`.
 
 use std::hint::black_box;
 use std::time::Duration;
@@ -13,46 +14,10 @@ use std::time::Duration;
 use criterion::{criterion_group, criterion_main, BenchmarkGroup, BenchmarkId, Criterion};
 use criterion::{measurement::WallTime, Throughput};
 use ggufkit::{quant, Endian, GgmlType};
+use ggufkit_bench::codec_input::{blocks, signal};
 
 const N_DEQUANT: usize = 1 << 20;
 const N_QUANT: usize = 1 << 18;
-
-fn xorshift(s: &mut u64) -> u64 {
-    *s ^= *s << 13;
-    *s ^= *s >> 7;
-    *s ^= *s << 17;
-    *s
-}
-
-fn signal(n: usize, seed: u64) -> Vec<f32> {
-    let mut s = 0x1234_5678_9abc_def0u64 ^ seed;
-    (0..n)
-        .map(|i| {
-            let noise = (xorshift(&mut s) >> 40) as f32 / (1u64 << 24) as f32 - 0.5;
-            0.5 * (i as f32 * 0.01).sin() * 0.5 + noise * 0.5
-        })
-        .collect()
-}
-
-/// `n` elements of `ty` as blocks: quantized from the signal when possible, random otherwise.
-fn blocks(ty: GgmlType, n: usize) -> Vec<u8> {
-    if quant::can_quantize(ty) && !ty.is_integer() {
-        let mut q = Vec::new();
-        quant::quantize(ty, &signal(n, u64::from(ty.id())), &mut q).expect("quantize");
-        return q;
-    }
-    let mut s = 0x0fed_cba9_8765_4321u64 ^ u64::from(ty.id());
-    let bytes = ty.bytes_for(n as u64).expect("whole blocks") as usize;
-    let mut q: Vec<u8> = (0..bytes).map(|_| (xorshift(&mut s) >> 56) as u8).collect();
-    // types without a quantizer here start with an f16 scale: keep it finite and small
-    if ty.is_quantized() {
-        let scale = quant::f32_to_f16(0.01).to_le_bytes();
-        for b in q.chunks_exact_mut(ty.type_size() as usize) {
-            b[..2].copy_from_slice(&scale);
-        }
-    }
-    q
-}
 
 fn configure(g: &mut BenchmarkGroup<'_, WallTime>, n: usize) {
     g.throughput(Throughput::Elements(n as u64))
@@ -64,7 +29,7 @@ fn configure(g: &mut BenchmarkGroup<'_, WallTime>, n: usize) {
 fn dequant(c: &mut Criterion) {
     let inputs: Vec<(GgmlType, Vec<u8>)> = GgmlType::supported()
         .filter(|&t| quant::can_dequantize(t))
-        .map(|t| (t, blocks(t, N_DEQUANT)))
+        .filter_map(|t| Some((t, blocks(t, N_DEQUANT)?)))
         .collect();
     let mut out = vec![0f32; N_DEQUANT];
     for (group, par) in [("dequant_1t", false), ("dequant_all_threads", true)] {

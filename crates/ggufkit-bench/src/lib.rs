@@ -9,9 +9,14 @@
 //! - [`gen`]: the generated stress headers (1M tokens + 1M merges + 10k tensors; 100k tensors)
 //!   and the tiny smoke file.
 //! - [`files`]: where the corpus and the larger model are, so benches skip what is absent.
+//! - [`codec_input`]: the signal and the valid blocks the codec benchmarks run on.
+//! - [`ggml`]: ggml's codecs as a peer (a subprocess of `scripts/ggml-harness.sh`'s
+//!   `codec_bench`), for `--bin codecs`.
 
+pub mod codec_input;
 pub mod files;
 pub mod gen;
+pub mod ggml;
 pub mod parsers;
 
 pub use parsers::{Parser, Stats};

@@ -180,6 +180,13 @@ pub(crate) fn quant_f64(src: &[f32], out: &mut [u8]) {
 }
 
 pub(crate) fn quant_f16(src: &[f32], out: &mut [u8]) {
+    if super::simd::f32_to_f16_slice(src, out) {
+        return;
+    }
+    quant_f16_scalar(src, out);
+}
+
+pub(crate) fn quant_f16_scalar(src: &[f32], out: &mut [u8]) {
     for (o, &x) in out.chunks_exact_mut(block::F16.bytes).zip(src) {
         o.copy_from_slice(&f32_to_f16(x).to_le_bytes());
     }

@@ -209,6 +209,13 @@ pub(crate) fn iq1_m_scale(sc: &[u16; 4]) -> f32 {
 }
 
 pub(crate) fn dequant_iq1_m(data: &[u8], out: &mut [f32]) {
+    if super::simd::dequant_iq1_m(data, out) {
+        return;
+    }
+    dequant_iq1_m_scalar(data, out);
+}
+
+pub(crate) fn dequant_iq1_m_scalar(data: &[u8], out: &mut [f32]) {
     for (b, y) in data
         .chunks_exact(block::IQ1_M.bytes)
         .zip(out.chunks_exact_mut(block::IQ1_M.elems))

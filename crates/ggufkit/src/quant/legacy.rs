@@ -35,6 +35,13 @@ pub(crate) fn dequant_q4_0_scalar(data: &[u8], out: &mut [f32]) {
 }
 
 pub(crate) fn dequant_q4_1(data: &[u8], out: &mut [f32]) {
+    if super::simd::dequant_q4_1(data, out) {
+        return;
+    }
+    dequant_q4_1_scalar(data, out);
+}
+
+pub(crate) fn dequant_q4_1_scalar(data: &[u8], out: &mut [f32]) {
     for (b, y) in data
         .chunks_exact(block::Q4_1.bytes)
         .zip(out.chunks_exact_mut(block::Q4_1.elems))
@@ -152,7 +159,7 @@ fn min_max(x: &[f32]) -> (f32, f32) {
 }
 
 #[inline]
-fn inverse(d: f32) -> f32 {
+pub(crate) fn inverse(d: f32) -> f32 {
     if d != 0.0 {
         1.0 / d
     } else {
@@ -161,36 +168,60 @@ fn inverse(d: f32) -> f32 {
 }
 
 pub(crate) fn quant_q4_0(src: &[f32], out: &mut [u8]) {
+    if super::simd::quant_q4_0(src, out) {
+        return;
+    }
+    quant_q4_0_scalar(src, out);
+}
+
+pub(crate) fn quant_q4_0_scalar(src: &[f32], out: &mut [u8]) {
     for (x, b) in src
         .chunks_exact(block::Q4_0.elems)
         .zip(out.chunks_exact_mut(block::Q4_0.bytes))
     {
         let d = signed_absmax(x) / -8.0;
-        let id = inverse(d);
-        put_f16(b, 0, d);
-        for j in 0..16 {
-            let q0 = 15.min(c_trunc_i32(x[j] * id + 8.5) as i8 as i32) as u8;
-            let q1 = 15.min(c_trunc_i32(x[j + 16] * id + 8.5) as i8 as i32) as u8;
-            b[2 + j] = q0 | (q1 << 4);
-        }
+        quant_q4_0_block(x, d, b);
+    }
+}
+
+/// One q4_0 block (32 floats → 18 bytes) with its scale `d`, as `quantize_row_q4_0_ref`.
+pub(crate) fn quant_q4_0_block(x: &[f32], d: f32, b: &mut [u8]) {
+    let id = inverse(d);
+    put_f16(b, 0, d);
+    for j in 0..16 {
+        let q0 = 15.min(c_trunc_i32(x[j] * id + 8.5) as i8 as i32) as u8;
+        let q1 = 15.min(c_trunc_i32(x[j + 16] * id + 8.5) as i8 as i32) as u8;
+        b[2 + j] = q0 | (q1 << 4);
     }
 }
 
 pub(crate) fn quant_q4_1(src: &[f32], out: &mut [u8]) {
+    if super::simd::quant_q4_1(src, out) {
+        return;
+    }
+    quant_q4_1_scalar(src, out);
+}
+
+pub(crate) fn quant_q4_1_scalar(src: &[f32], out: &mut [u8]) {
     for (x, b) in src
         .chunks_exact(block::Q4_1.elems)
         .zip(out.chunks_exact_mut(block::Q4_1.bytes))
     {
-        let (min, max) = min_max(x);
-        let d = (max - min) / 15.0;
-        let id = inverse(d);
-        put_f16(b, 0, d);
-        put_f16(b, 2, min);
-        for j in 0..16 {
-            let q0 = 15.min(c_trunc_i32((x[j] - min) * id + 0.5) as i8 as i32) as u8;
-            let q1 = 15.min(c_trunc_i32((x[j + 16] - min) * id + 0.5) as i8 as i32) as u8;
-            b[4 + j] = q0 | (q1 << 4);
-        }
+        quant_q4_1_block(x, b);
+    }
+}
+
+/// One q4_1 block (32 floats → 20 bytes), as `quantize_row_q4_1_ref`.
+pub(crate) fn quant_q4_1_block(x: &[f32], b: &mut [u8]) {
+    let (min, max) = min_max(x);
+    let d = (max - min) / 15.0;
+    let id = inverse(d);
+    put_f16(b, 0, d);
+    put_f16(b, 2, min);
+    for j in 0..16 {
+        let q0 = 15.min(c_trunc_i32((x[j] - min) * id + 0.5) as i8 as i32) as u8;
+        let q1 = 15.min(c_trunc_i32((x[j + 16] - min) * id + 0.5) as i8 as i32) as u8;
+        b[4 + j] = q0 | (q1 << 4);
     }
 }
 

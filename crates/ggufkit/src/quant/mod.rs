@@ -224,9 +224,14 @@ pub fn dequantize_to_vec(ty: GgmlType, data: &[u8], endian: Endian) -> Result<Ve
     Ok(out)
 }
 
-/// Blocks per parallel task: about 64 KiB of output.
-fn par_blocks(l: &Layout) -> usize {
-    (16384 / l.block_elems).max(1)
+/// Blocks per parallel task of [`dequantize_par`] over `blocks` blocks: about eight tasks per
+/// thread of the pool, so work-stealing evens out a thread that falls behind, and never fewer
+/// than 64 Ki elements (256 KiB of output) each, so the cost of a task (a few microseconds of
+/// splitting and stealing) stays far below its work.
+fn par_blocks(l: &Layout, blocks: usize) -> usize {
+    let min = (65536 / l.block_elems).max(1);
+    let per_thread = blocks.div_ceil(rayon::current_num_threads().max(1) * 8);
+    per_thread.max(min)
 }
 
 /// [`dequantize`] on all threads of rayon's pool (same result, split into runs of blocks).
@@ -236,7 +241,11 @@ pub fn dequantize_par(ty: GgmlType, data: &[u8], endian: Endian, out: &mut [f32]
         return Err(QuantError::NoDequantizer { ty }.into());
     }
     check_sizes(l, data.len(), out.len())?;
-    let nb = par_blocks(l);
+    let nb = par_blocks(l, data.len() / l.block_bytes);
+    if nb * l.block_bytes >= data.len() {
+        // one task: no pool round trip
+        return dequantize(ty, data, endian, out);
+    }
     out.par_chunks_mut(nb * l.block_elems)
         .zip(data.par_chunks(nb * l.block_bytes))
         .try_for_each(|(o, d)| dequantize(ty, d, endian, o))
@@ -299,7 +308,7 @@ pub fn quantize_par(ty: GgmlType, src: &[f32], out: &mut [u8]) -> Result<()> {
         return Err(QuantError::NoQuantizer { ty }.into());
     }
     check_sizes(l, out.len(), src.len())?;
-    let nb = (par_blocks(l) / 4).max(1);
+    let nb = (4096 / l.block_elems).max(1);
     out.par_chunks_mut(nb * l.block_bytes)
         .zip(src.par_chunks(nb * l.block_elems))
         .try_for_each(|(o, s)| quantize_into(ty, s, o))

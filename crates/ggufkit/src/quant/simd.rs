@@ -19,6 +19,46 @@ pub(crate) fn f16_to_f32_slice(data: &[u8], out: &mut [f32]) -> bool {
     false
 }
 
+/// f32 → f16 for a whole slice with F16C (`out.len() == 2 * src.len()`), the bits of
+/// [`super::float::f32_to_f16`]: the conversion rounds to nearest-even like it, and every NaN lane
+/// is then replaced by ggml's `0x7E00 | sign` (F16C would keep part of the payload).
+pub(crate) fn f32_to_f16_slice(src: &[f32], out: &mut [u8]) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    if x86::has_avx2_f16c() {
+        // SAFETY: the CPU supports AVX2 and F16C (checked just above).
+        unsafe { x86::f32_to_f16(src, out) };
+        return true;
+    }
+    let _ = (src, out);
+    false
+}
+
+/// q4_1 quantization with AVX2, the bytes of `quantize_row_q4_1_ref` (a block whose minimum or
+/// maximum is a zero, whose sign depends on the scan order, goes through the scalar code).
+pub(crate) fn quant_q4_1(src: &[f32], out: &mut [u8]) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    if x86::has_avx2() {
+        // SAFETY: the CPU supports AVX2 (checked just above).
+        unsafe { x86::quant_q4_1(src, out) };
+        return true;
+    }
+    let _ = (src, out);
+    false
+}
+
+/// q4_0 quantization with AVX2, the bytes of `quantize_row_q4_0_ref` (the largest magnitude is
+/// found by SIMD, its first element by a scalar scan, as the reference picks it).
+pub(crate) fn quant_q4_0(src: &[f32], out: &mut [u8]) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    if x86::has_avx2() {
+        // SAFETY: the CPU supports AVX2 (checked just above).
+        unsafe { x86::quant_q4_0(src, out) };
+        return true;
+    }
+    let _ = (src, out);
+    false
+}
+
 /// q4_0 blocks with AVX2 (+F16C not needed: the scale is converted by scalar code).
 pub(crate) fn dequant_q4_0(data: &[u8], out: &mut [f32]) -> bool {
     #[cfg(target_arch = "x86_64")]
@@ -68,6 +108,10 @@ avx2_kernel! {
     dequant_q3_k;
     /// iq1_s blocks with AVX2.
     dequant_iq1_s;
+    /// iq1_m blocks with AVX2.
+    dequant_iq1_m;
+    /// q4_1 blocks with AVX2.
+    dequant_q4_1;
     /// tq1_0 blocks with AVX2.
     dequant_tq1_0;
     /// bf16 elements with AVX2.
@@ -83,6 +127,7 @@ mod x86 {
     use std::arch::x86_64::*;
 
     use crate::quant::float::f16_le;
+    use crate::quant::iq::iq1_m_scale;
     use crate::quant::iq_grids::IQ1S_GRID;
     use crate::quant::kquants::scale_min_k4;
     use crate::quant::layout::block;
@@ -120,6 +165,164 @@ mod x86 {
             }
         }
         super::super::float::dequant_f16_scalar(src.remainder(), dst.into_remainder());
+    }
+
+    /// Horizontal minimum and maximum of eight lanes (no NaN among them).
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn hmin_hmax(mn: __m256, mx: __m256) -> (f32, f32) {
+        let mn = _mm_min_ps(_mm256_castps256_ps128(mn), _mm256_extractf128_ps(mn, 1));
+        let mx = _mm_max_ps(_mm256_castps256_ps128(mx), _mm256_extractf128_ps(mx, 1));
+        let mn = _mm_min_ps(mn, _mm_movehl_ps(mn, mn));
+        let mx = _mm_max_ps(mx, _mm_movehl_ps(mx, mx));
+        let mn = _mm_min_ss(mn, _mm_shuffle_ps::<1>(mn, mn));
+        let mx = _mm_max_ss(mx, _mm_shuffle_ps::<1>(mx, mx));
+        (_mm_cvtss_f32(mn), _mm_cvtss_f32(mx))
+    }
+
+    /// `min(15, (int8_t)(int)v)` on eight lanes, as C on x86-64 computes it (`cvttps2dq`: NaN
+    /// and out of range give `i32::MIN`, whose low byte is 0).
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn nibble_lanes(v: __m256) -> __m256i {
+        let t = _mm256_cvttps_epi32(v);
+        let b = _mm256_srai_epi32::<24>(_mm256_slli_epi32::<24>(t));
+        _mm256_min_epi32(b, _mm256_set1_epi32(15))
+    }
+
+    /// `min(15, (int8_t)(int)((x - min) * id + 0.5))` on eight lanes.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn q4_1_lanes(x: __m256, min: __m256, id: __m256) -> __m256i {
+        nibble_lanes(_mm256_add_ps(
+            _mm256_mul_ps(_mm256_sub_ps(x, min), id),
+            _mm256_set1_ps(0.5),
+        ))
+    }
+
+    /// 16 bytes `low byte of q[j] | (q[j + 16] << 4)` (u8 arithmetic) from the nibbles of 32
+    /// elements in four vectors of eight.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn pack_nibbles(q: [__m256i; 4]) -> __m128i {
+        let comb = |lo: __m256i, hi: __m256i| {
+            _mm256_or_si256(
+                _mm256_and_si256(lo, _mm256_set1_epi32(0xff)),
+                _mm256_slli_epi32::<4>(_mm256_and_si256(hi, _mm256_set1_epi32(0x0f))),
+            )
+        };
+        let w = _mm256_packus_epi32(comb(q[0], q[2]), comb(q[1], q[3]));
+        let w = _mm256_permute4x64_epi64::<0b11_01_10_00>(w);
+        _mm_packus_epi16(_mm256_castsi256_si128(w), _mm256_extracti128_si256::<1>(w))
+    }
+
+    /// # Safety
+    /// The CPU must support AVX2.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn quant_q4_0(src: &[f32], out: &mut [u8]) {
+        use crate::quant::legacy::{inverse, quant_q4_0_block};
+        let abs_mask = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fff_ffff));
+        for (x, b) in src
+            .chunks_exact(block::Q4_0.elems)
+            .zip(out.chunks_exact_mut(block::Q4_0.bytes))
+        {
+            // SAFETY: `x` is 32 floats (chunks_exact): four unaligned 8-float loads.
+            let v: [__m256; 4] =
+                std::array::from_fn(|k| unsafe { _mm256_loadu_ps(x[8 * k..].as_ptr()) });
+            // `acc = acc < |v| ? |v| : acc`: a NaN never enters
+            let mut am = _mm256_setzero_ps();
+            for &vk in &v {
+                am = _mm256_max_ps(_mm256_and_ps(vk, abs_mask), am);
+            }
+            let (_, amax) = hmin_hmax(am, am);
+            if amax == 0.0 {
+                // no element beat the initial 0: the scalar code keeps max = +0
+                quant_q4_0_block(x, 0.0 / -8.0, b);
+                continue;
+            }
+            // the first element of that magnitude, as the scalar scan keeps it
+            let max = x.iter().copied().find(|v| v.abs() == amax).unwrap_or(0.0);
+            let d = max / -8.0;
+            let id = inverse(d);
+            crate::quant::float::put_f16(b, 0, d);
+            let (idv, off) = (_mm256_set1_ps(id), _mm256_set1_ps(8.5));
+            let q = v.map(|vk| nibble_lanes(_mm256_add_ps(_mm256_mul_ps(vk, idv), off)));
+            // SAFETY: `b` is an 18-byte block, so bytes 2..18 are writable; unaligned store.
+            unsafe {
+                _mm_storeu_si128(b[2..block::Q4_0.bytes].as_mut_ptr().cast(), pack_nibbles(q))
+            };
+        }
+    }
+
+    /// # Safety
+    /// The CPU must support AVX2.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn quant_q4_1(src: &[f32], out: &mut [u8]) {
+        use crate::quant::float::put_f16;
+        use crate::quant::legacy::{inverse, quant_q4_1_block};
+        for (x, b) in src
+            .chunks_exact(block::Q4_1.elems)
+            .zip(out.chunks_exact_mut(block::Q4_1.bytes))
+        {
+            // SAFETY: `x` is 32 floats (chunks_exact): four unaligned 8-float loads.
+            let v: [__m256; 4] =
+                std::array::from_fn(|k| unsafe { _mm256_loadu_ps(x[8 * k..].as_ptr()) });
+            // `acc = v < acc ? v : acc` lane by lane, as the scalar scan: a NaN never enters.
+            let (mut mn, mut mx) = (_mm256_set1_ps(f32::MAX), _mm256_set1_ps(-f32::MAX));
+            for &vk in &v {
+                mn = _mm256_min_ps(vk, mn);
+                mx = _mm256_max_ps(vk, mx);
+            }
+            let (min, max) = hmin_hmax(mn, mx);
+            if min == 0.0 || max == 0.0 {
+                quant_q4_1_block(x, b);
+                continue;
+            }
+            let d = (max - min) / 15.0;
+            let id = inverse(d);
+            put_f16(b, 0, d);
+            put_f16(b, 2, min);
+            let (minv, idv) = (_mm256_set1_ps(min), _mm256_set1_ps(id));
+            let q = v.map(|vk| q4_1_lanes(vk, minv, idv));
+            let bytes = pack_nibbles(q);
+            // SAFETY: `b` is a 20-byte block, so bytes 4..20 are writable; unaligned store.
+            unsafe { _mm_storeu_si128(b[4..block::Q4_1.bytes].as_mut_ptr().cast(), bytes) };
+        }
+    }
+
+    /// # Safety
+    /// The CPU must support AVX2 and F16C.
+    #[target_feature(enable = "avx2,f16c")]
+    pub(super) unsafe fn f32_to_f16(src: &[f32], out: &mut [u8]) {
+        let n = src.len().min(out.len() / 2);
+        let (src, out) = (&src[..n], &mut out[..2 * n]);
+        let mut s8 = src.chunks_exact(8);
+        let mut d16 = out.chunks_exact_mut(16);
+        let nan_base = _mm_set1_epi16(0x7e00);
+        let sign_bit = _mm256_set1_epi32(0x8000);
+        for (s, d) in (&mut s8).zip(&mut d16) {
+            // SAFETY: `s` is 8 floats and `d` 16 bytes (chunks_exact); unaligned load and store.
+            unsafe {
+                let v = _mm256_loadu_ps(s.as_ptr());
+                let h = _mm256_cvtps_ph::<_MM_FROUND_TO_NEAREST_INT>(v);
+                let nan = _mm256_castps_si256(_mm256_cmp_ps::<_CMP_UNORD_Q>(v, v));
+                let nan16 = _mm_packs_epi32(
+                    _mm256_castsi256_si128(nan),
+                    _mm256_extracti128_si256(nan, 1),
+                );
+                let sign =
+                    _mm256_and_si256(_mm256_srli_epi32(_mm256_castps_si256(v), 16), sign_bit);
+                let sign16 = _mm_packus_epi32(
+                    _mm256_castsi256_si128(sign),
+                    _mm256_extracti128_si256(sign, 1),
+                );
+                let fixed = _mm_blendv_epi8(h, _mm_or_si128(sign16, nan_base), nan16);
+                _mm_storeu_si128(d.as_mut_ptr().cast(), fixed);
+            }
+        }
+        for (o, &x) in d16.into_remainder().chunks_exact_mut(2).zip(s8.remainder()) {
+            o.copy_from_slice(&crate::quant::float::f32_to_f16(x).to_le_bytes());
+        }
     }
 
     /// # Safety
@@ -339,6 +542,65 @@ mod x86 {
                     let f = _mm256_add_ps(_mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(g)), delta);
                     // SAFETY: y8 is 8 floats (chunks_exact).
                     unsafe { _mm256_storeu_ps(y8.as_mut_ptr(), _mm256_mul_ps(dl, f)) };
+                }
+            }
+        }
+    }
+
+    /// # Safety
+    /// The CPU must support AVX2.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn dequant_iq1_m(data: &[u8], out: &mut [f32]) {
+        for (b, y) in data
+            .chunks_exact(block::IQ1_M.bytes)
+            .zip(out.chunks_exact_mut(block::IQ1_M.elems))
+        {
+            let sc: [u16; 4] =
+                std::array::from_fn(|k| u16::from_le_bytes([b[48 + 2 * k], b[49 + 2 * k]]));
+            let d = iq1_m_scale(&sc);
+            for (ib, y) in y.chunks_exact_mut(32).enumerate() {
+                let s = sc[ib / 2] >> (6 * (ib % 2));
+                let dl1 = _mm256_set1_ps(d * (2 * (s & 7) + 1) as f32);
+                let dl2 = _mm256_set1_ps(d * (2 * ((s >> 3) & 7) + 1) as f32);
+                let h = [usize::from(b[32 + 2 * ib]), usize::from(b[33 + 2 * ib])];
+                for (l, y8) in y.chunks_exact_mut(8).enumerate() {
+                    let hl = h[l / 2] >> (4 * (l % 2));
+                    let idx = usize::from(b[4 * ib + l]) | ((hl & 7) << 8);
+                    let delta = _mm256_set1_ps(if hl & 8 != 0 { -0.125 } else { 0.125 });
+                    let g = _mm_cvtsi64_si128(IQ1S_GRID[idx] as i64);
+                    let f = _mm256_add_ps(_mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(g)), delta);
+                    let dl = if l < 2 { dl1 } else { dl2 };
+                    // SAFETY: y8 is 8 floats (chunks_exact).
+                    unsafe { _mm256_storeu_ps(y8.as_mut_ptr(), _mm256_mul_ps(dl, f)) };
+                }
+            }
+        }
+    }
+
+    /// # Safety
+    /// The CPU must support AVX2.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn dequant_q4_1(data: &[u8], out: &mut [f32]) {
+        let mask = _mm_set1_epi8(0x0f);
+        for (b, y) in data
+            .chunks_exact(block::Q4_1.bytes)
+            .zip(out.chunks_exact_mut(block::Q4_1.elems))
+        {
+            let d = _mm256_set1_ps(f16_le(b, 0));
+            let m = _mm256_set1_ps(f16_le(b, 2));
+            // SAFETY: `b` is a 20-byte block, so bytes 4..20 are readable; `y` is 32 floats, and
+            // each store writes y[8k..8k+8] for k < 4.
+            unsafe {
+                let q = _mm_loadu_si128(b[4..block::Q4_1.bytes].as_ptr().cast());
+                let lo = _mm_and_si128(q, mask);
+                let hi = _mm_and_si128(_mm_srli_epi16(q, 4), mask);
+                let parts = [lo, _mm_srli_si128(lo, 8), hi, _mm_srli_si128(hi, 8)];
+                for (k, p) in parts.into_iter().enumerate() {
+                    let f = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(p));
+                    _mm256_storeu_ps(
+                        y[8 * k..].as_mut_ptr(),
+                        _mm256_add_ps(_mm256_mul_ps(f, d), m),
+                    );
                 }
             }
         }

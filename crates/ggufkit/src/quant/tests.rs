@@ -51,7 +51,7 @@ fn f16_simd_matches_scalar_for_every_pattern() {
 #[test]
 fn block_simd_matches_scalar() {
     type Pair = (GgmlType, DequantFn, DequantFn);
-    let pairs: [Pair; 10] = [
+    let pairs: [Pair; 12] = [
         (
             GgmlType::BF16,
             float::dequant_bf16,
@@ -93,6 +93,12 @@ fn block_simd_matches_scalar() {
             kquants::dequant_q5_k_scalar,
         ),
         (GgmlType::IQ1_S, iq::dequant_iq1_s, iq::dequant_iq1_s_scalar),
+        (GgmlType::IQ1_M, iq::dequant_iq1_m, iq::dequant_iq1_m_scalar),
+        (
+            GgmlType::Q4_1,
+            legacy::dequant_q4_1,
+            legacy::dequant_q4_1_scalar,
+        ),
         (
             GgmlType::TQ1_0,
             ternary::dequant_tq1_0,
@@ -332,4 +338,109 @@ fn tq1_0_simd_matches_scalar_for_every_byte_and_special_scales() {
     ternary::dequant_tq1_0(&data, &mut a);
     ternary::dequant_tq1_0_scalar(&data, &mut b);
     assert!(same_bits(&a, &b));
+}
+
+#[test]
+fn dequantize_par_over_many_tasks_matches_serial() {
+    // more than one 64 Ki-element task, and a last task shorter than the others
+    for ty in [GgmlType::Q4_1, GgmlType::IQ1_M, GgmlType::BF16] {
+        let elems = ty.block_size() as usize;
+        let blocks = 5 * 65536 / elems + 7;
+        let data = random_blocks(ty, blocks, 3);
+        let (mut a, mut b) = (vec![0f32; blocks * elems], vec![0f32; blocks * elems]);
+        dequantize(ty, &data, Endian::Little, &mut a).unwrap();
+        dequantize_par(ty, &data, Endian::Little, &mut b).unwrap();
+        assert!(same_bits(&a, &b), "{ty}");
+        let mut swapped = data.clone();
+        byteswap_blocks(ty, &mut swapped).unwrap();
+        dequantize_par(ty, &swapped, Endian::Big, &mut b).unwrap();
+        assert!(same_bits(&a, &b), "{ty} big-endian");
+    }
+}
+
+#[test]
+fn f16_quantize_simd_matches_scalar_on_every_kind_of_float() {
+    // random bit patterns (NaN payloads of both signs, infinities, subnormals, all exponents),
+    // every rounding boundary around each f16 value, and an odd length for the scalar tail
+    let mut rng = Rng::new(11);
+    let mut x: Vec<f32> = (0..200_001)
+        .map(|_| f32::from_bits((rng.next_u64() >> 32) as u32))
+        .collect();
+    for h in 0..=u16::MAX {
+        let b = f16_to_f32(h).to_bits();
+        x.extend(
+            [
+                b,
+                b.wrapping_add(0x1000),
+                b.wrapping_add(0xfff),
+                b.wrapping_add(0x1001),
+            ]
+            .map(f32::from_bits),
+        );
+    }
+    x.extend([
+        65519.0,
+        65520.0,
+        -65520.0,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        f32::NAN,
+        -f32::NAN,
+    ]);
+    let (mut a, mut b) = (vec![0u8; 2 * x.len()], vec![0u8; 2 * x.len()]);
+    float::quant_f16(&x, &mut a);
+    float::quant_f16_scalar(&x, &mut b);
+    assert_eq!(a, b);
+}
+
+#[test]
+fn q4_1_quantize_simd_matches_scalar() {
+    // smooth data, random bit patterns (NaN, infinities, huge and tiny values), blocks with
+    // zeros of both signs at the extremes, constant blocks
+    let mut rng = Rng::new(5);
+    let mut x: Vec<f32> = (0..32 * 4000)
+        .map(|i| ((i as f32) * 0.37).sin() * (1 + i % 7) as f32)
+        .collect();
+    x.extend((0..32 * 4000).map(|_| f32::from_bits((rng.next_u64() >> 32) as u32)));
+    x.extend((0..32 * 4000).map(|i| match rng.next_u64() % 6 {
+        0 => 0.0,
+        1 => -0.0,
+        2 => f32::NAN,
+        3 => (i % 5) as f32,
+        4 => -((i % 3) as f32),
+        _ => f32::INFINITY,
+    }));
+    x.extend([1.5f32; 32]);
+    x.extend([0.0f32; 32]);
+    let n = x.len() / 32 * 20;
+    let (mut a, mut b) = (vec![0u8; n], vec![0u8; n]);
+    legacy::quant_q4_1(&x, &mut a);
+    legacy::quant_q4_1_scalar(&x, &mut b);
+    assert_eq!(a, b);
+}
+
+#[test]
+fn q4_0_quantize_simd_matches_scalar() {
+    // as for q4_1, plus ties of magnitude between opposite signs (the first one wins)
+    let mut rng = Rng::new(6);
+    let mut x: Vec<f32> = (0..32 * 4000)
+        .map(|i| ((i as f32) * 0.37).sin() * (1 + i % 7) as f32)
+        .collect();
+    x.extend((0..32 * 4000).map(|_| f32::from_bits((rng.next_u64() >> 32) as u32)));
+    x.extend((0..32 * 4000).map(|i| match rng.next_u64() % 7 {
+        0 => 0.0,
+        1 => -0.0,
+        2 => f32::NAN,
+        3 => (i % 5) as f32,
+        4 => -((i % 5) as f32),
+        5 => f32::NEG_INFINITY,
+        _ => f32::INFINITY,
+    }));
+    x.extend([1.5f32; 32]);
+    x.extend([-0.0f32; 32]);
+    let n = x.len() / 32 * 18;
+    let (mut a, mut b) = (vec![0u8; n], vec![0u8; n]);
+    legacy::quant_q4_0(&x, &mut a);
+    legacy::quant_q4_0_scalar(&x, &mut b);
+    assert_eq!(a, b);
 }
