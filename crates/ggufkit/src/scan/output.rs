@@ -123,7 +123,7 @@ fn open_table<R: Row + 'static>(
     })
 }
 
-/// The output folder as a [`Sink`]: see the [module documentation](self).
+/// The output folder as a [`Sink`]: one folder per table, numbered parts, resumable.
 pub struct ScanOutput {
     dir: PathBuf,
     format: Format,

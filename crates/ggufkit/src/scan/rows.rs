@@ -6,7 +6,7 @@
 
 use super::table::{Cell, Column, Kind, Row};
 
-/// One scanned location (see the [module documentation](self)).
+/// One scanned location: a row of the `files` table.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct FileRow {
     /// The path or URL, as the scan was given it (directories expanded).
