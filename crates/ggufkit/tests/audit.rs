@@ -125,23 +125,29 @@ fn real_templates() -> Vec<(String, String)> {
 }
 
 /// The templates shipped in the llama.cpp sources that `shared/tools/llama-quantize.sh` unpacks
-/// (`/tmp/llama-quantize/src/*/[vendor/llama.cpp/]models/templates/*.jinja`), by path.
+/// (`$GGUFKIT_LLAMA_CPP_SRC/models/templates`, as `.ci/run` sets it, else
+/// `/tmp/llama-quantize/src/*/[vendor/llama.cpp/]models/templates/*.jinja`), by path.
 fn llama_cpp_templates() -> Vec<(String, String)> {
     let mut out = Vec::new();
-    let Ok(rd) = std::fs::read_dir("/tmp/llama-quantize/src") else {
-        return out;
-    };
-    for e in rd.flatten() {
-        for sub in ["models/templates", "vendor/llama.cpp/models/templates"] {
-            let Ok(files) = std::fs::read_dir(e.path().join(sub)) else {
-                continue;
-            };
-            for f in files.flatten() {
-                let p = f.path();
-                if p.extension().is_some_and(|x| x == "jinja") {
-                    if let Ok(s) = std::fs::read_to_string(&p) {
-                        out.push((p.display().to_string(), s));
-                    }
+    let mut dirs = Vec::new();
+    if let Some(src) = std::env::var_os("GGUFKIT_LLAMA_CPP_SRC") {
+        dirs.push(std::path::PathBuf::from(src).join("models/templates"));
+    } else if let Ok(rd) = std::fs::read_dir("/tmp/llama-quantize/src") {
+        for e in rd.flatten() {
+            for sub in ["models/templates", "vendor/llama.cpp/models/templates"] {
+                dirs.push(e.path().join(sub));
+            }
+        }
+    }
+    for dir in dirs {
+        let Ok(files) = std::fs::read_dir(dir) else {
+            continue;
+        };
+        for f in files.flatten() {
+            let p = f.path();
+            if p.extension().is_some_and(|x| x == "jinja") {
+                if let Ok(s) = std::fs::read_to_string(&p) {
+                    out.push((p.display().to_string(), s));
                 }
             }
         }
@@ -171,7 +177,7 @@ fn llama_cpp_templates_give_no_error_or_warning() {
     let all = llama_cpp_templates();
     if all.is_empty() {
         println!(
-            "SKIPPED llama.cpp templates: /tmp/llama-quantize/src/*/models/templates is absent"
+            "SKIPPED llama.cpp templates: neither $GGUFKIT_LLAMA_CPP_SRC/models/templates nor /tmp/llama-quantize/src/*/models/templates is there"
         );
         return;
     }
