@@ -226,9 +226,10 @@ mod x86 {
             .chunks_exact(block::Q4_0.elems)
             .zip(out.chunks_exact_mut(block::Q4_0.bytes))
         {
-            // SAFETY: `x` is 32 floats (chunks_exact): four unaligned 8-float loads.
-            let v: [__m256; 4] =
-                std::array::from_fn(|k| unsafe { _mm256_loadu_ps(x[8 * k..].as_ptr()) });
+            let v: [__m256; 4] = std::array::from_fn(|k| {
+                // SAFETY: `x` is 32 floats (chunks_exact): four unaligned 8-float loads.
+                unsafe { _mm256_loadu_ps(x[8 * k..].as_ptr()) }
+            });
             // `acc = acc < |v| ? |v| : acc`: a NaN never enters
             let mut am = _mm256_setzero_ps();
             for &vk in &v {
@@ -264,9 +265,10 @@ mod x86 {
             .chunks_exact(block::Q4_1.elems)
             .zip(out.chunks_exact_mut(block::Q4_1.bytes))
         {
-            // SAFETY: `x` is 32 floats (chunks_exact): four unaligned 8-float loads.
-            let v: [__m256; 4] =
-                std::array::from_fn(|k| unsafe { _mm256_loadu_ps(x[8 * k..].as_ptr()) });
+            let v: [__m256; 4] = std::array::from_fn(|k| {
+                // SAFETY: `x` is 32 floats (chunks_exact): four unaligned 8-float loads.
+                unsafe { _mm256_loadu_ps(x[8 * k..].as_ptr()) }
+            });
             // `acc = v < acc ? v : acc` lane by lane, as the scalar scan: a NaN never enters.
             let (mut mn, mut mx) = (_mm256_set1_ps(f32::MAX), _mm256_set1_ps(-f32::MAX));
             for &vk in &v {
