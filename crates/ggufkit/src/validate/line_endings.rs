@@ -24,7 +24,7 @@ pub(crate) fn explain(bytes: &[u8], d: &mut Diagnostic) {
     }
 }
 
-/// True when `bytes` hold `\r\n` and with each read back as `\n` a header parses.
+/// True when `bytes` hold `\r\n` and with each read back as `\n` the header is valid.
 fn converted(bytes: &[u8]) -> bool {
     if !bytes.windows(2).any(|w| w == b"\r\n") {
         return false;
@@ -38,6 +38,7 @@ fn converted(bytes: &[u8]) -> bool {
         undone.push(bytes[i]);
         i += 1;
     }
-    let (r, _, _) = parse_plain(&mut SliceSource(&undone), Mode::Permissive, Paths::Fast);
-    r.is_ok()
+    // strict: a header that merely gets past the same broken rule is not evidence
+    let (r, found, _) = parse_plain(&mut SliceSource(&undone), Mode::Strict, Paths::Fast);
+    r.is_ok() && found.errors.is_empty()
 }

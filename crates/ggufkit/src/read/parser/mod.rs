@@ -122,13 +122,19 @@ pub(crate) fn parse_reaching<S: Source>(
     paths: Paths,
 ) -> (Result<Header, Stop>, Findings, Reached) {
     let (mut r, mut found, reached) = parse_plain(&mut *src, mode, paths);
+    // a header that parsed is judged on its own bytes, which every source holds alike (a stream
+    // stops at the data; a slice goes on into it)
+    let bytes = match &r {
+        Ok(h) => &src.bytes()[..src.bytes().len().min(h.data_offset as usize)],
+        Err(_) => src.bytes(),
+    };
     let first = match (found.errors.first_mut(), &mut r) {
         (Some(d), _) => Some(d),
         (None, Err(Stop::Rule(d))) => Some(d),
         _ => None,
     };
     if let Some(d) = first {
-        crate::validate::line_endings::explain(src.bytes(), d);
+        crate::validate::line_endings::explain(bytes, d);
     }
     (r, found, reached)
 }
