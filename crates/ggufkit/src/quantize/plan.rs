@@ -229,9 +229,10 @@ fn bpw(bytes: u64, n: u64) -> f64 {
     }
 }
 
-/// The plan for the tensors of `g`.
-pub fn plan(g: &Gguf<'_>, opts: &QuantizeOptions) -> Result<Plan> {
-    let descs: Vec<TensorDesc> = g
+/// The descriptions of every tensor of `g`, in file order, and its `general.file_type`: what
+/// the planner and the recipe read of a file.
+pub(crate) fn tensors_of(g: &Gguf<'_>) -> (Vec<TensorDesc>, Option<u32>) {
+    let descs = g
         .tensors()
         .enumerate()
         .map(|(index, t)| TensorDesc {
@@ -241,7 +242,12 @@ pub fn plan(g: &Gguf<'_>, opts: &QuantizeOptions) -> Result<Plan> {
             shape: t.shape().to_vec(),
         })
         .collect();
-    let file_type = g.get_u64("general.file_type").map(|v| v as u32);
+    (descs, g.get_u64("general.file_type").map(|v| v as u32))
+}
+
+/// The plan for the tensors of `g`.
+pub fn plan(g: &Gguf<'_>, opts: &QuantizeOptions) -> Result<Plan> {
+    let (descs, file_type) = tensors_of(g);
     let mut model = ModelInfo::of(g);
     model.apply_overrides(&opts.kv_overrides);
     plan_tensors(&descs, &model, file_type, opts)

@@ -55,17 +55,7 @@ pub struct Recipe {
 impl Recipe {
     /// The recipe of `g`: its quantizable tensors' types, and the presets that match.
     pub fn of(g: &Gguf<'_>) -> Recipe {
-        let descs: Vec<TensorDesc> = g
-            .tensors()
-            .enumerate()
-            .map(|(index, t)| TensorDesc {
-                index,
-                name: t.name().into_owned(),
-                ty: t.ggml_type(),
-                shape: t.shape().to_vec(),
-            })
-            .collect();
-        let file_type = g.get_u64("general.file_type").map(|v| v as u32);
+        let (descs, file_type) = super::plan::tensors_of(g);
         Recipe::of_tensors(&descs, &ModelInfo::of(g), file_type)
     }
 
