@@ -25,7 +25,7 @@ fuzz_target!(|data: &[u8]| {
         (2, _) => MetaEdit::Set("fuzz.text".into(), OwnedValue::String(format!("{word:x}"))),
         _ => MetaEdit::Set("fuzz.number".into(), OwnedValue::F64(f64::from_bits(word))),
     };
-    let mut b = GgufBuilder::from_gguf(&g);
+    let mut b = GgufBuilder::from_gguf(&g).expect("a valid file has only known types");
     edit::apply(&mut b, std::slice::from_ref(&edit)).expect("the edit applies");
     let out = b.to_vec().expect("an edited valid file can be written");
     let h = Gguf::from_bytes(&out).expect("the edited file reads back valid");

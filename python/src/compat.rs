@@ -147,7 +147,7 @@ pub fn reader_tensors<'py>(
     let mut info_offsets = Vec::with_capacity(gguf.tensor_count());
     let mut maker = StrMaker::default();
     for (index, (t, shape)) in gguf.tensors().zip(shapes.iter()).enumerate() {
-        let id = t.ggml_type().id();
+        let id = t.type_id();
         let known = usize::try_from(id)
             .ok()
             .and_then(|i| types.get_item(i).ok())

@@ -41,12 +41,12 @@ impl Tensor {
     /// file in the machine's byte order, as a read-only view of the map.
     fn view<'py>(&self, py: Python<'py>, shape: &[usize]) -> PyResult<Option<Bound<'py, PyAny>>> {
         let t = self.info();
-        let dtype = match t.ggml_type() {
-            GgmlType::F32 => "float32",
-            GgmlType::I8 => "int8",
-            GgmlType::I16 => "int16",
-            GgmlType::I32 => "int32",
-            GgmlType::I64 => "int64",
+        let dtype = match t.tensor_type().ggml() {
+            Some(GgmlType::F32) => "float32",
+            Some(GgmlType::I8) => "int8",
+            Some(GgmlType::I16) => "int16",
+            Some(GgmlType::I32) => "int32",
+            Some(GgmlType::I64) => "int64",
             _ => return Ok(None),
         };
         if self.held.remote().is_some() || self.held.gguf().endian() != Endian::NATIVE {
@@ -70,7 +70,9 @@ impl Tensor {
     ) -> PyResult<Bound<'py, PyAny>> {
         let t = self.info();
         let file = &self.held.name;
-        let dtype = match t.ggml_type() {
+        // a type this build cannot decode is refused before `out` is looked at
+        let ty = t.ggml_type().or_raise(py, file)?;
+        let dtype = match ty {
             GgmlType::I8 => "int8",
             GgmlType::I16 => "int16",
             GgmlType::I32 => "int32",
@@ -97,7 +99,7 @@ impl Tensor {
         {
             return Err(PyValueError::new_err("out is read-only"));
         }
-        if t.ggml_type().is_integer() {
+        if ty.is_integer() {
             // the stored integers in the file's byte order, copied (and swapped) by numpy
             let values = self.numpy(py, None, Some(true))?;
             np.call_method1("copyto", (&out, values))?;
@@ -142,16 +144,17 @@ impl Tensor {
         self.info().name().into_owned()
     }
 
-    /// The ggml type's name ("f32", "q4_k", ...).
+    /// The ggml type's name ("f32", "q4_k", ...); a fork's type by the fork's name ("iq2_kt"),
+    /// "unknown" for an id no table has (in a file opened permissively).
     #[getter]
     fn r#type(&self) -> &'static str {
-        self.info().ggml_type().name()
+        self.info().tensor_type().name()
     }
 
-    /// The ggml type's id.
+    /// The type id as stored.
     #[getter]
     fn type_id(&self) -> u32 {
-        self.info().ggml_type().id()
+        self.info().type_id()
     }
 
     /// Dimensions as stored (ne0 first).
@@ -217,7 +220,7 @@ impl Tensor {
         let t = self.info();
         let shape: Vec<usize> = t.shape().iter().rev().map(|&d| d as usize).collect();
         let file = &self.held.name;
-        let ty = t.ggml_type();
+        let ty = t.ggml_type().or_raise(py, file)?;
         if let Some(out) = out {
             if copy == Some(false) {
                 return Err(PyValueError::new_err(
@@ -271,7 +274,7 @@ impl Tensor {
         format!(
             "<ggufkit.Tensor {:?} {} {:?}>",
             t.name(),
-            t.ggml_type().name(),
+            t.tensor_type(),
             t.shape()
         )
     }

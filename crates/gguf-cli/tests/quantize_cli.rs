@@ -77,12 +77,17 @@ fn model(dir: &Path) -> PathBuf {
 fn types_of(p: &Path) -> Vec<(String, GgmlType)> {
     let g = Gguf::open(p).unwrap();
     g.tensors()
-        .map(|t| (t.name().into_owned(), t.ggml_type()))
+        .map(|t| (t.name().into_owned(), t.ggml_type().unwrap()))
         .collect()
 }
 
 fn type_of(p: &Path, name: &str) -> GgmlType {
-    Gguf::open(p).unwrap().tensor(name).unwrap().ggml_type()
+    Gguf::open(p)
+        .unwrap()
+        .tensor(name)
+        .unwrap()
+        .ggml_type()
+        .unwrap()
 }
 
 #[test]
@@ -587,7 +592,8 @@ fn pruned_layers() {
     let a = g.tensor("blk.1.ffn_up.weight").unwrap();
     let b = src.tensor("blk.3.ffn_up.weight").unwrap();
     let floats = |t: &ggufkit::TensorInfo<'_>| {
-        ggufkit::quant::dequantize_to_vec(t.ggml_type(), t.data().unwrap(), t.endian()).unwrap()
+        ggufkit::quant::dequantize_to_vec(t.ggml_type().unwrap(), t.data().unwrap(), t.endian())
+            .unwrap()
     };
     let (x, y) = (floats(&a), floats(&b));
     assert!(x.iter().zip(&y).all(|(p, q)| (p - q).abs() < 0.01));
@@ -614,7 +620,7 @@ fn tensor_bytes(p: &Path) -> Vec<(String, GgmlType, Vec<u8>)> {
         .map(|t| {
             (
                 t.name().into_owned(),
-                t.ggml_type(),
+                t.ggml_type().unwrap(),
                 t.data().unwrap().to_vec(),
             )
         })

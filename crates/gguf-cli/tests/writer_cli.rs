@@ -309,8 +309,14 @@ fn convert_round_trips_and_refuses_what_it_cannot_do() {
     );
     let bytes = fs::read(&q).unwrap();
     let g = Gguf::from_bytes(&bytes).unwrap();
-    assert_eq!(g.tensor("x.weight").unwrap().ggml_type(), GgmlType::Q8_0);
-    assert_eq!(g.tensor("x.bias").unwrap().ggml_type(), GgmlType::F32);
+    assert_eq!(
+        g.tensor("x.weight").unwrap().ggml_type().unwrap(),
+        GgmlType::Q8_0
+    );
+    assert_eq!(
+        g.tensor("x.bias").unwrap().ggml_type().unwrap(),
+        GgmlType::F32
+    );
     // unknown or unquantizable types
     for t in ["q9_9", "q4_2", "iq2_xxs"] {
         gguf()

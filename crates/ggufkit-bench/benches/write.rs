@@ -56,7 +56,7 @@ fn bench(c: &mut Criterion) {
         g.throughput(Throughput::Bytes(gguf.data_offset()));
         g.bench_function(BenchmarkId::from_parameter(&name), |b| {
             b.iter(|| {
-                let builder = GgufBuilder::from_gguf(black_box(&gguf));
+                let builder = GgufBuilder::from_gguf(black_box(&gguf)).expect("builder");
                 black_box(builder.header().expect("header").0.len())
             })
         });

@@ -297,7 +297,7 @@ pub fn walk_ggufkit(g: &Gguf<'_>) -> Stats {
         tc.add(
             &name,
             t.shape().iter().copied(),
-            u64::from(t.ggml_type().id()),
+            u64::from(t.type_id()),
             t.offset(),
         );
         tc.sink = tc.sink.wrapping_add(t.n_elements());

@@ -68,7 +68,7 @@ pub fn assert_model_eq(m: &Model, g: &Gguf<'_>, bytes: &[u8]) {
     for (i, (t, ti)) in m.tensors.iter().zip(g.tensors()).enumerate() {
         assert_eq!(ti.name_bytes(), t.name.as_slice(), "tensor {i}");
         assert_eq!(ti.shape(), t.dims.as_slice(), "tensor {i}");
-        assert_eq!(ti.ggml_type().id(), t.ty, "tensor {i}");
+        assert_eq!(ti.type_id(), t.ty, "tensor {i}");
         assert_eq!(ti.absolute_offset(), lay.tensor_data[i], "tensor {i}");
         if let Some(d) = ti.data() {
             assert_eq!(d, t.data.as_slice(), "tensor {i} data");
@@ -97,7 +97,7 @@ pub fn assert_same(a: &Gguf<'_>, b: &Gguf<'_>) {
     assert_eq!(a.tensor_count(), b.tensor_count());
     for (x, y) in a.tensors().zip(b.tensors()) {
         assert_eq!(x.name_bytes(), y.name_bytes());
-        assert_eq!(x.ggml_type(), y.ggml_type());
+        assert_eq!(x.tensor_type(), y.tensor_type());
         assert_eq!(x.shape(), y.shape());
         assert_eq!(x.offset(), y.offset());
         assert_eq!(x.data(), y.data());

@@ -19,7 +19,7 @@ pub fn header_walk(g: &Gguf<'_>) -> u64 {
             .wrapping_add(t.n_elements())
             .wrapping_add(t.offset())
             .wrapping_add(t.name_bytes().len() as u64)
-            .wrapping_add(t.ggml_type().id() as u64);
+            .wrapping_add(u64::from(t.type_id()));
     }
     acc
 }

@@ -66,7 +66,7 @@ pub fn walk(g: &Gguf<'_>) -> u64 {
             .wrapping_add(t.offset())
             .wrapping_add(t.absolute_offset())
             .wrapping_add(t.info_offset());
-        let _ = (t.ne(), t.ggml_type().name(), t.endian(), t.name_bytes());
+        let _ = (t.ne(), t.tensor_type().name(), t.endian(), t.name_bytes());
         if let Some(d) = t.data() {
             assert_eq!(d.len() as u64, t.size());
             sum = sum.wrapping_add(d.iter().map(|&b| u64::from(b)).sum::<u64>());

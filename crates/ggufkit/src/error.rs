@@ -222,6 +222,15 @@ pub enum Error {
         /// Its type.
         ty: crate::GgmlType,
     },
+    /// A tensor whose type this build cannot decode, size by type or write (a removed ggml type,
+    /// a fork's type, or an unknown id, which only a permissive reading lets through).
+    #[error("tensor '{tensor}' has type {ty}, which this build cannot decode or write")]
+    UnsupportedTensorType {
+        /// The tensor's name.
+        tensor: String,
+        /// Its type as stored (its id: [`crate::TensorType::id`]).
+        ty: crate::TensorType,
+    },
     /// A tensor too large for the export format: its bytes would end beyond `u64`.
     #[error("tensor '{tensor}' is too large to export: its data would end beyond 2^64 bytes")]
     ExportTooLarge {

@@ -7,6 +7,7 @@
 //! `f64`, which would print a float32 like 0.1 as 0.10000000149011612.
 #![forbid(unsafe_code)]
 
+use crate::tensor_type::TensorType;
 use crate::value::{ArrayView, Value};
 
 /// Appends JSON text to a `String`.
@@ -34,6 +35,16 @@ impl Json {
     pub fn key(&mut self, k: &str) -> &mut Self {
         self.str(k);
         self.out.push(':');
+        self
+    }
+
+    /// A tensor's type as every JSON output gives it: `"type":"q4_k"`; a type ggml does not read
+    /// adds its id, `"type":"iq2_kt","type_id":153` (the name `unknown` when no table has it).
+    pub fn tensor_type(&mut self, t: TensorType) -> &mut Self {
+        self.key("type").str(t.name());
+        if let TensorType::Other(id) = t {
+            self.raw(",").key("type_id").u64(u64::from(id));
+        }
         self
     }
 

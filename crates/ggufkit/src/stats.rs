@@ -79,7 +79,7 @@ fn for_each_chunk(
     progress: &dyn Progress,
     mut f: impl FnMut(&[f32]),
 ) -> Result<()> {
-    let ty = t.ggml_type();
+    let ty = t.ggml_type()?;
     let data = tensor_bytes(t)?;
     check_dequantizable(t)?;
     let block_elems = ty.block_size().max(1) as usize;

@@ -15,13 +15,16 @@ pub fn tensor_bytes<'a>(t: &TensorInfo<'a>) -> Result<&'a [u8]> {
 }
 
 /// `Ok` when the tensor's type has a float form, else [`Error::TensorNotDequantizable`].
+///
+/// A type this build cannot size at all is [`Error::UnsupportedTensorType`].
 pub(crate) fn check_dequantizable(t: &TensorInfo<'_>) -> Result<()> {
-    if quant::can_dequantize(t.ggml_type()) {
+    let ty = t.ggml_type()?;
+    if quant::can_dequantize(ty) {
         Ok(())
     } else {
         Err(Error::TensorNotDequantizable {
             tensor: t.name().into_owned(),
-            ty: t.ggml_type(),
+            ty,
         })
     }
 }

@@ -126,7 +126,7 @@ fn the_sample_field_by_field() {
             ("tensor_infos[0].dims[1]".into(), FieldValue::Int(32)),
             (
                 "tensor_infos[0].type".into(),
-                FieldValue::GgmlType(GgmlType::Q8_0)
+                FieldValue::TensorType(ggufkit::TensorType::Ggml(GgmlType::Q8_0))
             ),
             ("tensor_infos[0].offset".into(), FieldValue::Int(0)),
         ]

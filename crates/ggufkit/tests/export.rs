@@ -96,7 +96,8 @@ fn safetensors_of_the_sample_in_every_dtype() {
             end = b;
             // every value as ggml's dequantization gives it, then rounded to the dtype
             let values =
-                quant::dequantize_to_vec(t.ggml_type(), t.data().unwrap(), t.endian()).unwrap();
+                quant::dequantize_to_vec(t.ggml_type().unwrap(), t.data().unwrap(), t.endian())
+                    .unwrap();
             let want: Vec<u8> = match dtype {
                 Dtype::F32 => values.iter().flat_map(|v| v.to_le_bytes()).collect(),
                 Dtype::F16 => values

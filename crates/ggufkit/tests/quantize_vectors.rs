@@ -189,7 +189,7 @@ fn check_case(case: &str, m: &Value, src: &Path, threads: usize) {
     for (t, w) in q.tensors().zip(want) {
         assert_eq!(t.name(), w["name"].as_str().unwrap(), "{case}");
         assert_eq!(
-            t.ggml_type(),
+            t.ggml_type().unwrap(),
             ty(w["type"].as_str().unwrap()),
             "{case}: {}",
             t.name()
@@ -201,7 +201,7 @@ fn check_case(case: &str, m: &Value, src: &Path, threads: usize) {
             t.name()
         );
         if sha256(t.data().unwrap()) != w["sha256"].as_str().unwrap() {
-            bad.push(format!("{} ({})", t.name(), t.ggml_type()));
+            bad.push(format!("{} ({})", t.name(), t.ggml_type().unwrap()));
         }
     }
     assert!(
@@ -356,7 +356,7 @@ fn check_one_per_type(case: &str, m: &Value, src: &Path, im: &quantize::Imatrix)
             want[&*t.name()],
             "{case}: {} ({})",
             t.name(),
-            t.ggml_type()
+            t.ggml_type().unwrap()
         );
     }
 }

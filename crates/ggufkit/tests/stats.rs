@@ -10,7 +10,8 @@ use ggufkit::{quant, Error, GgmlType, Gguf, GgufBuilder, ReadOptions, TensorInfo
 
 /// The statistics computed the plain way: all values in memory, one sum at a time.
 fn naive(t: &TensorInfo<'_>) -> TensorStats {
-    let v = quant::dequantize_to_vec(t.ggml_type(), t.data().unwrap(), t.endian()).unwrap();
+    let v =
+        quant::dequantize_to_vec(t.ggml_type().unwrap(), t.data().unwrap(), t.endian()).unwrap();
     let finite: Vec<f64> = v
         .iter()
         .filter(|x| x.is_finite())

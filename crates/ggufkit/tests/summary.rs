@@ -52,7 +52,7 @@ fn the_sample() {
     let types: Vec<_> = s
         .types
         .iter()
-        .map(|t| (t.ggml_type, t.tensors, t.elements, t.bytes))
+        .map(|t| (t.ggml_type.ggml().unwrap(), t.tensors, t.elements, t.bytes))
         .collect();
     assert_eq!(
         types,
@@ -123,8 +123,13 @@ fn the_sample() {
     assert_eq!(s.layers.len(), 2);
     for (i, l) in s.layers.iter().enumerate() {
         assert_eq!(l.layer, i as u64);
+        let by_type: Vec<_> = l
+            .by_type
+            .iter()
+            .map(|(t, b)| (t.ggml().unwrap(), *b))
+            .collect();
         assert_eq!(
-            l.by_type,
+            by_type,
             [(GgmlType::F32, 256), (GgmlType::Q8_0, 4352 * 2 + 2176 * 2)]
         );
         assert_eq!(l.bytes(), 13_312);
@@ -242,7 +247,7 @@ fn corpus_models() {
     assert_eq!(
         s.types
             .iter()
-            .map(|t| (t.ggml_type, t.tensors))
+            .map(|t| (t.ggml_type.ggml().unwrap(), t.tensors))
             .collect::<Vec<_>>(),
         [(GgmlType::F16, 9), (GgmlType::F32, 3)]
     );

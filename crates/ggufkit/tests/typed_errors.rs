@@ -183,7 +183,7 @@ fn a_key_repeated_in_a_permissive_read_is_not_written_twice() {
         .kv_u32("k", 2)
         .build();
     let g = Gguf::from_bytes_with(&bytes, &ReadOptions::permissive()).unwrap();
-    let e = GgufBuilder::from_gguf(&g).to_vec().unwrap_err();
+    let e = GgufBuilder::from_gguf(&g).unwrap().to_vec().unwrap_err();
     assert!(
         matches!(&e, Error::Write(WriteError::DuplicateKey { key }) if key == "k"),
         "{e}"

@@ -21,7 +21,7 @@ fn every_valid_corpus_file_round_trips_bit_for_bit() {
             skipped.push(path);
             continue;
         };
-        let written = GgufBuilder::from_gguf(&g).to_vec().unwrap();
+        let written = GgufBuilder::from_gguf(&g).unwrap().to_vec().unwrap();
         assert!(
             written == bytes,
             "{}: {} bytes written, {} read; first difference at byte {:?}",
@@ -54,7 +54,7 @@ fn files_opened_permissively_round_trip_too() {
         let g = Gguf::from_bytes_with(&bytes, &ReadOptions::permissive()).unwrap();
         assert!(!g.report().valid(), "{name} was expected to be invalid");
         assert_eq!(
-            GgufBuilder::from_gguf(&g).to_vec().unwrap(),
+            GgufBuilder::from_gguf(&g).unwrap().to_vec().unwrap(),
             bytes,
             "{name}"
         );
@@ -331,12 +331,12 @@ proptest! {
         prop_assert_eq!(g.tensor_count(), m.tensors.len());
         for (t, (name, ty, shape, data)) in g.tensors().zip(&m.tensors) {
             prop_assert_eq!(t.name(), name.as_str());
-            prop_assert_eq!(t.ggml_type(), *ty);
+            prop_assert_eq!(t.ggml_type().unwrap(), *ty);
             prop_assert_eq!(t.shape(), &shape[..]);
             prop_assert_eq!(t.data().unwrap(), &data[..]);
         }
         // and writing it again gives the same bytes
-        prop_assert_eq!(GgufBuilder::from_gguf(&g).to_vec().unwrap(), bytes);
+        prop_assert_eq!(GgufBuilder::from_gguf(&g).unwrap().to_vec().unwrap(), bytes);
     }
 }
 

@@ -140,6 +140,7 @@ fn export_error(file: &Path, e: Error) -> CliError {
     match e {
         Error::TensorDataMissing { .. }
         | Error::TensorNotDequantizable { .. }
+        | Error::UnsupportedTensorType { .. }
         | Error::TensorDataLength { .. }
         | Error::ExportTooLarge { .. } => CliError::from_lib(file, &e),
         other => CliError::failed(other.to_string()),

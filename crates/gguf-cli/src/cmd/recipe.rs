@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use ggufkit::quantize::Recipe;
 
-use super::{open, CmdResult, OK};
+use super::{open, CliError, CmdResult, OK};
 use crate::output::{print, recipe};
 
 #[derive(clap::Args)]
@@ -27,7 +27,7 @@ pub struct Args {
 
 pub fn run(args: Args) -> CmdResult {
     let g = open(&args.file, false)?;
-    let r = Recipe::of(&g);
+    let r = Recipe::of(&g).map_err(|e| CliError::from_lib(&args.file, &e))?;
     let file = args.file.display().to_string();
     if args.json {
         print(&recipe::json(&file, &r));

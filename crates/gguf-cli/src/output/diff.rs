@@ -32,7 +32,7 @@ fn type_text(v: &Value<'_>) -> String {
 }
 
 fn tensor_text(t: &TensorInfo<'_>) -> String {
-    format!("{} {}", t.ggml_type().name(), shape_text(t.shape()))
+    format!("{} {}", t.tensor_type(), shape_text(t.shape()))
 }
 
 /// A header field's two values as text.
@@ -128,8 +128,8 @@ pub fn human(na: &str, nb: &str, d: &Diff<'_, '_>, s: &Style) -> String {
             if c.type_changed {
                 what.push(format!(
                     "type {} -> {}",
-                    c.a.ggml_type().name(),
-                    c.b.ggml_type().name()
+                    c.a.tensor_type(),
+                    c.b.tensor_type()
                 ));
             }
             if c.shape_changed {

@@ -28,7 +28,7 @@ pub fn dump_json(g: &Gguf<'_>) -> Json {
             j.raw(",");
         }
         j.raw("{").key("name").text(t.name_bytes());
-        j.raw(",").key("type").str(t.ggml_type().name());
+        j.raw(",").tensor_type(t.tensor_type());
         j.raw(",").key("shape");
         super::tensor::shape_json(&mut j, t.shape());
         j.raw(",").key("offset").u64(t.offset());

@@ -247,7 +247,11 @@ fn bytes_section(h: &mut String, m: &Summary, palette: &Palette) {
         .iter()
         .map(|t| {
             let name = t.ggml_type.name();
-            (name.to_string(), t.bytes, palette.of(name).to_string())
+            (
+                t.ggml_type.to_string(),
+                t.bytes,
+                palette.of(name).to_string(),
+            )
         })
         .collect();
     h.push_str("<section id=\"bytes\"><h2>Where the bytes go</h2><h3>By tensor type</h3>");
@@ -326,7 +330,7 @@ fn tensors_section(h: &mut String, g: &Gguf<'_>) {
             h,
             "<tr><td class=\"m\">{}</td><td>{}</td><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td></tr>",
             esc(&t.name()),
-            t.ggml_type().name(),
+            esc(&t.tensor_type().to_string()),
             shape_text(t.shape()),
             grouped(t.n_elements()),
             grouped(t.size()),
@@ -350,7 +354,7 @@ fn layout_section(h: &mut String, g: &Gguf<'_>, layout: &ByteLayout<'_>, palette
             FieldValue::None => String::new(),
             FieldValue::Int(n) => n.to_string(),
             FieldValue::ValueType(t) => t.name().to_string(),
-            FieldValue::GgmlType(t) => t.name().to_string(),
+            FieldValue::TensorType(t) => t.to_string(),
             FieldValue::Elements(n) => format!("{} elements", grouped(*n)),
             FieldValue::Text(b) => shorten(format!("{:?}", String::from_utf8_lossy(b)), 120),
             FieldValue::Value(v) => shorten(human_value(v, 8), 120),

@@ -16,7 +16,7 @@ fn value_json(j: &mut Json, v: &FieldValue<'_>) {
         FieldValue::ValueType(t) => {
             j.str(t.name());
         }
-        FieldValue::GgmlType(t) => {
+        FieldValue::TensorType(t) => {
             j.str(t.name());
         }
         FieldValue::Text(b) => {

@@ -12,7 +12,7 @@ fn value_text(v: &FieldValue<'_>) -> String {
         FieldValue::None => String::new(),
         FieldValue::Int(n) => n.to_string(),
         FieldValue::ValueType(t) => t.name().to_string(),
-        FieldValue::GgmlType(t) => t.name().to_string(),
+        FieldValue::TensorType(t) => t.to_string(),
         FieldValue::Elements(n) => {
             format!("{} element{}", grouped(*n), if *n == 1 { "" } else { "s" })
         }

@@ -163,7 +163,7 @@ pub fn markdown(file_name: &str, g: &Gguf<'_>, m: &Summary) -> String {
             row(
                 &mut out,
                 &[
-                    code(t.ggml_type.name()),
+                    code(&t.ggml_type.to_string()),
                     grouped(t.tensors),
                     grouped(t.elements),
                     human_bytes(t.bytes),
@@ -217,7 +217,7 @@ pub fn markdown(file_name: &str, g: &Gguf<'_>, m: &Summary) -> String {
                 &mut out,
                 &[
                     code(&t.name()),
-                    code(t.ggml_type().name()),
+                    code(&t.tensor_type().to_string()),
                     shape_text(t.shape()),
                     grouped(t.n_elements()),
                     grouped(t.size()),

@@ -157,14 +157,21 @@ pub fn summary_text(
     if let Some(bpw) = m.bits_per_weight() {
         line(&mut out, s, "bits per weight", format!("{bpw:.2}"));
     }
-    for t in &m.types {
+    // the type column as wide as its longest name (a fork's type is shown with its origin)
+    let names: Vec<String> = m.types.iter().map(|t| t.ggml_type.to_string()).collect();
+    let width = names
+        .iter()
+        .map(|n| n.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(8);
+    for (t, name) in m.types.iter().zip(&names) {
         line(
             &mut out,
             s,
             "",
             format!(
-                "{:<8} {:>13} {:>12} {:>6.1}%",
-                t.ggml_type.name(),
+                "{name:<width$} {:>13} {:>12} {:>6.1}%",
                 counted(t.tensors, "tensor ", "tensors"),
                 human_bytes(t.bytes),
                 t.percent

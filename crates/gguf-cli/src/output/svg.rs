@@ -171,12 +171,12 @@ pub fn strip(g: &Gguf<'_>, layout: &ByteLayout<'_>, palette: &Palette) -> String
     seg(&mut s, kv_end, info_end, "#9aa7b8", "tensor infos");
     seg(&mut s, info_end, g.data_offset(), "#d5dae1", "padding");
     for t in g.tensors() {
-        let name = format!("{} ({})", t.name(), t.ggml_type().name());
+        let name = format!("{} ({})", t.name(), t.tensor_type());
         seg(
             &mut s,
             t.absolute_offset(),
             t.absolute_offset() + t.size(),
-            palette.of(t.ggml_type().name()),
+            palette.of(t.tensor_type().name()),
             &name,
         );
     }

@@ -7,7 +7,7 @@ use super::json::Json;
 /// One tensor's JSON object.
 pub fn tensor_json(j: &mut Json, t: &TensorInfo<'_>) {
     j.raw("{").key("name").text(t.name_bytes());
-    j.raw(",").key("type").str(t.ggml_type().name());
+    j.raw(",").tensor_type(t.tensor_type());
     j.raw(",").key("shape");
     shape_json(j, t.shape());
     j.raw(",").key("n_elements").u64(t.n_elements());

@@ -70,7 +70,7 @@ pub fn human(rows: &[TensorInfo<'_>], stats: &[Result<TensorStats, Error>]) -> S
     for (r, s) in rows.iter().zip(stats) {
         let mut row = vec![
             r.name().into_owned(),
-            r.ggml_type().name().to_string(),
+            r.tensor_type().to_string(),
             grouped(r.n_elements()),
         ];
         match s {
@@ -128,7 +128,7 @@ pub fn json_line(
             j.raw(",");
         }
         j.raw("{").key("name").text(r.name_bytes());
-        j.raw(",").key("type").str(r.ggml_type().name());
+        j.raw(",").tensor_type(r.tensor_type());
         j.raw(",").key("n_elements").u64(r.n_elements());
         match s {
             Ok(s) => {

@@ -24,7 +24,7 @@ pub fn human(rows: &[TensorInfo<'_>]) -> String {
         bytes = bytes.saturating_add(r.size());
         t.row(vec![
             r.name().into_owned(),
-            r.ggml_type().name().to_string(),
+            r.tensor_type().to_string(),
             shape_text(r.shape()),
             grouped(r.n_elements()),
             grouped(r.size()),

@@ -178,7 +178,7 @@ pub fn diff<'a, 'b>(
     };
     let mut same_layout: Vec<(&[u8], &[u8])> = Vec::new();
     for (t, u) in &pairs {
-        if t.ggml_type() == u.ggml_type() && t.shape() == u.shape() {
+        if t.tensor_type() == u.tensor_type() && t.shape() == u.shape() {
             let x = t.data().ok_or_else(|| cut(Side::A, a))?;
             let y = u.data().ok_or_else(|| cut(Side::B, b))?;
             same_layout.push((x, y));
@@ -204,7 +204,7 @@ pub fn diff<'a, 'b>(
     let mut differs = differs.into_iter();
     let mut changed = Vec::new();
     for (t, u) in pairs {
-        let type_changed = t.ggml_type() != u.ggml_type();
+        let type_changed = t.tensor_type() != u.tensor_type();
         let shape_changed = t.shape() != u.shape();
         let data = if !type_changed && !shape_changed && differs.next() == Some(true) {
             digests.next().zip(digests.next())

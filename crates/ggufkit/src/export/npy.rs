@@ -46,7 +46,7 @@ fn encode(
     io: &dyn Fn(io::Error) -> Error,
     progress: &dyn Progress,
 ) -> Result<()> {
-    let descr = int_dtype(t.ggml_type()).map_or("<f4", |d| d.numpy);
+    let descr = int_dtype(t.ggml_type()?).map_or("<f4", |d| d.numpy);
     w.write_all(&npy_header(descr, t.shape())).map_err(io)?;
     progress.total(data.len() as u64);
     write_values(w, t, data, Dtype::F32, io, progress)

@@ -46,7 +46,7 @@ fn plan<'g>(g: &'g Gguf<'_>, dtype: Dtype) -> Result<Plan<'g>> {
     for t in g.tensors() {
         let data = tensor_bytes(&t)?;
         check(&t, data)?;
-        let (size, name) = int_dtype(t.ggml_type())
+        let (size, name) = int_dtype(t.ggml_type()?)
             .map_or((dtype.size(), dtype.safetensors_name()), |d| {
                 (d.size as u64, d.safetensors)
             });

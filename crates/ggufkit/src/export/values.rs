@@ -88,7 +88,7 @@ pub fn tensor_values(t: &TensorInfo<'_>, data: &[u8]) -> Result<TensorValues> {
             })
             .collect()
     }
-    Ok(match t.ggml_type() {
+    Ok(match t.ggml_type()? {
         GgmlType::I8 => TensorValues::I8(data.iter().map(|&b| b as i8).collect()),
         GgmlType::I16 => TensorValues::I16(ints(data, e, i16::from_le_bytes)),
         GgmlType::I32 => TensorValues::I32(ints(data, e, i32::from_le_bytes)),
@@ -109,13 +109,14 @@ pub fn tensor_values(t: &TensorInfo<'_>, data: &[u8]) -> Result<TensorValues> {
 /// every core. Integer tensors are refused: they keep their own dtype.
 pub fn dequantize_into(t: &TensorInfo<'_>, data: &[u8], out: &mut [f32]) -> Result<()> {
     check(t, data)?;
-    if int_dtype(t.ggml_type()).is_some() {
+    let ty = t.ggml_type()?;
+    if int_dtype(ty).is_some() {
         return Err(Error::TensorNotDequantizable {
             tensor: t.name().into_owned(),
-            ty: t.ggml_type(),
+            ty,
         });
     }
-    quant::dequantize_par(t.ggml_type(), data, t.endian(), out)
+    quant::dequantize_par(ty, data, t.endian(), out)
 }
 
 /// Streams the values of tensor `t`, whose bytes are `data`, to `w` as little-endian `dtype` (an
@@ -129,7 +130,7 @@ pub(super) fn write_values(
     io: &dyn Fn(io::Error) -> Error,
     progress: &dyn Progress,
 ) -> Result<()> {
-    let ty = t.ggml_type();
+    let ty = t.ggml_type()?;
     if let Some(int) = int_dtype(ty) {
         if t.endian() == Endian::Little {
             w.write_all(data).map_err(io)?;

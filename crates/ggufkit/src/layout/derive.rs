@@ -139,7 +139,7 @@ pub(super) fn fields<'a>(bytes: &'a [u8], len: u64, o: &Outline<'a>) -> Vec<Fiel
             field(
                 TensorInfoPart::Type,
                 spans.ggml_type,
-                FieldValue::GgmlType(t.ggml_type()),
+                FieldValue::TensorType(t.tensor_type()),
             );
             field(
                 TensorInfoPart::Offset,

@@ -11,7 +11,7 @@ mod path;
 
 pub use path::{FieldPath, KvPart, TensorInfoPart};
 
-use crate::{Diagnostic, GgmlType, Outline, Value, ValueType};
+use crate::{Diagnostic, Outline, TensorType, Value, ValueType};
 
 /// The fields of a file in byte order, with what the parser found.
 #[derive(Debug)]
@@ -50,8 +50,8 @@ pub enum FieldValue<'a> {
     Text(&'a [u8]),
     /// The type of a key-value pair or of an array's elements.
     ValueType(ValueType),
-    /// The type of a tensor.
-    GgmlType(GgmlType),
+    /// The type of a tensor (an id this build cannot size included).
+    TensorType(TensorType),
     /// A scalar metadata value.
     Value(Value<'a>),
     /// The number of elements of an array's `elems` field (the values are the metadata's).

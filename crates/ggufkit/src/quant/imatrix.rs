@@ -119,11 +119,12 @@ impl ImportanceMatrix {
                 }
             };
             let floats = |t: &crate::TensorInfo<'_>| -> Result<Vec<f32>> {
-                if t.ggml_type() != GgmlType::F32 {
+                let ty = t.ggml_type()?;
+                if ty != GgmlType::F32 {
                     return Err(ImatrixError::EntryType {
                         path: err_path(),
                         tensor: t.name().into_owned(),
-                        ty: t.ggml_type(),
+                        ty,
                     }
                     .into());
                 }

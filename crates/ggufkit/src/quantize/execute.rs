@@ -128,7 +128,7 @@ pub fn output_builder<'g>(
     plan: &Plan,
     opts: &QuantizeOptions,
 ) -> Result<GgufBuilder<'g>> {
-    let mut b = GgufBuilder::from_gguf(g);
+    let mut b = GgufBuilder::from_gguf(g)?;
     set_last(
         &mut b,
         "general.quantization_version",

@@ -230,24 +230,27 @@ fn bpw(bytes: u64, n: u64) -> f64 {
 }
 
 /// The descriptions of every tensor of `g`, in file order, and its `general.file_type`: what
-/// the planner and the recipe read of a file.
-pub(crate) fn tensors_of(g: &Gguf<'_>) -> (Vec<TensorDesc>, Option<u32>) {
+/// the planner and the recipe read of a file. A tensor of a type this build cannot size is
+/// refused ([`crate::Error::UnsupportedTensorType`]).
+pub(crate) fn tensors_of(g: &Gguf<'_>) -> Result<(Vec<TensorDesc>, Option<u32>)> {
     let descs = g
         .tensors()
         .enumerate()
-        .map(|(index, t)| TensorDesc {
-            index,
-            name: t.name().into_owned(),
-            ty: t.ggml_type(),
-            shape: t.shape().to_vec(),
+        .map(|(index, t)| {
+            Ok(TensorDesc {
+                index,
+                name: t.name().into_owned(),
+                ty: t.ggml_type()?,
+                shape: t.shape().to_vec(),
+            })
         })
-        .collect();
-    (descs, g.get_u64("general.file_type").map(|v| v as u32))
+        .collect::<Result<_>>()?;
+    Ok((descs, g.get_u64("general.file_type").map(|v| v as u32)))
 }
 
 /// The plan for the tensors of `g`.
 pub fn plan(g: &Gguf<'_>, opts: &QuantizeOptions) -> Result<Plan> {
-    let (descs, file_type) = tensors_of(g);
+    let (descs, file_type) = tensors_of(g)?;
     let mut model = ModelInfo::of(g);
     model.apply_overrides(&opts.kv_overrides);
     plan_tensors(&descs, &model, file_type, opts)

@@ -53,10 +53,11 @@ pub struct Recipe {
 }
 
 impl Recipe {
-    /// The recipe of `g`: its quantizable tensors' types, and the presets that match.
-    pub fn of(g: &Gguf<'_>) -> Recipe {
-        let (descs, file_type) = super::plan::tensors_of(g);
-        Recipe::of_tensors(&descs, &ModelInfo::of(g), file_type)
+    /// The recipe of `g`: its quantizable tensors' types, and the presets that match (a tensor
+    /// of a type this build cannot size is refused).
+    pub fn of(g: &Gguf<'_>) -> crate::Result<Recipe> {
+        let (descs, file_type) = super::plan::tensors_of(g)?;
+        Ok(Recipe::of_tensors(&descs, &ModelInfo::of(g), file_type))
     }
 
     /// The recipe of tensors `descs` (their types as in the file) of a model `model`.

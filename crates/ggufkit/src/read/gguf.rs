@@ -468,7 +468,7 @@ impl<'a> Gguf<'a> {
         make_tensor_info(
             self.bytes.get(),
             self.header.endian,
-            t,
+            (&self.header.tensors, t),
             data_offset,
             self.has_data,
             self.header.value_index.text,

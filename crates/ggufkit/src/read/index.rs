@@ -8,7 +8,7 @@ use hashbrown::HashTable;
 
 use super::name_table::NameTable;
 use crate::endian::Endian;
-use crate::types::GgmlType;
+use crate::tensor_type::TensorType;
 use crate::validate::rules::{element_count, MAX_DIMS};
 use crate::value::ValueIndex;
 use crate::wire::{rd32, rd64, INFO_TAIL};
@@ -121,9 +121,14 @@ impl KvList {
 /// The tensor infos in file order: where each starts. Everything else (name, shape, type, offset,
 /// size) is read back from the checked bytes when asked: a tensor costs one position, 4 bytes
 /// in a header below 4 GiB, so opening a model writes little besides the name index.
+///
+/// A tensor whose type this build cannot size (a permissive reading lets it through) also has
+/// its extent here: the bytes up to the next tensor's data, or to the end of the file.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct TensorList {
     starts: Positions,
+    /// `(info start, extent)` of the tensors of unsized types, in file order.
+    unsized_extents: Vec<(u64, u64)>,
 }
 
 impl TensorList {
@@ -138,7 +143,26 @@ impl TensorList {
 
     /// Keeps the first `n` infos.
     pub(crate) fn truncate(&mut self, n: usize) {
+        if let Some(end) = self.starts.get(n) {
+            self.unsized_extents.retain(|&(s, _)| s < end);
+        }
         self.starts.truncate(n);
+    }
+
+    /// Records the extent of the tensor of an unsized type whose info starts at `start` (infos
+    /// are recorded in file order).
+    pub(crate) fn set_extent(&mut self, start: u64, extent: u64) {
+        self.unsized_extents.push((start, extent));
+    }
+
+    /// The extent of the tensor of an unsized type whose info starts at `start`; `None` when it
+    /// was not found (a parse that stopped before the next tensor's offset).
+    pub(crate) fn extent(&self, start: u64) -> Option<u64> {
+        let i = self
+            .unsized_extents
+            .binary_search_by_key(&start, |&(s, _)| s)
+            .ok()?;
+        Some(self.unsized_extents[i].1)
     }
 
     /// Appends the starts of a run of infos, in file order.
@@ -234,12 +258,16 @@ fn info_fields_in<const BIG: bool>(src: &[u8], start: u64) -> InfoFields<'_> {
 }
 
 /// The data offset (relative to the data section) and size of the tensor whose info starts at
-/// `start`, read back from bytes the parser checked.
-pub(crate) fn tensor_extent(src: &[u8], e: Endian, start: u64) -> (u64, u64) {
+/// `start`, read back from bytes the parser checked; a tensor of an unsized type has the extent
+/// the parser recorded in `tensors`.
+pub(crate) fn tensor_extent(src: &[u8], e: Endian, tensors: &TensorList, start: u64) -> (u64, u64) {
     let f = info_fields(src, e, start);
-    let size = element_count(&f.dims)
-        .and_then(|n| GgmlType::from_id(f.type_id)?.bytes_for(n))
-        .unwrap_or(0);
+    let size = match TensorType::from_id(f.type_id) {
+        TensorType::Ggml(ty) => element_count(&f.dims)
+            .and_then(|n| ty.bytes_for(n))
+            .unwrap_or(0),
+        TensorType::Other(_) => tensors.extent(start).unwrap_or(0),
+    };
     (f.offset, size)
 }
 

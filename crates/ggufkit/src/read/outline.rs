@@ -101,7 +101,16 @@ fn outline_of<'a>(
                 tensors: h
                     .tensors
                     .iter()
-                    .map(|t| make_tensor_info(bytes, h.endian, t, h.data_offset, true, None))
+                    .map(|t| {
+                        make_tensor_info(
+                            bytes,
+                            h.endian,
+                            (&h.tensors, t),
+                            h.data_offset,
+                            true,
+                            None,
+                        )
+                    })
                     .collect(),
                 data_offset: Some(h.data_offset),
                 alignment: Some(h.alignment),
@@ -126,7 +135,7 @@ fn outline_of<'a>(
                 tensors: reached
                     .tensors
                     .iter()
-                    .map(|t| make_tensor_info(bytes, e, t, 0, false, None))
+                    .map(|t| make_tensor_info(bytes, e, (&reached.tensors, t), 0, false, None))
                     .collect(),
                 data_offset: None,
                 alignment: None,

@@ -2,9 +2,11 @@
 //! data ([`TensorInfo`]), read back from the checked bytes when asked.
 #![forbid(unsafe_code)]
 
-use super::index::{self, KvEntry};
+use super::index::{self, KvEntry, TensorList};
 use super::text::CheckedText;
 use crate::endian::Endian;
+use crate::error::Error;
+use crate::tensor_type::TensorType;
 use crate::types::GgmlType;
 use crate::value::{decode_exact, IndexRef, Str, Value, ValueIndex, ValueType};
 
@@ -38,18 +40,23 @@ pub(crate) fn make_kv<'a>(
     }
 }
 
-/// A tensor info from its parsed position `start`; `data_offset` is where the data section starts.
+/// A tensor info from its parsed position `start`; `data_offset` is where the data section starts,
+/// `tensors` the list it is in (which holds the extents of tensors of unsized types).
 #[inline]
-pub(crate) fn make_tensor_info(
-    src: &[u8],
+pub(crate) fn make_tensor_info<'a>(
+    src: &'a [u8],
     e: Endian,
-    start: u64,
+    (tensors, start): (&TensorList, u64),
     data_offset: u64,
     has_data: bool,
     checked: Option<CheckedText>,
-) -> TensorInfo<'_> {
+) -> TensorInfo<'a> {
     let f = index::info_fields(src, e, start);
-    let ty = GgmlType::from_id(f.type_id).expect("checked by the parser");
+    let ty = TensorType::from_id(f.type_id);
+    let extent = match ty {
+        TensorType::Ggml(_) => 0,
+        TensorType::Other(_) => tensors.extent(start).unwrap_or(0),
+    };
     let dims = f.dims;
     // the parser checked the exact product (0 when a dimension is 0, else at most i64::MAX), so
     // a plain product is it
@@ -61,6 +68,7 @@ pub(crate) fn make_tensor_info(
         n_dims,
         dims,
         ty,
+        extent,
         offset,
         n_elements,
         info_offset: start,
@@ -106,7 +114,9 @@ pub struct TensorInfo<'a> {
     name: Str<'a>,
     n_dims: u32,
     dims: [u64; 4],
-    ty: GgmlType,
+    ty: TensorType,
+    /// The size of a tensor of a type this build cannot size (0 for ggml types, sized by type).
+    extent: u64,
     offset: u64,
     n_elements: u64,
     info_offset: u64,
@@ -130,10 +140,31 @@ impl<'a> TensorInfo<'a> {
         self.name.as_bytes()
     }
 
-    /// The ggml type.
+    /// The ggml type, for everything that decodes, sizes by type or writes the tensor; a
+    /// tensor of any other id (a permissive reading lets one through) is refused with
+    /// [`Error::UnsupportedTensorType`], naming it and its id.
     #[inline]
-    pub fn ggml_type(&self) -> GgmlType {
+    pub fn ggml_type(&self) -> Result<GgmlType, Error> {
+        match self.ty {
+            TensorType::Ggml(t) => Ok(t),
+            TensorType::Other(_) => Err(Error::UnsupportedTensorType {
+                tensor: self.name().into_owned(),
+                ty: self.ty,
+            }),
+        }
+    }
+
+    /// The type as stored: a ggml type, or an id this build cannot size (a removed type, a
+    /// fork's, or unknown), which only a permissive reading lets through.
+    #[inline]
+    pub fn tensor_type(&self) -> TensorType {
         self.ty
+    }
+
+    /// The type id as stored in the file.
+    #[inline]
+    pub fn type_id(&self) -> u32 {
+        self.ty.id()
     }
 
     /// The dimensions as stored, ne0 (the contiguous one) first; `n_dims` entries.
@@ -160,11 +191,16 @@ impl<'a> TensorInfo<'a> {
         self.n_elements
     }
 
-    /// Bytes of data, without padding.
+    /// Bytes of data, without padding. A tensor of a type this build cannot size has the bytes
+    /// up to the next tensor's data (its padding included), or to the end of the file for the
+    /// last one.
     #[inline]
     pub fn size(&self) -> u64 {
-        // the parser checked the byte size of every tensor it read
-        self.ty.bytes_for(self.n_elements).unwrap_or(0)
+        match self.ty {
+            // the parser checked the byte size of every tensor it read
+            TensorType::Ggml(t) => t.bytes_for(self.n_elements).unwrap_or(0),
+            TensorType::Other(_) => self.extent,
+        }
     }
 
     /// Offset of the data relative to the tensor data section (as stored).
@@ -208,8 +244,11 @@ impl<'a> TensorInfo<'a> {
         crate::wire::Span::new(self.data_offset, self.size())
     }
 
-    /// Bytes in one row (ne0 elements).
+    /// Bytes in one row (ne0 elements); 0 for a type this build cannot size.
     pub fn row_size(&self) -> u64 {
-        self.ty.bytes_for(self.dims[0]).unwrap_or(0)
+        self.ty
+            .ggml()
+            .and_then(|t| t.bytes_for(self.dims[0]))
+            .unwrap_or(0)
     }
 }

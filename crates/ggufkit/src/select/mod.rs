@@ -37,7 +37,7 @@ pub fn select_tensors<'g>(
         TensorOrder::Offset => {}
         TensorOrder::Name => rows.sort_by(|a, b| a.name_bytes().cmp(b.name_bytes())),
         TensorOrder::Size => rows.sort_by_key(|t| std::cmp::Reverse(t.size())),
-        TensorOrder::Type => rows.sort_by_key(|t| t.ggml_type().name()),
+        TensorOrder::Type => rows.sort_by_key(|t| t.tensor_type().name()),
     }
     rows
 }

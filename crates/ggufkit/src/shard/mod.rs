@@ -214,7 +214,7 @@ fn shard_builder<'g>(
     n: usize,
     tensors: &[usize],
 ) -> Result<GgufBuilder<'g>> {
-    let mut b = GgufBuilder::from_gguf(g);
+    let mut b = GgufBuilder::from_gguf(g)?;
     b.clear_tensors();
     b.tensorless_padding(false);
     if i == 0 {
@@ -227,7 +227,7 @@ fn shard_builder<'g>(
     b.set(SPLIT_COUNT, n as u16)?;
     for &j in tensors {
         let t = g.tensor_at(j).ok_or(Missing::TensorIndex { index: j })?;
-        b.add_tensor_raw_name(t.name_bytes(), t.ggml_type(), t.shape(), t.data())?;
+        b.add_tensor_raw_name(t.name_bytes(), t.ggml_type()?, t.shape(), t.data())?;
     }
     Ok(b)
 }
@@ -470,12 +470,12 @@ impl ShardedModel {
     /// One file holding the whole model: the first shard's metadata without the split keys, then
     /// every tensor in model order.
     pub fn merged_builder(&self) -> Result<GgufBuilder<'_>> {
-        let mut b = GgufBuilder::from_gguf(&self.shards[0]);
+        let mut b = GgufBuilder::from_gguf(&self.shards[0])?;
         b.clear_tensors();
         b.tensorless_padding(false);
         b.retain_keys(|k| !is_split_key(k));
         for t in self.tensors() {
-            b.add_tensor_raw_name(t.name_bytes(), t.ggml_type(), t.shape(), t.data())?;
+            b.add_tensor_raw_name(t.name_bytes(), t.ggml_type()?, t.shape(), t.data())?;
         }
         Ok(b)
     }

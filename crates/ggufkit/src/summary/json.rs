@@ -70,7 +70,7 @@ pub fn summary_json(file: &str, report: &Report, m: &Summary) -> String {
         if i > 0 {
             j.raw(",");
         }
-        j.raw("{").key("type").str(t.ggml_type.name());
+        j.raw("{").tensor_type(t.ggml_type);
         j.raw(",").key("tensors").u64(t.tensors);
         j.raw(",").key("n_elements").u64(t.elements);
         j.raw(",").key("size").u64(t.bytes);
@@ -176,7 +176,7 @@ pub fn summary_json(file: &str, report: &Report, m: &Summary) -> String {
             if k > 0 {
                 j.raw(",");
             }
-            j.raw("{").key("type").str(t.name());
+            j.raw("{").tensor_type(*t);
             j.raw(",").key("size").u64(*b).raw("}");
         }
         j.raw("]}");

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::{GgmlType, TensorInfo};
+use crate::{TensorInfo, TensorType};
 
 /// The tensor data of one block, by tensor type.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -12,7 +12,7 @@ pub struct LayerBytes {
     /// N of `blk.N.*`.
     pub layer: u64,
     /// Bytes per tensor type present in the layer, in the order of the type ids.
-    pub by_type: Vec<(GgmlType, u64)>,
+    pub by_type: Vec<(TensorType, u64)>,
 }
 
 impl LayerBytes {
@@ -40,7 +40,7 @@ fn layer_of(name: &str) -> Option<u64> {
 pub(super) fn bytes_by_layer<'t>(
     tensors: impl Iterator<Item = TensorInfo<'t>>,
 ) -> (Vec<LayerBytes>, Vec<PrefixBytes>) {
-    let mut layers: BTreeMap<u64, BTreeMap<GgmlType, u64>> = BTreeMap::new();
+    let mut layers: BTreeMap<u64, BTreeMap<TensorType, u64>> = BTreeMap::new();
     let mut outside: BTreeMap<String, u64> = BTreeMap::new();
     for t in tensors {
         let name = t.name();
@@ -48,7 +48,7 @@ pub(super) fn bytes_by_layer<'t>(
             Some(l) => layers
                 .entry(l)
                 .or_default()
-                .entry(t.ggml_type())
+                .entry(t.tensor_type())
                 .or_default(),
             None => {
                 let prefix = name.split('.').next().unwrap_or_default();

@@ -23,7 +23,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use crate::shard::{ShardedModel, SPLIT_COUNT, SPLIT_NO};
-use crate::{Endian, GgmlType, Gguf, TensorInfo, Value, ValueType};
+use crate::{Endian, Gguf, TensorInfo, TensorType, Value, ValueType};
 
 /// The summary of one GGUF: see the [module documentation](self).
 #[derive(Clone, Debug, PartialEq)]
@@ -107,7 +107,8 @@ pub struct Format {
 /// The tensors of one type and their share of the tensor data.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct TypeShare {
-    pub ggml_type: GgmlType,
+    /// The type (an id this build cannot size, in a file read permissively, included).
+    pub ggml_type: TensorType,
     pub tensors: u64,
     pub elements: u64,
     pub bytes: u64,
@@ -262,9 +263,9 @@ impl Summary {
 
 /// Tensors, elements and bytes per type, the largest share first.
 fn type_shares<'t>(tensors: impl Iterator<Item = TensorInfo<'t>>, total: u64) -> Vec<TypeShare> {
-    let mut by_type: BTreeMap<GgmlType, (u64, u64, u64)> = BTreeMap::new();
+    let mut by_type: BTreeMap<TensorType, (u64, u64, u64)> = BTreeMap::new();
     for t in tensors {
-        let e = by_type.entry(t.ggml_type()).or_default();
+        let e = by_type.entry(t.tensor_type()).or_default();
         e.0 += 1;
         e.1 = e.1.saturating_add(t.n_elements());
         e.2 = e.2.saturating_add(t.size());

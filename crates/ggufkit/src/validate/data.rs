@@ -21,7 +21,7 @@ pub(crate) fn check_data(h: &Header, bytes: &[u8], total: u64, report: &mut Repo
         for t in h.tensors.iter() {
             // the name is formatted only for the tensor that is reported
             let name = || show(tensor_name(src, t, h.endian));
-            let (offset, size) = tensor_extent(src, h.endian, t);
+            let (offset, size) = tensor_extent(src, h.endian, &h.tensors, t);
             let start = h.data_offset + offset;
             let data_end = start.saturating_add(size);
             let end = padded_end(start, size, align).unwrap_or(u64::MAX);

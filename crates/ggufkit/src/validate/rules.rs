@@ -486,7 +486,13 @@ pub(crate) fn tensor_type_violation(at: u64, name: &str, id: u32) -> Diagnostic 
             t.name(),
             t.removal_note().unwrap_or("removed")
         ),
-        None => format!("tensor '{name}' has type {id}, expected a type id below 43"),
+        None => match crate::forks::ForkType::from_id(id) {
+            Some(f) => format!(
+                "tensor '{name}' has type {id} ({} of {}), which ggml does not read; expected a type id below 43",
+                f.name, f.origin
+            ),
+            None => format!("tensor '{name}' has type {id}, expected a type id below 43"),
+        },
     };
     violation(Rule::TensorType, at, message)
 }
@@ -595,6 +601,30 @@ pub(crate) fn tensor_offset_violation(
         Rule::TensorOffset,
         at,
         format!("tensor '{name}' has offset {offset}, expected {expected}"),
+    )
+}
+
+/// `tensor.offset` after a tensor whose type has no size here (a permissive reading): its data
+/// runs up to this tensor's, which must start at or after `from` (its offset), aligned.
+#[inline]
+pub(crate) fn tensor_offset_after_unsized(offset: u64, from: u64, align: u64) -> bool {
+    offset >= from && offset & (align - 1) == 0
+}
+
+#[cold]
+pub(crate) fn tensor_offset_after_unsized_violation(
+    at: u64,
+    name: &str,
+    offset: u64,
+    from: u64,
+    align: u64,
+) -> Diagnostic {
+    violation(
+        Rule::TensorOffset,
+        at,
+        format!(
+            "tensor '{name}' has offset {offset}, expected a multiple of {align} from {from} (where the data of the tensor of unknown type before it starts)"
+        ),
     )
 }
 

@@ -95,7 +95,7 @@ pub fn edit(
 ) -> Result<EditOutcome> {
     let g = &file;
     let path = source_path(g)?;
-    let mut b = GgufBuilder::from_gguf(g);
+    let mut b = GgufBuilder::from_gguf(g)?;
     apply(&mut b, edits)?;
     if let EditTarget::Output {
         path: out,

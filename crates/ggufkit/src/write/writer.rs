@@ -208,8 +208,9 @@ impl<'a> GgufBuilder<'a> {
     /// Everything in `g`: version, byte order, every pair copied bit for bit, every tensor info
     /// and (when `g` holds data) each tensor's bytes borrowed. Writing it back reproduces a file
     /// laid out as the spec lays it out byte for byte, including the zero padding some writers add
-    /// after the header of a file without tensors.
-    pub fn from_gguf(g: &'a Gguf<'_>) -> Self {
+    /// after the header of a file without tensors. A tensor of a type this build cannot size (a
+    /// permissive reading lets one through) is refused: [`Error::UnsupportedTensorType`].
+    pub fn from_gguf(g: &'a Gguf<'_>) -> Result<Self> {
         let mut b = GgufBuilder::new();
         b.endian = g.endian();
         b.version = g.version();
@@ -225,16 +226,18 @@ impl<'a> GgufBuilder<'a> {
             .collect();
         b.tensors = g
             .tensors()
-            .map(|t| TensorSpec {
-                name: Cow::Borrowed(t.name_bytes()),
-                ty: t.ggml_type(),
-                shape: t.shape().to_vec(),
-                size: t.size(),
-                data: t.data(),
+            .map(|t| {
+                Ok(TensorSpec {
+                    name: Cow::Borrowed(t.name_bytes()),
+                    ty: t.ggml_type()?,
+                    shape: t.shape().to_vec(),
+                    size: t.size(),
+                    data: t.data(),
+                })
             })
-            .collect();
+            .collect::<Result<_>>()?;
         b.tensorless_padding = has_tensorless_padding(g);
-        b
+        Ok(b)
     }
 
     /// Sets the byte order of everything written (header, metadata). Tensor bytes are written as

@@ -195,8 +195,9 @@ impl<S: Source> Parser<'_, S> {
         let keys = self.key_value_pairs(counts.kvs, kvs)?;
         let infos = self.tensor_infos(counts.tensors, keys.alignment, tensors)?;
         let data_offset = self.data_padding(counts.tensors, keys.alignment)?;
+        let data_len = self.last_extent(&infos, data_offset, tensors);
         let file_size = data_offset
-            .checked_add(infos.data_len)
+            .checked_add(data_len)
             .ok_or_else(|| Stop::Rule(rules::truncated_beyond_u64(data_offset)))?;
         if self.saw_nul {
             self.ggml_nul_duplicates(kvs, tensors);

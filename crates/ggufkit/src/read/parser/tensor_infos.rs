@@ -11,12 +11,40 @@ use crate::read::name_table::NameTable;
 use crate::read::source::Source;
 use crate::validate::rules::{self, show};
 
+/// Where a tensor's data must start: at `offset`, or after the tensor of an unsized type before
+/// it (`pending`), anywhere from that tensor's offset on.
+struct Expected {
+    offset: u64,
+    pending: Option<Unsized>,
+    align: u64,
+}
+
+/// Where the next tensor's data must start: at a known offset, or after this tensor, whose type
+/// has no size here.
+enum Next {
+    At(u64),
+    AfterUnsized(Unsized),
+}
+
 /// What the tensor infos leave for the rest of the header.
 pub(super) struct Infos {
     /// Tensor indices by name, each with the high half of its name's hash.
     pub name_index: NameTable,
-    /// Bytes of the data section: the last tensor's padded end.
+    /// Bytes of the data section: the last tensor's padded end (its offset, when its type has no
+    /// size here: see `unsized_last`).
     pub data_len: u64,
+    /// The last tensor, when its type has no size here: its data runs to the end of the file.
+    pub unsized_last: Option<Unsized>,
+}
+
+/// A tensor whose type this build cannot size (only a permissive reading goes past one): its
+/// data runs up to where the next tensor's starts.
+#[derive(Clone, Copy)]
+pub(super) struct Unsized {
+    /// Where its info starts.
+    pub start: u64,
+    /// Its data offset, relative to the data section.
+    pub offset: u64,
 }
 
 impl<S: Source> Parser<'_, S> {
@@ -33,10 +61,13 @@ impl<S: Source> Parser<'_, S> {
         // names of fast-path infos wait here to be entered a batch at a time (see `enter_names`)
         let mut batch = NameBatch::new();
         let mut expected: u64 = 0;
+        let mut pending: Option<Unsized> = None;
         let align = u64::from(alignment);
         let mut i = 0;
         while i < n_tensors {
-            if self.paths == Paths::Fast {
+            // after a tensor of an unsized type, the next info's offset says where its data ends:
+            // that info is read field by field
+            if self.paths == Paths::Fast && pending.is_none() {
                 // the common case, a run of infos decoded behind two bounds checks each
                 let (b, left, seed) = (self.cur.bytes(), n_tensors - i, name_index.seed());
                 let from = InfoRun {
@@ -59,25 +90,37 @@ impl<S: Source> Parser<'_, S> {
                     continue;
                 }
             }
-            expected = self.tensor_info(i, expected, align, &mut name_index, tensors)?;
+            let after = Expected {
+                offset: expected,
+                pending: pending.take(),
+                align,
+            };
+            match self.tensor_info(i, after, &mut name_index, tensors)? {
+                Next::At(next) => expected = next,
+                Next::AfterUnsized(u) => {
+                    expected = u.offset;
+                    pending = Some(u);
+                }
+            }
             i += 1;
         }
         Ok(Infos {
             name_index,
             data_len: expected,
+            unsized_last: pending,
         })
     }
 
-    /// Tensor info `i`, field by field, whose data must start at `expected`; returns where the
-    /// next tensor's data must start.
+    /// Tensor info `i`, field by field, whose data must start where `expected` says; returns
+    /// where the next tensor's data must start.
     fn tensor_info(
         &mut self,
         i: u64,
-        expected: u64,
-        align: u64,
+        expected: Expected,
         name_index: &mut NameTable,
         tensors: &mut TensorList,
-    ) -> PResult<u64> {
+    ) -> PResult<Next> {
+        let align = expected.align;
         let start = self.cur.pos;
         // name: judged from its length field first
         let name_len = self
@@ -146,18 +189,28 @@ impl<S: Source> Parser<'_, S> {
             self.cur
                 .read_u32(&|s: &[u8]| format!("the type of tensor '{}'", tname_in(s)))?
         };
-        let Some(ty) = rules::tensor_type(raw_type) else {
-            let d = rules::tensor_type_violation(type_pos, &tname(self), raw_type);
-            return Err(Stop::Rule(d));
-        };
-        let ne0 = if n_dims > 0 { dims[0] } else { 1 };
-        if !rules::tensor_block(ne0, ty) {
-            let d = rules::tensor_block_violation(type_pos, &tname(self), ty, ne0);
-            return Err(Stop::Rule(d));
-        }
-        let Some(size) = rules::byte_size(ty, n_elements) else {
-            let d = rules::byte_size_violation(dims_pos, &tname(self), ty, n_elements);
-            return Err(Stop::Rule(d));
+        // a type this build cannot size is recorded, and its size taken from the next offset
+        let size = match rules::tensor_type(raw_type) {
+            Some(ty) => {
+                let ne0 = if n_dims > 0 { dims[0] } else { 1 };
+                if !rules::tensor_block(ne0, ty) {
+                    let d = rules::tensor_block_violation(type_pos, &tname(self), ty, ne0);
+                    return Err(Stop::Rule(d));
+                }
+                let Some(size) = rules::byte_size(ty, n_elements) else {
+                    let d = rules::byte_size_violation(dims_pos, &tname(self), ty, n_elements);
+                    return Err(Stop::Rule(d));
+                };
+                Some(size)
+            }
+            None => {
+                self.soft(rules::tensor_type_violation(
+                    type_pos,
+                    &tname(self),
+                    raw_type,
+                ))?;
+                None
+            }
         };
 
         // offset
@@ -169,16 +222,62 @@ impl<S: Source> Parser<'_, S> {
             self.cur
                 .read_u64(&|s: &[u8]| format!("the data offset of tensor '{}'", tname_in(s)))?
         };
-        if !rules::tensor_offset(offset, expected) {
-            let d = rules::tensor_offset_violation(offset_pos, &tname(self), offset, expected);
-            return Err(Stop::Rule(d));
+        match expected.pending {
+            // the tensor before has no size here: its data runs up to this one's
+            Some(u) => {
+                if !rules::tensor_offset_after_unsized(offset, u.offset, align) {
+                    let d = rules::tensor_offset_after_unsized_violation(
+                        offset_pos,
+                        &tname(self),
+                        offset,
+                        u.offset,
+                        align,
+                    );
+                    return Err(Stop::Rule(d));
+                }
+                tensors.set_extent(u.start, offset - u.offset);
+            }
+            None if !rules::tensor_offset(offset, expected.offset) => {
+                let d = rules::tensor_offset_violation(
+                    offset_pos,
+                    &tname(self),
+                    offset,
+                    expected.offset,
+                );
+                return Err(Stop::Rule(d));
+            }
+            None => {}
         }
+        tensors.push(start);
+        let Some(size) = size else {
+            return Ok(Next::AfterUnsized(Unsized { start, offset }));
+        };
         let Some(next) = rules::padded_end(offset, size, align) else {
             let d = rules::padded_end_violation(offset_pos, &tname(self), offset, size);
             return Err(Stop::Rule(d));
         };
-        tensors.push(start);
-        Ok(next)
+        Ok(Next::At(next))
+    }
+
+    /// The extent of the last tensor when its type has no size here: to the end of the file
+    /// (nothing when the length is unknown, as for a stream). Returns the data section's length.
+    pub(super) fn last_extent(
+        &self,
+        infos: &Infos,
+        data_offset: u64,
+        tensors: &mut TensorList,
+    ) -> u64 {
+        let Some(u) = infos.unsized_last else {
+            return infos.data_len;
+        };
+        let start = data_offset.saturating_add(u.offset);
+        let extent = self
+            .cur
+            .src
+            .total_len()
+            .map_or(0, |total| total.saturating_sub(start));
+        tensors.set_extent(u.start, extent);
+        u.offset.saturating_add(extent)
     }
 
     /// The padding before the tensor data (only when there are tensors); returns where the data
