@@ -72,16 +72,30 @@ fn a_stop_keeps_the_entries_read_before_it() {
     assert_eq!(o.kvs[1].key(), "a.two");
     assert!(o.tensors.is_empty());
     assert_eq!(o.report.errors.last().unwrap().rule, Rule::Truncated);
-    // a bad type in the second tensor: every pair and the first tensor survive
+    // too many dimensions in the second tensor: every pair and the first tensor survive
     let mut bad = b.clone();
-    let type_pos = marks[4] + 8 + 2 + 4 + 8;
-    bad[type_pos] = 4; // removed type q4_2
+    let dims_pos = marks[4] + 8 + 2;
+    bad[dims_pos] = 5;
     let o = outline(&bad);
     assert!(o.stopped);
     assert_eq!(o.kvs.len(), 3);
     assert_eq!(o.tensors.len(), 1);
     assert_eq!(o.tensors[0].name(), "t0");
     assert_eq!(o.tensors[0].data(), None);
+    let last = o.report.errors.last().unwrap();
+    assert_eq!(
+        (last.rule, last.offset),
+        (Rule::TensorDims, dims_pos as u64)
+    );
+    // a removed type in the second tensor does not stop the outline: it is kept, its size taken
+    // from the end of the file
+    let mut bad = b.clone();
+    let type_pos = marks[4] + 8 + 2 + 4 + 8;
+    bad[type_pos] = 4; // removed type q4_2
+    let o = outline(&bad);
+    assert!(!o.stopped);
+    assert_eq!(o.tensors.len(), 2);
+    assert_eq!(o.tensors[1].type_id(), 4);
     let last = o.report.errors.last().unwrap();
     assert_eq!(
         (last.rule, last.offset),
