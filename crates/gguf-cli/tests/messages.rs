@@ -35,6 +35,12 @@ fn inputs_that_are_no_gguf_file_are_named_plainly() {
             vec!["merge", file, "-o", "o.gguf"],
             vec!["carve", file, "-o", "o.gguf"],
             vec!["recipe", file],
+            vec!["quantize", file, "o.gguf", "Q8_0"],
+            vec!["audit", file],
+            vec!["split", file, "--max-size", "1M", "-o", "o"],
+            vec!["diff", file, file],
+            vec!["export", file, "-o", "x.safetensors"],
+            vec!["tensors", "--stats", file],
         ] {
             let (code, _, err) = run(dir.path(), &cmd);
             assert_eq!(code, 2, "{cmd:?}: {err}");
@@ -56,6 +62,36 @@ fn inputs_that_are_no_gguf_file_are_named_plainly() {
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(err.contains("is not a regular file"), "{err}");
+}
+
+#[test]
+fn inputs_besides_the_model_are_named_plainly_too() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("folder")).unwrap();
+    tiny_model().write(dir.path(), "m.gguf");
+    for (file, says) in [
+        ("missing.txt", "missing.txt: no such file"),
+        ("folder", "folder: is a folder, not a file: name "),
+    ] {
+        for cmd in [
+            vec!["hash", "--check", file],
+            vec!["quantize", "m.gguf", "o.gguf", "Q8_0", "--imatrix", file],
+            vec![
+                "quantize",
+                "m.gguf",
+                "o.gguf",
+                "Q8_0",
+                "--tensor-type-file",
+                file,
+            ],
+        ] {
+            let (code, _, err) = run(dir.path(), &cmd);
+            assert_eq!(code, 2, "{cmd:?}: {err}");
+            assert!(err.starts_with(&format!("gguf: {says}")), "{cmd:?}: {err}");
+            assert!(!err.contains("os error"), "{cmd:?}: {err}");
+            assert!(!dir.path().join("o.gguf").exists(), "{cmd:?}");
+        }
+    }
 }
 
 #[test]

@@ -414,7 +414,7 @@ fn an_interrupted_scan_resumes_to_the_same_tables() {
     // a file that changed is scanned again
     std::fs::write(&files[0], model(42)).unwrap();
     let stdout = scan(&[dir, "-o", r.to_str().unwrap(), "--format", "jsonl"]);
-    assert!(stdout.starts_with("scanned 1 files"), "{stdout}");
+    assert!(stdout.starts_with("scanned 1 file "), "{stdout}");
 }
 
 #[test]

@@ -105,6 +105,7 @@ fn manifest_files(m: &Manifest, manifest: &Path) -> Result<Vec<PathBuf>, CliErro
 }
 
 fn read_manifest(path: &Path) -> Result<Manifest, CliError> {
+    super::readable_as(path, "a manifest written by `gguf hash`", true)?;
     Manifest::read(path).map_err(|e| match e {
         // the I/O error already names the manifest
         Error::Io { .. } => CliError::failed(e.to_string()),

@@ -83,6 +83,12 @@ pub fn readable(file: &Path) -> Result<(), CliError> {
     if remote::is_remote(file) {
         return Ok(());
     }
+    readable_as(file, "a .gguf file", false)
+}
+
+/// [`readable`] for an input of another `kind` (`a manifest`), named in the message about a
+/// folder; `streams` lets a text input be a pipe (`<(...)`) or a device.
+pub fn readable_as(file: &Path, kind: &str, streams: bool) -> Result<(), CliError> {
     let say = |what: &str| Err(CliError::failed(format!("{}: {what}", file.display())));
     let meta = match std::fs::metadata(file) {
         Ok(m) => m,
@@ -97,9 +103,9 @@ pub fn readable(file: &Path) -> Result<(), CliError> {
         }
     };
     if meta.is_dir() {
-        return say("is a folder, not a file: name a .gguf file in it");
+        return say(&format!("is a folder, not a file: name {kind} in it"));
     }
-    if !meta.is_file() {
+    if !meta.is_file() && !streams {
         return say(
             "is not a regular file (a pipe, a socket or a device): gguf reads GGUF files from disk; save the stream to a file first",
         );

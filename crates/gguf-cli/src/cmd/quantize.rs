@@ -151,6 +151,7 @@ fn options(a: &Args, preset: Preset, threads: Option<usize>) -> Result<QuantizeO
             .push(TensorTypeOverride::parse(s).map_err(lib_err)?);
     }
     if let Some(f) = &a.tensor_type_file {
+        super::readable_as(f, "a file of PATTERN=TYPE lines", true)?;
         let text = std::fs::read_to_string(f)
             .map_err(|e| CliError::failed(format!("{}: {e}", f.display())))?;
         let list = TensorTypeOverride::parse_list(&text)
@@ -170,6 +171,7 @@ fn options(a: &Args, preset: Preset, threads: Option<usize>) -> Result<QuantizeO
         }
     }
     if let Some(path) = &a.imatrix {
+        super::readable_as(path, "an importance matrix (.gguf or .dat)", false)?;
         let mut im = Imatrix::load(path).map_err(lib_err)?;
         im.filter(&a.include_weights, &a.exclude_weights);
         im.check_finite(path).map_err(lib_err)?;
@@ -193,6 +195,8 @@ pub fn run(args: Args) -> CmdResult {
     let (input, out, preset, threads) = positional(&args)?;
     let opts = options(&args, preset, threads)?;
     let lib = |e: ggufkit::Error| CliError::from_lib(&input, &e);
+    // a missing file, a folder or a pipe said in plain words, as every command says it
+    super::readable(&input)?;
     let g = Gguf::open(&input).map_err(lib)?;
     if let (Some(path), Some(values)) = (&args.imatrix, &opts.importance) {
         let names: Vec<String> = g.tensors().map(|t| t.name().into_owned()).collect();

@@ -9,6 +9,7 @@ use ggufkit::scan::{self, Format, RemoteConfig, ScanOptions, ScanOutput, ValueLi
 
 use super::{CliError, CmdResult, OK};
 use crate::output::scan_progress::ScanBar;
+use crate::output::{counted, grouped};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -55,15 +56,15 @@ pub fn run(args: Args) -> CmdResult {
     bar.finish();
     let secs = start.elapsed().as_secs_f64();
     println!(
-        "scanned {} files in {:.2} s ({} skipped as already in {}, {} not valid, {} unreadable, {} fetched in {} requests)",
-        stats.scanned,
+        "scanned {} in {:.2} s ({} skipped as already in {}, {} not valid, {} unreadable, {} fetched in {})",
+        counted(stats.scanned, "file", "files"),
         secs,
-        stats.skipped,
+        grouped(stats.skipped),
         args.output.display(),
-        stats.invalid,
-        stats.unreadable,
+        grouped(stats.invalid),
+        grouped(stats.unreadable),
         crate::output::human_bytes(stats.bytes_fetched),
-        stats.requests
+        counted(stats.requests, "request", "requests")
     );
     Ok(OK)
 }

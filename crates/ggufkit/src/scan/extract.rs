@@ -65,7 +65,7 @@ pub fn rows_of(mut file: FileRow, g: &Gguf<'_>, report: &Report, limit: ValueLim
         .map(|t| TensorRow {
             location: location.clone(),
             name: t.name().into_owned(),
-            ggml_type: t.tensor_type().to_string(),
+            ggml_type: t.tensor_type().name().to_string(),
             shape: t.shape().to_vec(),
             elements: t.n_elements(),
             offset: t.offset(),
