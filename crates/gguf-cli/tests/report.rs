@@ -197,3 +197,20 @@ fn report_renders_in_a_real_browser() {
         eprintln!("screenshot of the report of {file}: {}", shot.display());
     }
 }
+
+#[test]
+fn counts_of_one_read_in_the_singular() {
+    let dir = tempfile::tempdir().unwrap();
+    ggufkit_testkit::encode::Model::new()
+        .kv("general.architecture", V::str("llama"))
+        .f32("blk.0.attn_norm.weight", &[4], &[1.0; 4])
+        .write(dir.path(), "one.gguf");
+    let (code, _, err) = run(dir.path(), &["report", "one.gguf", "-o", "r.html"]);
+    assert_eq!(code, 0, "{err}");
+    let html = std::fs::read_to_string(dir.path().join("r.html")).unwrap();
+    assert!(html.contains("Metadata (1 key)"), "metadata heading");
+    assert!(html.contains("By layer (1 layer)"), "layer heading");
+    let (code, out, err) = run(dir.path(), &["dump", "--markdown", "one.gguf"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("## Metadata (1 key)"), "{out}");
+}

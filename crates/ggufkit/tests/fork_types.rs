@@ -142,9 +142,9 @@ fn decoding_and_writing_refuse_them_by_name_and_id() {
         e.to_string(),
         "tensor 'ik' has type iq4_k (ik_llama.cpp, id 139), which this build cannot decode or write"
     );
-    let e = GgufBuilder::from_gguf(&g)
-        .err()
-        .expect("a builder of an unknown type");
+    let Err(e) = GgufBuilder::from_gguf(&g) else {
+        panic!("a builder of a file with an unknown type");
+    };
     assert!(
         matches!(e, Error::UnsupportedTensorType { ref tensor, .. } if tensor == "ik"),
         "{e}"

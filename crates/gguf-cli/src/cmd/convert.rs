@@ -126,7 +126,10 @@ fn report_skipped(skipped: &[(String, SkipReason)]) {
             None => groups.push((why, vec![name])),
         }
     }
-    eprintln!("left {} tensors as they were:", skipped.len());
+    eprintln!(
+        "left {} as they were:",
+        crate::output::counted(skipped.len() as u64, "tensor", "tensors")
+    );
     for (why, names) in &groups {
         eprintln!("  {} ({why}): {}", names.len(), names.join(", "));
     }

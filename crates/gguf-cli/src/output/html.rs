@@ -11,7 +11,7 @@ use ggufkit::{Gguf, Report, Value};
 use super::summary::{kv_formula, KV_TOKENS};
 use super::svg::{bars, layer_chart, strip, Palette};
 use super::value::human_value;
-use super::{grouped, human_bytes, shape_text, short_count, shorten};
+use super::{counted, grouped, human_bytes, shape_text, short_count, shorten};
 
 /// HTML-escapes text for element content and quoted attributes.
 pub fn esc(s: &str) -> String {
@@ -257,7 +257,11 @@ fn bytes_section(h: &mut String, m: &Summary, palette: &Palette) {
     h.push_str("<section id=\"bytes\"><h2>Where the bytes go</h2><h3>By tensor type</h3>");
     h.push_str(&bars(&types, data));
     if !m.layers.is_empty() {
-        let _ = write!(h, "<h3>By layer ({} layers)</h3>", m.layers.len());
+        let _ = write!(
+            h,
+            "<h3>By layer ({})</h3>",
+            counted(m.layers.len() as u64, "layer", "layers")
+        );
         h.push_str("<p class=\"legend\">");
         for (t, _, c) in &types {
             let _ = write!(h, "<span><i style=\"background:{c}\"></i>{}</span>", esc(t));
@@ -294,8 +298,8 @@ fn bytes_section(h: &mut String, m: &Summary, palette: &Palette) {
 fn metadata_section(h: &mut String, g: &Gguf<'_>) {
     let _ = write!(
         h,
-        "<section><h2>Metadata ({} keys)</h2>{}<div class=\"scroll\"><table id=\"meta\"><thead><tr><th>key</th><th>type</th><th>value</th></tr></thead><tbody>",
-        g.kv_count(),
+        "<section><h2>Metadata ({})</h2>{}<div class=\"scroll\"><table id=\"meta\"><thead><tr><th>key</th><th>type</th><th>value</th></tr></thead><tbody>",
+        counted(g.kv_count() as u64, "key", "keys"),
         filter_box("meta-filter", "meta", "meta-count", "filter keys and values")
     );
     for kv in g.metadata() {
@@ -344,8 +348,8 @@ fn layout_section(h: &mut String, g: &Gguf<'_>, layout: &ByteLayout<'_>, palette
     let fields = &layout.fields;
     let _ = write!(
         h,
-        "<section><h2>Byte layout ({} fields)</h2>{}{}<div class=\"scroll\"><table id=\"layout\"><thead><tr><th class=\"n\">offset</th><th class=\"n\">length</th><th>field</th><th>value</th></tr></thead><tbody>",
-        fields.len(),
+        "<section><h2>Byte layout ({})</h2>{}{}<div class=\"scroll\"><table id=\"layout\"><thead><tr><th class=\"n\">offset</th><th class=\"n\">length</th><th>field</th><th>value</th></tr></thead><tbody>",
+        counted(fields.len() as u64, "field", "fields"),
         strip(g, layout, palette),
         filter_box("layout-filter", "layout", "layout-count", "filter fields")
     );

@@ -6,7 +6,7 @@ use ggufkit::{Gguf, Value};
 
 use super::summary::{kv_formula, KV_TOKENS};
 use super::value::{escape_line, human_value};
-use super::{grouped, human_bytes, shape_text, short_count, shorten};
+use super::{counted, grouped, human_bytes, shape_text, short_count, shorten};
 
 /// Text as a Markdown inline code span that is safe inside a table cell.
 fn code(s: &str) -> String {
@@ -174,7 +174,10 @@ pub fn markdown(file_name: &str, g: &Gguf<'_>, m: &Summary) -> String {
     }
 
     // metadata
-    out.push_str(&format!("\n## Metadata ({} keys)\n\n", g.kv_count()));
+    out.push_str(&format!(
+        "\n## Metadata ({})\n\n",
+        counted(g.kv_count() as u64, "key", "keys")
+    ));
     out.push_str("| Key | Type | Value |\n|---|---|---|\n");
     for kv in g.metadata() {
         let ty = match kv.value {

@@ -5,7 +5,7 @@
 use ggufkit::quantize::Plan;
 
 use super::table::{Align, Table};
-use super::{grouped, human_bytes, shape_text};
+use super::{counted, grouped, human_bytes, shape_text};
 
 /// The whole plan as text.
 pub fn render(plan: &Plan) -> String {
@@ -28,7 +28,7 @@ pub fn render(plan: &Plan) -> String {
         ]);
     }
     let footer = vec![vec![
-        format!("{} tensors", plan.tensors.len()),
+        counted(plan.tensors.len() as u64, "tensor", "tensors"),
         String::new(),
         String::new(),
         String::new(),
@@ -63,16 +63,20 @@ pub fn totals(plan: &Plan) -> String {
     out.push_str(&format!("types {}\n", mix.join(", ")));
     if plan.fallbacks > 0 {
         out.push_str(&format!(
-            "{} of {} tensors fell back to another type (rows not a multiple of the block size)\n",
-            plan.fallbacks,
-            plan.tensors.len()
+            "{} of {} fell back to another type (rows not a multiple of the block size)\n",
+            grouped(plan.fallbacks as u64),
+            counted(plan.tensors.len() as u64, "tensor", "tensors")
         ));
     }
     let need: Vec<&str> = plan.needing_imatrix().map(|t| t.name.as_str()).collect();
     if !need.is_empty() && !plan.has_imatrix {
         out.push_str(&format!(
-            "{} tensors need an importance matrix (--imatrix), e.g. {}\n",
-            need.len(),
+            "{} an importance matrix (--imatrix), e.g. {}\n",
+            if need.len() == 1 {
+                "1 tensor needs".to_string()
+            } else {
+                format!("{} tensors need", grouped(need.len() as u64))
+            },
             need[0]
         ));
     }

@@ -22,8 +22,8 @@ pub fn summary(file: &str, r: &Recipe) -> String {
         .map(|(t, n)| format!("{t} {n}"))
         .collect();
     let mut out = format!(
-        "{file}: {} tensors quantizable: {}\n",
-        r.tensors.len(),
+        "{file}: {} quantizable: {}\n",
+        super::counted(r.tensors.len() as u64, "tensor", "tensors"),
         if mix.is_empty() {
             "none".to_string()
         } else {
