@@ -49,7 +49,7 @@ fn mode(p: &Path) -> u32 {
 /// Every writing command, its output `OUT` (a placeholder replaced by the caller).
 fn writers() -> Vec<Vec<&'static str>> {
     vec![
-        vec!["report", "m.gguf", "-o", "OUT"],
+        vec!["report", "m.gguf", "-o", "OUT.html"],
         vec!["convert", "m.gguf", "-o", "OUT"],
         vec!["convert", "m.gguf", "-o", "OUT", "--endian", "big"],
         vec!["meta", "set", "m.gguf", "general.name", "x", "-o", "OUT"],

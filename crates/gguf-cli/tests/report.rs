@@ -214,3 +214,17 @@ fn counts_of_one_read_in_the_singular() {
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("## Metadata (1 key)"), "{out}");
 }
+
+#[test]
+fn an_output_not_named_html_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = fixture(dir.path());
+    for out in ["r.md", "r.json", "r"] {
+        let (code, _, err) = run(dir.path(), &["report", &f, "-o", out]);
+        assert_eq!(code, 2, "{out}: {err}");
+        assert!(err.contains("name the output .html"), "{out}: {err}");
+        assert!(!dir.path().join(out).exists(), "{out}");
+    }
+    let (code, _, err) = run(dir.path(), &["report", &f, "-o", "R.HTM"]);
+    assert_eq!(code, 0, "{err}");
+}

@@ -2,7 +2,7 @@
 //! tables, where the bytes go and the byte layout (rendered by `output/html.rs`).
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use ggufkit::layout::ByteLayout;
 use ggufkit::summary::Summary;
@@ -15,7 +15,8 @@ use crate::output::html::page;
 pub struct Args {
     /// The file to describe.
     file: PathBuf,
-    /// Where to write the HTML page (refused if it exists, unless --force; never FILE itself).
+    /// Where to write the HTML page, named .html or .htm (refused if it exists, unless --force;
+    /// never FILE itself).
     #[arg(short, long, value_name = "OUT.html")]
     output: PathBuf,
     /// Overwrite OUT.html if it exists.
@@ -23,9 +24,28 @@ pub struct Args {
     force: bool,
 }
 
+/// The page is HTML: an output named otherwise (`.md`, `.json`, no extension) is refused, with
+/// where the other forms come from.
+fn html_name(out: &Path) -> Result<(), CliError> {
+    let ext = out
+        .extension()
+        .map(|e| e.to_string_lossy().to_ascii_lowercase());
+    match ext.as_deref() {
+        Some("html" | "htm") => Ok(()),
+        _ => Err(CliError::failed(format!(
+            "{}: report writes an HTML page: name the output .html (Markdown comes from `gguf dump --markdown FILE`, JSON from `gguf info --json FILE`)",
+            out.display()
+        ))),
+    }
+}
+
 pub fn run(args: Args) -> CmdResult {
     let out_error = |e: ggufkit::Error| CliError::failed(e.to_string());
-    // refused before any work: the page must never replace the model it describes
+    // refused before any work: the page must never replace the model it describes, nor be
+    // written under a name that says it is something else
+    ggufkit::write::atomic::refuse_input(&args.output, &[args.file.as_path()])
+        .map_err(out_error)?;
+    html_name(&args.output)?;
     let mut af = AtomicFile::create_from(&args.output, args.force, &[args.file.as_path()])
         .map_err(out_error)?;
     let g = open_reporting(&args.file)?;
