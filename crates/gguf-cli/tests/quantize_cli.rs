@@ -715,6 +715,25 @@ fn recipes_reproduce_the_tensors() {
     assert_eq!(err.lines().count(), 1, "{err}");
 }
 
+#[test]
+fn a_file_without_quantizable_tensors_tells_no_preset() {
+    let dir = tempfile::tempdir().unwrap();
+    ggufkit_testkit::encode::Model::new()
+        .kv("general.architecture", ggufkit_testkit::V::str("llama"))
+        .f32("output_norm.weight", &[4], &[1.0; 4])
+        .write(dir.path(), "vocab.gguf");
+    let (code, recipe, err) = run(dir.path(), &["recipe", "vocab.gguf"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(recipe.is_empty(), "{recipe}");
+    assert!(err.contains("0 tensors quantizable: none"), "{err}");
+    assert!(err.contains("the file tells no preset"), "{err}");
+    assert!(!err.contains("matches preset"), "{err}");
+    let (_, out, _) = run(dir.path(), &["recipe", "--json", "vocab.gguf"]);
+    let j: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert!(j["matches"].as_array().unwrap().is_empty(), "{out}");
+    assert!(j["preset"].is_null(), "{out}");
+}
+
 /// llama-quantize as `../shared/tools/llama-quantize.sh` builds it: `$GGUFKIT_LLAMA_QUANTIZE`,
 /// else `$TMPDIR/llama-quantize/build/bin/llama-quantize`; `None` (with a SKIPPED line) when
 /// absent.

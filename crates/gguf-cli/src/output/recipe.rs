@@ -48,6 +48,9 @@ pub fn summary(file: &str, r: &Recipe) -> String {
             }
             out.push('\n');
         }
+        None if r.tensors.is_empty() => {
+            out.push_str("no tensor llama-quantize would quantize: the file tells no preset\n")
+        }
         None => out.push_str("matches no preset\n"),
     }
     if let Some(p) = r.preset_to_use() {

@@ -60,9 +60,10 @@ impl Recipe {
         Ok(Recipe::of_tensors(&descs, &ModelInfo::of(g), file_type))
     }
 
-    /// The recipe of tensors `descs` (their types as in the file) of a model `model`.
+    /// The recipe of tensors `descs` (their types as in the file) of a model `model`. Without a
+    /// quantizable tensor (a vocabulary-only file) every preset would match, so none is said to.
     pub fn of_tensors(descs: &[TensorDesc], model: &ModelInfo, file_type: Option<u32>) -> Recipe {
-        let tensors = descs
+        let tensors: Vec<RecipeEntry> = descs
             .iter()
             .filter(|d| quantizable(&d.name, &d.shape, false, false).is_ok())
             .map(|d| RecipeEntry {
@@ -70,10 +71,15 @@ impl Recipe {
                 ty: d.ty,
             })
             .collect();
+        let matches = if tensors.is_empty() {
+            Vec::new()
+        } else {
+            matching_presets(descs, model, file_type)
+        };
         Recipe {
             tensors,
             file_type,
-            matches: matching_presets(descs, model, file_type),
+            matches,
         }
     }
 
