@@ -2,9 +2,10 @@
 
 use std::path::PathBuf;
 
-use ggufkit::write::carve_file;
+use ggufkit::write::carve_file_with;
 
 use super::{CliError, CmdResult, OK};
+use crate::output::progress::Progress;
 use crate::output::{counted, grouped};
 
 #[derive(clap::Args)]
@@ -25,8 +26,11 @@ pub struct Args {
 
 pub fn run(args: Args) -> CmdResult {
     super::readable(&args.file)?;
-    let found = carve_file(&args.file, &args.out, args.force)
+    // the library sets the bar's total once it has found the GGUF
+    let progress = Progress::bytes(0, "carving");
+    let found = carve_file_with(&args.file, &args.out, args.force, &progress)
         .map_err(|e| CliError::from_lib(&args.file, &e))?;
+    progress.finish();
     eprintln!(
         "found GGUF v{} ({}-endian, {}) at byte {}: wrote {} to {}",
         found.version,

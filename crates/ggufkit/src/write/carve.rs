@@ -8,6 +8,7 @@ use std::path::Path;
 use crate::endian::Endian;
 use crate::error::{Error, Missing, Result, WriteError};
 use crate::map::Map;
+use crate::progress::{NoProgress, Progress};
 use crate::read::Gguf;
 use crate::write::atomic::write_atomically_from;
 use crate::write::open_file;
@@ -84,16 +85,31 @@ pub fn find_gguf(bytes: &[u8]) -> Result<Found> {
 /// Finds the first valid GGUF inside `src` and writes exactly its bytes to `out` (atomically,
 /// copied file to file).
 pub fn carve_file(src: &Path, out: &Path, overwrite: bool) -> Result<Found> {
+    carve_file_with(src, out, overwrite, &NoProgress)
+}
+
+/// [`carve_file`], telling `progress` the bytes copied (the total once the GGUF is found).
+pub fn carve_file_with(
+    src: &Path,
+    out: &Path,
+    overwrite: bool,
+    progress: &dyn Progress,
+) -> Result<Found> {
     let file = open_file(src)?;
     let map =
         Map::new(&file).map_err(|e| Error::io_at(format!("mapping {}", src.display()), src, e))?;
     let found = find_gguf(map.as_slice())?;
     drop(map);
+    progress.total(found.len);
     write_atomically_from(out, overwrite, &[src], |w| {
         let mut f = &file;
         f.seek(SeekFrom::Start(found.offset))
             .map_err(|e| Error::io_at(format!("seeking in {}", src.display()), src, e))?;
-        let n = io::copy(&mut f.take(found.len), w)
+        let mut counted = Counted {
+            inner: f.take(found.len),
+            progress,
+        };
+        let n = io::copy(&mut counted, w)
             .map_err(|e| Error::io_at(format!("copying from {}", src.display()), src, e))?;
         if n != found.len {
             return Err(WriteError::SourceChanged {
@@ -106,6 +122,20 @@ pub fn carve_file(src: &Path, out: &Path, overwrite: bool) -> Result<Found> {
         Ok(())
     })?;
     Ok(found)
+}
+
+/// A reader that tells `progress` the bytes it hands out.
+struct Counted<'p, R> {
+    inner: R,
+    progress: &'p dyn Progress,
+}
+
+impl<R: Read> Read for Counted<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.progress.advance(n as u64);
+        Ok(n)
+    }
 }
 
 #[cfg(test)]
@@ -134,6 +164,35 @@ mod tests {
         assert!(find_gguf(b"nothing here").is_err());
         let e = find_gguf(&blob[..at + 40]).unwrap_err();
         assert!(e.to_string().contains("the first, at byte 4"), "{e}");
+    }
+
+    #[test]
+    fn carving_reports_the_bytes_it_copies() {
+        use std::sync::atomic::{AtomicU64, Ordering};
+        struct Seen(AtomicU64, AtomicU64);
+        impl Progress for Seen {
+            fn total(&self, bytes: u64) {
+                self.0.store(bytes, Ordering::Relaxed);
+            }
+            fn advance(&self, bytes: u64) {
+                self.1.fetch_add(bytes, Ordering::Relaxed);
+            }
+        }
+        let mut b = GgufBuilder::new();
+        b.add_tensor_with_data("t", GgmlType::I8, &[64], &[3u8; 64])
+            .unwrap();
+        let model = b.to_vec().unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let (src, out) = (dir.path().join("blob"), dir.path().join("out.gguf"));
+        let mut blob = b"prefix".to_vec();
+        blob.extend(&model);
+        std::fs::write(&src, &blob).unwrap();
+        let seen = Seen(AtomicU64::new(0), AtomicU64::new(0));
+        let found = carve_file_with(&src, &out, false, &seen).unwrap();
+        assert_eq!(found.len, model.len() as u64);
+        assert_eq!(seen.0.load(Ordering::Relaxed), found.len);
+        assert_eq!(seen.1.load(Ordering::Relaxed), found.len);
+        assert_eq!(std::fs::read(&out).unwrap(), model);
     }
 
     #[test]

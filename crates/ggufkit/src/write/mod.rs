@@ -24,7 +24,7 @@ use std::path::Path;
 use std::rc::Rc;
 
 pub use atomic::{write_atomically, write_atomically_from, AtomicFile};
-pub use carve::{carve_file, find_gguf, Found};
+pub use carve::{carve_file, carve_file_with, find_gguf, Found};
 pub use edit::{edit, EditOutcome, EditTarget, MetaEdit};
 pub use endian::{reencode_pair, swap_pair_in_place, swap_tensor_data};
 pub use known_keys::{known_key_type, needed_by_loaders};
