@@ -248,3 +248,29 @@ fn truncation_inside_a_value_names_its_key() {
     }
     assert!(named > 10, "{named} messages inside values");
 }
+
+#[test]
+fn counts_in_summaries_read_in_the_singular_and_grouped() {
+    let dir = tempfile::tempdir().unwrap();
+    // 257 strings that are not UTF-8: one finding past the 256 kept
+    let mut e = ggufkit_testkit::Encoder::header(3, 0, 1);
+    e.key("bad", 9).u32(8).u64(257);
+    for _ in 0..257 {
+        e.str([0xffu8]);
+    }
+    std::fs::write(dir.path().join("bad.gguf"), e.build()).unwrap();
+    let (code, out, _) = run(dir.path(), &["validate", "bad.gguf"]);
+    assert_eq!(code, 1);
+    assert!(out.contains("(1 more finding not shown)"), "{out}");
+    // one difference
+    let m = tiny_model();
+    m.write(dir.path(), "a.gguf");
+    m.kv("general.extra", V::str("x"))
+        .write(dir.path(), "b.gguf");
+    let (code, out, err) = run(dir.path(), &["diff", "a.gguf", "b.gguf"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        out.contains("1 difference: header 0, metadata +1 -0 ~0"),
+        "{out}"
+    );
+}

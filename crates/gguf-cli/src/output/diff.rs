@@ -7,7 +7,7 @@ use ggufkit::{ArrayView, TensorInfo, Value};
 use super::json::Json;
 use super::tensor::tensor_json;
 use super::value::{human_value, kv_json, typed_value_json};
-use super::{shape_text, Style};
+use super::{counted, grouped, shape_text, Style};
 
 /// A value shortened to about 100 characters.
 fn short(v: &Value<'_>) -> String {
@@ -92,10 +92,11 @@ pub fn human(na: &str, nb: &str, d: &Diff<'_, '_>, s: &Style) -> String {
                             .unwrap_or_else(|| "(none: the array ends)".into())
                     };
                     out.push_str(&format!(
-                        "      arrays of {}: lengths {} and {}, first difference at index {i}: {} -> {}\n",
+                        "      arrays of {}: lengths {} and {}, first difference at index {}: {} -> {}\n",
                         x.element_type().name(),
-                        x.len(),
-                        y.len(),
+                        grouped(x.len() as u64),
+                        grouped(y.len() as u64),
+                        grouped(i as u64),
                         el(x),
                         el(y)
                     ));
@@ -148,15 +149,15 @@ pub fn human(na: &str, nb: &str, d: &Diff<'_, '_>, s: &Style) -> String {
     }
     let n = d.count();
     out.push_str(&format!(
-        "{n} difference{}: header {}, metadata +{} -{} ~{}, tensors +{} -{} ~{}\n",
-        if n == 1 { "" } else { "s" },
-        d.header.len(),
-        m.added.len(),
-        m.removed.len(),
-        m.changed.len(),
-        t.added.len(),
-        t.removed.len(),
-        t.changed.len()
+        "{}: header {}, metadata +{} -{} ~{}, tensors +{} -{} ~{}\n",
+        counted(n as u64, "difference", "differences"),
+        grouped(d.header.len() as u64),
+        grouped(m.added.len() as u64),
+        grouped(m.removed.len() as u64),
+        grouped(m.changed.len() as u64),
+        grouped(t.added.len() as u64),
+        grouped(t.removed.len() as u64),
+        grouped(t.changed.len() as u64)
     ));
     out
 }

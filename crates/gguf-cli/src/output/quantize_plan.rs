@@ -58,7 +58,7 @@ pub fn totals(plan: &Plan) -> String {
     let mix: Vec<String> = plan
         .type_counts()
         .iter()
-        .map(|(ty, n)| format!("{ty} {n}"))
+        .map(|(ty, n)| format!("{ty} {}", grouped(*n as u64)))
         .collect();
     out.push_str(&format!("types {}\n", mix.join(", ")));
     if plan.fallbacks > 0 {

@@ -19,7 +19,7 @@ pub fn summary(file: &str, r: &Recipe) -> String {
     let mix: Vec<String> = r
         .type_counts()
         .iter()
-        .map(|(t, n)| format!("{t} {n}"))
+        .map(|(t, n)| format!("{t} {}", super::grouped(*n as u64)))
         .collect();
     let mut out = format!(
         "{file}: {} quantizable: {}\n",

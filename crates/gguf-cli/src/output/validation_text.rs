@@ -38,7 +38,10 @@ pub fn validation_text(file: &str, r: &Report, s: &Style) -> String {
         ));
     }
     if r.omitted > 0 {
-        out.push_str(&format!("  ({} more findings not shown)\n", r.omitted));
+        out.push_str(&format!(
+            "  ({} not shown)\n",
+            super::counted(r.omitted as u64, "more finding", "more findings")
+        ));
     }
     out
 }
