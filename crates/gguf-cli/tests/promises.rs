@@ -58,6 +58,7 @@ fn writers() -> Vec<Vec<&'static str>> {
         vec!["export", "m.gguf", "--tensor", "a.weight", "-o", "OUT.npy"],
         vec!["export", "m.gguf", "-o", "OUT.safetensors"],
         vec!["merge", "m-00001-of-00001.gguf", "-o", "OUT"],
+        vec!["quantize", "m.gguf", "OUT", "Q8_0"],
     ]
 }
 

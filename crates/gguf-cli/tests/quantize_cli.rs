@@ -319,7 +319,7 @@ fn refusals_leave_nothing_behind() {
         ),
         (
             &["quantize", "m-f16.gguf", "m-f16.gguf", "Q4_0", "--force"],
-            "same file",
+            "is the input file",
         ),
         (
             &["quantize", "missing.gguf", "r.gguf", "Q4_0"],

@@ -184,17 +184,15 @@ fn options(a: &Args, preset: Preset, threads: Option<usize>) -> Result<QuantizeO
     Ok(o)
 }
 
-fn same_file(a: &Path, b: &Path) -> bool {
-    match (a.canonicalize(), b.canonicalize()) {
-        (Ok(x), Ok(y)) => x == y,
-        _ => false,
-    }
-}
-
 pub fn run(args: Args) -> CmdResult {
     let (input, out, preset, threads) = positional(&args)?;
     let opts = options(&args, preset, threads)?;
     let lib = |e: ggufkit::Error| CliError::from_lib(&input, &e);
+    // refused before any work, in the words of every writing command
+    if let Some(out) = &out {
+        ggufkit::write::atomic::refuse_input(out, &[input.as_path()])
+            .map_err(|e| CliError::failed(e.to_string()))?;
+    }
     // a missing file, a folder or a pipe said in plain words, as every command says it
     super::readable(&input)?;
     let g = Gguf::open(&input).map_err(lib)?;
@@ -214,12 +212,6 @@ pub fn run(args: Args) -> CmdResult {
     let Some(out) = out else {
         return Err(CliError::failed("no output file"));
     };
-    if same_file(&input, &out) {
-        return Err(CliError::failed(format!(
-            "{}: the input and the output are the same file",
-            out.display()
-        )));
-    }
     let progress = Progress::bytes(plan.bytes_out(), "quantizing");
     quantize::quantize_file(&g, &out, &plan, &opts, args.force, progress.callback())
         .map_err(lib)?;

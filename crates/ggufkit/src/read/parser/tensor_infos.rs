@@ -248,14 +248,15 @@ impl<S: Source> Parser<'_, S> {
             }
             None => {}
         }
-        tensors.push(start);
         let Some(size) = size else {
+            tensors.push(start);
             return Ok(Next::AfterUnsized(Unsized { start, offset }));
         };
         let Some(next) = rules::padded_end(offset, size, align) else {
             let d = rules::padded_end_violation(offset_pos, &tname(self), offset, size);
             return Err(Stop::Rule(d));
         };
+        tensors.push(start);
         Ok(Next::At(next))
     }
 
