@@ -191,6 +191,10 @@ fn commands() -> Vec<(&'static str, Vec<&'static str>)> {
             "export .safetensors",
             vec!["export", "m.gguf", "-o", "out.safetensors", "--force"],
         ),
+        (
+            "quantize",
+            vec!["quantize", "m.gguf", "out.gguf", "Q8_0", "--force"],
+        ),
     ]
 }
 
