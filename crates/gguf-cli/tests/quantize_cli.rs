@@ -716,6 +716,34 @@ fn recipes_reproduce_the_tensors() {
 }
 
 #[test]
+fn one_shard_of_a_split_model_is_refused_not_quantized_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    ggufkit_testkit::fixtures::tiny_model().write(dir.path(), "m.gguf");
+    let (code, _, err) = run(
+        dir.path(),
+        &["split", "m.gguf", "--max-tensors", "3", "-o", "s"],
+    );
+    assert_eq!(code, 0, "{err}");
+    let first = "s-00001-of-00003.gguf";
+    for args in [
+        vec!["quantize", first, "q.gguf", "Q8_0"],
+        vec!["recipe", first],
+        vec!["recipe", "s-00002-of-00003.gguf"],
+    ] {
+        let (code, _, err) = run(dir.path(), &args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(err.contains("of 3 of a split model"), "{args:?}: {err}");
+        assert!(err.contains("gguf merge"), "{args:?}: {err}");
+        assert!(!dir.path().join("q.gguf").exists());
+    }
+    // merged, it quantizes
+    let (code, _, err) = run(dir.path(), &["merge", first, "-o", "whole.gguf"]);
+    assert_eq!(code, 0, "{err}");
+    let (code, _, err) = run(dir.path(), &["quantize", "whole.gguf", "q.gguf", "Q8_0"]);
+    assert_eq!(code, 0, "{err}");
+}
+
+#[test]
 fn a_file_without_quantizable_tensors_tells_no_preset() {
     let dir = tempfile::tempdir().unwrap();
     ggufkit_testkit::encode::Model::new()

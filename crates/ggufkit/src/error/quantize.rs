@@ -39,6 +39,15 @@ pub enum QuantizeError {
         /// What is wrong with it.
         problem: String,
     },
+    /// One shard of a model split in several: a plan (or a recipe) of it would cover only the
+    /// tensors of that shard, and its output would be a partial model.
+    #[error("this is shard {} of {count} of a split model; quantize and recipe read a whole model: merge the shards first (`gguf merge FIRST-SHARD -o whole.gguf`)", no + 1)]
+    SplitShard {
+        /// The shard's `split.no` (0 for the first).
+        no: u32,
+        /// The model's `split.count`.
+        count: u32,
+    },
     /// A mixture-of-experts tensor whose layer the name does not give, or gives out of range.
     #[error("tensor '{tensor}': {}", match layer { Some(l) => format!("layer {l} is not in [0, {n_layer})"), None => "no layer number (blk.N.) in the name".to_string() })]
     BadLayer {

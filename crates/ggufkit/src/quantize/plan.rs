@@ -231,8 +231,14 @@ fn bpw(bytes: u64, n: u64) -> f64 {
 
 /// The descriptions of every tensor of `g`, in file order, and its `general.file_type`: what
 /// the planner and the recipe read of a file. A tensor of a type this build cannot size is
-/// refused ([`crate::Error::UnsupportedTensorType`]).
+/// refused ([`crate::Error::UnsupportedTensorType`]), and so is one shard of a split model
+/// ([`QuantizeError::SplitShard`]): llama-quantize reads every shard, this reads one file.
 pub(crate) fn tensors_of(g: &Gguf<'_>) -> Result<(Vec<TensorDesc>, Option<u32>)> {
+    let count = g.get_u32(crate::shard::SPLIT_COUNT).unwrap_or(1);
+    if count > 1 {
+        let no = g.get_u32(crate::shard::SPLIT_NO).unwrap_or(0);
+        return Err(QuantizeError::SplitShard { no, count }.into());
+    }
     let descs = g
         .tensors()
         .enumerate()
