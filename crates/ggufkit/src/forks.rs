@@ -26,9 +26,9 @@ macro_rules! forks {
 }
 
 // ik_llama.cpp (github.com/ikawrakow/ik_llama.cpp): the `ggml_type` enum of its
-// `ggml/include/ggml.h` (ids 98-151 and 202-399, 142 and 143 marked deprecated there), and the ids
-// 152-158 that its later trellis and KS types took (the same header, as the fork's Python
-// readers and CUDA tables repeat them). In id order; a test checks the order.
+// `ggml/include/ggml.h` (ids 98-151 and 202-399; 142 and 143 are marked deprecated there), and
+// ids 152-158 (iq5_ks, the trellis types iq1_kt to iq4_kt, iq3_ks, iq2_kl), which later versions
+// of that enum added, as readers of the fork's files list them. In id order; a test checks it.
 forks! {
     98 "q8_0_x4" IK;
     99 "q8_1_x4" IK;
