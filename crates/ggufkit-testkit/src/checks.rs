@@ -79,7 +79,19 @@ pub fn check_stream(data: &[u8], sizes: Vec<usize>) {
                 assert_eq!(a.kv_count(), b.kv_count());
                 assert_eq!(a.tensor_count(), b.tensor_count());
                 assert_eq!(a.data_offset(), b.data_offset());
-                assert_eq!(a.expected_len(), b.expected_len());
+                // a last tensor of a type no table sizes runs to the end of the file, which only
+                // the slice knows: the stream's header ends that tensor where its data starts
+                match a
+                    .tensors()
+                    .last()
+                    .filter(|t| t.tensor_type().ggml().is_none())
+                {
+                    Some(last) => {
+                        assert_eq!(b.expected_len(), last.absolute_offset());
+                        assert!(a.expected_len() >= b.expected_len());
+                    }
+                    None => assert_eq!(a.expected_len(), b.expected_len()),
+                }
                 assert_eq!(
                     rest.position() as u64,
                     b.data_offset(),

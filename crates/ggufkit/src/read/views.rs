@@ -193,7 +193,7 @@ impl<'a> TensorInfo<'a> {
 
     /// Bytes of data, without padding. A tensor of a type this build cannot size has the bytes
     /// up to the next tensor's data (its padding included), or to the end of the file for the
-    /// last one.
+    /// last one (0 in a header read from a stream, whose length is unknown).
     #[inline]
     pub fn size(&self) -> u64 {
         match self.ty {
