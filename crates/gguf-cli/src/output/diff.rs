@@ -94,9 +94,9 @@ pub fn human(na: &str, nb: &str, d: &Diff<'_, '_>, s: &Style) -> String {
                     out.push_str(&format!(
                         "      arrays of {}: lengths {} and {}, first difference at index {}: {} -> {}\n",
                         x.element_type().name(),
-                        grouped(x.len() as u64),
-                        grouped(y.len() as u64),
-                        grouped(i as u64),
+                        grouped(x.len()),
+                        grouped(y.len()),
+                        grouped(i),
                         el(x),
                         el(y)
                     ));
