@@ -69,7 +69,9 @@ fn source_descs(m: &Value) -> Vec<TensorDesc> {
                 .map(|d| d.as_u64().unwrap())
                 .collect();
             TensorDesc {
+                shard: 0,
                 index: 0,
+                offset: 0,
                 name: t["name"].as_str().unwrap().to_string(),
                 ty: if shape.len() == 1 {
                     GgmlType::F32
