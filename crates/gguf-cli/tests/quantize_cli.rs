@@ -1031,6 +1031,19 @@ fn split_inputs_are_read_whole_and_kept_split() {
             assert_eq!(keys.len(), 3, "{name}: the split keys only");
         }
     }
+    // the plan says how many files
+    let (code, out, err) = run(
+        dir.path(),
+        &[
+            "quantize",
+            "--dry-run",
+            "--keep-split",
+            first.to_str().unwrap(),
+            "Q8_0",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("--keep-split: 3 output shards"), "{out}");
     // the shards open as one model again
     let (code, out, err) = run(dir.path(), &["info", "k-00001-of-00003.gguf"]);
     assert_eq!(code, 0, "{err}");

@@ -264,6 +264,9 @@ fn gemma_source() -> Option<PathBuf> {
         return None;
     }
     let made = std::env::temp_dir().join("ggufkit-quantize-gemma-3-270m-f16.gguf");
+    // the tests of this file run on threads of one process: one of them makes the file
+    static MAKING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _making = MAKING.lock().unwrap_or_else(|e| e.into_inner());
     if !made.exists() {
         let g = Gguf::open(orig).unwrap();
         let tmp = made.with_extension(format!("{}.part", std::process::id()));
