@@ -342,3 +342,105 @@ fn convert<W: Write>(
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::quantize::{plan_tensors, ModelInfo, Preset, TensorDesc};
+
+    /// Two layers over two shards, in the file order a converter writes (not the loader's).
+    fn descs() -> Vec<TensorDesc> {
+        let mut v = Vec::new();
+        for (shard, names) in [
+            (0, &["token_embd.weight", "blk.0.attn_q.weight"][..]),
+            (1, &["blk.1.attn_q.weight", "output.weight"][..]),
+        ] {
+            for (index, name) in names.iter().enumerate() {
+                v.push(TensorDesc {
+                    shard,
+                    index,
+                    offset: 1024 * index as u64,
+                    name: name.to_string(),
+                    ty: GgmlType::F16,
+                    shape: vec![256, 8],
+                });
+            }
+        }
+        v
+    }
+
+    fn model() -> ModelInfo {
+        ModelInfo {
+            arch: "llama".into(),
+            n_layer: 2,
+            n_head: 2,
+            n_head_kv: 2,
+            n_expert: 0,
+        }
+    }
+
+    #[test]
+    fn keep_split_keeps_each_tensor_in_its_shard_in_file_order() {
+        let mut opts = QuantizeOptions::new(Preset::parse("Q8_0").unwrap());
+        let whole = plan_tensors(&descs(), &model(), Some(1), &opts).unwrap();
+        let names = |p: &Plan| -> Vec<(String, usize)> {
+            p.tensors
+                .iter()
+                .map(|t| (t.name.clone(), t.output_shard))
+                .collect()
+        };
+        // the loader's order: unnumbered tensors first, by name, then by layer
+        assert_eq!(
+            names(&whole),
+            [
+                ("output.weight".to_string(), 0),
+                ("token_embd.weight".to_string(), 0),
+                ("blk.0.attn_q.weight".to_string(), 0),
+                ("blk.1.attn_q.weight".to_string(), 0),
+            ]
+        );
+        assert_eq!(
+            output_paths(Path::new("q.gguf"), &whole),
+            [Path::new("q.gguf")]
+        );
+        opts.keep_split = true;
+        let kept = plan_tensors(&descs(), &model(), Some(1), &opts).unwrap();
+        assert_eq!(kept.output_shards, 2);
+        assert_eq!(
+            names(&kept),
+            [
+                ("token_embd.weight".to_string(), 0),
+                ("blk.0.attn_q.weight".to_string(), 0),
+                ("blk.1.attn_q.weight".to_string(), 1),
+                ("output.weight".to_string(), 1),
+            ]
+        );
+        assert_eq!(
+            output_paths(Path::new("out/q.gguf"), &kept),
+            [
+                Path::new("out/q-00001-of-00002.gguf"),
+                Path::new("out/q-00002-of-00002.gguf")
+            ]
+        );
+        // a last shard left empty by pruning is not written (llama-quantize counts the shards
+        // of the tensors it keeps); one in the middle cannot be
+        opts.prune_layers = vec![1];
+        let mut d = descs();
+        d.retain(|d| d.name.starts_with("blk."));
+        assert_eq!(
+            plan_tensors(&d, &model(), Some(1), &opts)
+                .unwrap()
+                .output_shards,
+            1
+        );
+        let mut d = descs();
+        d[3].shard = 2;
+        assert!(matches!(
+            plan_tensors(&d, &model(), Some(1), &opts),
+            Err(Error::Quantize(QuantizeError::EmptyOutputShard {
+                shard: 2,
+                count: 3
+            }))
+        ));
+    }
+}

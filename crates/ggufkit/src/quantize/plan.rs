@@ -312,6 +312,7 @@ pub fn plan_tensors(
     let mut order: Vec<&TensorDesc> = descs.iter().collect();
     order.sort_by(|a, b| loader_order(a.name.as_bytes(), b.name.as_bytes()));
     let mut pruner = Pruner::new(&opts.prune_layers);
+    let guessed = guessed_file_type(&order);
     let mut named: Vec<(&TensorDesc, String)> = order
         .into_iter()
         .filter_map(|d| Some((d, pruner.rename(&d.name)?)))
@@ -405,7 +406,7 @@ pub fn plan_tensors(
         });
     }
     let file_type = if preset.only_copy {
-        input_file_type.unwrap_or_else(|| guessed_file_type(descs))
+        input_file_type.unwrap_or(guessed)
     } else {
         ftype.id()
     };
@@ -422,8 +423,9 @@ pub fn plan_tensors(
 }
 
 /// llama.cpp's guess of a file type for a file without `general.file_type`: from the type most
-/// tensors have (the first to reach the highest count), with the guessed flag.
-fn guessed_file_type(descs: &[TensorDesc]) -> u32 {
+/// tensors of all shards have (the first to reach the highest count in the loader's order), with
+/// the guessed flag.
+fn guessed_file_type(descs: &[&TensorDesc]) -> u32 {
     let mut counts: HashMap<GgmlType, usize> = HashMap::new();
     let (mut best, mut max) = (GgmlType::F32, 0);
     for d in descs {
