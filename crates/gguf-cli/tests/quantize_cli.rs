@@ -1123,10 +1123,11 @@ fn keep_split_refuses_an_emptied_shard() {
         .starts_with('r')));
 }
 
-/// A split model made by `gguf split` from the test model (and one whose first shard holds the
-/// metadata only), quantized by llama-quantize and by `gguf quantize`, whole and with
+/// Split models, quantized by llama-quantize and by `gguf quantize`, whole and with
 /// `--keep-split`, under several presets and with pruned layers: every output file is
-/// llama-quantize's, byte for byte.
+/// llama-quantize's, byte for byte. The splits: `gguf split` of the test model (one with a first
+/// shard holding the metadata only), and of the corpus's tiny llama, and the corpus's split of it
+/// by llama.cpp's gguf-split.
 #[test]
 fn split_models_as_llama_quantize_writes_them() {
     let Some(lq) = llama_quantize() else { return };
@@ -1148,8 +1149,8 @@ fn split_models_as_llama_quantize_writes_them() {
         assert_eq!(code, 0, "{err}");
     }
     // (input, options and preset, files written)
-    let cases: &[(&str, &[&str], usize)] = &[
-        ("sp-00001-of-00003.gguf", &["Q4_K_M"], 1),
+    let mut cases: Vec<(String, &[&str], usize)> = vec![
+        ("sp-00001-of-00003.gguf", &["Q4_K_M"][..], 1),
         ("sp-00001-of-00003.gguf", &["--keep-split", "Q4_K_M"], 3),
         ("sp-00001-of-00003.gguf", &["--keep-split", "IQ4_NL"], 3),
         (
@@ -1160,20 +1161,45 @@ fn split_models_as_llama_quantize_writes_them() {
         ("sp0-00001-of-00003.gguf", &["Q5_K_M"], 1),
         ("sp0-00001-of-00003.gguf", &["--keep-split", "Q5_K_M"], 3),
         ("m-f16.gguf", &["--keep-split", "Q8_0"], 1),
-    ];
+    ]
+    .into_iter()
+    .map(|(i, a, n)| (i.to_string(), a, n))
+    .collect();
+    // the corpus's tiny llama, split by llama.cpp's gguf-split and by `gguf split`
+    if let Some(corpus) = shared::find("corpus") {
+        let tiny = corpus.join("models/llama-2-tiny-random.gguf");
+        let (code, _, err) = run(
+            dir.path(),
+            &[
+                "split",
+                tiny.to_str().unwrap(),
+                "--max-tensors",
+                "5",
+                "-o",
+                "tiny",
+            ],
+        );
+        assert_eq!(code, 0, "{err}");
+        let theirs = corpus.join("split/llama-2-tiny-random-00001-of-00003.gguf");
+        for input in [theirs.to_str().unwrap(), "tiny-00001-of-00003.gguf"] {
+            cases.push((input.to_string(), &["Q4_K_M"], 1));
+            cases.push((input.to_string(), &["--keep-split", "Q8_0"], 3));
+        }
+    }
     for (n, (input, args, count)) in cases.iter().enumerate() {
+        let input = input.as_str();
         let (opts, preset) = args.split_at(args.len() - 1);
-        let ours = format!("ours{n}.gguf");
-        let theirs = format!("lq{n}.gguf");
+        let ours = format!("ours{n}_.gguf");
+        let theirs = format!("lq{n}_.gguf");
         let mut a = vec!["quantize"];
         a.extend(opts);
-        a.extend([*input, ours.as_str(), preset[0], "2"]);
+        a.extend([input, ours.as_str(), preset[0], "2"]);
         let (code, _, err) = run(dir.path(), &a);
         assert_eq!(code, 0, "{input} {args:?}: {err}");
         let ok = std::process::Command::new(&lq)
             .current_dir(dir.path())
             .args(opts)
-            .args([*input, &theirs, preset[0], "2"])
+            .args([input, &theirs, preset[0], "2"])
             .output()
             .unwrap();
         assert!(
@@ -1190,7 +1216,7 @@ fn split_models_as_llama_quantize_writes_them() {
             let mut v: Vec<String> = fs::read_dir(dir.path())
                 .unwrap()
                 .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-                .filter(|f| f.starts_with(&format!("{prefix}{n}")))
+                .filter(|f| f.starts_with(&format!("{prefix}{n}_")))
                 .map(|f| f[prefix.len()..].to_string())
                 .collect();
             v.sort();
