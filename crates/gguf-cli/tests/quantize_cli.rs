@@ -1237,3 +1237,74 @@ fn split_models_as_llama_quantize_writes_them() {
         }
     }
 }
+
+/// Gemma 3 in F16, split in four by `gguf split`, quantized to Q4_K_M with llama-quantize's
+/// importance matrix and `--keep-split` by both tools: each of the four output shards is
+/// llama-quantize's. The source is `/tmp/gemma/gemma-3-270m-f16.gguf` or the one ggufkit's
+/// `quantize_vectors` test makes in the temporary folder.
+#[test]
+fn gemma_split_in_four_as_llama_quantize_writes_it() {
+    let Some(lq) = llama_quantize() else { return };
+    let Some(vectors) = shared::find("vectors/quantize") else {
+        return;
+    };
+    let candidates = [
+        PathBuf::from("/tmp/gemma/gemma-3-270m-f16.gguf"),
+        std::env::temp_dir().join("ggufkit-quantize-gemma-3-270m-f16.gguf"),
+    ];
+    let Some(src) = candidates.iter().find(|p| p.exists()) else {
+        println!(
+            "SKIPPED: neither {} nor {} exists (ggufkit's quantize_vectors test makes the second)",
+            candidates[0].display(),
+            candidates[1].display()
+        );
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    fs::copy(
+        vectors.join("gemma-3-270m-f16.imatrix.gguf"),
+        dir.path().join("im.gguf"),
+    )
+    .unwrap();
+    let (code, _, err) = run(
+        dir.path(),
+        &[
+            "split",
+            src.to_str().unwrap(),
+            "--max-size",
+            "200M",
+            "-o",
+            "g",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    let args = [
+        "--keep-split",
+        "--imatrix",
+        "im.gguf",
+        "g-00001-of-00004.gguf",
+    ];
+    let (code, _, err) = run(
+        dir.path(),
+        &[&["quantize"][..], &args, &["ours.gguf", "Q4_K_M", "2"]].concat(),
+    );
+    assert_eq!(code, 0, "{err}");
+    let ok = std::process::Command::new(&lq)
+        .current_dir(dir.path())
+        .args(args)
+        .args(["lq.gguf", "Q4_K_M", "2"])
+        .output()
+        .unwrap();
+    assert!(
+        ok.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ok.stderr)
+    );
+    for i in 1..=4 {
+        let name = |p: &str| dir.path().join(format!("{p}-0000{i}-of-00004.gguf"));
+        assert!(
+            fs::read(name("ours")).unwrap() == fs::read(name("lq")).unwrap(),
+            "shard {i} differs from llama-quantize's"
+        );
+    }
+}
