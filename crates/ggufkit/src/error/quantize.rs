@@ -123,6 +123,15 @@ pub enum QuantizeError {
         /// What is wrong.
         problem: String,
     },
+    /// `--keep-split` with an input shard left without tensors (all its layers pruned), which
+    /// llama-quantize cannot write either.
+    #[error("--keep-split: output shard {shard} of {count} would hold no tensors")]
+    EmptyOutputShard {
+        /// The shard, from 1.
+        shard: usize,
+        /// Output shards.
+        count: usize,
+    },
     /// A big-endian input, which llama.cpp does not read.
     #[error("big-endian input: convert it with `gguf convert --endian little` first")]
     BigEndian,

@@ -55,7 +55,7 @@ pub struct Recipe {
 impl Recipe {
     /// The recipe of `g`: its quantizable tensors' types, and the presets that match.
     pub fn of(g: &Gguf<'_>) -> Recipe {
-        let (descs, file_type) = super::plan::tensors_of(g);
+        let (descs, file_type) = super::plan::tensors_of(g.into());
         Recipe::of_tensors(&descs, &ModelInfo::of(g), file_type)
     }
 
@@ -211,7 +211,9 @@ mod tests {
 
     fn desc(index: usize, name: &str, ty: GgmlType, shape: &[u64]) -> TensorDesc {
         TensorDesc {
+            shard: 0,
             index,
+            offset: 0,
             name: name.into(),
             ty,
             shape: shape.to_vec(),
