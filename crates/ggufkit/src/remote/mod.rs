@@ -46,7 +46,7 @@ use crate::validate::verdicts;
 use crate::validate::Report;
 use object::{describe, Object};
 use source::RemoteSource;
-use store::Counters;
+use store::{counted, Counters};
 
 pub use scan::{scan_url, ScannedHeader};
 pub use shard::{parse_shard_url, RemoteModel, ShardTensor};
@@ -56,7 +56,7 @@ pub use store::is_remote;
 pub const FIRST_CHUNK: u64 = 64 * 1024;
 
 /// Timeouts and retries of remote reads.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct RemoteOptions {
     /// Bytes asked for by the first request (later ones double what is held).
     pub first_chunk: u64,
@@ -161,14 +161,17 @@ struct Fetched {
 /// Fetches and parses the header of `url` with the one parser.
 fn fetch_header(url: &str, opts: &RemoteOptions, mode: Mode) -> Result<Fetched> {
     let counters = Arc::new(Counters::default());
-    let loc = store::locate(url, opts, &counters).map_err(|problem| RemoteError::Location {
+    let loc = store::locate(url, opts).map_err(|problem| RemoteError::Location {
         url: url.to_string(),
         problem,
     })?;
     let rt = runtime().handle();
     let chunk = opts.first_chunk.max(4);
     let (object, start) = rt
-        .block_on(Object::open(loc, Arc::clone(&counters), chunk))
+        .block_on(counted(
+            &counters,
+            Object::open(loc, Arc::clone(&counters), chunk),
+        ))
         .map_err(|e| remote_err(url, "reading the header", e))?;
     let mut src = RemoteSource::new(&object, rt, start, chunk);
     let (parsed, found) = parser::parse(&mut src, mode);
@@ -296,7 +299,7 @@ impl RemoteGguf {
         let what = format!("reading bytes {}..{}", range.start, range.end);
         runtime()
             .handle()
-            .block_on(self.object.range(range))
+            .block_on(counted(&self.counters, self.object.range(range)))
             .map_err(|e| remote_err(&self.url, &what, e))
     }
 
@@ -328,7 +331,7 @@ impl RemoteGguf {
         };
         runtime()
             .handle()
-            .block_on(self.object.range(start..end))
+            .block_on(counted(&self.counters, self.object.range(start..end)))
             .map_err(|e| remote_err(&self.url, &format!("reading tensor '{name}'"), e))
     }
 
@@ -342,7 +345,7 @@ impl RemoteGguf {
         let what = format!("reading bytes {}..{}", range.start, range.end);
         runtime()
             .handle()
-            .block_on(stream(&self.object, range, sink))
+            .block_on(counted(&self.counters, stream(&self.object, range, sink)))
             .map_err(|e| remote_err(&self.url, &what, e))
     }
 }

@@ -10,6 +10,7 @@ use futures_util::StreamExt;
 use tokio::runtime::Handle;
 
 use super::object::{describe, Body, Object, Start};
+use super::store::counted;
 use crate::read::source::Source;
 
 pub(crate) struct RemoteSource<'a> {
@@ -46,7 +47,10 @@ impl<'a> RemoteSource<'a> {
             return Ok(());
         };
         while (self.buf.len() as u64) < end {
-            match self.rt.block_on(body.next()) {
+            match self
+                .rt
+                .block_on(counted(&self.object.counters, body.next()))
+            {
                 Some(Ok(chunk)) => {
                     self.object.counters.add_bytes(chunk.len() as u64);
                     self.buf.extend_from_slice(&chunk);
@@ -87,7 +91,10 @@ impl Source for RemoteSource<'_> {
             .max(have.saturating_mul(2))
             .max(self.first_chunk)
             .min(self.object.size);
-        let bytes = self.rt.block_on(self.object.range(have..target))?;
+        let bytes = self.rt.block_on(counted(
+            &self.object.counters,
+            self.object.range(have..target),
+        ))?;
         self.buf.extend_from_slice(&bytes);
         Ok(true)
     }
