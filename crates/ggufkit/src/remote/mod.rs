@@ -25,6 +25,7 @@
 //! ordinary threads (or `spawn_blocking`), not from inside an async task.
 #![forbid(unsafe_code)]
 
+mod list;
 mod object;
 mod scan;
 mod shard;
@@ -50,7 +51,8 @@ use object::{describe, Object};
 use source::RemoteSource;
 use store::{counted, Counters};
 
-pub use scan::{scan_url, ScannedHeader};
+pub use list::{is_prefix, list_gguf};
+pub use scan::{object_stamp, scan_url, ScannedHeader};
 pub use shard::{parse_shard_url, RemoteModel, ShardTensor};
 pub use store::is_remote;
 

@@ -99,7 +99,10 @@ struct StoreKey {
 /// must not hold a client for each).
 const MAX_STORES: usize = 64;
 
-fn shared_store(url: &Url, opts: &RemoteOptions) -> Result<Arc<dyn ObjectStore>, LocationProblem> {
+pub(crate) fn shared_store(
+    url: &Url,
+    opts: &RemoteOptions,
+) -> Result<Arc<dyn ObjectStore>, LocationProblem> {
     static STORES: Mutex<Option<HashMap<StoreKey, Arc<dyn ObjectStore>>>> = Mutex::new(None);
     let env = if matches!(url.scheme(), "http" | "https") {
         Vec::new()
