@@ -32,6 +32,7 @@ from ._native import (
     validate,
 )
 from .errors import FormatError, GGUFError
+from ._scan import ScanTables, scan, scan_batch
 
 __version__ = _native.__version__
 
@@ -42,6 +43,9 @@ __all__ = [
     "quantize",
     "dequantize",
     "edit",
+    "scan",
+    "scan_batch",
+    "ScanTables",
     "File",
     "Field",
     "Tensor",
