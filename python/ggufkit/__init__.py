@@ -32,7 +32,7 @@ from ._native import (
     validate,
 )
 from .errors import FormatError, GGUFError
-from ._scan import ScanTables, scan, scan_batch
+from ._scan import ScanTables, scan, scan_batch, scan_columns
 
 __version__ = _native.__version__
 
@@ -45,6 +45,7 @@ __all__ = [
     "edit",
     "scan",
     "scan_batch",
+    "scan_columns",
     "ScanTables",
     "File",
     "Field",

@@ -7,13 +7,17 @@
     files = ds.map_batches(ggufkit.scan_batch, batch_format="pyarrow")
     files.write_parquet("s3://bucket/index/files")
 
+With ``fn_kwargs={"table": "all"}`` a batch gives all four tables in one table (each header read
+once), a ``table`` column saying which each row belongs to; ``scan_columns`` names the columns
+to select back for each.
+
 Columns, their types and their nullability are the library's (``docs/scale.md`` lists them), so
 a table here equals the Parquet part ``gguf scan`` writes for the same files.
 """
 
 from __future__ import annotations
 
-from typing import Any, Iterable, NamedTuple, Optional, Sequence
+from typing import Any, Iterable, List, NamedTuple, Optional, Sequence
 
 from . import _native
 
@@ -72,6 +76,34 @@ def scan(
     return ScanTables(*(_table(pa, *raw[name]) for name in TABLES))
 
 
+def scan_columns(table: str) -> List[str]:
+    """The column names of ``table`` (``files``, ``metadata``, ``tensors`` or ``findings``), in order."""
+    if table not in TABLES:
+        raise ValueError(f"table must be one of {', '.join(TABLES)}, not {table!r}")
+    columns, _ = _native.scan([], None, False)[table]
+    return [name for name, _, _ in columns]
+
+
+def _all(pa, tables: ScanTables):
+    # the union of the four schemas (a column two tables share has one type in both: the
+    # library's), every column nullable, and which table each row is from
+    types = {}
+    for t in tables:
+        for f in t.schema:
+            types.setdefault(f.name, f.type)
+    schema = pa.schema(
+        [pa.field("table", pa.string(), nullable=False)]
+        + [pa.field(n, ty, nullable=True) for n, ty in types.items()]
+    )
+    parts = []
+    for name, t in zip(TABLES, tables):
+        arrays = [pa.array([name] * t.num_rows, pa.string())]
+        for n, ty in types.items():
+            arrays.append(t.column(n) if n in t.schema.names else pa.nulls(t.num_rows, ty))
+        parts.append(pa.Table.from_arrays(arrays, schema=schema))
+    return pa.concat_tables(parts)
+
+
 def _locations(batch: Any, column: str) -> list:
     # Ray hands a batch as a pyarrow.Table, a pandas.DataFrame or a dict of numpy arrays
     if hasattr(batch, "column_names") and hasattr(batch, "column"):
@@ -91,8 +123,13 @@ def scan_batch(
 ):
     """For Ray Data's ``map_batches``: scans the locations in ``batch[column]`` (``"item"`` is what
     ``ray.data.from_items`` names a list of strings) and returns ``table`` (one of ``files``,
-    ``metadata``, ``tensors``, ``findings``) as a ``pyarrow.Table``. Pass the table with
-    ``fn_kwargs={"table": "tensors"}``; each table asked for reads the batch's headers again."""
-    if table not in TABLES:
-        raise ValueError(f"table must be one of {', '.join(TABLES)}, not {table!r}")
-    return getattr(scan(_locations(batch, column), jobs=jobs, full_arrays=full_arrays), table)
+    ``metadata``, ``tensors``, ``findings``) as a ``pyarrow.Table``, chosen with
+    ``fn_kwargs={"table": "tensors"}``. ``table="all"`` returns the four in one table, each
+    header read once: a ``table`` column names each row's table, and the columns of the others
+    are null (select ``scan_columns(name)`` of the rows whose ``table`` is ``name``)."""
+    if table not in TABLES and table != "all":
+        raise ValueError(f"table must be one of {', '.join(TABLES)} or 'all', not {table!r}")
+    tables = scan(_locations(batch, column), jobs=jobs, full_arrays=full_arrays)
+    if table == "all":
+        return _all(_pyarrow(), tables)
+    return getattr(tables, table)

@@ -1,4 +1,4 @@
-from typing import Any, Iterable, NamedTuple, Optional, Tuple
+from typing import Any, Iterable, List, NamedTuple, Optional, Tuple
 
 import pyarrow
 
@@ -26,5 +26,10 @@ def scan_batch(
     jobs: Optional[int] = None,
     full_arrays: bool = False,
 ) -> pyarrow.Table:
-    """For Ray Data's ``map_batches``: one table of the scan of ``batch[column]``."""
+    """For Ray Data's ``map_batches``: one table of the scan of ``batch[column]``, or with
+    ``table="all"`` the four in one (a ``table`` column says which)."""
+    ...
+
+def scan_columns(table: str) -> List[str]:
+    """The column names of one of the four tables, in order."""
     ...

@@ -16,6 +16,7 @@ import ggufkit
 from conftest import SAMPLE, corpus_files
 
 pa = pytest.importorskip("pyarrow", reason="SKIP: pyarrow is not installed")
+pytest.importorskip("pyarrow.compute", reason="SKIP: pyarrow is not installed")
 pq = pytest.importorskip("pyarrow.parquet", reason="SKIP: pyarrow is not installed")
 
 
@@ -94,6 +95,17 @@ def test_scan_batch_takes_ray_batch_formats():
         ggufkit.scan_batch({"item": locs}, table="nope")
 
 
+def test_all_tables_in_one_batch_split_back():
+    locs = locations()[:12]
+    tables = ggufkit.scan(locs)
+    every = ggufkit.scan_batch({"item": locs}, table="all")
+    assert every.num_rows == sum(t.num_rows for t in tables)
+    for name, table in zip(ggufkit.ScanTables._fields, tables):
+        assert ggufkit.scan_columns(name) == table.schema.names
+        mine = every.filter(pa.compute.equal(every["table"], name))
+        assert rows(mine.select(ggufkit.scan_columns(name))) == rows(table), name
+
+
 def test_a_local_ray_cluster_gives_the_same_tables(scanned, tmp_path):
     ray = pytest.importorskip("ray", reason="SKIP: ray is not installed")
     pytest.importorskip("ray.data", reason="SKIP: ray[data] is not installed")
@@ -101,16 +113,23 @@ def test_a_local_ray_cluster_gives_the_same_tables(scanned, tmp_path):
     ray.init(num_cpus=2, include_dashboard=False, ignore_reinit_error=True, log_to_driver=False)
     try:
         ds = ray.data.from_items(locs)
+        # one table, as a pipeline writes just it
+        files = ds.map_batches(
+            ggufkit.scan_batch, fn_kwargs={"table": "files"}, batch_format="pyarrow", batch_size=16
+        )
+        files.write_parquet(str(tmp_path / "files-only"))
+        assert rows(pq.read_table(tmp_path / "files-only")) == rows(tables.files)
+        # all four from one pass over the headers, split back by the `table` column
+        every = ds.map_batches(
+            ggufkit.scan_batch, fn_kwargs={"table": "all"}, batch_format="pyarrow", batch_size=16
+        ).materialize()
         for name, table in zip(ggufkit.ScanTables._fields, tables):
-            got = ds.map_batches(
-                ggufkit.scan_batch,
-                fn_kwargs={"table": name},
-                batch_format="pyarrow",
-                batch_size=16,
-            )
             dest = tmp_path / name
-            got.write_parquet(str(dest))
-            written = pq.read_table(dest)
-            assert rows(written) == rows(table), name
+            (
+                every.filter(expr=f"table == '{name}'")
+                .select_columns(ggufkit.scan_columns(name))
+                .write_parquet(str(dest))
+            )
+            assert rows(pq.read_table(dest)) == rows(table), name
     finally:
         ray.shutdown()

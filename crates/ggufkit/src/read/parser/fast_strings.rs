@@ -65,9 +65,8 @@ impl<S: Source> Parser<'_, S> {
             // one string the fast loop stopped at: more bytes to read, or a length that is not
             // ASCII (which ends the run: that string is checked alone)
             let at = pos;
-            if k > 0 {
-                let start = self.cur.pos;
-                let mean = (at - start) / k;
+            let start = self.cur.pos;
+            if let Some(mean) = (at - start).checked_div(k) {
                 let end = at.saturating_add(mean.saturating_mul(count - k));
                 self.cur.src.expect(header_end_guess(start, end, count));
             }
