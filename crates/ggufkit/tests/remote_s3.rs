@@ -220,8 +220,9 @@ fn scan_all(locations: &[Location]) -> Vec<FileRows> {
 }
 
 /// `s3://scan/` listed through object_store (only `*.gguf`, nested keys included) gives the
-/// tables a local folder of the same files gives; a resumed scan skips the objects whose ETag is
-/// unchanged (one HEAD each) and reads again the one that changed.
+/// tables a local folder of the same files gives; a resumed scan skips the objects whose ETag
+/// (from the listing) is the one recorded, and reads again the one that changed; the objects'
+/// own URLs resume the same way with a HEAD each.
 fn a_prefix_scans_like_a_local_folder(port: u16) {
     let dir = tempfile::tempdir().unwrap();
     put(port, "/scan", b"");
@@ -247,7 +248,15 @@ fn a_prefix_scans_like_a_local_folder(port: u16) {
 
     let remote = scan::expand(&["s3://scan/"]);
     assert_eq!(remote.len(), files.len(), "{remote:?}");
-    assert!(remote.contains(&Location::Remote("s3://scan/nested/m3.gguf".into())));
+    assert!(remote
+        .iter()
+        .any(|l| l.name() == "s3://scan/nested/m3.gguf"));
+    assert!(
+        remote
+            .iter()
+            .all(|l| matches!(l, Location::Listed { etag: Some(_), .. })),
+        "{remote:?}"
+    );
     let local = scan::expand(&[dir.path().to_str().unwrap()]);
     let remote_rows = scan_all(&remote);
     assert_eq!(comparable(&remote_rows), comparable(&scan_all(&local)));
@@ -301,6 +310,20 @@ fn a_prefix_scans_like_a_local_folder(port: u16) {
     )
     .unwrap();
     assert_eq!((stats.scanned, stats.skipped), (1, files.len() as u64 - 1));
+
+    // the same objects named one by one: their ETags come from a HEAD each
+    let urls: Vec<Location> = remote.iter().map(|l| Location::Remote(l.name())).collect();
+    let mut o = ScanOutput::open(out.path(), Format::Jsonl).unwrap();
+    let done = o.take_done();
+    let stats = scan::scan(
+        &urls,
+        &done,
+        &ScanOptions::default(),
+        &mut o,
+        &NoScanProgress,
+    )
+    .unwrap();
+    assert_eq!((stats.scanned, stats.skipped), (0, files.len() as u64));
 
     // a bucket that does not exist: one row with the listing's error, not an empty scan
     let missing = scan::expand(&["s3://no-such-bucket/"]);

@@ -24,9 +24,18 @@ pub fn is_prefix(url: &str) -> bool {
     store && (u.path().is_empty() || u.path().ends_with('/'))
 }
 
+/// One object of a listing: its URL, and the length and ETag the listing gave.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Listed {
+    pub url: String,
+    pub size: u64,
+    pub etag: Option<String>,
+}
+
 /// The `*.gguf` objects (any case) under the prefix `url`, as URLs of the same scheme and
-/// bucket, sorted. `Err` when the store cannot be built or the listing fails (after retries).
-pub fn list_gguf(url: &str, opts: &RemoteOptions) -> Result<Vec<String>> {
+/// bucket, sorted, each with its length and ETag. `Err` when the store cannot be built or the
+/// listing fails (after retries).
+pub fn list_gguf(url: &str, opts: &RemoteOptions) -> Result<Vec<Listed>> {
     let located = |problem| RemoteError::Location {
         url: url.to_string(),
         problem,
@@ -49,7 +58,7 @@ pub fn list_gguf(url: &str, opts: &RemoteOptions) -> Result<Vec<String>> {
             source: std::io::Error::other(e.to_string()),
         })?;
     let base = &parsed[..Position::BeforePath];
-    let mut out: Vec<String> = metas
+    let mut out: Vec<Listed> = metas
         .into_iter()
         .filter(|m| {
             m.location
@@ -59,9 +68,13 @@ pub fn list_gguf(url: &str, opts: &RemoteOptions) -> Result<Vec<String>> {
         .filter_map(|m| {
             let mut u = Url::parse(base).ok()?;
             u.set_path(m.location.as_ref());
-            Some(u.to_string())
+            Some(Listed {
+                url: u.to_string(),
+                size: m.size,
+                etag: m.e_tag.filter(|e| !e.is_empty()),
+            })
         })
         .collect();
-    out.sort();
+    out.sort_by(|a, b| a.url.cmp(&b.url));
     Ok(out)
 }

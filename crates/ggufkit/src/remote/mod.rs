@@ -51,7 +51,7 @@ use object::{describe, Object};
 use source::RemoteSource;
 use store::{counted, Counters};
 
-pub use list::{is_prefix, list_gguf};
+pub use list::{is_prefix, list_gguf, Listed};
 pub use scan::{object_stamp, scan_url, ScannedHeader};
 pub use shard::{parse_shard_url, RemoteModel, ShardTensor};
 pub use store::is_remote;

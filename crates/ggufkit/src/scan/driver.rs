@@ -73,9 +73,9 @@ pub struct ScanStats {
 }
 
 /// Whether the output already holds `loc` as it is now: a local file with the same size and
-/// mtime; a remote object with the same size and ETag (one `HEAD` request, no body), or, when
-/// its row has no ETag (the server gave none, or it could not be read), the same size. A
-/// prefix that could not be listed is tried again.
+/// mtime; a remote object with the same size and ETag (those its listing gave, or one `HEAD`
+/// request, no body), or, when its row has no ETag (the server gave none), the same size. A
+/// location whose row is a read error, or a prefix that could not be listed, is tried again.
 fn already_done(loc: &Location, done: &Done, remote: &RemoteConfig) -> bool {
     let Some(prev) = done.get(&loc.name()) else {
         return false;
@@ -92,6 +92,9 @@ fn already_done(loc: &Location, done: &Done, remote: &RemoteConfig) -> bool {
         Location::Remote(_) => {
             let _ = remote;
             true
+        }
+        Location::Listed { size, etag, .. } => {
+            prev.size == Some(*size) && prev.etag.as_ref() == etag.as_ref()
         }
         Location::Unlisted { .. } => false,
     }

@@ -13,6 +13,16 @@ pub enum Location {
     Local(PathBuf),
     /// A URL of a remote object.
     Remote(String),
+    /// An object found by listing a prefix, with the length and ETag the listing gave (so a
+    /// resumed scan compares them without asking the object again).
+    Listed {
+        /// The object's URL.
+        url: String,
+        /// Its length, from the listing.
+        size: u64,
+        /// Its ETag, from the listing, when the store gave one.
+        etag: Option<String>,
+    },
     /// An object-store prefix whose listing failed: its `files` row carries the error.
     Unlisted {
         /// The prefix as given.
@@ -28,7 +38,7 @@ impl Location {
     pub fn name(&self) -> String {
         match self {
             Location::Local(p) => p.to_string_lossy().into_owned(),
-            Location::Remote(u) => u.clone(),
+            Location::Remote(u) | Location::Listed { url: u, .. } => u.clone(),
             Location::Unlisted { prefix, .. } => prefix.clone(),
         }
     }
@@ -63,7 +73,11 @@ pub fn expand<S: AsRef<str>>(inputs: &[S]) -> Vec<Location> {
         if crate::remote::is_prefix(s) {
             let opts = crate::remote::RemoteOptions::from_env();
             match crate::remote::list_gguf(s, &opts) {
-                Ok(urls) => out.extend(urls.into_iter().map(Location::Remote)),
+                Ok(objects) => out.extend(objects.into_iter().map(|o| Location::Listed {
+                    url: o.url,
+                    size: o.size,
+                    etag: o.etag,
+                })),
                 Err(e) => out.push(Location::Unlisted {
                     prefix: s.to_string(),
                     error: e.to_string(),

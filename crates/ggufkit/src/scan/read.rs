@@ -59,7 +59,7 @@ pub fn local_stamp(path: &Path) -> Option<Stamp> {
 pub fn scan_location(loc: &Location, limit: ValueLimit, remote: &RemoteConfig) -> FileRows {
     match loc {
         Location::Local(p) => scan_local(p, loc.name(), limit),
-        Location::Remote(url) => scan_remote(url, limit, remote),
+        Location::Remote(url) | Location::Listed { url, .. } => scan_remote(url, limit, remote),
         Location::Unlisted { prefix, error } => {
             let file = FileRow {
                 location: prefix.clone(),
