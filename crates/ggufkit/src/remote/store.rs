@@ -99,6 +99,7 @@ struct StoreKey {
 /// must not hold a client for each).
 const MAX_STORES: usize = 64;
 
+/// The store of `url`'s origin (or bucket), built on first use and shared after.
 pub(crate) fn shared_store(
     url: &Url,
     opts: &RemoteOptions,
@@ -107,7 +108,14 @@ pub(crate) fn shared_store(
     let env = if matches!(url.scheme(), "http" | "https") {
         Vec::new()
     } else {
-        let mut env: Vec<(String, String)> = std::env::vars()
+        // `vars_os`: a variable that is not UTF-8 must not panic here
+        let mut env: Vec<(String, String)> = std::env::vars_os()
+            .map(|(k, v)| {
+                (
+                    k.to_string_lossy().into_owned(),
+                    v.to_string_lossy().into_owned(),
+                )
+            })
             .filter(|(k, _)| {
                 ["AWS_", "GOOGLE_", "AZURE_"]
                     .iter()
