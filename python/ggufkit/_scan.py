@@ -70,7 +70,9 @@ def scan(
     """Scans ``locations`` (files, folders walked for ``*.gguf``, URLs, object-store prefixes such
     as ``s3://bucket/models/``) with ``jobs`` files in flight (default: the cores) and returns the
     four tables. A file that cannot be read is a ``files`` row with ``read_error``, never an
-    exception. Arrays in ``metadata.value`` keep their first 64 elements unless ``full_arrays``."""
+    exception. Arrays in ``metadata.value`` keep their first 64 elements unless ``full_arrays``.
+    Every row is held in memory until the tables are built: for millions of files use ``gguf
+    scan`` (which writes as it goes) or ``scan_batch`` on Ray."""
     pa = _pyarrow()
     raw = _native.scan([str(x) for x in locations], jobs, full_arrays)
     return ScanTables(*(_table(pa, *raw[name]) for name in TABLES))
