@@ -55,7 +55,13 @@ pub fn list_gguf(url: &str, opts: &RemoteOptions) -> Result<Vec<Listed>> {
         .map_err(|e| Error::Io {
             context: "listing the prefix".to_string(),
             location: Some(Location::Url(url.to_string())),
-            source: std::io::Error::other(e.to_string()),
+            // one line: a store's error may quote the server's XML answer
+            source: std::io::Error::other(
+                e.to_string()
+                    .split_whitespace()
+                    .collect::<Vec<_>>()
+                    .join(" "),
+            ),
         })?;
     let base = &parsed[..Position::BeforePath];
     let mut out: Vec<Listed> = metas
