@@ -18,6 +18,11 @@ pub(crate) trait Source {
     fn bytes(&self) -> &[u8];
     /// The total length when it is known without reading (slices and files).
     fn total_len(&self) -> Option<u64>;
+    /// The parser's guess that the header ends near `end`: a source that pays per read (remote
+    /// ranges) fetches that far at once; the others ignore it. Never changes what is parsed.
+    fn expect(&mut self, end: u64) {
+        let _ = end;
+    }
 }
 
 /// A slice that is all there is.
