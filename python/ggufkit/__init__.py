@@ -32,6 +32,7 @@ from ._native import (
     validate,
 )
 from .errors import FormatError, GGUFError
+from ._scan import ScanTables, scan, scan_batch, scan_columns
 
 __version__ = _native.__version__
 
@@ -42,6 +43,10 @@ __all__ = [
     "quantize",
     "dequantize",
     "edit",
+    "scan",
+    "scan_batch",
+    "scan_columns",
+    "ScanTables",
     "File",
     "Field",
     "Tensor",

@@ -183,3 +183,10 @@ def edit(
     types: Optional[Mapping[str, str]] = None,
     overwrite: bool = True,
 ) -> str: ...
+def scan(
+    locations: Sequence[str], jobs: Optional[int] = None, full_arrays: bool = False
+) -> Mapping[str, Tuple[List[Tuple[str, str, bool]], List[List[Any]]]]:
+    """The library's scan of ``locations``: each table as ``(columns, values)``, ``columns`` a list
+    of ``(name, kind, nullable)`` and ``values`` one list per column (``ggufkit.scan`` makes them
+    ``pyarrow.Table``s)."""
+    ...

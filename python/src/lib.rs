@@ -14,6 +14,7 @@ mod file;
 #[allow(unsafe_code)] // one block: numpy arrays over the map (see its SAFETY comment)
 mod held;
 mod pyvalue;
+mod scan;
 mod tensor;
 #[allow(unsafe_code)] // one block: str objects from checked text (see its SAFETY comment)
 mod text;
@@ -41,6 +42,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(codec::quantize_py, m)?)?;
     m.add_function(wrap_pyfunction!(codec::dequantize_py, m)?)?;
     m.add_function(wrap_pyfunction!(writer::edit, m)?)?;
+    m.add_function(wrap_pyfunction!(scan::scan, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

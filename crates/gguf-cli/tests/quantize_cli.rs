@@ -716,7 +716,7 @@ fn recipes_reproduce_the_tensors() {
 }
 
 #[test]
-fn one_shard_of_a_split_model_is_refused_not_quantized_alone() {
+fn the_recipe_of_one_shard_of_a_split_model_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     ggufkit_testkit::fixtures::tiny_model().write(dir.path(), "m.gguf");
     let (code, _, err) = run(
@@ -725,21 +725,17 @@ fn one_shard_of_a_split_model_is_refused_not_quantized_alone() {
     );
     assert_eq!(code, 0, "{err}");
     let first = "s-00001-of-00003.gguf";
-    for args in [
-        vec!["quantize", first, "q.gguf", "Q8_0"],
-        vec!["recipe", first],
-        vec!["recipe", "s-00002-of-00003.gguf"],
-    ] {
-        let (code, _, err) = run(dir.path(), &args);
-        assert_eq!(code, 2, "{args:?}: {err}");
-        assert!(err.contains("of 3 of a split model"), "{args:?}: {err}");
-        assert!(err.contains("gguf merge"), "{args:?}: {err}");
-        assert!(!dir.path().join("q.gguf").exists());
+    for file in [first, "s-00002-of-00003.gguf"] {
+        let (code, out, err) = run(dir.path(), &["recipe", file]);
+        assert_eq!(code, 2, "{file}: {err}");
+        assert!(out.is_empty(), "{file}: {out}");
+        assert!(err.contains("of 3 of a split model"), "{file}: {err}");
+        assert!(err.contains("gguf merge"), "{file}: {err}");
     }
-    // merged, it quantizes
+    // merged, it has a recipe
     let (code, _, err) = run(dir.path(), &["merge", first, "-o", "whole.gguf"]);
     assert_eq!(code, 0, "{err}");
-    let (code, _, err) = run(dir.path(), &["quantize", "whole.gguf", "q.gguf", "Q8_0"]);
+    let (code, _, err) = run(dir.path(), &["recipe", "whole.gguf"]);
     assert_eq!(code, 0, "{err}");
 }
 
@@ -780,14 +776,10 @@ fn llama_quantize() -> Option<PathBuf> {
     None
 }
 
-/// The recipe of llama-quantize's own output, given back to `gguf quantize` under another
-/// preset, gives its tensors byte for byte; and llama-quantize reads the recipe too.
-#[test]
-fn recipes_of_llama_quantize_outputs() {
-    let Some(lq) = llama_quantize() else { return };
-    let dir = tempfile::tempdir().unwrap();
-    model(dir.path());
-    // the hyperparameters llama.cpp's loader wants besides those the rules read
+/// [`model`] with the hyperparameters llama.cpp's loader wants besides those the rules read, so
+/// that llama-quantize loads it too.
+fn loadable_model(dir: &Path) -> PathBuf {
+    let p = model(dir);
     for (key, ty, value) in [
         ("llama.context_length", "uint32", "512"),
         ("llama.embedding_length", "uint32", "256"),
@@ -801,7 +793,7 @@ fn recipes_of_llama_quantize_outputs() {
         ("llama.vocab_size", "uint32", "64"),
     ] {
         let (code, _, err) = run(
-            dir.path(),
+            dir,
             &[
                 "meta",
                 "set",
@@ -815,6 +807,16 @@ fn recipes_of_llama_quantize_outputs() {
         );
         assert_eq!(code, 0, "{key}: {err}");
     }
+    p
+}
+
+/// The recipe of llama-quantize's own output, given back to `gguf quantize` under another
+/// preset, gives its tensors byte for byte; and llama-quantize reads the recipe too.
+#[test]
+fn recipes_of_llama_quantize_outputs() {
+    let Some(lq) = llama_quantize() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    loadable_model(dir.path());
     let ok = std::process::Command::new(&lq)
         .current_dir(dir.path())
         .args(["m-f16.gguf", "lq.gguf", "Q3_K_M", "2"])
@@ -983,4 +985,375 @@ fn types_a_tensor_cannot_take_and_partial_matrices() {
     }
     let left = fs::read_dir(dir.path()).unwrap().count();
     assert_eq!(left, 3, "no temporary files left");
+}
+
+/// The metadata keys of a file, in order.
+fn keys_of(p: &Path) -> Vec<String> {
+    Gguf::open(p)
+        .unwrap()
+        .metadata()
+        .map(|k| k.key().into_owned())
+        .collect()
+}
+
+/// The corpus's split of the tiny llama (three shards by llama.cpp's gguf-split), given by its
+/// first shard, is read whole: the output is llama-quantize's output of the unsplit model (the
+/// vectors' sha256). With `--keep-split`, one shard per input shard, each with its input shard's
+/// tensors in file order and the split keys last, in llama-quantize's order; an input that is
+/// not split gives one `-00001-of-00001` file without split keys.
+#[test]
+fn split_inputs_are_read_whole_and_kept_split() {
+    let Some(split) = shared::find("corpus/split") else {
+        return;
+    };
+    let Some(manifests) = shared::find("vectors/quantize/manifests") else {
+        return;
+    };
+    let first = split.join("llama-2-tiny-random-00001-of-00003.gguf");
+    let dir = tempfile::tempdir().unwrap();
+    for preset in ["Q8_0", "Q4_K_M"] {
+        let m: serde_json::Value = serde_json::from_slice(
+            &fs::read(manifests.join(format!("tiny.{preset}.json"))).unwrap(),
+        )
+        .unwrap();
+        let out = dir.path().join(format!("{preset}.gguf"));
+        gguf(dir.path())
+            .arg("quantize")
+            .arg(&first)
+            .arg(&out)
+            .args([preset, "2"])
+            .assert()
+            .success();
+        assert_eq!(
+            sha256(&fs::read(&out).unwrap()),
+            m["sha256"].as_str().unwrap(),
+            "{preset} of the split model"
+        );
+    }
+    // a later shard is refused, as llama.cpp's loader refuses it
+    let (code, _, err) = run(
+        dir.path(),
+        &[
+            "quantize",
+            split
+                .join("llama-2-tiny-random-00002-of-00003.gguf")
+                .to_str()
+                .unwrap(),
+            "x.gguf",
+            "Q8_0",
+        ],
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(!dir.path().join("x.gguf").exists());
+
+    let (code, _, err) = run(
+        dir.path(),
+        &[
+            "quantize",
+            "--keep-split",
+            first.to_str().unwrap(),
+            "k.gguf",
+            "Q8_0",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    for i in 1..=3 {
+        let name = format!("k-0000{i}-of-00003.gguf");
+        assert!(err.contains(&format!("wrote {name}")), "{err}");
+        let input = split.join(format!("llama-2-tiny-random-0000{i}-of-00003.gguf"));
+        let out = dir.path().join(&name);
+        let names = |p: &Path| -> Vec<String> { types_of(p).into_iter().map(|(n, _)| n).collect() };
+        assert_eq!(names(&out), names(&input), "{name}: tensors in file order");
+        let keys = keys_of(&out);
+        assert_eq!(
+            &keys[keys.len() - 3..],
+            ["split.no", "split.count", "split.tensors.count"],
+            "{name}"
+        );
+        let g = Gguf::open(&out).unwrap();
+        assert_eq!(g.get_u64("split.no"), Some(i - 1));
+        assert_eq!(g.get_u64("split.count"), Some(3));
+        assert_eq!(g.get_u64("split.tensors.count"), Some(12));
+        if i == 1 {
+            assert_eq!(g.get_u64("general.file_type"), Some(7));
+        } else {
+            assert_eq!(keys.len(), 3, "{name}: the split keys only");
+        }
+    }
+    // the plan says how many files
+    let (code, out, err) = run(
+        dir.path(),
+        &[
+            "quantize",
+            "--dry-run",
+            "--keep-split",
+            first.to_str().unwrap(),
+            "Q8_0",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("--keep-split: 3 output shards"), "{out}");
+    // the shards open as one model again
+    let (code, out, err) = run(dir.path(), &["info", "k-00001-of-00003.gguf"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(!out.is_empty());
+    // an existing shard stops the run before anything is written
+    fs::remove_file(dir.path().join("k-00001-of-00003.gguf")).unwrap();
+    let (code, _, err) = run(
+        dir.path(),
+        &[
+            "quantize",
+            "--keep-split",
+            first.to_str().unwrap(),
+            "k.gguf",
+            "Q8_0",
+        ],
+    );
+    assert_eq!(code, 2);
+    assert!(err.contains("exists"), "{err}");
+    assert!(!dir.path().join("k-00001-of-00003.gguf").exists());
+
+    // an input that is not split: one shard, no split keys
+    model(dir.path());
+    let (code, _, err) = run(
+        dir.path(),
+        &["quantize", "--keep-split", "m-f16.gguf", "one", "Q8_0"],
+    );
+    assert_eq!(code, 0, "{err}");
+    let one = dir.path().join("one-00001-of-00001.gguf");
+    assert!(!keys_of(&one).iter().any(|k| k.starts_with("split.")));
+    assert_eq!(types_of(&one).len(), 75);
+}
+
+/// `--keep-split` with `--prune-layers` that leave a shard without tensors: one line, nothing
+/// written (llama-quantize cannot write that shard either).
+#[test]
+fn keep_split_refuses_an_emptied_shard() {
+    let dir = tempfile::tempdir().unwrap();
+    model(dir.path());
+    // shards of 12 tensors: the second holds blk.1 and three tensors of blk.2
+    let (code, _, err) = run(
+        dir.path(),
+        &["split", "m-f16.gguf", "--max-tensors", "12", "-o", "sp"],
+    );
+    assert_eq!(code, 0, "{err}");
+    let (code, _, err) = run(
+        dir.path(),
+        &[
+            "quantize",
+            "--keep-split",
+            "--prune-layers",
+            "1",
+            "sp-00001-of-00007.gguf",
+            "q.gguf",
+            "Q8_0",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    let (code, _, err) = run(
+        dir.path(),
+        &[
+            "quantize",
+            "--keep-split",
+            "--prune-layers",
+            "0,1,2",
+            "sp-00001-of-00007.gguf",
+            "r.gguf",
+            "Q8_0",
+        ],
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("would hold no tensors"), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(!fs::read_dir(dir.path()).unwrap().any(|e| e
+        .unwrap()
+        .file_name()
+        .to_string_lossy()
+        .starts_with('r')));
+}
+
+/// Split models, quantized by llama-quantize and by `gguf quantize`, whole and with
+/// `--keep-split`, under several presets and with pruned layers: every output file is
+/// llama-quantize's, byte for byte. The splits: `gguf split` of the test model (one with a first
+/// shard holding the metadata only), and of the corpus's tiny llama, and the corpus's split of it
+/// by llama.cpp's gguf-split.
+#[test]
+fn split_models_as_llama_quantize_writes_them() {
+    let Some(lq) = llama_quantize() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    loadable_model(dir.path());
+    for args in [
+        &["split", "m-f16.gguf", "--max-tensors", "30", "-o", "sp"][..],
+        &[
+            "split",
+            "m-f16.gguf",
+            "--max-tensors",
+            "40",
+            "--no-tensor-first-split",
+            "-o",
+            "sp0",
+        ][..],
+    ] {
+        let (code, _, err) = run(dir.path(), args);
+        assert_eq!(code, 0, "{err}");
+    }
+    // (input, options and preset, files written)
+    let mut cases: Vec<(String, &[&str], usize)> = vec![
+        ("sp-00001-of-00003.gguf", &["Q4_K_M"][..], 1),
+        ("sp-00001-of-00003.gguf", &["--keep-split", "Q4_K_M"], 3),
+        ("sp-00001-of-00003.gguf", &["--keep-split", "IQ4_NL"], 3),
+        (
+            "sp-00001-of-00003.gguf",
+            &["--keep-split", "--prune-layers", "1,6", "Q3_K_S"],
+            3,
+        ),
+        ("sp0-00001-of-00003.gguf", &["Q5_K_M"], 1),
+        ("sp0-00001-of-00003.gguf", &["--keep-split", "Q5_K_M"], 3),
+        ("m-f16.gguf", &["--keep-split", "Q8_0"], 1),
+    ]
+    .into_iter()
+    .map(|(i, a, n)| (i.to_string(), a, n))
+    .collect();
+    // the corpus's tiny llama, split by llama.cpp's gguf-split and by `gguf split`
+    if let Some(corpus) = shared::find("corpus") {
+        let tiny = corpus.join("models/llama-2-tiny-random.gguf");
+        let (code, _, err) = run(
+            dir.path(),
+            &[
+                "split",
+                tiny.to_str().unwrap(),
+                "--max-tensors",
+                "5",
+                "-o",
+                "tiny",
+            ],
+        );
+        assert_eq!(code, 0, "{err}");
+        let theirs = corpus.join("split/llama-2-tiny-random-00001-of-00003.gguf");
+        for input in [theirs.to_str().unwrap(), "tiny-00001-of-00003.gguf"] {
+            cases.push((input.to_string(), &["Q4_K_M"], 1));
+            cases.push((input.to_string(), &["--keep-split", "Q8_0"], 3));
+        }
+    }
+    for (n, (input, args, count)) in cases.iter().enumerate() {
+        let input = input.as_str();
+        let (opts, preset) = args.split_at(args.len() - 1);
+        let ours = format!("ours{n}_.gguf");
+        let theirs = format!("lq{n}_.gguf");
+        let mut a = vec!["quantize"];
+        a.extend(opts);
+        a.extend([input, ours.as_str(), preset[0], "2"]);
+        let (code, _, err) = run(dir.path(), &a);
+        assert_eq!(code, 0, "{input} {args:?}: {err}");
+        let ok = std::process::Command::new(&lq)
+            .current_dir(dir.path())
+            .args(opts)
+            .args([input, &theirs, preset[0], "2"])
+            .output()
+            .unwrap();
+        assert!(
+            ok.status.success(),
+            "{input} {args:?}: {}",
+            String::from_utf8_lossy(&ok.stderr)
+                .lines()
+                .rev()
+                .take(8)
+                .collect::<Vec<_>>()
+                .join("\n")
+        );
+        let files = |prefix: &str| -> Vec<String> {
+            let mut v: Vec<String> = fs::read_dir(dir.path())
+                .unwrap()
+                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .filter(|f| f.starts_with(&format!("{prefix}{n}_")))
+                .map(|f| f[prefix.len()..].to_string())
+                .collect();
+            v.sort();
+            v
+        };
+        let (a, b) = (files("ours"), files("lq"));
+        assert_eq!(a, b, "{input} {args:?}: the files written");
+        assert_eq!(a.len(), *count, "{input} {args:?}: {a:?}");
+        if opts.contains(&"--keep-split") {
+            assert!(a.iter().all(|f| f.contains("-of-")), "{a:?}");
+        }
+        for f in &a {
+            assert!(
+                fs::read(dir.path().join(format!("ours{f}"))).unwrap()
+                    == fs::read(dir.path().join(format!("lq{f}"))).unwrap(),
+                "{input} {args:?}: {f} differs from llama-quantize's"
+            );
+        }
+    }
+}
+
+/// Gemma 3 in F16, split in four by `gguf split`, quantized to Q4_K_M with llama-quantize's
+/// importance matrix and `--keep-split` by both tools: each of the four output shards is
+/// llama-quantize's. The source is `/tmp/gemma/gemma-3-270m-f16.gguf` or the one ggufkit's
+/// `quantize_vectors` test makes in the temporary folder.
+#[test]
+fn gemma_split_in_four_as_llama_quantize_writes_it() {
+    let Some(lq) = llama_quantize() else { return };
+    let Some(vectors) = shared::find("vectors/quantize") else {
+        return;
+    };
+    let candidates = [
+        PathBuf::from("/tmp/gemma/gemma-3-270m-f16.gguf"),
+        std::env::temp_dir().join("ggufkit-quantize-gemma-3-270m-f16.gguf"),
+    ];
+    let Some(src) = candidates.iter().find(|p| p.exists()) else {
+        println!(
+            "SKIPPED: neither {} nor {} exists (ggufkit's quantize_vectors test makes the second)",
+            candidates[0].display(),
+            candidates[1].display()
+        );
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    fs::copy(
+        vectors.join("gemma-3-270m-f16.imatrix.gguf"),
+        dir.path().join("im.gguf"),
+    )
+    .unwrap();
+    let (code, _, err) = run(
+        dir.path(),
+        &[
+            "split",
+            src.to_str().unwrap(),
+            "--max-size",
+            "200M",
+            "-o",
+            "g",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    let args = [
+        "--keep-split",
+        "--imatrix",
+        "im.gguf",
+        "g-00001-of-00004.gguf",
+    ];
+    let (code, _, err) = run(
+        dir.path(),
+        &[&["quantize"][..], &args, &["ours.gguf", "Q4_K_M", "2"]].concat(),
+    );
+    assert_eq!(code, 0, "{err}");
+    let ok = std::process::Command::new(&lq)
+        .current_dir(dir.path())
+        .args(args)
+        .args(["lq.gguf", "Q4_K_M", "2"])
+        .output()
+        .unwrap();
+    assert!(
+        ok.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ok.stderr)
+    );
+    for i in 1..=4 {
+        let name = |p: &str| dir.path().join(format!("{p}-0000{i}-of-00004.gguf"));
+        assert!(
+            fs::read(name("ours")).unwrap() == fs::read(name("lq")).unwrap(),
+            "shard {i} differs from llama-quantize's"
+        );
+    }
 }

@@ -242,9 +242,9 @@ fn hash_streams_the_data_and_matches_the_local_hashes() {
 #[test]
 fn layout_of_a_url_is_the_local_layout() {
     let mut bytes = model();
-    // 200 KB of trailing data, beyond the first 64 KiB fetched: a field and a warning, judged
+    // 2 MB of trailing data, beyond the first 1 MiB fetched: a field and a warning, judged
     // from the object's length
-    bytes.extend(vec![7u8; 200_000]);
+    bytes.extend(vec![7u8; 2_000_000]);
     let (srv, _d, local) = serve(&bytes);
     let url = srv.url("/m.gguf");
     let r = gguf().args(["layout", &url, "--json"]).assert().success();
@@ -253,7 +253,7 @@ fn layout_of_a_url_is_the_local_layout() {
         .assert()
         .success();
     assert_eq!(json(&r.get_output().stdout), json(&l.get_output().stdout));
-    assert_eq!(srv.log()[0].sent, 65_536);
+    assert_eq!(srv.log()[0].sent, ggufkit::remote::FIRST_CHUNK);
     let mut cut = model();
     cut.truncate(cut.len() - 30); // tensor data cut short: exit 1, as locally
     let (srv, _d, local) = serve(&cut);

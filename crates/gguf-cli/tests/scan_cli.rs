@@ -504,3 +504,76 @@ fn urls_give_the_rows_of_their_bytes() {
         );
     }
 }
+
+/// A real `gguf scan` killed by a signal once its first part has landed (SIGKILL: nothing
+/// cleaned up; SIGINT: the interrupt handler's exit), then run again on the same folder, ends
+/// with the tables of a scan that was never interrupted.
+#[test]
+fn a_scan_killed_by_a_signal_resumes_to_the_same_tables() {
+    let d = tempfile::tempdir().unwrap();
+    let n = 2600u32;
+    for i in 0..n {
+        std::fs::write(d.path().join(format!("f{i:05}.gguf")), model(i % 20)).unwrap();
+    }
+    std::fs::write(d.path().join("cut.gguf"), &model(1)[..100]).unwrap();
+    let dir = d.path().to_str().unwrap();
+    let whole = tempfile::tempdir().unwrap();
+    let w = whole.path().to_str().unwrap();
+    scan(&[dir, "-o", w, "--format", "jsonl", "--jobs", "1"]);
+    let total = n as usize + 1;
+    assert_eq!(jsonl_rows(whole.path(), "files").len(), total);
+
+    for signal in ["KILL", "INT"] {
+        let out = tempfile::tempdir().unwrap();
+        let o = out.path().to_str().unwrap();
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_gguf"))
+            .args(["scan", dir, "-o", o, "--format", "jsonl", "--jobs", "1"])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let first = out.path().join("files/part-00000.jsonl");
+        let t0 = std::time::Instant::now();
+        while !first.exists() {
+            assert!(t0.elapsed().as_secs() < 120, "no part after 2 minutes");
+            assert!(child.try_wait().unwrap().is_none(), "the scan ended early");
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        let sent = std::process::Command::new("kill")
+            .args([&format!("-{signal}"), &child.id().to_string()])
+            .status();
+        match sent {
+            Ok(s) => assert!(s.success(), "kill -{signal}"),
+            // no kill(1) here: std's kill is SIGKILL, and SIGINT cannot be sent
+            Err(_) if signal == "KILL" => child.kill().unwrap(),
+            Err(e) => {
+                child.kill().unwrap();
+                let _ = child.wait();
+                println!("SKIPPED SIGINT: kill(1) could not run ({e})");
+                continue;
+            }
+        }
+        let status = child.wait().unwrap();
+        assert!(
+            !status.success(),
+            "{signal}: the scan finished before the signal"
+        );
+        let done_before = jsonl_rows(out.path(), "files").len();
+        assert!(
+            (1000..total).contains(&done_before),
+            "{signal}: {done_before} files scanned before the signal"
+        );
+        let stdout = scan(&[dir, "-o", o, "--format", "jsonl", "--jobs", "2"]);
+        assert!(
+            stdout.contains(&format!("{done_before} skipped")),
+            "{signal}: {stdout}"
+        );
+        for t in TABLES {
+            assert_eq!(
+                sorted(jsonl_rows(out.path(), t)),
+                sorted(jsonl_rows(whole.path(), t)),
+                "{signal}: table {t}"
+            );
+        }
+    }
+}

@@ -69,7 +69,9 @@ fn source_descs(m: &Value) -> Vec<TensorDesc> {
                 .map(|d| d.as_u64().unwrap())
                 .collect();
             TensorDesc {
+                shard: 0,
                 index: 0,
+                offset: 0,
                 name: t["name"].as_str().unwrap().to_string(),
                 ty: if shape.len() == 1 {
                     GgmlType::F32
@@ -262,6 +264,9 @@ fn gemma_source() -> Option<PathBuf> {
         return None;
     }
     let made = std::env::temp_dir().join("ggufkit-quantize-gemma-3-270m-f16.gguf");
+    // the tests of this file run on threads of one process: one of them makes the file
+    static MAKING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _making = MAKING.lock().unwrap_or_else(|e| e.into_inner());
     if !made.exists() {
         let g = Gguf::open(orig).unwrap();
         let tmp = made.with_extension(format!("{}.part", std::process::id()));

@@ -133,3 +133,43 @@ fn parts_roll_over_and_a_folder_resumes() {
     let o = ScanOutput::open(out.path(), Format::Jsonl).unwrap();
     assert_eq!(o.done().len(), 8);
 }
+
+/// URLs resume by ETag: a rescan asks each object for its ETag with one `HEAD` (no body) and
+/// skips it when unchanged; once the server's objects have a new ETag, all are read again.
+#[cfg(feature = "remote")]
+#[test]
+fn urls_resume_by_etag() {
+    use ggufkit_testkit::server::{Faults, Object, Server};
+    let objects: std::collections::HashMap<String, Object> = (0..3)
+        .map(|i| (format!("/m{i}.gguf"), Object::new(model(i))))
+        .collect();
+    // 3 reads of one request each, then 3 HEADs; the ETags change from the 7th request on
+    let srv = Server::start(
+        objects,
+        Faults {
+            change_etag_after: Some(6),
+            ..Faults::default()
+        },
+    );
+    let urls: Vec<Location> = (0..3)
+        .map(|i| Location::Remote(srv.url(&format!("/m{i}.gguf"))))
+        .collect();
+    let out = tempfile::tempdir().unwrap();
+    let run = || {
+        let mut o = ScanOutput::open(out.path(), Format::Jsonl).unwrap();
+        let done = o.take_done();
+        scan::scan(&urls, &done, &options(2), &mut o, &NoScanProgress).unwrap()
+    };
+    assert_eq!(run().scanned, 3);
+    assert_eq!(srv.log().len(), 3);
+    let again = run();
+    assert_eq!((again.scanned, again.skipped), (0, 3));
+    let log = srv.log();
+    assert_eq!(log.len(), 6);
+    assert!(
+        log[3..].iter().all(|l| l.method == "HEAD" && l.sent == 0),
+        "{log:?}"
+    );
+    let changed = run();
+    assert_eq!((changed.scanned, changed.skipped), (3, 0));
+}

@@ -1,12 +1,13 @@
 //! `gguf quantize IN [OUT] PRESET [NTHREADS]`: llama-quantize's quantization, from the library's
-//! plan; `--dry-run` prints the plan instead of writing.
+//! plan; `--dry-run` prints the plan instead of writing. IN may be the first shard of a split
+//! model (every shard is read); `--keep-split` writes one output shard per input shard.
 
 use std::path::{Path, PathBuf};
 
 use ggufkit::quantize::{
     self, parse_type, Imatrix, KvOverride, Preset, QuantizeOptions, TensorTypeOverride,
 };
-use ggufkit::Gguf;
+use ggufkit::shard::ShardedModel;
 
 use super::{CliError, CmdResult, OK};
 use crate::output::{self, progress::Progress, quantize_plan};
@@ -25,7 +26,12 @@ theirs; the preset's mixture gives more bits to the output, attn_v and some ffn_
 tensor whose rows are not whole blocks of its type falls back to a 32-wide relative (q4_k ->
 q5_0, q5_k -> q5_1, q6_k -> q8_0, iq* -> iq4_nl, ...) or f16. --dry-run lists every tensor with
 its type, size and the reason, and the totals. The output has llama-quantize's tensor order and
-metadata (general.quantization_version, general.file_type); its bytes are llama-quantize's.")]
+metadata (general.quantization_version, general.file_type); its bytes are llama-quantize's.
+
+IN may be the first shard of a split model (NAME-00001-of-0000N.gguf): every shard is read, as
+llama-quantize reads them, and the output is one file unless --keep-split, which writes one
+shard per input shard, named after OUT less its .gguf (OUT-00001-of-0000N.gguf, ...), each
+tensor in its input's shard, with the split keys (split.no, split.count, split.tensors.count).")]
 pub struct Args {
     /// `IN [OUT] PRESET [NTHREADS]`, as llama-quantize takes them.
     #[arg(value_name = "ARGS", num_args = 2..=4, required = true)]
@@ -75,6 +81,9 @@ pub struct Args {
     /// L0,L1,...: leave these layers out (later layers are renumbered, block_count set).
     #[arg(long, value_name = "LAYERS")]
     prune_layers: Option<String>,
+    /// One output shard per input shard, named OUT-00001-of-0000N.gguf (OUT less .gguf).
+    #[arg(long)]
+    keep_split: bool,
     /// Threads (default: NTHREADS, else every core).
     #[arg(short = 'j', long, value_name = "N")]
     threads: Option<usize>,
@@ -162,6 +171,7 @@ fn options(a: &Args, preset: Preset, threads: Option<usize>) -> Result<QuantizeO
         o.kv_overrides.push(KvOverride::parse(s).map_err(lib_err)?);
     }
     o.threads = a.threads.or(threads).filter(|&n| n > 0);
+    o.keep_split = a.keep_split;
     if let Some(list) = &a.prune_layers {
         for id in list.split(',') {
             let n = id.trim().parse::<u32>().map_err(|_| {
@@ -195,13 +205,14 @@ pub fn run(args: Args) -> CmdResult {
     }
     // a missing file, a folder or a pipe said in plain words, as every command says it
     super::readable(&input)?;
-    let g = Gguf::open(&input).map_err(lib)?;
+    let model = ShardedModel::open(&input).map_err(lib)?;
+    let g = quantize::Input::from(&model);
     if let (Some(path), Some(values)) = (&args.imatrix, &opts.importance) {
-        let names: Vec<String> = g.tensors().map(|t| t.name().into_owned()).collect();
+        let names: Vec<String> = g.tensor_names().map(|n| n.into_owned()).collect();
         quantize::imatrix::check_matches(values, path, names.iter().map(|s| s.as_str()))
             .map_err(lib_err)?;
     }
-    let plan = quantize::plan(&g, &opts).map_err(lib)?;
+    let plan = quantize::plan(g, &opts).map_err(lib)?;
     if args.dry_run {
         output::print(&quantize_plan::render(&plan));
         if !plan.has_imatrix && plan.needing_imatrix().next().is_some() {
@@ -212,11 +223,20 @@ pub fn run(args: Args) -> CmdResult {
     let Some(out) = out else {
         return Err(CliError::failed("no output file"));
     };
+    // every output file (one per shard with --keep-split), none of them an input
+    let outputs = quantize::output_paths(&out, &plan);
+    let inputs: Vec<&Path> = model.paths().iter().map(PathBuf::as_path).collect();
+    for o in &outputs {
+        ggufkit::write::atomic::refuse_input(o, &inputs)
+            .map_err(|e| CliError::failed(e.to_string()))?;
+    }
     let progress = Progress::bytes(plan.bytes_out(), "quantizing");
-    quantize::quantize_file(&g, &out, &plan, &opts, args.force, progress.callback())
+    let written = quantize::quantize_file(g, &out, &plan, &opts, args.force, progress.callback())
         .map_err(lib)?;
     progress.finish();
     eprint!("{}", quantize_plan::totals(&plan));
-    eprintln!("wrote {}", out.display());
+    for o in written {
+        eprintln!("wrote {}", o.display());
+    }
     Ok(OK)
 }

@@ -13,7 +13,8 @@ use crate::output::{counted, grouped};
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// Files, directories (walked for *.gguf) and URLs (http(s)://, s3://, gs://, az://).
+    /// Files, directories (walked for *.gguf), URLs (http(s)://, s3://, gs://, az://) and
+    /// object-store prefixes (s3://bucket/models/, listed for *.gguf).
     #[arg(required = true)]
     locations: Vec<String>,
     /// The output folder: files/, metadata/, tensors/ and findings/, in numbered parts.

@@ -40,8 +40,8 @@ pub fn render(plan: &Plan) -> String {
     out
 }
 
-/// The totals: sizes and bits per weight before and after, the type mix, fallbacks, and the
-/// tensors that need an importance matrix.
+/// The totals: sizes and bits per weight before and after, the type mix, fallbacks, the output
+/// shards of `--keep-split`, and the tensors that need an importance matrix.
 pub fn totals(plan: &Plan) -> String {
     let mut out = String::new();
     out.push_str(&format!(
@@ -66,6 +66,13 @@ pub fn totals(plan: &Plan) -> String {
             "{} of {} fell back to another type (rows not a multiple of the block size)\n",
             grouped(plan.fallbacks as u64),
             counted(plan.tensors.len() as u64, "tensor", "tensors")
+        ));
+    }
+    if plan.keep_split {
+        out.push_str(&format!(
+            "--keep-split: {} output shard{}\n",
+            plan.output_shards,
+            if plan.output_shards == 1 { "" } else { "s" }
         ));
     }
     let need: Vec<&str> = plan.needing_imatrix().map(|t| t.name.as_str()).collect();

@@ -39,9 +39,9 @@ pub enum QuantizeError {
         /// What is wrong with it.
         problem: String,
     },
-    /// One shard of a model split in several: a plan (or a recipe) of it would cover only the
-    /// tensors of that shard, and its output would be a partial model.
-    #[error("this is shard {} of {count} of a split model; quantize and recipe read a whole model: merge the shards first (`gguf merge FIRST-SHARD -o whole.gguf`)", no + 1)]
+    /// One shard of a model split in several, asked for its recipe: it would be the recipe of
+    /// that shard's tensors only.
+    #[error("this is shard {} of {count} of a split model, and a recipe reads a whole model: merge the shards first (`gguf merge FIRST-SHARD -o whole.gguf`)", no + 1)]
     SplitShard {
         /// The shard's `split.no` (0 for the first).
         no: u32,
@@ -131,6 +131,15 @@ pub enum QuantizeError {
         path: PathBuf,
         /// What is wrong.
         problem: String,
+    },
+    /// `--keep-split` with an input shard left without tensors (all its layers pruned), which
+    /// llama-quantize cannot write either.
+    #[error("--keep-split: output shard {shard} of {count} would hold no tensors")]
+    EmptyOutputShard {
+        /// The shard, from 1.
+        shard: usize,
+        /// Output shards.
+        count: usize,
     },
     /// A big-endian input, which llama.cpp does not read.
     #[error("big-endian input: convert it with `gguf convert --endian little` first")]

@@ -1,21 +1,25 @@
 //! Carrying out a plan: the output's metadata as llama-quantize writes it, then tensor by
 //! tensor, in the plan's order, each converted a bounded run of rows at a time (dequantized to
-//! f32, then encoded, both on all threads) or copied, into an atomically written file.
+//! f32, then encoded, both on all threads) or copied, into atomically written files (one, or one
+//! per shard with `--keep-split`).
 #![forbid(unsafe_code)]
 
+use std::cell::RefCell;
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
 
 use rayon::prelude::*;
 
 use super::encode::{can_encode, encode_rows};
+use super::input::Input;
 use super::plan::{Plan, PlannedTensor, QuantizeOptions};
 use crate::endian::Endian;
-use crate::error::{Error, Missing, QuantizeError, Result, WriteError};
+use crate::error::{Error, QuantizeError, Result, ShardError, WriteError};
 use crate::quant;
-use crate::read::Gguf;
+use crate::shard::{shard_path, SPLIT_COUNT, SPLIT_NO, SPLIT_TENSORS_COUNT};
 use crate::types::GgmlType;
-use crate::write::{write_atomically, GgufBuilder, OwnedValue, ProgressFn, TensorDataWriter};
+use crate::write::{AtomicFile, GgufBuilder, OwnedValue, ProgressFn, TensorDataWriter};
 
 /// `general.quantization_version`: the version of the quantized formats (ggml's `GGML_QNT_VERSION`).
 pub const QUANTIZATION_VERSION: u32 = 2;
@@ -53,14 +57,17 @@ fn importance_of<'o>(t: &PlannedTensor, opts: &'o QuantizeOptions) -> Result<Opt
 /// Everything that would stop the conversion part way, found before a byte is written: a
 /// big-endian input, tensor data missing (a truncated file), quantized sources without
 /// `allow_requantize`, types that cannot be converted or produced, missing importance values.
-pub fn check(g: &Gguf<'_>, plan: &Plan, opts: &QuantizeOptions) -> Result<()> {
-    if g.endian() != Endian::Little {
+pub fn check<'a, 'g: 'a>(
+    input: impl Into<Input<'a, 'g>>,
+    plan: &Plan,
+    opts: &QuantizeOptions,
+) -> Result<()> {
+    let input = input.into();
+    if input.shards().iter().any(|g| g.endian() != Endian::Little) {
         return Err(QuantizeError::BigEndian.into());
     }
     for t in &plan.tensors {
-        let info = g
-            .tensor_at(t.index)
-            .ok_or(Missing::TensorIndex { index: t.index })?;
+        let info = input.tensor(t.shard, t.index)?;
         if info.data().is_none() {
             return Err(Error::TensorDataMissing {
                 tensor: t.name.clone(),
@@ -120,14 +127,29 @@ fn set_last(b: &mut GgufBuilder<'_>, key: &str, v: OwnedValue) -> Result<()> {
     b.set(key, v)
 }
 
-/// The output's header: the input's pairs in order, then `general.quantization_version` and
-/// `general.file_type` (moved to the end), no `split.*` keys, the overrides last; the tensors in
-/// the plan's order with their new types.
-pub fn output_builder<'g>(
-    g: &'g Gguf<'_>,
+/// The output's header (the first shard's with `--keep-split`): see [`output_builders`].
+pub fn output_builder<'a, 'g: 'a>(
+    input: impl Into<Input<'a, 'g>>,
     plan: &Plan,
     opts: &QuantizeOptions,
-) -> Result<GgufBuilder<'g>> {
+) -> Result<GgufBuilder<'a>> {
+    let mut all = output_builders(input, plan, opts)?;
+    Ok(all.swap_remove(0))
+}
+
+/// The header of each output file. The first: the input's pairs in order (its first shard's),
+/// then `general.quantization_version` and `general.file_type` (moved to the end), no `split.*`
+/// keys, the overrides last. With `--keep-split`, the other shards start empty, and when there
+/// are several every shard ends with `split.no`, `split.count` and `split.tensors.count` (the
+/// tensors of the whole output), in that order, as llama-quantize sets them. Each holds its
+/// tensors in the plan's order with their new types.
+pub fn output_builders<'a, 'g: 'a>(
+    input: impl Into<Input<'a, 'g>>,
+    plan: &Plan,
+    opts: &QuantizeOptions,
+) -> Result<Vec<GgufBuilder<'a>>> {
+    let input = input.into();
+    let g = input.first();
     let mut b = GgufBuilder::from_gguf(g)?;
     set_last(
         &mut b,
@@ -150,32 +172,69 @@ pub fn output_builder<'g>(
         )?;
     }
     b.clear_tensors();
+    let mut all = vec![b];
+    all.resize_with(plan.output_shards.max(1), GgufBuilder::new);
+    let n = all.len();
+    if n > 1 {
+        let too_many = || ShardError::TooManyShards {
+            shards: n,
+            tensors: plan.tensors.len(),
+        };
+        let count = u16::try_from(n).map_err(|_| too_many())?;
+        let tensors = i32::try_from(plan.tensors.len()).map_err(|_| too_many())?;
+        for (i, b) in all.iter_mut().enumerate() {
+            set_last(b, SPLIT_NO, OwnedValue::U16(i as u16))?;
+            set_last(b, SPLIT_COUNT, OwnedValue::U16(count))?;
+            set_last(b, SPLIT_TENSORS_COUNT, OwnedValue::I32(tensors))?;
+        }
+    }
+    for b in &mut all {
+        // ggml pads the header to the alignment even when no tensor follows
+        b.tensorless_padding(true);
+    }
     for t in &plan.tensors {
-        let info = g
-            .tensor_at(t.index)
-            .ok_or(Missing::TensorIndex { index: t.index })?;
+        let info = input.tensor(t.shard, t.index)?;
+        let b = &mut all[t.output_shard.min(n - 1)];
         if t.name == t.source_name {
             b.add_tensor_raw_name(info.name_bytes(), t.to, &t.shape, None)?;
         } else {
             b.add_tensor(&t.name, t.to, &t.shape)?;
         }
     }
-    Ok(b)
+    Ok(all)
 }
 
-/// Carries out `plan` on `g` (opened from a file), writing `out` atomically (an existing `out`
-/// only with `overwrite`). Everything that can be checked is checked first ([`check`]); a failure
-/// later leaves no output behind.
-pub fn quantize_file(
-    g: &Gguf<'_>,
+/// The files the output of `plan` is written to: `out`, or with `--keep-split` one per shard,
+/// named as llama.cpp names shards after `out` less a final `.gguf`
+/// (`out-00001-of-00003.gguf`, ...; `-00001-of-00001` for an input that is not split).
+pub fn output_paths(out: &Path, plan: &Plan) -> Vec<PathBuf> {
+    if !plan.keep_split {
+        return vec![out.to_path_buf()];
+    }
+    let prefix = match out.to_str().and_then(|s| s.strip_suffix(".gguf")) {
+        Some(p) => PathBuf::from(p),
+        None => out.to_path_buf(),
+    };
+    let n = plan.output_shards.max(1) as u32;
+    (0..n).map(|i| shard_path(&prefix, i, n)).collect()
+}
+
+/// Carries out `plan` on `input` (opened from files), writing the [`output_paths`] of `out`
+/// atomically (existing files only with `overwrite`), and returns them. Everything that can be
+/// checked is checked first ([`check`]); a failure later leaves no output behind: every file is
+/// written beside its target and renamed only once all of them are complete.
+pub fn quantize_file<'a, 'g: 'a>(
+    input: impl Into<Input<'a, 'g>>,
     out: &Path,
     plan: &Plan,
     opts: &QuantizeOptions,
     overwrite: bool,
     progress: Option<ProgressFn>,
-) -> Result<()> {
-    check(g, plan, opts)?;
-    let b = output_builder(g, plan, opts)?;
+) -> Result<Vec<PathBuf>> {
+    let input = input.into();
+    check(input, plan, opts)?;
+    let builders = output_builders(input, plan, opts)?;
+    let paths = output_paths(out, plan);
     let mut pool = rayon::ThreadPoolBuilder::new();
     if let Some(n) = opts.threads {
         pool = pool.num_threads(n.max(1));
@@ -183,17 +242,25 @@ pub fn quantize_file(
     let pool = pool
         .build()
         .map_err(|e| Error::io("starting the worker threads", std::io::Error::other(e)))?;
-    write_atomically(out, overwrite, |w| {
-        let mut dw = b.write_header(w)?;
-        if let Some(p) = progress {
-            dw.on_progress(p);
+    let inputs = input.paths();
+    let mut files = paths
+        .iter()
+        .map(|p| AtomicFile::create_from(p, overwrite, &inputs))
+        .collect::<Result<Vec<_>>>()?;
+    // the same callback, handed to each file in turn
+    let shared = progress.map(|f| Rc::new(RefCell::new(f)));
+    let mut floats = Vec::new();
+    let mut bytes = Vec::new();
+    for (shard, (b, file)) in builders.iter().zip(&mut files).enumerate() {
+        let target = file.target().to_path_buf();
+        let mut w = file.writer();
+        let mut dw = b.write_header(&mut w)?;
+        if let Some(f) = &shared {
+            let f = Rc::clone(f);
+            dw.on_progress(Box::new(move |k| (f.borrow_mut())(k)));
         }
-        let mut floats = Vec::new();
-        let mut bytes = Vec::new();
-        for t in &plan.tensors {
-            let info = g
-                .tensor_at(t.index)
-                .ok_or(Missing::TensorIndex { index: t.index })?;
+        for t in plan.tensors.iter().filter(|t| t.output_shard == shard) {
+            let info = input.tensor(t.shard, t.index)?;
             let data = info.data().ok_or_else(|| Error::TensorDataMissing {
                 tensor: t.name.clone(),
                 offset: info.absolute_offset(),
@@ -211,8 +278,13 @@ pub fn quantize_file(
             }
         }
         dw.finish()?;
-        Ok(())
-    })
+        w.flush()
+            .map_err(|e| Error::io_at("writing the output", &target, e))?;
+    }
+    for f in files {
+        f.commit()?;
+    }
+    Ok(paths)
 }
 
 /// Converts tensor `t` (`data` in `t.from`) to `t.to` a run of rows at a time, never across a
@@ -269,4 +341,106 @@ fn convert<W: Write>(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::quantize::{plan_tensors, ModelInfo, Preset, TensorDesc};
+
+    /// Two layers over two shards, in the file order a converter writes (not the loader's).
+    fn descs() -> Vec<TensorDesc> {
+        let mut v = Vec::new();
+        for (shard, names) in [
+            (0, &["token_embd.weight", "blk.0.attn_q.weight"][..]),
+            (1, &["blk.1.attn_q.weight", "output.weight"][..]),
+        ] {
+            for (index, name) in names.iter().enumerate() {
+                v.push(TensorDesc {
+                    shard,
+                    index,
+                    offset: 1024 * index as u64,
+                    name: name.to_string(),
+                    ty: GgmlType::F16,
+                    shape: vec![256, 8],
+                });
+            }
+        }
+        v
+    }
+
+    fn model() -> ModelInfo {
+        ModelInfo {
+            arch: "llama".into(),
+            n_layer: 2,
+            n_head: 2,
+            n_head_kv: 2,
+            n_expert: 0,
+        }
+    }
+
+    #[test]
+    fn keep_split_keeps_each_tensor_in_its_shard_in_file_order() {
+        let mut opts = QuantizeOptions::new(Preset::parse("Q8_0").unwrap());
+        let whole = plan_tensors(&descs(), &model(), Some(1), &opts).unwrap();
+        let names = |p: &Plan| -> Vec<(String, usize)> {
+            p.tensors
+                .iter()
+                .map(|t| (t.name.clone(), t.output_shard))
+                .collect()
+        };
+        // the loader's order: unnumbered tensors first, by name, then by layer
+        assert_eq!(
+            names(&whole),
+            [
+                ("output.weight".to_string(), 0),
+                ("token_embd.weight".to_string(), 0),
+                ("blk.0.attn_q.weight".to_string(), 0),
+                ("blk.1.attn_q.weight".to_string(), 0),
+            ]
+        );
+        assert_eq!(
+            output_paths(Path::new("q.gguf"), &whole),
+            [Path::new("q.gguf")]
+        );
+        opts.keep_split = true;
+        let kept = plan_tensors(&descs(), &model(), Some(1), &opts).unwrap();
+        assert_eq!(kept.output_shards, 2);
+        assert_eq!(
+            names(&kept),
+            [
+                ("token_embd.weight".to_string(), 0),
+                ("blk.0.attn_q.weight".to_string(), 0),
+                ("blk.1.attn_q.weight".to_string(), 1),
+                ("output.weight".to_string(), 1),
+            ]
+        );
+        assert_eq!(
+            output_paths(Path::new("out/q.gguf"), &kept),
+            [
+                Path::new("out/q-00001-of-00002.gguf"),
+                Path::new("out/q-00002-of-00002.gguf")
+            ]
+        );
+        // a last shard left empty by pruning is not written (llama-quantize counts the shards
+        // of the tensors it keeps); one in the middle cannot be
+        opts.prune_layers = vec![1];
+        let mut d = descs();
+        d.retain(|d| d.name.starts_with("blk."));
+        assert_eq!(
+            plan_tensors(&d, &model(), Some(1), &opts)
+                .unwrap()
+                .output_shards,
+            1
+        );
+        let mut d = descs();
+        d[3].shard = 2;
+        assert!(matches!(
+            plan_tensors(&d, &model(), Some(1), &opts),
+            Err(Error::Quantize(QuantizeError::EmptyOutputShard {
+                shard: 2,
+                count: 3
+            }))
+        ));
+    }
 }

@@ -7,7 +7,9 @@
 //! output and token-embedding types, `use_more_bits` layers, GQA and expert-count rules, Falcon,
 //! 70B Llama and MXFP4 MoE special cases), the shape fallback ([`rules::fallback`]), `--pure`,
 //! `--output-tensor-type`, `--token-embedding-type`, `--tensor-type`, `--leave-output-tensor`,
-//! and the refusal to re-quantize without `allow_requantize`. A quantized file's [`Recipe`] restates
+//! and the refusal to re-quantize without `allow_requantize`. The input is a file or a split
+//! model ([`Input`]: every shard read, as llama.cpp's loader reads the shards of the first), and
+//! `--keep-split` writes one output shard per input shard. A quantized file's [`Recipe`] restates
 //! its type mix as `--tensor-type` options, with the presets that give it.
 //!
 //! ```no_run
@@ -24,6 +26,7 @@
 pub mod encode;
 mod execute;
 pub mod imatrix;
+mod input;
 pub mod model;
 pub mod names;
 pub mod overrides;
@@ -33,8 +36,11 @@ pub mod prune;
 pub mod recipe;
 pub mod rules;
 
-pub use execute::{check, output_builder, quantize_file, QUANTIZATION_VERSION};
+pub use execute::{
+    check, output_builder, output_builders, output_paths, quantize_file, QUANTIZATION_VERSION,
+};
 pub use imatrix::Imatrix;
+pub use input::Input;
 pub use model::ModelInfo;
 pub use overrides::{parse_type, KvOverride, TensorTypeOverride};
 pub use plan::{

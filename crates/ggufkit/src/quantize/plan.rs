@@ -5,6 +5,7 @@
 use std::collections::HashMap;
 use std::fmt;
 
+use super::input::Input;
 use super::model::ModelInfo;
 use super::names::{loader_order, quantizable, Category, NotQuantized};
 use super::overrides::{override_for, KvOverride, TensorTypeOverride};
@@ -12,7 +13,6 @@ use super::preset::{Ftype, Preset};
 use super::prune::Pruner;
 use super::rules::{fallback, requires_imatrix, Rules};
 use crate::error::{QuantizeError, Result};
-use crate::read::Gguf;
 use crate::summary::FileType;
 use crate::types::GgmlType;
 
@@ -46,6 +46,9 @@ pub struct QuantizeOptions {
     pub threads: Option<usize>,
     /// `--prune-layers`: layers left out (the later ones renumbered, `block_count` set).
     pub prune_layers: Vec<u32>,
+    /// `--keep-split`: one output shard per input shard, each tensor in its input shard, in
+    /// file order (llama-quantize then applies the rules in that order too).
+    pub keep_split: bool,
 }
 
 impl QuantizeOptions {
@@ -63,6 +66,7 @@ impl QuantizeOptions {
             importance: None,
             threads: None,
             prune_layers: Vec::new(),
+            keep_split: false,
         }
     }
 }
@@ -111,11 +115,15 @@ impl fmt::Display for Reason {
     }
 }
 
-/// A tensor as the planner sees it: its name, type and shape, and its index in the input.
+/// A tensor as the planner sees it: its name, type and shape, and where it is in the input.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TensorDesc {
-    /// Index in the input's tensor table.
+    /// The input shard holding it (0 for a file that is not split).
+    pub shard: usize,
+    /// Index in its shard's tensor table.
     pub index: usize,
+    /// Offset of its data from the start of its shard (the order `--keep-split` writes).
+    pub offset: u64,
     /// Name.
     pub name: String,
     /// Type in the input.
@@ -127,8 +135,12 @@ pub struct TensorDesc {
 /// One tensor of the plan.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PlannedTensor {
-    /// Index in the input's tensor table.
+    /// The input shard holding it.
+    pub shard: usize,
+    /// Index in its input shard's tensor table.
     pub index: usize,
+    /// The output file (shard) it is written to: its input shard with `--keep-split`, else 0.
+    pub output_shard: usize,
     /// Name in the output.
     pub name: String,
     /// Name in the input (another layer number with `--prune-layers`); the importance matrix
@@ -178,6 +190,12 @@ pub struct Plan {
     pub has_imatrix: bool,
     /// With `--prune-layers`: the `{arch}.block_count` written.
     pub block_count: Option<u64>,
+    /// `--keep-split`: the output is [`output_shards`](Plan::output_shards) files named as
+    /// llama.cpp names shards, each with the split keys when there are several.
+    pub keep_split: bool,
+    /// Output files: with `--keep-split` as many as the input has shards holding planned tensors,
+    /// else 1.
+    pub output_shards: usize,
 }
 
 impl Plan {
@@ -229,35 +247,33 @@ fn bpw(bytes: u64, n: u64) -> f64 {
     }
 }
 
-/// The descriptions of every tensor of `g`, in file order, and its `general.file_type`: what
-/// the planner and the recipe read of a file. A tensor of a type this build cannot size is
-/// refused ([`crate::Error::UnsupportedTensorType`]), and so is one shard of a split model
-/// ([`QuantizeError::SplitShard`]): llama-quantize reads every shard, this reads one file.
-pub(crate) fn tensors_of(g: &Gguf<'_>) -> Result<(Vec<TensorDesc>, Option<u32>)> {
-    let count = g.get_u32(crate::shard::SPLIT_COUNT).unwrap_or(1);
-    if count > 1 {
-        let no = g.get_u32(crate::shard::SPLIT_NO).unwrap_or(0);
-        return Err(QuantizeError::SplitShard { no, count }.into());
-    }
-    let descs = g
-        .tensors()
-        .enumerate()
-        .map(|(index, t)| {
-            Ok(TensorDesc {
+/// The descriptions of every tensor of `input`, shard by shard in file order, and its
+/// `general.file_type`: what the planner and the recipe read of a model. A tensor of a type this
+/// build cannot size is refused ([`crate::Error::UnsupportedTensorType`]).
+pub(crate) fn tensors_of(input: Input<'_, '_>) -> Result<(Vec<TensorDesc>, Option<u32>)> {
+    let mut descs = Vec::new();
+    for (shard, g) in input.shards().iter().enumerate() {
+        for (index, t) in g.tensors().enumerate() {
+            descs.push(TensorDesc {
+                shard,
                 index,
+                offset: t.absolute_offset(),
                 name: t.name().into_owned(),
                 ty: t.ggml_type()?,
                 shape: t.shape().to_vec(),
-            })
-        })
-        .collect::<Result<_>>()?;
-    Ok((descs, g.get_u64("general.file_type").map(|v| v as u32)))
+            });
+        }
+    }
+    let file_type = input.first().get_u64("general.file_type").map(|v| v as u32);
+    Ok((descs, file_type))
 }
 
-/// The plan for the tensors of `g`.
-pub fn plan(g: &Gguf<'_>, opts: &QuantizeOptions) -> Result<Plan> {
-    let (descs, file_type) = tensors_of(g)?;
-    let mut model = ModelInfo::of(g);
+/// The plan for the tensors of `input`: a file, or a split model whose first shard gives the
+/// metadata.
+pub fn plan<'a, 'g: 'a>(input: impl Into<Input<'a, 'g>>, opts: &QuantizeOptions) -> Result<Plan> {
+    let input = input.into();
+    let (descs, file_type) = tensors_of(input)?;
+    let mut model = ModelInfo::of(input.first());
     model.apply_overrides(&opts.kv_overrides);
     plan_tensors(&descs, &model, file_type, opts)
 }
@@ -295,10 +311,30 @@ pub fn plan_tensors(
     let mut order: Vec<&TensorDesc> = descs.iter().collect();
     order.sort_by(|a, b| loader_order(a.name.as_bytes(), b.name.as_bytes()));
     let mut pruner = Pruner::new(&opts.prune_layers);
-    let named: Vec<(&TensorDesc, String)> = order
+    let guessed = guessed_file_type(&order);
+    let mut named: Vec<(&TensorDesc, String)> = order
         .into_iter()
         .filter_map(|d| Some((d, pruner.rename(&d.name)?)))
         .collect();
+    // llama-quantize renames in the loader's order, then sorts by shard and offset to keep the
+    // split, and chooses the types in that order
+    if opts.keep_split {
+        named.sort_by_key(|(d, _)| (d.shard, d.offset, d.index));
+    }
+    let output_shards = if opts.keep_split {
+        named.iter().map(|(d, _)| d.shard + 1).max().unwrap_or(1)
+    } else {
+        1
+    };
+    if let Some(empty) =
+        (0..output_shards).find(|&s| s > 0 && !named.iter().any(|(d, _)| d.shard == s))
+    {
+        return Err(QuantizeError::EmptyOutputShard {
+            shard: empty + 1,
+            count: output_shards,
+        }
+        .into());
+    }
     let mut rules = Rules::new(
         ftype,
         model,
@@ -354,7 +390,9 @@ pub fn plan_tensors(
             size_in(name, to, &d.shape)?
         };
         tensors.push(PlannedTensor {
+            shard: d.shard,
             index: d.index,
+            output_shard: if opts.keep_split { d.shard } else { 0 },
             name: new_name.clone(),
             source_name: d.name.clone(),
             shape: d.shape.clone(),
@@ -367,7 +405,7 @@ pub fn plan_tensors(
         });
     }
     let file_type = if preset.only_copy {
-        input_file_type.unwrap_or_else(|| guessed_file_type(descs))
+        input_file_type.unwrap_or(guessed)
     } else {
         ftype.id()
     };
@@ -378,12 +416,15 @@ pub fn plan_tensors(
         fallbacks,
         has_imatrix: opts.importance.is_some(),
         block_count: pruner.is_active().then(|| pruner.block_count()),
+        keep_split: opts.keep_split,
+        output_shards,
     })
 }
 
 /// llama.cpp's guess of a file type for a file without `general.file_type`: from the type most
-/// tensors have (the first to reach the highest count), with the guessed flag.
-fn guessed_file_type(descs: &[TensorDesc]) -> u32 {
+/// tensors of all shards have (the first to reach the highest count in the loader's order), with
+/// the guessed flag.
+fn guessed_file_type(descs: &[&TensorDesc]) -> u32 {
     let mut counts: HashMap<GgmlType, usize> = HashMap::new();
     let (mut best, mut max) = (GgmlType::F32, 0);
     for d in descs {

@@ -9,6 +9,7 @@ use super::model::ModelInfo;
 use super::names::quantizable;
 use super::plan::{plan_tensors, Importance, QuantizeOptions, TensorDesc};
 use super::preset::Preset;
+use crate::error::QuantizeError;
 use crate::read::Gguf;
 use crate::types::GgmlType;
 
@@ -53,10 +54,16 @@ pub struct Recipe {
 }
 
 impl Recipe {
-    /// The recipe of `g`: its quantizable tensors' types, and the presets that match (a tensor
-    /// of a type this build cannot size is refused).
+    /// The recipe of `g`: its quantizable tensors' types, and the presets that match. A tensor
+    /// of a type this build cannot size is refused, and so is one shard of a model split in
+    /// several ([`QuantizeError::SplitShard`]: its recipe would be part of the model's).
     pub fn of(g: &Gguf<'_>) -> crate::Result<Recipe> {
-        let (descs, file_type) = super::plan::tensors_of(g)?;
+        let count = g.get_u32(crate::shard::SPLIT_COUNT).unwrap_or(1);
+        if count > 1 {
+            let no = g.get_u32(crate::shard::SPLIT_NO).unwrap_or(0);
+            return Err(QuantizeError::SplitShard { no, count }.into());
+        }
+        let (descs, file_type) = super::plan::tensors_of(g.into())?;
         Ok(Recipe::of_tensors(&descs, &ModelInfo::of(g), file_type))
     }
 
@@ -218,7 +225,9 @@ mod tests {
 
     fn desc(index: usize, name: &str, ty: GgmlType, shape: &[u64]) -> TensorDesc {
         TensorDesc {
+            shard: 0,
             index,
+            offset: 0,
             name: name.into(),
             ty,
             shape: shape.to_vec(),

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use super::index::{Header, KvEntry};
 use super::parser::{self, Mode};
 use super::source::{SliceSource, StreamSource};
+use super::stream_buffer::StreamBuffer;
 use super::views::{make_kv, make_tensor_info, Kv, TensorInfo};
 use super::ReadOptions;
 use crate::endian::Endian;
@@ -22,8 +23,10 @@ use crate::value::{ArrayView, Value};
 enum Bytes<'a> {
     Borrowed(&'a [u8]),
     Mapped(map::Map),
-    /// A stream's header (tensor data not present), or a whole file handed over as a buffer.
+    /// A whole file handed over as a buffer.
     Owned(Vec<u8>),
+    /// A stream's header (tensor data not present).
+    Streamed(StreamBuffer),
 }
 
 impl Bytes<'_> {
@@ -33,6 +36,7 @@ impl Bytes<'_> {
             Bytes::Borrowed(b) => b,
             Bytes::Mapped(m) => m.as_slice(),
             Bytes::Owned(v) => v,
+            Bytes::Streamed(b) => b.filled(),
         }
     }
 }
@@ -108,11 +112,10 @@ impl Gguf<'static> {
         let header = r?;
         let (mut buf, reader) = src.into_parts();
         buf.truncate(header.data_offset as usize);
-        buf.shrink_to_fit();
         let report = Report::from_findings(found, None);
         Ok((
             Gguf {
-                bytes: Bytes::Owned(buf),
+                bytes: Bytes::Streamed(buf),
                 header,
                 report,
                 has_data: false,

@@ -11,6 +11,7 @@ mod name_table;
 mod outline;
 pub(crate) mod parser;
 pub(crate) mod source;
+mod stream_buffer;
 pub(crate) mod text;
 mod views;
 

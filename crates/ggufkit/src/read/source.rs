@@ -4,6 +4,8 @@
 
 use std::io::{self, Read};
 
+use super::stream_buffer::StreamBuffer;
+
 /// Bytes the parser can borrow from offset 0, extended on request.
 ///
 /// The parser asks `available(end)` before it touches any byte below `end`: for a slice that is a
@@ -16,6 +18,11 @@ pub(crate) trait Source {
     fn bytes(&self) -> &[u8];
     /// The total length when it is known without reading (slices and files).
     fn total_len(&self) -> Option<u64>;
+    /// The parser's guess that the header ends near `end`: a source that pays per read (remote
+    /// ranges) fetches that far at once; the others ignore it. Never changes what is parsed.
+    fn expect(&mut self, end: u64) {
+        let _ = end;
+    }
 }
 
 /// A slice that is all there is.
@@ -41,14 +48,13 @@ impl Source for SliceSource<'_> {
 ///
 /// `exact` streams read exactly as far as the parser asks, so the reader is left at the first
 /// byte after the header (one read call per field: slow on an unbuffered `File`); the others read
-/// ahead in chunks that grow with the buffer (a system call per chunk, not per field).
+/// ahead, straight into the buffer, each read offered all the room it has (a few dozen system
+/// calls for a 16 MB header).
 pub(crate) struct StreamSource<R> {
     reader: R,
-    buf: Vec<u8>,
+    buf: StreamBuffer,
     ended: bool,
     exact: bool,
-    /// The chunked source's read buffer, made on its first read.
-    scratch: Option<Box<[u8]>>,
 }
 
 impl<R: Read> StreamSource<R> {
@@ -56,14 +62,13 @@ impl<R: Read> StreamSource<R> {
     pub fn exact(reader: R) -> Self {
         StreamSource {
             reader,
-            buf: Vec::new(),
+            buf: StreamBuffer::new(),
             ended: false,
             exact: true,
-            scratch: None,
         }
     }
 
-    /// A source that reads ahead in chunks (the reader ends up past the header).
+    /// A source that reads ahead (the reader ends up past the header).
     pub fn chunked(reader: R) -> Self {
         StreamSource {
             exact: false,
@@ -72,7 +77,7 @@ impl<R: Read> StreamSource<R> {
     }
 
     /// The bytes read so far, and the reader positioned right after them.
-    pub fn into_parts(self) -> (Vec<u8>, R) {
+    pub fn into_parts(self) -> (StreamBuffer, R) {
         (self.buf, self.reader)
     }
 }
@@ -81,52 +86,42 @@ impl<R: Read> StreamSource<R> {
 /// actually arrive, not the number a hostile header claims.
 const STEP: u64 = 1 << 20;
 
-/// The read-ahead of a chunked stream: a read call per 32 KiB of header instead of one per
-/// field, and never more than this beyond the bytes that arrived.
+/// The smallest read-ahead of a chunked stream; past it, each read is offered all the room the
+/// buffer made as it grew (see `stream_buffer`).
 const CHUNK: usize = 32 * 1024;
 
 impl<R: Read> StreamSource<R> {
-    /// Reads what is missing below `end`: a long run (a string or array body) exactly, as the
-    /// exact source does; a short one with one read call of up to a chunk into a scratch buffer
-    /// (whatever the reader has: a pipe or socket is not waited on for the read-ahead).
-    fn read_chunk(&mut self, end: u64) -> io::Result<()> {
-        let missing = (end - self.buf.len() as u64).min(STEP);
-        if missing > CHUNK as u64 {
-            // at most STEP beyond the bytes that arrived, zeroed once, filled by as few calls
-            // as the reader allows
+    /// Reads until the bytes below `end` (at most [`STEP`] more) are there or the stream ends.
+    /// An exact source asks for those bytes only; a chunked one offers each read call all the
+    /// room it has, but never waits for more than the missing bytes (a pipe or a socket gives
+    /// what it has).
+    fn fill_to(&mut self, end: u64) -> io::Result<()> {
+        let start = self.buf.len();
+        let missing = (end - start as u64).min(STEP) as usize;
+        let target = start + missing;
+        while self.buf.len() < target {
             let have = self.buf.len();
-            let want = have + missing as usize;
-            self.buf.resize(want, 0);
-            let mut filled = have;
-            while filled < want {
-                match self.reader.read(&mut self.buf[filled..want]) {
-                    Ok(0) => {
-                        self.ended = true;
-                        break;
-                    }
-                    Ok(n) => filled += n,
-                    Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                    Err(e) => {
-                        self.buf.truncate(filled);
-                        return Err(e);
-                    }
+            let room = if self.exact {
+                target - have
+            } else {
+                (target - have).max(CHUNK)
+            };
+            let spare = self.buf.spare(room);
+            let spare = if self.exact {
+                &mut spare[..target - have]
+            } else {
+                spare
+            };
+            match self.reader.read(spare) {
+                Ok(0) => {
+                    self.ended = true;
+                    break;
                 }
-            }
-            self.buf.truncate(filled);
-            return Ok(());
-        }
-        let scratch = self
-            .scratch
-            .get_or_insert_with(|| vec![0; CHUNK].into_boxed_slice());
-        let got = loop {
-            match self.reader.read(scratch) {
-                Ok(n) => break n,
+                Ok(n) => self.buf.advance(n),
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                 Err(e) => return Err(e),
             }
-        };
-        self.buf.extend_from_slice(&scratch[..got]);
-        self.ended = got == 0;
+        }
         Ok(())
     }
 }
@@ -137,21 +132,13 @@ impl<R: Read> Source for StreamSource<R> {
             if self.ended {
                 return Ok(false);
             }
-            if !self.exact {
-                self.read_chunk(end)?;
-                continue;
-            }
-            let want = (end - self.buf.len() as u64).min(STEP);
-            let got = (&mut self.reader).take(want).read_to_end(&mut self.buf)?;
-            if got == 0 {
-                self.ended = true;
-            }
+            self.fill_to(end)?;
         }
         Ok(true)
     }
 
     fn bytes(&self) -> &[u8] {
-        &self.buf
+        self.buf.filled()
     }
 
     fn total_len(&self) -> Option<u64> {

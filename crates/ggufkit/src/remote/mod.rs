@@ -2,10 +2,12 @@
 //! store (S3, GCS, Azure Blob Storage), without downloading the file; tensor data on demand.
 //!
 //! The header is read by the same parser as local files, over a `Source` (the reader's internal byte-source trait)
-//! that fetches what the parser asks for: a first range of 64 KiB (or the whole object when
-//! smaller), which also gives the object's size and ETag, then ranges that double what is held
-//! until the header is complete. So a header of `H` bytes costs `O(log H)` requests and at most
-//! the header plus one chunk of transfer. The object's size is known, so verdicts (`truncated`
+//! that fetches what the parser asks for: a first range of 1 MiB (or the whole object when
+//! smaller), which also gives the object's size and ETag, then one range as far as the parser
+//! guesses the header goes (from the vocabulary it is reading: `read/parser/guess.rs`), then
+//! ranges that double what is held when the guess was short. So Gemma 3's 6.5 MB header costs 2
+//! requests, a BPE vocabulary with merges 3, any header `O(log H)`, and the transfer is at most
+//! the header plus one chunk. The object's size is known, so verdicts (`truncated`
 //! tensor data, `trailing_data`) are exactly those of a local file of that length.
 //!
 //! Locations: `http://` and `https://` (any server that honours `Range`), `s3://bucket/key`,
@@ -23,6 +25,7 @@
 //! ordinary threads (or `spawn_blocking`), not from inside an async task.
 #![forbid(unsafe_code)]
 
+mod list;
 mod object;
 mod scan;
 mod shard;
@@ -46,19 +49,22 @@ use crate::validate::verdicts;
 use crate::validate::Report;
 use object::{describe, Object};
 use source::RemoteSource;
-use store::Counters;
+use store::{counted, Counters};
 
-pub use scan::{scan_url, ScannedHeader};
+pub use list::{is_prefix, list_gguf, Listed};
+pub use scan::{object_stamp, scan_url, ScannedHeader};
 pub use shard::{parse_shard_url, RemoteModel, ShardTensor};
 pub use store::is_remote;
 
-/// Size of the first range request.
-pub const FIRST_CHUNK: u64 = 64 * 1024;
+/// Size of the first range request: a 32k-token vocabulary's header (about 700 KB) in one
+/// request, and enough of a larger one to guess where it ends (BENCHMARKS.md, `gguf scan`).
+pub const FIRST_CHUNK: u64 = 1024 * 1024;
 
 /// Timeouts and retries of remote reads.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct RemoteOptions {
-    /// Bytes asked for by the first request (later ones double what is held).
+    /// Bytes asked for by the first request (later ones go as far as the parser guesses the
+    /// header ends, or double what is held).
     pub first_chunk: u64,
     /// Time to establish a connection.
     pub connect_timeout: Duration,
@@ -161,14 +167,17 @@ struct Fetched {
 /// Fetches and parses the header of `url` with the one parser.
 fn fetch_header(url: &str, opts: &RemoteOptions, mode: Mode) -> Result<Fetched> {
     let counters = Arc::new(Counters::default());
-    let loc = store::locate(url, opts, &counters).map_err(|problem| RemoteError::Location {
+    let loc = store::locate(url, opts).map_err(|problem| RemoteError::Location {
         url: url.to_string(),
         problem,
     })?;
     let rt = runtime().handle();
     let chunk = opts.first_chunk.max(4);
     let (object, start) = rt
-        .block_on(Object::open(loc, Arc::clone(&counters), chunk))
+        .block_on(counted(
+            &counters,
+            Object::open(loc, Arc::clone(&counters), chunk),
+        ))
         .map_err(|e| remote_err(url, "reading the header", e))?;
     let mut src = RemoteSource::new(&object, rt, start, chunk);
     let (parsed, found) = parser::parse(&mut src, mode);
@@ -296,7 +305,7 @@ impl RemoteGguf {
         let what = format!("reading bytes {}..{}", range.start, range.end);
         runtime()
             .handle()
-            .block_on(self.object.range(range))
+            .block_on(counted(&self.counters, self.object.range(range)))
             .map_err(|e| remote_err(&self.url, &what, e))
     }
 
@@ -328,7 +337,7 @@ impl RemoteGguf {
         };
         runtime()
             .handle()
-            .block_on(self.object.range(start..end))
+            .block_on(counted(&self.counters, self.object.range(start..end)))
             .map_err(|e| remote_err(&self.url, &format!("reading tensor '{name}'"), e))
     }
 
@@ -342,7 +351,7 @@ impl RemoteGguf {
         let what = format!("reading bytes {}..{}", range.start, range.end);
         runtime()
             .handle()
-            .block_on(stream(&self.object, range, sink))
+            .block_on(counted(&self.counters, stream(&self.object, range, sink)))
             .map_err(|e| remote_err(&self.url, &what, e))
     }
 }

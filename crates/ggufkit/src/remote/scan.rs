@@ -3,7 +3,14 @@
 //! header and at most one extra chunk), where opening and validating would fetch it twice.
 #![forbid(unsafe_code)]
 
-use super::{fetch_header, RemoteOptions, RemoteStats};
+use std::sync::Arc;
+
+use object_store::ObjectStoreExt;
+
+use super::object::describe;
+use super::store::{self, counted, Counters};
+use super::{fetch_header, remote_err, runtime, RemoteOptions, RemoteStats};
+use crate::error::RemoteError;
 use crate::error::Result;
 use crate::read::parser::Mode;
 use crate::read::Gguf;
@@ -47,4 +54,19 @@ pub fn scan_url(url: &str, opts: &RemoteOptions) -> Result<ScannedHeader> {
         etag,
         stats,
     })
+}
+
+/// What identifies the current version of a remote object, from one `HEAD` request (no body):
+/// its length and ETag, which a resumed scan compares with the ones it recorded.
+pub fn object_stamp(url: &str, opts: &RemoteOptions) -> Result<(u64, Option<String>)> {
+    let loc = store::locate(url, opts).map_err(|problem| RemoteError::Location {
+        url: url.to_string(),
+        problem,
+    })?;
+    let counters = Arc::new(Counters::default());
+    let meta = runtime()
+        .handle()
+        .block_on(counted(&counters, loc.store.head(&loc.path)))
+        .map_err(|e| remote_err(url, "asking for the object's ETag", describe(e, &loc)))?;
+    Ok((meta.size, meta.e_tag.filter(|e| !e.is_empty())))
 }

@@ -1,6 +1,7 @@
 //! The parser's [`Source`] over a remote object: `available(end)` fetches what is missing with one
-//! range request, growing geometrically, so a header of `H` bytes costs `O(log H)` requests and at
-//! most the header plus one chunk of transfer. The object's size is known, so `total_len()` gives
+//! range request, as far as the parser guesses the header goes ([`Source::expect`]) and at least
+//! doubling what is held, so a header of `H` bytes costs `O(log H)` requests (2 for a typical
+//! vocabulary) and at most the header plus one chunk of transfer. The object's size is known, so `total_len()` gives
 //! it and every verdict is the one a local file of that length gets.
 #![forbid(unsafe_code)]
 
@@ -10,6 +11,7 @@ use futures_util::StreamExt;
 use tokio::runtime::Handle;
 
 use super::object::{describe, Body, Object, Start};
+use super::store::counted;
 use crate::read::source::Source;
 
 pub(crate) struct RemoteSource<'a> {
@@ -19,6 +21,8 @@ pub(crate) struct RemoteSource<'a> {
     /// The whole-object body of a server that ignores `Range`, read as far as asked.
     body: Option<Body>,
     first_chunk: u64,
+    /// Where the parser guesses the header ends ([`Source::expect`]).
+    expected: u64,
 }
 
 impl<'a> RemoteSource<'a> {
@@ -33,6 +37,7 @@ impl<'a> RemoteSource<'a> {
             buf,
             body,
             first_chunk,
+            expected: 0,
         }
     }
 
@@ -46,7 +51,10 @@ impl<'a> RemoteSource<'a> {
             return Ok(());
         };
         while (self.buf.len() as u64) < end {
-            match self.rt.block_on(body.next()) {
+            match self
+                .rt
+                .block_on(counted(&self.object.counters, body.next()))
+            {
                 Some(Ok(chunk)) => {
                     self.object.counters.add_bytes(chunk.len() as u64);
                     self.buf.extend_from_slice(&chunk);
@@ -82,12 +90,17 @@ impl Source for RemoteSource<'_> {
             self.read_body(end)?;
             return Ok(true);
         }
-        // double what is held (at least the first chunk, at least `end`), never past the end
+        // double what is held (at least the first chunk, at least `end`, as far as the parser
+        // guesses the header goes), never past the end
         let target = end
             .max(have.saturating_mul(2))
             .max(self.first_chunk)
+            .max(self.expected)
             .min(self.object.size);
-        let bytes = self.rt.block_on(self.object.range(have..target))?;
+        let bytes = self.rt.block_on(counted(
+            &self.object.counters,
+            self.object.range(have..target),
+        ))?;
         self.buf.extend_from_slice(&bytes);
         Ok(true)
     }
@@ -98,5 +111,10 @@ impl Source for RemoteSource<'_> {
 
     fn total_len(&self) -> Option<u64> {
         Some(self.object.size)
+    }
+
+    fn expect(&mut self, end: u64) {
+        // the latest guess knows the most
+        self.expected = end;
     }
 }

@@ -73,9 +73,10 @@ pub struct ScanStats {
 }
 
 /// Whether the output already holds `loc` as it is now: a local file with the same size and
-/// mtime; a remote location by its name (its ETag is known only after a request, and the
-/// header read costs little more).
-fn already_done(loc: &Location, done: &Done) -> bool {
+/// mtime; a remote object with the same size and ETag (those its listing gave, or one `HEAD`
+/// request, no body), or, when its row has no ETag (the server gave none), the same size. A
+/// location whose row is a read error, or a prefix that could not be listed, is tried again.
+fn already_done(loc: &Location, done: &Done, remote: &RemoteConfig) -> bool {
     let Some(prev) = done.get(&loc.name()) else {
         return false;
     };
@@ -83,7 +84,19 @@ fn already_done(loc: &Location, done: &Done) -> bool {
         Location::Local(p) => {
             local_stamp(p).is_some_and(|now| now.size == prev.size && now.mtime_ns == prev.mtime_ns)
         }
-        Location::Remote(_) => true,
+        #[cfg(feature = "remote")]
+        Location::Remote(url) => super::read::remote_stamp(url, remote).is_some_and(|now| {
+            prev.size.is_some() && now.size == prev.size && now.etag == prev.etag
+        }),
+        #[cfg(not(feature = "remote"))]
+        Location::Remote(_) => {
+            let _ = remote;
+            true
+        }
+        Location::Listed { size, etag, .. } => {
+            prev.size == Some(*size) && prev.etag.as_ref() == etag.as_ref()
+        }
+        Location::Unlisted { .. } => false,
     }
 }
 
@@ -109,7 +122,7 @@ pub fn scan(
             s.spawn(move || loop {
                 let i = next.fetch_add(1, Ordering::Relaxed);
                 let Some(loc) = locations.get(i) else { break };
-                let rows = (!already_done(loc, done))
+                let rows = (!already_done(loc, done, &options.remote))
                     .then(|| scan_location(loc, options.values, &options.remote));
                 if tx.send(rows).is_err() {
                     break; // the sink failed: stop reading

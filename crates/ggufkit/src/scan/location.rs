@@ -1,6 +1,7 @@
 //! What a scan reads: local files, directories (walked for `*.gguf`, recursively, in name
-//! order) and remote URLs (`http(s)://`, `s3://`, `gs://`, `az://`, read by range requests
-//! through `crate::remote`, feature `remote`).
+//! order), remote URLs (`http(s)://`, `s3://`, `gs://`, `az://`, read by range requests
+//! through `crate::remote`, feature `remote`) and object-store prefixes (`s3://bucket/models/`,
+//! listed for `*.gguf`).
 #![forbid(unsafe_code)]
 
 use std::path::{Path, PathBuf};
@@ -12,6 +13,23 @@ pub enum Location {
     Local(PathBuf),
     /// A URL of a remote object.
     Remote(String),
+    /// An object found by listing a prefix, with the length and ETag the listing gave (so a
+    /// resumed scan compares them without asking the object again).
+    Listed {
+        /// The object's URL.
+        url: String,
+        /// Its length, from the listing.
+        size: u64,
+        /// Its ETag, from the listing, when the store gave one.
+        etag: Option<String>,
+    },
+    /// An object-store prefix whose listing failed: its `files` row carries the error.
+    Unlisted {
+        /// The prefix as given.
+        prefix: String,
+        /// Why it could not be listed.
+        error: String,
+    },
 }
 
 impl Location {
@@ -20,7 +38,8 @@ impl Location {
     pub fn name(&self) -> String {
         match self {
             Location::Local(p) => p.to_string_lossy().into_owned(),
-            Location::Remote(u) => u.clone(),
+            Location::Remote(u) | Location::Listed { url: u, .. } => u.clone(),
+            Location::Unlisted { prefix, .. } => prefix.clone(),
         }
     }
 }
@@ -39,14 +58,33 @@ pub fn is_remote(s: &str) -> bool {
     }
 }
 
-/// The locations named by `inputs`: each URL as it is, each directory replaced by the `*.gguf`
-/// files under it (recursively, sorted by path; symbolic links to directories are not followed),
-/// each other path as it is (a path that does not exist is scanned, and gives an error row).
-/// A directory that cannot be listed gives an error row too, through its own path.
+/// The locations named by `inputs`: each URL as it is, each object-store prefix (a key ending
+/// in `/`, or none: `s3://bucket/models/`) replaced by the `*.gguf` objects under it (sorted;
+/// feature `remote`, stores configured from the environment), each directory replaced by the
+/// `*.gguf` files under it (recursively, sorted by path; symbolic links to directories are not
+/// followed), each other path as it is (a path that does not exist is scanned, and gives an
+/// error row). A directory or prefix that cannot be listed gives an error row too, through its
+/// own name.
 pub fn expand<S: AsRef<str>>(inputs: &[S]) -> Vec<Location> {
     let mut out = Vec::new();
     for input in inputs {
         let s = input.as_ref();
+        #[cfg(feature = "remote")]
+        if crate::remote::is_prefix(s) {
+            let opts = crate::remote::RemoteOptions::from_env();
+            match crate::remote::list_gguf(s, &opts) {
+                Ok(objects) => out.extend(objects.into_iter().map(|o| Location::Listed {
+                    url: o.url,
+                    size: o.size,
+                    etag: o.etag,
+                })),
+                Err(e) => out.push(Location::Unlisted {
+                    prefix: s.to_string(),
+                    error: e.to_string(),
+                }),
+            }
+            continue;
+        }
         if is_remote(s) {
             out.push(Location::Remote(s.to_string()));
             continue;

@@ -28,6 +28,18 @@ impl Stamp {
     }
 }
 
+/// The stamp of a remote object now (size and ETag, by one `HEAD` request), `None` when it
+/// cannot be asked for (then it is scanned again).
+#[cfg(feature = "remote")]
+pub fn remote_stamp(url: &str, remote: &RemoteConfig) -> Option<Stamp> {
+    let (size, etag) = crate::remote::object_stamp(url, &remote.options).ok()?;
+    Some(Stamp {
+        size: Some(size),
+        mtime_ns: None,
+        etag,
+    })
+}
+
 /// The stamp of a local file now (size and mtime), `None` when it cannot be read.
 pub fn local_stamp(path: &Path) -> Option<Stamp> {
     let meta = std::fs::metadata(path).ok()?;
@@ -47,7 +59,14 @@ pub fn local_stamp(path: &Path) -> Option<Stamp> {
 pub fn scan_location(loc: &Location, limit: ValueLimit, remote: &RemoteConfig) -> FileRows {
     match loc {
         Location::Local(p) => scan_local(p, loc.name(), limit),
-        Location::Remote(url) => scan_remote(url, limit, remote),
+        Location::Remote(url) | Location::Listed { url, .. } => scan_remote(url, limit, remote),
+        Location::Unlisted { prefix, error } => {
+            let file = FileRow {
+                location: prefix.clone(),
+                ..FileRow::default()
+            };
+            rows_of_unreadable(file, error.clone())
+        }
     }
 }
 

@@ -3,6 +3,7 @@
 //! reading it must equal.
 #![forbid(unsafe_code)]
 
+use super::guess::header_end_guess;
 use super::{PResult, Parser, Stop};
 use crate::endian::Endian;
 use crate::read::source::Source;
@@ -64,6 +65,11 @@ impl<S: Source> Parser<'_, S> {
             // one string the fast loop stopped at: more bytes to read, or a length that is not
             // ASCII (which ends the run: that string is checked alone)
             let at = pos;
+            let start = self.cur.pos;
+            if let Some(mean) = (at - start).checked_div(k) {
+                let end = at.saturating_add(mean.saturating_mul(count - k));
+                self.cur.src.expect(header_end_guess(start, end, count));
+            }
             let whole = match self.cur.src.available(at.saturating_add(8))? {
                 true => (at + 8).checked_add(self.cur.u64_at(at)),
                 false => None,

@@ -15,6 +15,7 @@
 mod cursor;
 mod fast_infos;
 mod fast_strings;
+mod guess;
 mod names;
 mod nul_names;
 mod preamble;

@@ -4,7 +4,7 @@
 
 use hashbrown::HashTable;
 
-use super::{PResult, Parser, Paths, Stop};
+use super::{guess, PResult, Parser, Paths, Stop};
 use crate::read::index::{KvEntry, KvList};
 use crate::read::source::Source;
 use crate::validate::rules;
@@ -169,6 +169,15 @@ impl<S: Source> Parser<'_, S> {
         let count = self.cur.read_u64(&|b: &[u8]| {
             format!("the element count of an array in {}", pair_name(b, key, kv))
         })?;
+        if elem == ValueType::String {
+            let start = self.cur.pos;
+            let end = start.saturating_add(count.saturating_mul(guess::MEAN_STRING));
+            if end > self.cur.bytes().len() as u64 {
+                self.cur
+                    .src
+                    .expect(guess::header_end_guess(start, end, count));
+            }
+        }
         self.cur
             .need_count(count, elem.min_size(), count_pos, &|b: &[u8]| {
                 format!("the {} array of {}", elem.name(), pair_name(b, key, kv))
