@@ -565,7 +565,7 @@ fn a_scan_killed_by_a_signal_resumes_to_the_same_tables() {
         );
         let stdout = scan(&[dir, "-o", o, "--format", "jsonl", "--jobs", "2"]);
         assert!(
-            stdout.contains(&format!("{done_before} skipped")),
+            stdout.contains(&format!("{} skipped", grouped(done_before))),
             "{signal}: {stdout}"
         );
         for t in TABLES {
@@ -576,4 +576,17 @@ fn a_scan_killed_by_a_signal_resumes_to_the_same_tables() {
             );
         }
     }
+}
+
+/// A count as the summary line prints it, with thousands separators: `1,000`.
+fn grouped(n: usize) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
 }
