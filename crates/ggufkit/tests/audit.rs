@@ -177,6 +177,7 @@ fn honest_look_alikes_give_nothing() {
         "{% for i in range(3) %}{{ i }}{% endfor %}{% set ns = namespace(x=1) %}{% set ns.x = 2 %}{{ ns.x }}",
         "{% for m in messages %}{% if '<tool_call>' in m.content %}<tool_call>{{ m.content }}</tool_call>{% endif %}{% endfor %}",
         "{% set system = messages[0] %}{{ system.content }}",
+        "{% set roles = {'system': 'S', 'user': 'U'} %}{{ roles['system'] }}{{ roles.eval }}",
         "{% if m.content == '' %}{{ 'nothing to say here today' }}{% endif %}",
         "{{ '<|im_start|>' ~ 'user' ~ '\\n' }}{{ 'a_b' ~ 'c' }}",
         "{% for m in messages %}{% if 'x' not in m.content %}Some fixed text to emit.{% endif %}{% endfor %}",
@@ -522,4 +523,51 @@ fn gemma3_gives_no_error_or_warning() {
         .filter(|f| f.severity >= Severity::Warning)
         .collect();
     assert!(bad.is_empty(), "{bad:?}");
+}
+
+/// A vocabulary large enough for the table's probing to matter: every merge found but the one
+/// made bad, and the first repeat named with its earlier occurrence.
+#[test]
+fn merges_and_duplicates_in_a_large_vocabulary() {
+    let mut tokens: Vec<String> = (0..20_000).map(|i| format!("t{i}")).collect();
+    tokens.push(String::new());
+    tokens.push("a token longer than fifteen bytes".into());
+    let mut merges: Vec<String> = (0..19_999).map(|i| format!("t{i} t{}", i + 1)).collect();
+    merges.push("t5 a token longer than fifteen bytes".into());
+    let clean = |tokens: Vec<String>, merges: Vec<String>| {
+        let bytes = model(|b| {
+            b.set("tokenizer.ggml.tokens", OwnedValue::from(tokens))
+                .unwrap();
+            b.set("tokenizer.ggml.merges", OwnedValue::from(merges))
+                .unwrap();
+            b.set(
+                "tokenizer.ggml.token_type",
+                OwnedValue::from(Vec::<i32>::new()),
+            )
+            .unwrap();
+        });
+        let g = Gguf::from_bytes(&bytes).unwrap();
+        audit(&g)
+            .into_iter()
+            .filter(|f| f.rule.starts_with("tokenizer.merge") || f.rule == "tokenizer.duplicate")
+            .map(|f| f.message)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(clean(tokens.clone(), merges.clone()), Vec::<String>::new());
+    let mut bad = merges.clone();
+    bad[7_777] = "t7777 t20000".into();
+    assert_eq!(
+        clean(tokens.clone(), bad),
+        ["merge 7777 (\"t7777 t20000\") names a token that does not exist"]
+    );
+    let mut dup = tokens;
+    dup[9_000] = "t5000".into();
+    dup[12_000] = "t5000".into();
+    assert_eq!(
+        clean(dup, merges),
+        [
+            "2 duplicate tokens (first: 5000 and 9000)",
+            "merge 8999 (\"t8999 t9000\") names a token that does not exist"
+        ]
+    );
 }

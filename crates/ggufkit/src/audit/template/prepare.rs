@@ -24,8 +24,8 @@ pub(super) type Refusal = (String, usize);
 /// length, same line breaks).
 pub(super) fn prepare(src: &str) -> Result<Cow<'_, str>, Refusal> {
     let mut blank: Vec<(usize, usize)> = Vec::new();
-    // The current tag: its start offset, its tokens so far, and whether the first is a
-    // generation marker.
+    // The current tag: its start offset, its tokens so far, and whether it is a statement whose
+    // first token is a generation marker (so far).
     let mut tag: Option<(usize, usize, bool)> = None;
     let mut last_end = 0;
     for tok in tokenize(src, false, SyntaxConfig::default()) {
@@ -39,7 +39,8 @@ pub(super) fn prepare(src: &str) -> Result<Cow<'_, str>, Refusal> {
         let (start, end) = (span.start_offset as usize, span.end_offset as usize);
         last_end = end;
         match (tok, &mut tag) {
-            (Token::VariableStart | Token::BlockStart, _) => tag = Some((start, 0, false)),
+            (Token::BlockStart, _) => tag = Some((start, 0, true)),
+            (Token::VariableStart, _) => tag = Some((start, 0, false)),
             (Token::VariableEnd | Token::BlockEnd, Some((from, n, generation))) => {
                 if *generation && *n == 1 {
                     blank.push((*from, end));
@@ -49,7 +50,7 @@ pub(super) fn prepare(src: &str) -> Result<Cow<'_, str>, Refusal> {
             (t, Some((_, n, generation))) => {
                 *n += 1;
                 if *n == 1 {
-                    *generation = matches!(t, Token::Ident("generation" | "endgeneration"));
+                    *generation &= matches!(t, Token::Ident("generation" | "endgeneration"));
                 }
                 if *n > MAX_TAG_TOKENS {
                     return Err((

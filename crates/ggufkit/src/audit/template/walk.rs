@@ -81,6 +81,7 @@ pub(super) fn walk(root: &Stmt<'_>) -> Vec<Hit> {
         values: HashMap::new(),
         hits: Vec::new(),
         child_dunder: false,
+        accessed: Vals::new(),
     };
     w.stmt(root);
     w.hits
@@ -96,6 +97,8 @@ struct Walker<'s> {
     /// Whether an expression walked below the current one has a value naming a dunder (so that a
     /// name built in several steps is reported once, where it first appears).
     child_dunder: bool,
+    /// The names the last `[]` or `|attr()` walked reached, for the call that may follow.
+    accessed: Vals,
 }
 
 fn offset(span: minijinja::machinery::Span) -> usize {
@@ -423,16 +426,18 @@ impl<'s> Walker<'s> {
         }
     }
 
-    /// Names reached by `[]` or `|attr()` (the values of the key): internals and exec-like
-    /// names. Strings with two underscores are reported where they are built.
+    /// Names reached by `[]` or `|attr()` (the values of the key): internals and modules
+    /// (exec-like names count when called, see [`Walker::call`]). Strings with two underscores
+    /// are reported where they are built.
     fn names(&mut self, names: &Vals, at: usize) {
         for s in strings(names) {
             if INTERNALS.contains(&s) {
                 self.hit("template.dunder", format!("access to `{s}`"), at);
-            } else if EXEC_CALLS.contains(&s) || MODULES.contains(&s) {
+            } else if MODULES.contains(&s) {
                 self.hit("template.exec", format!("access to `{s}`"), at);
             }
         }
+        self.accessed = names.clone();
     }
 
     /// `x.name`: the name checked, and the values of `x` (for a method call).
@@ -526,7 +531,22 @@ impl<'s> Walker<'s> {
                 Some((recv, g.name))
             }
             other => {
+                self.accessed.clear();
                 self.expr(other);
+                // `x['popen'](…)`, `(x|attr('popen'))(…)`: the name the callee reached
+                if matches!(other, Expr::GetItem(_) | Expr::Filter(_)) {
+                    let called: Vec<String> = strings(&self.accessed)
+                        .filter(|s| EXEC_CALLS.contains(s))
+                        .map(str::to_string)
+                        .collect();
+                    for s in called {
+                        self.hit(
+                            "template.exec",
+                            format!("a call of `{s}`"),
+                            offset(other.span()),
+                        );
+                    }
+                }
                 None
             }
         };
