@@ -148,6 +148,28 @@ fn deep_nesting_is_a_finding() {
     }
 }
 
+/// Templates that make a walker copy or re-read: values doubled at every node, branches nested
+/// in branches that all match. Bounded work: they finish (in a fraction of a second) and are
+/// honest.
+#[test]
+fn costly_templates_are_walked_in_bounded_work() {
+    let doubling = format!(
+        "{{% set a = 'x' * 1000 %}}{}",
+        "{{ a ~ a }}{% set a = a ~ 'y' %}".repeat(20_000)
+    );
+    let nested = format!(
+        "{}{}{}",
+        "{% if 'k' in m.content %}".repeat(140),
+        "{% set x = 1 %}".repeat(20_000),
+        "{% endif %}".repeat(140)
+    );
+    for src in [doubling, nested] {
+        let t = std::time::Instant::now();
+        assert_eq!(audit_template("k", 0, &src), vec![]);
+        println!("{} bytes in {:?}", src.len(), t.elapsed());
+    }
+}
+
 #[test]
 fn parse_errors_have_a_position() {
     let f = audit_template("k", 0, "ok\n{% if x %}\n{{ x + }}\n{% endif %}");

@@ -9,13 +9,19 @@ use minijinja::machinery::ast::{self, BinOpKind, CompareOpKind, Expr, Stmt};
 /// Fewest words the fixed text needs to read as an instruction rather than a marker.
 const MIN_WORDS: usize = 4;
 
+/// Statements of a branch read for its fixed text, and the text kept: the prose a backdoor emits
+/// comes first, and nested branches must not make the check quadratic.
+const MAX_STATEMENTS: usize = 64;
+const MAX_TEXT: usize = 1024;
+
 /// The fixed text (its first 60 characters) the branch of `c` emits when `c` has the shape.
 pub(super) fn fixed_text(c: &ast::IfCond<'_>) -> Option<String> {
     if !matches_literal(&c.expr) {
         return None;
     }
     let mut text = String::new();
-    emitted(&c.true_body, &mut text);
+    let mut budget = MAX_STATEMENTS;
+    emitted(&c.true_body, &mut text, &mut budget);
     let t = text.trim();
     (t.split_whitespace().count() >= MIN_WORDS && !t.starts_with('<'))
         .then(|| t.chars().take(60).collect())
@@ -77,24 +83,38 @@ fn mentions_content(e: &Expr<'_>) -> bool {
 }
 
 /// The constant text a branch emits: its raw text and string constants output, through nested
-/// `if`s and `with`s.
-fn emitted(body: &[Stmt<'_>], out: &mut String) {
+/// `if`s and `with`s, within `budget` statements and [`MAX_TEXT`] bytes.
+fn emitted(body: &[Stmt<'_>], out: &mut String, budget: &mut usize) {
     for s in body {
+        if *budget == 0 || out.len() >= MAX_TEXT {
+            return;
+        }
+        *budget -= 1;
         match s {
-            Stmt::EmitRaw(r) => out.push_str(r.raw),
+            Stmt::EmitRaw(r) => push(out, r.raw),
             Stmt::EmitExpr(e) => {
                 if let Expr::Const(c) = &e.expr {
                     if let Some(s) = c.value.as_str() {
-                        out.push_str(s);
+                        push(out, s);
                     }
                 }
             }
             Stmt::IfCond(c) => {
-                emitted(&c.true_body, out);
-                emitted(&c.false_body, out);
+                emitted(&c.true_body, out, budget);
+                emitted(&c.false_body, out, budget);
             }
-            Stmt::WithBlock(w) => emitted(&w.body, out),
+            Stmt::WithBlock(w) => emitted(&w.body, out, budget),
             _ => {}
         }
     }
+}
+
+/// `s` appended to `out` up to [`MAX_TEXT`] bytes (cut at a character boundary).
+fn push(out: &mut String, s: &str) {
+    let room = MAX_TEXT.saturating_sub(out.len());
+    let mut end = s.len().min(room);
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    out.push_str(&s[..end]);
 }

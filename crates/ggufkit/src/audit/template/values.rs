@@ -40,6 +40,15 @@ impl Val {
         }
     }
 
+    /// The bytes the value holds (at least 1), what computing it cost.
+    pub(super) fn size(&self) -> usize {
+        match self {
+            Val::Str(s) => s.len().max(1),
+            Val::Int(_) => 1,
+            Val::List(l) => l.iter().map(Val::size).sum::<usize>().max(1),
+        }
+    }
+
     /// Whether the value is a string that names something behind two underscores.
     pub(super) fn has_dunder(&self) -> bool {
         matches!(self, Val::Str(s) if s.contains("__"))

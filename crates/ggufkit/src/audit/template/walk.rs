@@ -58,6 +58,10 @@ const INTERNALS: &[&str] = &[
     "im_func",
 ];
 
+/// Bytes of values the walk may compute over one template; past them every value is unknown, so
+/// that a hostile template of millions of `a ~ a` costs a pass, not a copy per node.
+const FUEL: usize = 16 << 20;
+
 /// One rule broken: the rule id, the message and the byte offset inside the parsed source.
 pub(super) struct Hit {
     pub rule: &'static str,
@@ -82,6 +86,7 @@ pub(super) fn walk(root: &Stmt<'_>) -> Vec<Hit> {
         hits: Vec::new(),
         child_dunder: false,
         accessed: Vals::new(),
+        fuel: FUEL,
     };
     w.stmt(root);
     w.hits
@@ -99,6 +104,8 @@ struct Walker<'s> {
     child_dunder: bool,
     /// The names the last `[]` or `|attr()` walked reached, for the call that may follow.
     accessed: Vals,
+    /// What is left of [`FUEL`].
+    fuel: usize,
 }
 
 fn offset(span: minijinja::machinery::Span) -> usize {
@@ -243,7 +250,15 @@ impl<'s> Walker<'s> {
     /// reported at the node that first builds it.
     fn expr(&mut self, e: &Expr<'s>) -> Vals {
         let before = std::mem::replace(&mut self.child_dunder, false);
-        let vals = self.expr_inner(e);
+        let mut vals = self.expr_inner(e);
+        let cost: usize = vals.iter().map(Val::size).sum();
+        match self.fuel.checked_sub(cost) {
+            Some(left) => self.fuel = left,
+            None => {
+                self.fuel = 0;
+                vals.clear();
+            }
+        }
         let own = vals.iter().any(Val::has_dunder);
         if own && !self.child_dunder {
             let s = strings(&vals)
@@ -268,6 +283,9 @@ impl<'s> Walker<'s> {
                         format!("the name `{}`", v.id),
                         offset(v.span()),
                     );
+                }
+                if self.fuel == 0 {
+                    return Vals::new();
                 }
                 self.values.get(v.id).cloned().unwrap_or_default()
             }
