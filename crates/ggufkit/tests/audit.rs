@@ -219,6 +219,24 @@ fn positions_are_line_and_column() {
     assert_eq!(d.offset, 7);
 }
 
+/// The case Python's test of `ggufkit.audit` checks: one finding, its message and place.
+#[test]
+fn an_attribute_chain_gives_one_finding_at_the_name() {
+    let f = audit_template(
+        "k",
+        0,
+        "{% for m in messages %}\n{{ m.content.__class__ }}{% endfor %}",
+    );
+    let got: Vec<_> = f
+        .iter()
+        .map(|f| (f.rule, f.message.as_str(), f.position))
+        .collect();
+    assert_eq!(
+        got,
+        [("template.dunder", "access to `__class__`", Some((2, 14)))]
+    );
+}
+
 #[test]
 fn positions_count_characters_across_tokens_and_lines() {
     let f = audit_template("k", 0, "é {{ x.__class__ }} ü\n  ü {{ y.__mro__ }}");
