@@ -10,6 +10,7 @@ mod model;
 mod rules;
 mod template;
 mod tokenizer;
+mod vocab;
 
 pub use chars::hidden_char;
 pub use finding::{Finding, Severity};

@@ -2,6 +2,7 @@
 //! the vocabulary against the embedding and output tensors.
 #![forbid(unsafe_code)]
 
+use super::vocab::Vocab;
 use super::{Finding, Severity};
 use crate::summary::TokenRole;
 use crate::{Gguf, ValueType};
@@ -109,12 +110,20 @@ pub(super) fn audit_tokenizer(g: &Gguf<'_>, out: &mut Vec<Finding>) {
             }
         }
     }
-    let Some(strings) = tokens.strings() else {
+    if tokens.element_type() != ValueType::String {
+        return;
+    }
+    let Some(vocab) = Vocab::new(n, tokens.raw_bytes(), tokens.endian()) else {
         return;
     };
-    let vocab = Vocab::new(strings.map(|s| s.as_bytes()).collect());
     let (dups, first) = vocab.duplicates();
-    if let Some((a, b)) = first {
+    if let Some(b) = first {
+        // the earlier occurrence, found by one more pass over the tokens
+        let a = tokens.strings().and_then(|mut all| {
+            let repeated = all.nth(b)?.as_bytes();
+            tokens.strings()?.position(|t| t.as_bytes() == repeated)
+        });
+        let a = a.map_or_else(|| "?".to_string(), |a| a.to_string());
         out.push(Finding::new(
             "tokenizer.duplicate",
             Severity::Warning,
@@ -135,9 +144,7 @@ pub(super) fn audit_tokenizer(g: &Gguf<'_>, out: &mut Vec<Finding>) {
             Some(merges) => {
                 for (i, m) in merges.enumerate() {
                     let b = m.as_bytes();
-                    let ok = b
-                        .iter()
-                        .position(|&c| c == b' ')
+                    let ok = memchr::memchr(b' ', b)
                         .is_some_and(|sp| vocab.contains(&b[..sp]) && vocab.contains(&b[sp + 1..]));
                     if !ok {
                         out.push(Finding::new(
@@ -168,58 +175,5 @@ pub(super) fn audit_tokenizer(g: &Gguf<'_>, out: &mut Vec<Finding>) {
                 format!("{rows} rows for a vocabulary of {n} tokens"),
             ));
         }
-    }
-}
-
-/// The token strings and a hash table of their indices (4 bytes an entry: a 262k vocabulary's
-/// table stays in cache, where a map of slices would not), for duplicates and merge lookups.
-struct Vocab<'a> {
-    strs: Vec<&'a [u8]>,
-    table: hashbrown::HashTable<u32>,
-    hasher: hashbrown::DefaultHashBuilder,
-    dups: u64,
-    /// The first repeat met in token order: its previous occurrence, itself.
-    first: Option<(usize, usize)>,
-}
-
-impl<'a> Vocab<'a> {
-    fn new(strs: Vec<&'a [u8]>) -> Vocab<'a> {
-        use std::hash::BuildHasher;
-        let hasher = hashbrown::DefaultHashBuilder::default();
-        let mut table = hashbrown::HashTable::with_capacity(strs.len());
-        let (mut dups, mut first) = (0, None);
-        for (i, s) in strs.iter().enumerate() {
-            let h = hasher.hash_one(s);
-            match table.find_mut(h, |&j: &u32| strs[j as usize] == *s) {
-                Some(prev) => {
-                    dups += 1;
-                    first.get_or_insert((*prev as usize, i));
-                    *prev = i as u32;
-                }
-                None => {
-                    table.insert_unique(h, i as u32, |&j| hasher.hash_one(strs[j as usize]));
-                }
-            }
-        }
-        Vocab {
-            strs,
-            table,
-            hasher,
-            dups,
-            first,
-        }
-    }
-
-    /// How many tokens repeat an earlier one, and the first repeat.
-    fn duplicates(&self) -> (u64, Option<(usize, usize)>) {
-        (self.dups, self.first)
-    }
-
-    fn contains(&self, s: &[u8]) -> bool {
-        use std::hash::BuildHasher;
-        let h = self.hasher.hash_one(s);
-        self.table
-            .find(h, |&j| self.strs[j as usize] == s)
-            .is_some()
     }
 }

@@ -349,7 +349,7 @@ fn make_q3_quants(nmax: i32, x: &[f32], l_out: &mut [i8]) -> f32 {
 /// ggml's `make_qkx2_quants`: scale and min of an asymmetric group, searched over `nstep + 1`
 /// candidate scales. Returns `(scale, -min)`.
 #[allow(clippy::too_many_arguments)]
-fn make_qkx2_quants(
+fn make_qkx2_quants<const N: usize>(
     nmax: i32,
     x: &[f32],
     weights: &[f32],
@@ -360,7 +360,11 @@ fn make_qkx2_quants(
     nstep: i32,
     use_mad: bool,
 ) -> (f32, f32) {
-    let n = x.len();
+    // a sub-block of a length known when compiling: the loops below unroll and lose their
+    // bounds checks (ggml's C gets the same from inlining its constant `n`)
+    let n = N;
+    let (x, weights) = (&x[..N], &weights[..N]);
+    let (l_out, laux) = (&mut l_out[..N], &mut laux[..N]);
     let mut min = x[0];
     let mut max = x[0];
     let mut sum_w = weights[0];
@@ -463,7 +467,7 @@ pub(crate) fn quant_q2_k(src: &[f32], out: &mut [u8]) {
             for (w, &v) in weights.iter_mut().zip(xs) {
                 *w = v.abs();
             }
-            let (s, m) = make_qkx2_quants(
+            let (s, m) = make_qkx2_quants::<16>(
                 3,
                 xs,
                 &weights,
@@ -654,7 +658,7 @@ fn quant_k4_common(x: &[f32], y: &mut [u8], nmax: i32, rmin: f32, nstep: i32, l:
         for (w, &v) in weights.iter_mut().zip(xs) {
             *w = av_x + v.abs();
         }
-        let (s, m) = make_qkx2_quants(
+        let (s, m) = make_qkx2_quants::<32>(
             nmax,
             xs,
             &weights,

@@ -226,45 +226,68 @@ pub(crate) fn quant_q4_1_block(x: &[f32], b: &mut [u8]) {
 }
 
 pub(crate) fn quant_q5_0(src: &[f32], out: &mut [u8]) {
+    if super::simd::quant_q5_0(src, out) {
+        return;
+    }
+    quant_q5_0_scalar(src, out);
+}
+
+pub(crate) fn quant_q5_0_scalar(src: &[f32], out: &mut [u8]) {
     for (x, b) in src
         .chunks_exact(block::Q5_0.elems)
         .zip(out.chunks_exact_mut(block::Q5_0.bytes))
     {
-        let d = signed_absmax(x) / -16.0;
-        let id = inverse(d);
-        put_f16(b, 0, d);
-        let mut qh = 0u32;
-        for j in 0..16 {
-            let q0 = 31.min(c_trunc_i32(x[j] * id + 16.5) as i8 as i32) as u8;
-            let q1 = 31.min(c_trunc_i32(x[j + 16] * id + 16.5) as i8 as i32) as u8;
-            b[6 + j] = (q0 & 0x0f) | ((q1 & 0x0f) << 4);
-            qh |= u32::from((q0 & 0x10) >> 4) << j;
-            qh |= u32::from((q1 & 0x10) >> 4) << (j + 16);
-        }
-        b[2..6].copy_from_slice(&qh.to_le_bytes());
+        quant_q5_0_block(x, signed_absmax(x) / -16.0, b);
     }
 }
 
+/// One q5_0 block (32 floats → 22 bytes) with its scale `d`, as `quantize_row_q5_0_ref`.
+pub(crate) fn quant_q5_0_block(x: &[f32], d: f32, b: &mut [u8]) {
+    let id = inverse(d);
+    put_f16(b, 0, d);
+    let mut qh = 0u32;
+    for j in 0..16 {
+        let q0 = 31.min(c_trunc_i32(x[j] * id + 16.5) as i8 as i32) as u8;
+        let q1 = 31.min(c_trunc_i32(x[j + 16] * id + 16.5) as i8 as i32) as u8;
+        b[6 + j] = (q0 & 0x0f) | ((q1 & 0x0f) << 4);
+        qh |= u32::from((q0 & 0x10) >> 4) << j;
+        qh |= u32::from((q1 & 0x10) >> 4) << (j + 16);
+    }
+    b[2..6].copy_from_slice(&qh.to_le_bytes());
+}
+
 pub(crate) fn quant_q5_1(src: &[f32], out: &mut [u8]) {
+    if super::simd::quant_q5_1(src, out) {
+        return;
+    }
+    quant_q5_1_scalar(src, out);
+}
+
+pub(crate) fn quant_q5_1_scalar(src: &[f32], out: &mut [u8]) {
     for (x, b) in src
         .chunks_exact(block::Q5_1.elems)
         .zip(out.chunks_exact_mut(block::Q5_1.bytes))
     {
-        let (min, max) = min_max(x);
-        let d = (max - min) / 31.0;
-        let id = inverse(d);
-        put_f16(b, 0, d);
-        put_f16(b, 2, min);
-        let mut qh = 0u32;
-        for j in 0..16 {
-            let q0 = c_trunc_i32((x[j] - min) * id + 0.5) as u8;
-            let q1 = c_trunc_i32((x[j + 16] - min) * id + 0.5) as u8;
-            b[8 + j] = (q0 & 0x0f) | ((q1 & 0x0f) << 4);
-            qh |= u32::from((q0 & 0x10) >> 4) << j;
-            qh |= u32::from((q1 & 0x10) >> 4) << (j + 16);
-        }
-        b[4..8].copy_from_slice(&qh.to_le_bytes());
+        quant_q5_1_block(x, b);
     }
+}
+
+/// One q5_1 block (32 floats → 24 bytes), as `quantize_row_q5_1_ref`.
+pub(crate) fn quant_q5_1_block(x: &[f32], b: &mut [u8]) {
+    let (min, max) = min_max(x);
+    let d = (max - min) / 31.0;
+    let id = inverse(d);
+    put_f16(b, 0, d);
+    put_f16(b, 2, min);
+    let mut qh = 0u32;
+    for j in 0..16 {
+        let q0 = c_trunc_i32((x[j] - min) * id + 0.5) as u8;
+        let q1 = c_trunc_i32((x[j + 16] - min) * id + 0.5) as u8;
+        b[8 + j] = (q0 & 0x0f) | ((q1 & 0x0f) << 4);
+        qh |= u32::from((q0 & 0x10) >> 4) << j;
+        qh |= u32::from((q1 & 0x10) >> 4) << (j + 16);
+    }
+    b[4..8].copy_from_slice(&qh.to_le_bytes());
 }
 
 #[inline]

@@ -59,6 +59,32 @@ pub(crate) fn quant_q4_0(src: &[f32], out: &mut [u8]) -> bool {
     false
 }
 
+/// q5_0 quantization with AVX2, the bytes of `quantize_row_q5_0_ref` (the scale's element found
+/// as for q4_0).
+pub(crate) fn quant_q5_0(src: &[f32], out: &mut [u8]) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    if x86::has_avx2() {
+        // SAFETY: the CPU supports AVX2 (checked just above).
+        unsafe { x86::quant_q5_0(src, out) };
+        return true;
+    }
+    let _ = (src, out);
+    false
+}
+
+/// q5_1 quantization with AVX2, the bytes of `quantize_row_q5_1_ref` (zero extremes through the
+/// scalar code, as for q4_1).
+pub(crate) fn quant_q5_1(src: &[f32], out: &mut [u8]) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    if x86::has_avx2() {
+        // SAFETY: the CPU supports AVX2 (checked just above).
+        unsafe { x86::quant_q5_1(src, out) };
+        return true;
+    }
+    let _ = (src, out);
+    false
+}
+
 /// q4_0 blocks with AVX2 (+F16C not needed: the scale is converted by scalar code).
 pub(crate) fn dequant_q4_0(data: &[u8], out: &mut [f32]) -> bool {
     #[cfg(target_arch = "x86_64")]
@@ -200,14 +226,15 @@ mod x86 {
         ))
     }
 
-    /// 16 bytes `low byte of q[j] | (q[j + 16] << 4)` (u8 arithmetic) from the nibbles of 32
-    /// elements in four vectors of eight.
+    /// 16 bytes `(q[j] & LO) | (q[j + 16] << 4)` (u8 arithmetic) from 32 elements in four
+    /// vectors of eight: `LO` is 0xff for the 4-bit formats (the whole low byte, as C's `q0 |
+    /// q1 << 4`), 0x0f for the 5-bit ones (whose fifth bits go to `qh`).
     #[inline]
     #[target_feature(enable = "avx2")]
-    fn pack_nibbles(q: [__m256i; 4]) -> __m128i {
+    fn pack_nibbles<const LO: i32>(q: [__m256i; 4]) -> __m128i {
         let comb = |lo: __m256i, hi: __m256i| {
             _mm256_or_si256(
-                _mm256_and_si256(lo, _mm256_set1_epi32(0xff)),
+                _mm256_and_si256(lo, _mm256_set1_epi32(LO)),
                 _mm256_slli_epi32::<4>(_mm256_and_si256(hi, _mm256_set1_epi32(0x0f))),
             )
         };
@@ -250,7 +277,10 @@ mod x86 {
             let q = v.map(|vk| nibble_lanes(_mm256_add_ps(_mm256_mul_ps(vk, idv), off)));
             // SAFETY: `b` is an 18-byte block, so bytes 2..18 are writable; unaligned store.
             unsafe {
-                _mm_storeu_si128(b[2..block::Q4_0.bytes].as_mut_ptr().cast(), pack_nibbles(q))
+                _mm_storeu_si128(
+                    b[2..block::Q4_0.bytes].as_mut_ptr().cast(),
+                    pack_nibbles::<0xff>(q),
+                )
             };
         }
     }
@@ -286,9 +316,111 @@ mod x86 {
             put_f16(b, 2, min);
             let (minv, idv) = (_mm256_set1_ps(min), _mm256_set1_ps(id));
             let q = v.map(|vk| q4_1_lanes(vk, minv, idv));
-            let bytes = pack_nibbles(q);
+            let bytes = pack_nibbles::<0xff>(q);
             // SAFETY: `b` is a 20-byte block, so bytes 4..20 are writable; unaligned store.
             unsafe { _mm_storeu_si128(b[4..block::Q4_1.bytes].as_mut_ptr().cast(), bytes) };
+        }
+    }
+
+    /// The fifth bits of 32 elements (bit 4 of each lane) as `qh`: element `j`'s bit at `j`.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn fifth_bits(q: [__m256i; 4]) -> u32 {
+        q.iter().enumerate().fold(0u32, |qh, (k, &v)| {
+            let top = _mm256_castsi256_ps(_mm256_slli_epi32::<27>(v));
+            qh | ((_mm256_movemask_ps(top) as u32) << (8 * k))
+        })
+    }
+
+    /// # Safety
+    /// The CPU must support AVX2.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn quant_q5_0(src: &[f32], out: &mut [u8]) {
+        use crate::quant::legacy::{inverse, quant_q5_0_block};
+        let abs_mask = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fff_ffff));
+        for (x, b) in src
+            .chunks_exact(block::Q5_0.elems)
+            .zip(out.chunks_exact_mut(block::Q5_0.bytes))
+        {
+            let v: [__m256; 4] = std::array::from_fn(|k| {
+                // SAFETY: `x` is 32 floats (chunks_exact): four unaligned 8-float loads.
+                unsafe { _mm256_loadu_ps(x[8 * k..].as_ptr()) }
+            });
+            let mut am = _mm256_setzero_ps();
+            for &vk in &v {
+                am = _mm256_max_ps(_mm256_and_ps(vk, abs_mask), am);
+            }
+            let (_, amax) = hmin_hmax(am, am);
+            if amax == 0.0 {
+                quant_q5_0_block(x, 0.0 / -16.0, b);
+                continue;
+            }
+            let max = x.iter().copied().find(|v| v.abs() == amax).unwrap_or(0.0);
+            let d = max / -16.0;
+            let id = inverse(d);
+            crate::quant::float::put_f16(b, 0, d);
+            let (idv, off) = (_mm256_set1_ps(id), _mm256_set1_ps(16.5));
+            // `min(31, (int8_t)(int)(x * id + 16.5))`
+            let q = v.map(|vk| {
+                let t = _mm256_cvttps_epi32(_mm256_add_ps(_mm256_mul_ps(vk, idv), off));
+                let s = _mm256_srai_epi32::<24>(_mm256_slli_epi32::<24>(t));
+                _mm256_min_epi32(s, _mm256_set1_epi32(31))
+            });
+            b[2..6].copy_from_slice(&fifth_bits(q).to_le_bytes());
+            // SAFETY: `b` is a 22-byte block, so bytes 6..22 are writable; unaligned store.
+            unsafe {
+                _mm_storeu_si128(
+                    b[6..block::Q5_0.bytes].as_mut_ptr().cast(),
+                    pack_nibbles::<0x0f>(q),
+                )
+            };
+        }
+    }
+
+    /// # Safety
+    /// The CPU must support AVX2.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn quant_q5_1(src: &[f32], out: &mut [u8]) {
+        use crate::quant::float::put_f16;
+        use crate::quant::legacy::{inverse, quant_q5_1_block};
+        for (x, b) in src
+            .chunks_exact(block::Q5_1.elems)
+            .zip(out.chunks_exact_mut(block::Q5_1.bytes))
+        {
+            let v: [__m256; 4] = std::array::from_fn(|k| {
+                // SAFETY: `x` is 32 floats (chunks_exact): four unaligned 8-float loads.
+                unsafe { _mm256_loadu_ps(x[8 * k..].as_ptr()) }
+            });
+            let (mut mn, mut mx) = (_mm256_set1_ps(f32::MAX), _mm256_set1_ps(-f32::MAX));
+            for &vk in &v {
+                mn = _mm256_min_ps(vk, mn);
+                mx = _mm256_max_ps(vk, mx);
+            }
+            let (min, max) = hmin_hmax(mn, mx);
+            if min == 0.0 || max == 0.0 {
+                quant_q5_1_block(x, b);
+                continue;
+            }
+            let d = (max - min) / 31.0;
+            let id = inverse(d);
+            put_f16(b, 0, d);
+            put_f16(b, 2, min);
+            let (minv, idv, half) = (_mm256_set1_ps(min), _mm256_set1_ps(id), _mm256_set1_ps(0.5));
+            // `(uint8_t)(int)((x - min) * id + 0.5)`: the low byte is all that is used
+            let q = v.map(|vk| {
+                _mm256_cvttps_epi32(_mm256_add_ps(
+                    _mm256_mul_ps(_mm256_sub_ps(vk, minv), idv),
+                    half,
+                ))
+            });
+            b[4..8].copy_from_slice(&fifth_bits(q).to_le_bytes());
+            // SAFETY: `b` is a 24-byte block, so bytes 8..24 are writable; unaligned store.
+            unsafe {
+                _mm_storeu_si128(
+                    b[8..block::Q5_1.bytes].as_mut_ptr().cast(),
+                    pack_nibbles::<0x0f>(q),
+                )
+            };
         }
     }
 

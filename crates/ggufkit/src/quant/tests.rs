@@ -393,36 +393,11 @@ fn f16_quantize_simd_matches_scalar_on_every_kind_of_float() {
     assert_eq!(a, b);
 }
 
-#[test]
-fn q4_1_quantize_simd_matches_scalar() {
-    // smooth data, random bit patterns (NaN, infinities, huge and tiny values), blocks with
-    // zeros of both signs at the extremes, constant blocks
-    let mut rng = Rng::new(5);
-    let mut x: Vec<f32> = (0..32 * 4000)
-        .map(|i| ((i as f32) * 0.37).sin() * (1 + i % 7) as f32)
-        .collect();
-    x.extend((0..32 * 4000).map(|_| f32::from_bits((rng.next_u64() >> 32) as u32)));
-    x.extend((0..32 * 4000).map(|i| match rng.next_u64() % 6 {
-        0 => 0.0,
-        1 => -0.0,
-        2 => f32::NAN,
-        3 => (i % 5) as f32,
-        4 => -((i % 3) as f32),
-        _ => f32::INFINITY,
-    }));
-    x.extend([1.5f32; 32]);
-    x.extend([0.0f32; 32]);
-    let n = x.len() / 32 * 20;
-    let (mut a, mut b) = (vec![0u8; n], vec![0u8; n]);
-    legacy::quant_q4_1(&x, &mut a);
-    legacy::quant_q4_1_scalar(&x, &mut b);
-    assert_eq!(a, b);
-}
-
-#[test]
-fn q4_0_quantize_simd_matches_scalar() {
-    // as for q4_1, plus ties of magnitude between opposite signs (the first one wins)
-    let mut rng = Rng::new(6);
+/// Quantizer inputs on which a SIMD path must give the scalar path's bytes: smooth data, random
+/// bit patterns (NaN, infinities, huge and tiny values), blocks with zeros of both signs at the
+/// extremes, ties of magnitude between opposite signs (the first one wins), constant blocks.
+fn legacy_quantize_input(seed: u64) -> Vec<f32> {
+    let mut rng = Rng::new(seed);
     let mut x: Vec<f32> = (0..32 * 4000)
         .map(|i| ((i as f32) * 0.37).sin() * (1 + i % 7) as f32)
         .collect();
@@ -437,10 +412,27 @@ fn q4_0_quantize_simd_matches_scalar() {
         _ => f32::INFINITY,
     }));
     x.extend([1.5f32; 32]);
+    x.extend([0.0f32; 32]);
     x.extend([-0.0f32; 32]);
-    let n = x.len() / 32 * 18;
-    let (mut a, mut b) = (vec![0u8; n], vec![0u8; n]);
-    legacy::quant_q4_0(&x, &mut a);
-    legacy::quant_q4_0_scalar(&x, &mut b);
-    assert_eq!(a, b);
+    x
+}
+
+#[test]
+fn legacy_quantizers_simd_match_scalar() {
+    type Quant = fn(&[f32], &mut [u8]);
+    let cases: [(&str, usize, Quant, Quant); 4] = [
+        ("q4_0", 18, legacy::quant_q4_0, legacy::quant_q4_0_scalar),
+        ("q4_1", 20, legacy::quant_q4_1, legacy::quant_q4_1_scalar),
+        ("q5_0", 22, legacy::quant_q5_0, legacy::quant_q5_0_scalar),
+        ("q5_1", 24, legacy::quant_q5_1, legacy::quant_q5_1_scalar),
+    ];
+    for (seed, (name, bytes, fast, scalar)) in cases.into_iter().enumerate() {
+        let x = legacy_quantize_input(5 + seed as u64);
+        let n = x.len() / 32 * bytes;
+        let (mut a, mut b) = (vec![0u8; n], vec![0u8; n]);
+        fast(&x, &mut a);
+        scalar(&x, &mut b);
+        let first = a.iter().zip(&b).position(|(p, q)| p != q);
+        assert_eq!(first, None, "{name}: first differing byte");
+    }
 }

@@ -37,7 +37,7 @@ fn sum_sq(x: &[f32]) -> f32 {
 /// ggml's `make_qkx3_quants`: scale and min of an asymmetric group under weights `w` (x² when
 /// `None`), searched over `nstep + 1` candidate scales. Returns `(scale, -min)`.
 #[allow(clippy::too_many_arguments)]
-fn make_qkx3_quants(
+fn make_qkx3_quants<const N: usize>(
     nmax: i32,
     x: &[f32],
     w: Option<&[f32]>,
@@ -47,7 +47,11 @@ fn make_qkx3_quants(
     rdelta: f32,
     nstep: i32,
 ) -> (f32, f32) {
-    let n = x.len();
+    // a group of a length known when compiling, as for `make_qkx2_quants`
+    let n = N;
+    let x = &x[..N];
+    let w = w.map(|w| &w[..N]);
+    let (l_out, laux) = (&mut l_out[..N], &mut laux[..N]);
     let wt = |i: usize| match w {
         Some(w) => w[i],
         None => x[i] * x[i],
@@ -282,7 +286,8 @@ fn quant_q_1_w(x: &[f32], qw: &[f32], out: &mut [u8], nmax: i32) {
         .zip(out.chunks_exact_mut(bytes))
     {
         weights_of(xb, qb, sigma2, &mut weight);
-        let (d, min) = make_qkx3_quants(nmax, xb, Some(&weight), &mut l, &mut laux, -0.9, 0.05, 36);
+        let (d, min) =
+            make_qkx3_quants::<32>(nmax, xb, Some(&weight), &mut l, &mut laux, -0.9, 0.05, 36);
         put_f16(y, 0, d);
         put_f16(y, 2, -min);
         pack_levels_32(&l, nmax == 31, &mut y[4..]);
@@ -319,7 +324,7 @@ pub(crate) fn quant_q2_k_w(x: &[f32], qw: &[f32], out: &mut [u8]) {
             for &w in &weight {
                 sw[j] += w;
             }
-            let (s, m) = make_qkx3_quants(
+            let (s, m) = make_qkx3_quants::<16>(
                 3,
                 xs,
                 Some(&weight),
@@ -389,7 +394,7 @@ fn quant_k4_w(x: &[f32], qw: &[f32], y: &mut [u8], nmax: i32, l: &mut [u8; QK_K]
             sumw += w;
         }
         sw[j] = sumw;
-        let (s, m) = make_qkx3_quants(
+        let (s, m) = make_qkx3_quants::<32>(
             nmax,
             xs,
             Some(&weights),

@@ -26,6 +26,9 @@ pub struct ScanOptions {
     pub values: ValueLimit,
     /// How remote locations are read.
     pub remote: RemoteConfig,
+    /// Whether each valid file's audit findings join the `findings` table (the default); off,
+    /// only the validator's are there.
+    pub audit: bool,
 }
 
 impl Default for ScanOptions {
@@ -34,6 +37,7 @@ impl Default for ScanOptions {
             jobs: std::thread::available_parallelism().map_or(2, |n| n.get()),
             values: ValueLimit::default(),
             remote: RemoteConfig::default(),
+            audit: true,
         }
     }
 }
@@ -123,7 +127,7 @@ pub fn scan(
                 let i = next.fetch_add(1, Ordering::Relaxed);
                 let Some(loc) = locations.get(i) else { break };
                 let rows = (!already_done(loc, done, &options.remote))
-                    .then(|| scan_location(loc, options.values, &options.remote));
+                    .then(|| scan_location(loc, options));
                 if tx.send(rows).is_err() {
                     break; // the sink failed: stop reading
                 }

@@ -29,8 +29,15 @@ impl Default for ValueLimit {
     }
 }
 
-/// The rows of a file whose header was read (`g`, permissively) with its report.
-pub fn rows_of(mut file: FileRow, g: &Gguf<'_>, report: &Report, limit: ValueLimit) -> FileRows {
+/// The rows of a file whose header was read (`g`, permissively) with its report, and its audit's
+/// findings when `audit`.
+pub fn rows_of(
+    mut file: FileRow,
+    g: &Gguf<'_>,
+    report: &Report,
+    limit: ValueLimit,
+    audit: bool,
+) -> FileRows {
     let s = Summary::of(g);
     let f = &s.format;
     file.version = Some(f.version.into());
@@ -76,7 +83,7 @@ pub fn rows_of(mut file: FileRow, g: &Gguf<'_>, report: &Report, limit: ValueLim
     let mut rows = verdicts(file, report, metadata, tensors);
     // what a valid file can still hide (an invalid one is the validator's, as in `gguf audit`):
     // the audit's findings, their rule ids `template.*`, `tokenizer.*`, `model.*`
-    let audit = if valid {
+    let audit = if valid && audit {
         crate::audit::audit(g)
     } else {
         Vec::new()

@@ -4,7 +4,8 @@
 
 use std::path::Path;
 
-use super::extract::{rows_of, rows_of_broken, rows_of_unreadable, ValueLimit};
+use super::driver::ScanOptions;
+use super::extract::{rows_of, rows_of_broken, rows_of_unreadable};
 use super::location::Location;
 use super::rows::{FileRow, FileRows};
 use crate::{Error, Gguf, ReadOptions};
@@ -56,10 +57,10 @@ pub fn local_stamp(path: &Path) -> Option<Stamp> {
 }
 
 /// Scans one location; never fails (a failure is in the rows).
-pub fn scan_location(loc: &Location, limit: ValueLimit, remote: &RemoteConfig) -> FileRows {
+pub fn scan_location(loc: &Location, options: &ScanOptions) -> FileRows {
     match loc {
-        Location::Local(p) => scan_local(p, loc.name(), limit),
-        Location::Remote(url) | Location::Listed { url, .. } => scan_remote(url, limit, remote),
+        Location::Local(p) => scan_local(p, loc.name(), options),
+        Location::Remote(url) | Location::Listed { url, .. } => scan_remote(url, options),
         Location::Unlisted { prefix, error } => {
             let file = FileRow {
                 location: prefix.clone(),
@@ -70,7 +71,7 @@ pub fn scan_location(loc: &Location, limit: ValueLimit, remote: &RemoteConfig) -
     }
 }
 
-fn scan_local(path: &Path, location: String, limit: ValueLimit) -> FileRows {
+fn scan_local(path: &Path, location: String, options: &ScanOptions) -> FileRows {
     let mut file = FileRow {
         location,
         ..FileRow::default()
@@ -87,7 +88,7 @@ fn scan_local(path: &Path, location: String, limit: ValueLimit) -> FileRows {
     match Gguf::open_with(path, &ReadOptions { permissive: true }) {
         Ok(g) => {
             let report = g.report().clone();
-            rows_of(file, &g, &report, limit)
+            rows_of(file, &g, &report, options.values, options.audit)
         }
         // a header even a permissive reading cannot get through: the whole check says where
         Err(Error::Format(_)) => match crate::validate_file(path) {
@@ -106,12 +107,12 @@ pub struct RemoteConfig {
 }
 
 #[cfg(feature = "remote")]
-fn scan_remote(url: &str, limit: ValueLimit, remote: &RemoteConfig) -> FileRows {
+fn scan_remote(url: &str, options: &ScanOptions) -> FileRows {
     let file = FileRow {
         location: url.to_string(),
         ..FileRow::default()
     };
-    match crate::remote::scan_url(url, &remote.options) {
+    match crate::remote::scan_url(url, &options.remote.options) {
         Ok(h) => {
             let file = FileRow {
                 size: Some(h.size),
@@ -121,7 +122,7 @@ fn scan_remote(url: &str, limit: ValueLimit, remote: &RemoteConfig) -> FileRows 
                 ..file
             };
             match &h.gguf {
-                Some(g) => rows_of(file, g, &h.report, limit),
+                Some(g) => rows_of(file, g, &h.report, options.values, options.audit),
                 None => rows_of_broken(file, &h.report),
             }
         }
@@ -130,7 +131,7 @@ fn scan_remote(url: &str, limit: ValueLimit, remote: &RemoteConfig) -> FileRows 
 }
 
 #[cfg(not(feature = "remote"))]
-fn scan_remote(url: &str, _limit: ValueLimit, _remote: &RemoteConfig) -> FileRows {
+fn scan_remote(url: &str, _options: &ScanOptions) -> FileRows {
     let file = FileRow {
         location: url.to_string(),
         ..FileRow::default()
