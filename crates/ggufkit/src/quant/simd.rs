@@ -206,6 +206,44 @@ mod x86 {
         (_mm_cvtss_f32(mn), _mm_cvtss_f32(mx))
     }
 
+    /// A 32-float block as four vectors of eight.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn load_block(x: &[f32]) -> [__m256; 4] {
+        let x = &x[..32];
+        std::array::from_fn(|k| {
+            // SAFETY: `x` is 32 floats (sliced above): four unaligned 8-float loads.
+            unsafe { _mm256_loadu_ps(x[8 * k..].as_ptr()) }
+        })
+    }
+
+    /// The block's element of largest magnitude, the first one of it as the scalar scan
+    /// (`acc < |v|`) keeps it; `None` when no element beats 0 (a NaN never enters).
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn signed_absmax(x: &[f32], v: &[__m256; 4]) -> Option<f32> {
+        let abs_mask = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fff_ffff));
+        let mut am = _mm256_setzero_ps();
+        for &vk in v {
+            am = _mm256_max_ps(_mm256_and_ps(vk, abs_mask), am);
+        }
+        let (_, amax) = hmin_hmax(am, am);
+        (amax != 0.0).then(|| x.iter().copied().find(|v| v.abs() == amax).unwrap_or(0.0))
+    }
+
+    /// The block's minimum and maximum as the scalar scan (`v < acc ? v : acc`) finds them, from
+    /// `f32::MAX` and `-f32::MAX`: a NaN never enters.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn block_min_max(v: &[__m256; 4]) -> (f32, f32) {
+        let (mut mn, mut mx) = (_mm256_set1_ps(f32::MAX), _mm256_set1_ps(-f32::MAX));
+        for &vk in v {
+            mn = _mm256_min_ps(vk, mn);
+            mx = _mm256_max_ps(vk, mx);
+        }
+        hmin_hmax(mn, mx)
+    }
+
     /// `min(15, (int8_t)(int)v)` on eight lanes, as C on x86-64 computes it (`cvttps2dq`: NaN
     /// and out of range give `i32::MIN`, whose low byte is 0).
     #[inline]
@@ -248,28 +286,16 @@ mod x86 {
     #[target_feature(enable = "avx2")]
     pub(super) unsafe fn quant_q4_0(src: &[f32], out: &mut [u8]) {
         use crate::quant::legacy::{inverse, quant_q4_0_block};
-        let abs_mask = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fff_ffff));
         for (x, b) in src
             .chunks_exact(block::Q4_0.elems)
             .zip(out.chunks_exact_mut(block::Q4_0.bytes))
         {
-            let v: [__m256; 4] = std::array::from_fn(|k| {
-                // SAFETY: `x` is 32 floats (chunks_exact): four unaligned 8-float loads.
-                unsafe { _mm256_loadu_ps(x[8 * k..].as_ptr()) }
-            });
-            // `acc = acc < |v| ? |v| : acc`: a NaN never enters
-            let mut am = _mm256_setzero_ps();
-            for &vk in &v {
-                am = _mm256_max_ps(_mm256_and_ps(vk, abs_mask), am);
-            }
-            let (_, amax) = hmin_hmax(am, am);
-            if amax == 0.0 {
+            let v = load_block(x);
+            let Some(max) = signed_absmax(x, &v) else {
                 // no element beat the initial 0: the scalar code keeps max = +0
                 quant_q4_0_block(x, 0.0 / -8.0, b);
                 continue;
-            }
-            // the first element of that magnitude, as the scalar scan keeps it
-            let max = x.iter().copied().find(|v| v.abs() == amax).unwrap_or(0.0);
+            };
             let d = max / -8.0;
             let id = inverse(d);
             crate::quant::float::put_f16(b, 0, d);
@@ -295,17 +321,8 @@ mod x86 {
             .chunks_exact(block::Q4_1.elems)
             .zip(out.chunks_exact_mut(block::Q4_1.bytes))
         {
-            let v: [__m256; 4] = std::array::from_fn(|k| {
-                // SAFETY: `x` is 32 floats (chunks_exact): four unaligned 8-float loads.
-                unsafe { _mm256_loadu_ps(x[8 * k..].as_ptr()) }
-            });
-            // `acc = v < acc ? v : acc` lane by lane, as the scalar scan: a NaN never enters.
-            let (mut mn, mut mx) = (_mm256_set1_ps(f32::MAX), _mm256_set1_ps(-f32::MAX));
-            for &vk in &v {
-                mn = _mm256_min_ps(vk, mn);
-                mx = _mm256_max_ps(vk, mx);
-            }
-            let (min, max) = hmin_hmax(mn, mx);
+            let v = load_block(x);
+            let (min, max) = block_min_max(&v);
             if min == 0.0 || max == 0.0 {
                 quant_q4_1_block(x, b);
                 continue;
@@ -337,25 +354,15 @@ mod x86 {
     #[target_feature(enable = "avx2")]
     pub(super) unsafe fn quant_q5_0(src: &[f32], out: &mut [u8]) {
         use crate::quant::legacy::{inverse, quant_q5_0_block};
-        let abs_mask = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fff_ffff));
         for (x, b) in src
             .chunks_exact(block::Q5_0.elems)
             .zip(out.chunks_exact_mut(block::Q5_0.bytes))
         {
-            let v: [__m256; 4] = std::array::from_fn(|k| {
-                // SAFETY: `x` is 32 floats (chunks_exact): four unaligned 8-float loads.
-                unsafe { _mm256_loadu_ps(x[8 * k..].as_ptr()) }
-            });
-            let mut am = _mm256_setzero_ps();
-            for &vk in &v {
-                am = _mm256_max_ps(_mm256_and_ps(vk, abs_mask), am);
-            }
-            let (_, amax) = hmin_hmax(am, am);
-            if amax == 0.0 {
+            let v = load_block(x);
+            let Some(max) = signed_absmax(x, &v) else {
                 quant_q5_0_block(x, 0.0 / -16.0, b);
                 continue;
-            }
-            let max = x.iter().copied().find(|v| v.abs() == amax).unwrap_or(0.0);
+            };
             let d = max / -16.0;
             let id = inverse(d);
             crate::quant::float::put_f16(b, 0, d);
@@ -387,16 +394,8 @@ mod x86 {
             .chunks_exact(block::Q5_1.elems)
             .zip(out.chunks_exact_mut(block::Q5_1.bytes))
         {
-            let v: [__m256; 4] = std::array::from_fn(|k| {
-                // SAFETY: `x` is 32 floats (chunks_exact): four unaligned 8-float loads.
-                unsafe { _mm256_loadu_ps(x[8 * k..].as_ptr()) }
-            });
-            let (mut mn, mut mx) = (_mm256_set1_ps(f32::MAX), _mm256_set1_ps(-f32::MAX));
-            for &vk in &v {
-                mn = _mm256_min_ps(vk, mn);
-                mx = _mm256_max_ps(vk, mx);
-            }
-            let (min, max) = hmin_hmax(mn, mx);
+            let v = load_block(x);
+            let (min, max) = block_min_max(&v);
             if min == 0.0 || max == 0.0 {
                 quant_q5_1_block(x, b);
                 continue;
