@@ -12,7 +12,8 @@ use ggufkit_testkit::encode::{Model, V};
 
 const FILE: &str = "forks.gguf";
 
-/// f32 `a`, iq4_k `ik` (139), f32 `b`, iq2_tn `prism` (142), `unsloth` (66), `nobody` (1000).
+/// f32 `a`, iq4_k `ik` (139), f32 `b`, iq2_tn or pq2_0 `prism` (142), iq1_xxxs `unsloth` (66),
+/// `nobody` (1000).
 fn write_model(dir: &Path) {
     let m = Model {
         pad_last: false,
@@ -61,8 +62,8 @@ fn read_only_commands_show_every_tensor_with_its_type() {
         if cmd != "layout" {
             // layout shows the fields of the first infos; the tables show every tensor
             for t in [
-                "iq2_tn (ik_llama.cpp, withdrawn, id 142)",
-                "unknown (id 66)",
+                "iq2_tn or pq2_0 (ik_llama.cpp, withdrawn, or Prism, id 142)",
+                "iq1_xxxs (unsloth's experiments, id 66)",
                 "unknown (id 1000)",
             ] {
                 assert!(out.contains(t), "{cmd}: {t} missing in {out}");
@@ -95,11 +96,11 @@ fn json_gives_the_id_and_the_name() {
     );
     assert_eq!(
         (t[3]["type"].as_str(), t[3]["type_id"].as_u64()),
-        (Some("iq2_tn"), Some(142))
+        (Some("iq2_tn or pq2_0"), Some(142))
     );
     assert_eq!(
         (t[4]["type"].as_str(), t[4]["type_id"].as_u64()),
-        (Some("unknown"), Some(66))
+        (Some("iq1_xxxs"), Some(66))
     );
     assert_eq!(t[1]["size"], 160);
     let (code, out, _) = run(dir.path(), &["dump", "--json", FILE]);
@@ -166,4 +167,83 @@ fn decoding_and_writing_refuse_them_by_name_and_id() {
             "{args:?}: {err}"
         );
     }
+}
+
+/// A TurboQuant fork's file: `tq` has ggml's id 41 (q1_0) but 112 bytes where q1_0 would take
+/// 36, and the next tensor starts where those 112 bytes end.
+fn write_turboquant(dir: &Path) {
+    let mut m = Model::new()
+        .kv("general.architecture", V::str("llama"))
+        .f32("a", &[8], &[1.0; 8])
+        .raw("tq", &[256], 41, vec![7; 112])
+        .f32("b", &[4], &[1.0, 2.0, 3.0, 4.0]);
+    let mut next = 0;
+    for t in &mut m.tensors {
+        t.offset = Some(next);
+        next = (next + t.data.len() as u64).div_ceil(32) * 32;
+    }
+    m.write(dir, "turbo.gguf");
+}
+
+#[test]
+fn a_turboquant_file_under_ggmls_ids_opens_in_the_read_only_commands() {
+    let dir = tempfile::tempdir().unwrap();
+    write_turboquant(dir.path());
+    let (code, out, err) = run(dir.path(), &["validate", "turbo.gguf"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(out.contains("[tensor.offset]"), "{out}");
+    assert!(out.contains("TurboQuant forks reuse ids 41-47"), "{out}");
+    for cmd in ["info", "dump", "tensors", "layout"] {
+        let (code, out, err) = run(dir.path(), &[cmd, "turbo.gguf"]);
+        assert_eq!(code, 1, "{cmd}: {err}");
+        assert!(!err.contains("panicked"), "{cmd}: {err}");
+        if cmd == "tensors" {
+            assert!(out.contains("not q1_0, whose size does not fit"), "{out}");
+        }
+    }
+    let (code, out, _) = run(dir.path(), &["tensors", "--json", "turbo.gguf"]);
+    assert_eq!(code, 1);
+    let v: serde_json::Value = serde_json::from_str(out.trim()).expect("json");
+    let t = v
+        .as_array()
+        .or_else(|| v["tensors"].as_array())
+        .expect("tensors");
+    assert_eq!(
+        (t[1]["type_id"].as_u64(), t[1]["size"].as_u64()),
+        (Some(41), Some(128))
+    );
+    let (code, _, err) = run(
+        dir.path(),
+        &["export", "turbo.gguf", "--tensor", "tq", "-o", "tq.npy"],
+    );
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("tensor 'tq'") && err.contains("id 41"),
+        "{err}"
+    );
+}
+
+#[test]
+fn scan_keeps_each_tensors_type_id() {
+    let dir = setup();
+    let (code, _, err) = run(
+        dir.path(),
+        &["scan", FILE, "-o", "out", "--format", "jsonl"],
+    );
+    assert_eq!(code, 0, "{err}");
+    let part = std::fs::read_dir(dir.path().join("out/tensors"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|x| x == "jsonl"))
+        .expect("a tensors part");
+    let rows: Vec<serde_json::Value> = std::fs::read_to_string(part)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let ids: Vec<u64> = rows.iter().filter_map(|r| r["type_id"].as_u64()).collect();
+    assert_eq!(ids, [0, 139, 0, 142, 66, 1000]);
+    let names: Vec<&str> = rows.iter().filter_map(|r| r["type"].as_str()).collect();
+    assert_eq!(names[1], "iq4_k");
+    assert_eq!(names[5], "unknown");
 }

@@ -236,6 +236,11 @@ fn the_corpus_scan_says_what_dump_and_validate_say() {
         for (row, t) in infos.iter().zip(dt) {
             assert_eq!(row["name"].as_str().unwrap(), lossy(&t["name"]), "{loc}");
             assert_eq!(row["type"], t["type"], "{loc}");
+            // dump gives the id only for types ggml does not read
+            if let Some(id) = t.get("type_id") {
+                assert_eq!(&row["type_id"], id, "{loc}");
+            }
+            assert!(row["type_id"].is_u64(), "{loc}");
             assert_eq!(row["shape"], t["shape"], "{loc}");
             assert_eq!(row["offset"], t["offset"], "{loc}");
             assert_eq!(row["bytes"], t["size"], "{loc}");

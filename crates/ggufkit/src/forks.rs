@@ -17,7 +17,14 @@ pub struct ForkType {
 }
 
 const IK: &str = "ik_llama.cpp";
-const IK_WITHDRAWN: &str = "ik_llama.cpp, withdrawn";
+const IK_OR_PRISM: &str = "ik_llama.cpp, withdrawn, or Prism";
+const TURBO: &str = "TurboQuant forks, each numbering its types differently";
+const UNSLOTH: &str = "unsloth's experiments";
+
+/// The ids TurboQuant's forks give their types (`tq3_1s`, `tq4_1s`, `turbo2_0`..`turbo4_0`), each
+/// fork in its own order. 41 and 42 are ggml's `q1_0` and `q2_0`: a tensor of those ids whose
+/// size contradicts the file is a fork's, which a permissive reading sizes from the next offset.
+pub const REUSED_IDS: std::ops::RangeInclusive<u32> = 41..=47;
 
 macro_rules! forks {
     ($($id:literal $name:literal $origin:expr;)*) => {
@@ -28,8 +35,18 @@ macro_rules! forks {
 // ik_llama.cpp (github.com/ikawrakow/ik_llama.cpp): the `ggml_type` enum of its
 // `ggml/include/ggml.h` (ids 98-151 and 202-399; 142 and 143 are marked deprecated there), and
 // ids 152-158 (iq5_ks, the trellis types iq1_kt to iq4_kt, iq3_ks, iq2_kl), which later versions
-// of that enum added, as readers of the fork's files list them. In id order; a test checks it.
+// of that enum added, as readers of the fork's files list them. Prism writes its PQ2_0 and
+// PTQ1_0 as 142 and 143, the ids ik_llama.cpp withdrew; unsloth's experimental IQ1_XXXS is 66.
+// TurboQuant's forks put their five types at 43-47 (and some at 41-42, over ggml's own), in an
+// order that differs from fork to fork (the fork's `ggml.h` in each): only the family is named.
+// In id order; a test checks it.
 forks! {
+    43 "turboquant" TURBO;
+    44 "turboquant" TURBO;
+    45 "turboquant" TURBO;
+    46 "turboquant" TURBO;
+    47 "turboquant" TURBO;
+    66 "iq1_xxxs" UNSLOTH;
     98 "q8_0_x4" IK;
     99 "q8_1_x4" IK;
     133 "q6_0" IK;
@@ -41,8 +58,8 @@ forks! {
     139 "iq4_k" IK;
     140 "iq5_k" IK;
     141 "iq6_k" IK;
-    142 "iq2_tn" IK_WITHDRAWN;
-    143 "iq1_tn" IK_WITHDRAWN;
+    142 "iq2_tn or pq2_0" IK_OR_PRISM;
+    143 "iq1_tn or ptq1_0" IK_OR_PRISM;
     144 "iq4_ks" IK;
     145 "iq2_ks" IK;
     146 "iq4_kss" IK;
@@ -113,7 +130,10 @@ mod tests {
         assert!(FORKS.iter().all(|f| f.id >= crate::GgmlType::COUNT));
         assert_eq!(ForkType::from_id(153).map(|f| f.name), Some("iq2_kt"));
         assert_eq!(ForkType::from_id(139).map(|f| f.name), Some("iq4_k"));
-        assert_eq!(ForkType::from_id(66), None);
+        assert_eq!(ForkType::from_id(66).map(|f| f.name), Some("iq1_xxxs"));
+        assert_eq!(ForkType::from_id(45).map(|f| f.name), Some("turboquant"));
+        assert_eq!(ForkType::from_id(48), None);
+        assert!(REUSED_IDS.contains(&crate::GgmlType::Q1_0.id()));
         assert_eq!(ForkType::from_id(12), None);
     }
 }

@@ -12,8 +12,9 @@ use crate::types::GgmlType;
 pub enum TensorType {
     /// A type ggml reads: sized by the type table, decoded by [`crate::quant`].
     Ggml(GgmlType),
-    /// Any other id (a `tensor.type` error): only a permissive reading lets it through, its size
-    /// taken from where the next tensor's data starts.
+    /// Any other id (a `tensor.type` error), or a reused id whose size contradicts the file:
+    /// only a permissive reading lets it through, its size taken from where the next tensor's
+    /// data starts.
     Other(u32),
 }
 
@@ -22,6 +23,9 @@ pub enum TensorType {
 pub enum OtherType {
     /// One of the ids ggml removed (4, 5, 31-33, 36-38).
     Removed(GgmlType),
+    /// An id ggml reads (41 `q1_0`, 42 `q2_0`) whose size this tensor contradicts: a fork's type
+    /// under a reused id (see [`crate::forks::REUSED_IDS`]).
+    Reused(GgmlType),
     /// A fork's type, by the table of [`crate::forks`].
     Fork(&'static ForkType),
     /// No table here knows it.
@@ -62,7 +66,8 @@ impl TensorType {
             return None;
         };
         Some(match (GgmlType::from_id(id), ForkType::from_id(id)) {
-            (Some(t), _) => OtherType::Removed(t),
+            (Some(t), _) if t.is_removed() => OtherType::Removed(t),
+            (Some(t), _) => OtherType::Reused(t),
             (None, Some(f)) => OtherType::Fork(f),
             (None, None) => OtherType::Unknown,
         })
@@ -79,12 +84,24 @@ impl TensorType {
         }
     }
 
+    /// The type of a tensor that stores `id`, `resized` when the reader sized it from the offsets
+    /// because the id's own size did not fit (a fork's type under a reused id).
+    #[inline]
+    pub(crate) fn stored(id: u32, resized: bool) -> TensorType {
+        if resized {
+            TensorType::Other(id)
+        } else {
+            TensorType::from_id(id)
+        }
+    }
+
     /// Where an id ggml does not read comes from (`ik_llama.cpp`, `removed from ggml`); `None`
     /// for a ggml type and an unknown id.
     pub fn origin(self) -> Option<&'static str> {
         match self.other()? {
             OtherType::Removed(_) => Some("removed from ggml"),
             OtherType::Fork(f) => Some(f.origin),
+            OtherType::Reused(_) => Some("a fork's, under a reused id"),
             OtherType::Unknown => None,
         }
     }
@@ -94,10 +111,19 @@ impl TensorType {
 /// (`iq2_kt (ik_llama.cpp, id 153)`), or `unknown (id 1000)`.
 impl fmt::Display for TensorType {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match (*self, self.origin()) {
+        let id = self.id();
+        match (*self, self.other()) {
             (TensorType::Ggml(t), _) => f.write_str(t.name()),
-            (_, Some(origin)) => write!(f, "{} ({origin}, id {})", self.name(), self.id()),
-            _ => write!(f, "unknown (id {})", self.id()),
+            (_, Some(OtherType::Reused(t))) => write!(
+                f,
+                "unknown (not {}, whose size does not fit: TurboQuant forks reuse ids 41-47; id {id})",
+                t.name()
+            ),
+            (_, Some(OtherType::Unknown)) | (_, None) => write!(f, "unknown (id {id})"),
+            (_, Some(_)) => {
+                let origin = self.origin().unwrap_or_default();
+                write!(f, "{} ({origin}, id {id})", self.name())
+            }
         }
     }
 }
@@ -118,8 +144,19 @@ mod tests {
             TensorType::from_id(4).to_string(),
             "q4_2 (removed from ggml, id 4)"
         );
-        assert_eq!(TensorType::from_id(66).to_string(), "unknown (id 66)");
-        assert_eq!(TensorType::from_id(66).name(), "unknown");
+        assert_eq!(
+            TensorType::from_id(66).to_string(),
+            "iq1_xxxs (unsloth's experiments, id 66)"
+        );
+        assert_eq!(TensorType::from_id(1000).to_string(), "unknown (id 1000)");
+        assert_eq!(TensorType::from_id(1000).name(), "unknown");
+        assert_eq!(TensorType::from_id(41), TensorType::Ggml(GgmlType::Q1_0));
+        let reused = TensorType::stored(41, true);
+        assert_eq!(reused.other(), Some(OtherType::Reused(GgmlType::Q1_0)));
+        assert_eq!(
+            reused.to_string(),
+            "unknown (not q1_0, whose size does not fit: TurboQuant forks reuse ids 41-47; id 41)"
+        );
         assert_eq!(TensorType::from_id(139).id(), 139);
         assert_eq!(TensorType::from_id(139).ggml(), None);
     }

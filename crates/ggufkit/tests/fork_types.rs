@@ -8,8 +8,9 @@ use ggufkit::validate::check_fast_paths;
 use ggufkit::{Error, Gguf, GgufBuilder, ReadOptions, Rule, TensorType};
 use ggufkit_testkit::encode::{Model, V};
 
-/// f32 `a`, then iq4_k (ik_llama.cpp, 139) with 144 bytes, f32 `b`, iq2_tn (142) with 40 bytes,
-/// 66 (unsloth's, in no table) with 8 bytes, and id 1000 last with 50 bytes, unpadded.
+/// f32 `a`, then iq4_k (ik_llama.cpp, 139) with 144 bytes, f32 `b`, iq2_tn or pq2_0 (142) with
+/// 40 bytes, unsloth's iq1_xxxs (66) with 8 bytes, and id 1000 (in no table) last with 50 bytes,
+/// unpadded.
 fn model() -> Model {
     let m = Model {
         pad_last: false,
@@ -58,8 +59,8 @@ fn permissive_opening_keeps_the_metadata_and_every_tensor() {
             "f32",
             "iq4_k (ik_llama.cpp, id 139)",
             "f32",
-            "iq2_tn (ik_llama.cpp, withdrawn, id 142)",
-            "unknown (id 66)",
+            "iq2_tn or pq2_0 (ik_llama.cpp, withdrawn, or Prism, id 142)",
+            "iq1_xxxs (unsloth's experiments, id 66)",
             "unknown (id 1000)",
         ]
     );

@@ -150,9 +150,21 @@ impl TensorList {
     }
 
     /// Records the extent of the tensor of an unsized type whose info starts at `start` (infos
-    /// are recorded in file order).
+    /// are recorded in file order; recording the last one again updates it). A tensor of a type
+    /// ggml sizes that has an extent here is a fork's type under a reused id.
     pub(crate) fn set_extent(&mut self, start: u64, extent: u64) {
-        self.unsized_extents.push((start, extent));
+        match self.unsized_extents.last_mut() {
+            Some(last) if last.0 == start => last.1 = extent,
+            _ => self.unsized_extents.push((start, extent)),
+        }
+    }
+
+    /// Where the last info starts.
+    pub(crate) fn last_start(&self) -> Option<u64> {
+        self.starts
+            .len()
+            .checked_sub(1)
+            .and_then(|i| self.starts.get(i))
     }
 
     /// The extent of the tensor of an unsized type whose info starts at `start`; `None` when it
@@ -262,11 +274,12 @@ fn info_fields_in<const BIG: bool>(src: &[u8], start: u64) -> InfoFields<'_> {
 /// the parser recorded in `tensors`.
 pub(crate) fn tensor_extent(src: &[u8], e: Endian, tensors: &TensorList, start: u64) -> (u64, u64) {
     let f = info_fields(src, e, start);
-    let size = match TensorType::from_id(f.type_id) {
+    let extent = tensors.extent(start);
+    let size = match TensorType::stored(f.type_id, extent.is_some()) {
         TensorType::Ggml(ty) => element_count(&f.dims)
             .and_then(|n| ty.bytes_for(n))
             .unwrap_or(0),
-        TensorType::Other(_) => tensors.extent(start).unwrap_or(0),
+        TensorType::Other(_) => extent.unwrap_or(0),
     };
     (f.offset, size)
 }

@@ -52,11 +52,9 @@ pub(crate) fn make_tensor_info<'a>(
     checked: Option<CheckedText>,
 ) -> TensorInfo<'a> {
     let f = index::info_fields(src, e, start);
-    let ty = TensorType::from_id(f.type_id);
-    let extent = match ty {
-        TensorType::Ggml(_) => 0,
-        TensorType::Other(_) => tensors.extent(start).unwrap_or(0),
-    };
+    let recorded = tensors.extent(start);
+    let ty = TensorType::stored(f.type_id, recorded.is_some());
+    let extent = recorded.unwrap_or(0);
     let dims = f.dims;
     // the parser checked the exact product (0 when a dimension is 0, else at most i64::MAX), so
     // a plain product is it

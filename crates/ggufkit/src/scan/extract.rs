@@ -73,6 +73,7 @@ pub fn rows_of(
             location: location.clone(),
             name: t.name().into_owned(),
             ggml_type: t.tensor_type().name().to_string(),
+            type_id: t.type_id().into(),
             shape: t.shape().to_vec(),
             elements: t.n_elements(),
             offset: t.offset(),

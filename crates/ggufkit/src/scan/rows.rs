@@ -173,8 +173,11 @@ impl Row for MetadataRow {
 pub struct TensorRow {
     pub location: String,
     pub name: String,
-    /// The ggml type's name.
+    /// The ggml type's name (a fork's name, or `unknown`, for ids ggml does not read).
     pub ggml_type: String,
+    /// The type id stored in the info: what tells a fork's types apart (`type` is `unknown` for
+    /// every id no table knows).
+    pub type_id: u64,
     pub shape: Vec<u64>,
     pub elements: u64,
     /// Offset in the tensor data section, as the info declares it.
@@ -188,6 +191,7 @@ impl Row for TensorRow {
         Column::req("location", Kind::Str),
         Column::req("name", Kind::Str),
         Column::req("type", Kind::Str),
+        Column::req("type_id", Kind::U64),
         Column::req("shape", Kind::ListU64),
         Column::req("elements", Kind::U64),
         Column::req("offset", Kind::U64),
@@ -199,10 +203,11 @@ impl Row for TensorRow {
             0 => Cell::Str(&self.location),
             1 => Cell::Str(&self.name),
             2 => Cell::Str(&self.ggml_type),
-            3 => Cell::ListU64(&self.shape),
-            4 => Cell::U64(self.elements),
-            5 => Cell::U64(self.offset),
-            6 => Cell::U64(self.bytes),
+            3 => Cell::U64(self.type_id),
+            4 => Cell::ListU64(&self.shape),
+            5 => Cell::U64(self.elements),
+            6 => Cell::U64(self.offset),
+            7 => Cell::U64(self.bytes),
             _ => Cell::Null,
         }
     }

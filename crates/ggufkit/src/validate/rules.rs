@@ -628,6 +628,65 @@ pub(crate) fn tensor_offset_after_unsized_violation(
     )
 }
 
+// ---- a fork's type under an id ggml reads ---------------------------------------------------
+
+/// The sentence a permissive reading adds when it takes a tensor of a reused id (41 `q1_0`,
+/// 42 `q2_0`; [`crate::forks::REUSED_IDS`]) as a fork's type, because the id's size does not fit.
+const REUSED_NOTE: &str = "TurboQuant forks reuse ids 41-47 for types of their own, so its size is taken from where the next tensor's data starts";
+
+/// `tensor.block` for a tensor of a reused id: the rule the spec breaks, with what the permissive
+/// reading did about it.
+#[cold]
+pub(crate) fn reused_type_block_violation(
+    at: u64,
+    name: &str,
+    ty: GgmlType,
+    ne0: u64,
+) -> Diagnostic {
+    let mut d = tensor_block_violation(at, name, ty, ne0);
+    d.message = format!("{}; {REUSED_NOTE}", d.message);
+    d
+}
+
+/// `tensor.offset` after a tensor of a reused id (`before`, of type `ty`) whose size under that id
+/// does not reach this offset.
+#[cold]
+pub(crate) fn reused_type_offset_violation(
+    at: u64,
+    name: &str,
+    offset: u64,
+    expected: u64,
+    (before, ty): (&str, GgmlType),
+) -> Diagnostic {
+    let mut d = tensor_offset_violation(at, name, offset, expected);
+    d.message = format!(
+        "{}, the end of tensor '{before}' as {} (id {}); {REUSED_NOTE}",
+        d.message,
+        ty.name(),
+        ty.id()
+    );
+    d
+}
+
+/// `truncated` for a last tensor of a reused id whose data, sized by that id, runs past the end.
+#[cold]
+pub(crate) fn reused_type_end_violation(
+    at: u64,
+    name: &str,
+    ty: GgmlType,
+    total: u64,
+) -> Diagnostic {
+    violation(
+        Rule::Truncated,
+        at,
+        format!(
+            "the file is {total} bytes long but tensor '{name}' as {} (id {}) runs past the end; TurboQuant forks reuse ids 41-47 for types of their own, so its data is taken to run to the end of the file",
+            ty.name(),
+            ty.id()
+        ),
+    )
+}
+
 // ---- warnings: ggml.endian, ggml.nested_array, trailing_data, NUL-cut names ----------------
 
 /// `ggml.endian`: valid, but ggml reads only little-endian files.

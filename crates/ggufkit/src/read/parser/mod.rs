@@ -196,7 +196,7 @@ impl<S: Source> Parser<'_, S> {
         let keys = self.key_value_pairs(counts.kvs, kvs)?;
         let infos = self.tensor_infos(counts.tensors, keys.alignment, tensors)?;
         let data_offset = self.data_padding(counts.tensors, keys.alignment)?;
-        let data_len = self.last_extent(&infos, data_offset, tensors);
+        let data_len = self.last_extent(&infos, data_offset, tensors)?;
         let file_size = data_offset
             .checked_add(data_len)
             .ok_or_else(|| Stop::Rule(rules::truncated_beyond_u64(data_offset)))?;

@@ -4,12 +4,20 @@
 #![forbid(unsafe_code)]
 
 use super::fast_infos::{fast_infos, InfoRun, NameBatch, NAME_BATCH};
+use super::Mode;
 use super::{PResult, Parser, Paths, Stop};
 use crate::endian::Endian;
-use crate::read::index::TensorList;
+use crate::forks;
+use crate::read::index::{self, TensorList};
 use crate::read::name_table::NameTable;
 use crate::read::source::Source;
+use crate::types::GgmlType;
 use crate::validate::rules::{self, show};
+
+/// Where the info before the one being read starts (the list holds it already).
+fn before_start(tensors: &TensorList) -> u64 {
+    tensors.last_start().unwrap_or(0)
+}
 
 /// Where a tensor's data must start: at `offset`, or after the tensor of an unsized type before
 /// it (`pending`), anywhere from that tensor's offset on.
@@ -194,14 +202,22 @@ impl<S: Source> Parser<'_, S> {
             Some(ty) => {
                 let ne0 = if n_dims > 0 { dims[0] } else { 1 };
                 if !rules::tensor_block(ne0, ty) {
-                    let d = rules::tensor_block_violation(type_pos, &tname(self), ty, ne0);
-                    return Err(Stop::Rule(d));
+                    if !forks::REUSED_IDS.contains(&raw_type) {
+                        let d = rules::tensor_block_violation(type_pos, &tname(self), ty, ne0);
+                        return Err(Stop::Rule(d));
+                    }
+                    // a fork's type under an id ggml reads: sized from the next offset
+                    let d = rules::reused_type_block_violation(type_pos, &tname(self), ty, ne0);
+                    self.soft(d)?;
+                    tensors.set_extent(start, 0);
+                    None
+                } else {
+                    let Some(size) = rules::byte_size(ty, n_elements) else {
+                        let d = rules::byte_size_violation(dims_pos, &tname(self), ty, n_elements);
+                        return Err(Stop::Rule(d));
+                    };
+                    Some(size)
                 }
-                let Some(size) = rules::byte_size(ty, n_elements) else {
-                    let d = rules::byte_size_violation(dims_pos, &tname(self), ty, n_elements);
-                    return Err(Stop::Rule(d));
-                };
-                Some(size)
             }
             None => {
                 self.soft(rules::tensor_type_violation(
@@ -238,13 +254,30 @@ impl<S: Source> Parser<'_, S> {
                 tensors.set_extent(u.start, offset - u.offset);
             }
             None if !rules::tensor_offset(offset, expected.offset) => {
-                let d = rules::tensor_offset_violation(
-                    offset_pos,
-                    &tname(self),
-                    offset,
-                    expected.offset,
-                );
-                return Err(Stop::Rule(d));
+                let name = tname(self);
+                match self.reused_before(tensors, offset, align) {
+                    // the tensor before is a fork's type under a reused id: its data runs here
+                    Some((before, ty, from)) => {
+                        let d = rules::reused_type_offset_violation(
+                            offset_pos,
+                            &name,
+                            offset,
+                            expected.offset,
+                            (&before, ty),
+                        );
+                        self.soft(d)?;
+                        tensors.set_extent(before_start(tensors), offset - from);
+                    }
+                    None => {
+                        let d = rules::tensor_offset_violation(
+                            offset_pos,
+                            &name,
+                            offset,
+                            expected.offset,
+                        );
+                        return Err(Stop::Rule(d));
+                    }
+                }
             }
             None => {}
         }
@@ -260,16 +293,40 @@ impl<S: Source> Parser<'_, S> {
         Ok(Next::At(next))
     }
 
+    /// When the last tensor read has an id that forks reuse (41 `q1_0`, 42 `q2_0`) and is sized by
+    /// it, and a permissive reading could take it as the fork's type whose data runs to `offset`:
+    /// its name, its type as ggml reads the id and its offset.
+    fn reused_before(
+        &self,
+        tensors: &TensorList,
+        offset: u64,
+        align: u64,
+    ) -> Option<(String, GgmlType, u64)> {
+        if self.mode != Mode::Permissive {
+            return None;
+        }
+        let start = tensors.last_start()?;
+        let (src, e) = (self.cur.bytes(), self.cur.endian);
+        let f = index::info_fields(src, e, start);
+        let ty = rules::tensor_type(f.type_id)?;
+        let reused = forks::REUSED_IDS.contains(&f.type_id) && tensors.extent(start).is_none();
+        (reused && rules::tensor_offset_after_unsized(offset, f.offset, align))
+            .then(|| (show(f.name), ty, f.offset))
+    }
+
     /// The extent of the last tensor when its type has no size here: to the end of the file
     /// (nothing when the length is unknown, as for a stream). Returns the data section's length.
     pub(super) fn last_extent(
-        &self,
+        &mut self,
         infos: &Infos,
         data_offset: u64,
         tensors: &mut TensorList,
-    ) -> u64 {
-        let Some(u) = infos.unsized_last else {
-            return infos.data_len;
+    ) -> PResult<u64> {
+        let Some(u) = infos
+            .unsized_last
+            .or(self.reused_last(infos, data_offset, tensors)?)
+        else {
+            return Ok(infos.data_len);
         };
         let start = data_offset.saturating_add(u.offset);
         let extent = self
@@ -278,7 +335,44 @@ impl<S: Source> Parser<'_, S> {
             .total_len()
             .map_or(0, |total| total.saturating_sub(start));
         tensors.set_extent(u.start, extent);
-        u.offset.saturating_add(extent)
+        Ok(u.offset.saturating_add(extent))
+    }
+
+    /// The last tensor, when it has an id that forks reuse, is sized by it, and its data under
+    /// that size would run past the end of the file: a permissive reading takes it as the fork's
+    /// type (the `truncated` error it would be otherwise is recorded as such).
+    fn reused_last(
+        &mut self,
+        infos: &Infos,
+        data_offset: u64,
+        tensors: &TensorList,
+    ) -> PResult<Option<Unsized>> {
+        let Some(total) = self.cur.src.total_len() else {
+            return Ok(None);
+        };
+        if self.mode != Mode::Permissive || data_offset.saturating_add(infos.data_len) <= total {
+            return Ok(None);
+        }
+        let Some(start) = tensors.last_start() else {
+            return Ok(None);
+        };
+        let f = index::info_fields(self.cur.bytes(), self.cur.endian, start);
+        let Some(ty) = rules::tensor_type(f.type_id) else {
+            return Ok(None);
+        };
+        let data_start = data_offset.saturating_add(f.offset);
+        if !forks::REUSED_IDS.contains(&f.type_id) || tensors.extent(start).is_some() {
+            return Ok(None);
+        }
+        if data_start > total {
+            return Ok(None);
+        }
+        let (offset, d) = (
+            f.offset,
+            rules::reused_type_end_violation(data_start, &show(f.name), ty, total),
+        );
+        self.soft(d)?;
+        Ok(Some(Unsized { start, offset }))
     }
 
     /// The padding before the tensor data (only when there are tensors); returns where the data
