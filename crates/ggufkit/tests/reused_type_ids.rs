@@ -182,3 +182,44 @@ fn a_stream_header_and_the_fast_paths_agree() {
     let tail = g.tensor("tail").expect("tail");
     assert_eq!(tail.tensor_type(), TensorType::Ggml(GgmlType::Q1_0));
 }
+
+/// A strict reading stops with the very error a permissive one records first, in the same words,
+/// for each way a reused id's size can contradict the file: a first dimension that is no multiple
+/// of the block, a next offset it does not reach, data past the end.
+#[test]
+fn strict_stops_with_the_permissive_first_error() {
+    let honest_before = |t: &str| {
+        Model::new()
+            .f32("a", &[8], &[1.0; 8])
+            .raw(t, &[256], 41, vec![5; 20])
+    };
+    // `blocky`'s 32 elements are no q1_0 block
+    let block = model();
+    // `short` as q1_0 is 36 bytes, but `next` starts 32 bytes after it
+    let mut offset = honest_before("short").f32("next", &[4], &[1.0; 4]);
+    offset.tensors[0].offset = Some(0);
+    offset.tensors[1].offset = Some(32);
+    offset.tensors[2].offset = Some(64);
+    // `tail` as q1_0 is 36 bytes, but the file ends 20 bytes after its start
+    let end = Model {
+        pad_last: false,
+        ..honest_before("tail")
+    };
+    for (case, m, rule) in [
+        ("block", block, Rule::TensorBlock),
+        ("offset", offset, Rule::TensorOffset),
+        ("end", end, Rule::Truncated),
+    ] {
+        let bytes = m.encode();
+        let Err(Error::Format(strict)) = Gguf::from_bytes(&bytes) else {
+            panic!("{case}: opened strictly");
+        };
+        let report = ggufkit::validate_bytes(&bytes);
+        assert_eq!(Some(&strict), report.first_error(), "{case}");
+        assert_eq!(strict.rule, rule, "{case}: {strict}");
+        assert!(
+            strict.message.contains("read permissively"),
+            "{case}: {strict}"
+        );
+    }
+}

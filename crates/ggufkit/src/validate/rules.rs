@@ -632,7 +632,7 @@ pub(crate) fn tensor_offset_after_unsized_violation(
 
 /// The sentence a permissive reading adds when it takes a tensor of a reused id (41 `q1_0`,
 /// 42 `q2_0`; [`crate::forks::REUSED_IDS`]) as a fork's type, because the id's size does not fit.
-const REUSED_NOTE: &str = "TurboQuant forks reuse ids 41-47 for types of their own, so its size is taken from where the next tensor's data starts";
+const REUSED_NOTE: &str = "TurboQuant forks reuse ids 41-47 for types of their own; read permissively, its size is taken from where the next tensor's data starts";
 
 /// `tensor.block` for a tensor of a reused id: the rule the spec breaks, with what the permissive
 /// reading did about it.
@@ -680,7 +680,7 @@ pub(crate) fn reused_type_end_violation(
         Rule::Truncated,
         at,
         format!(
-            "the file is {total} bytes long but tensor '{name}' as {} (id {}) runs past the end; TurboQuant forks reuse ids 41-47 for types of their own, so its data is taken to run to the end of the file",
+            "the file is {total} bytes long but tensor '{name}' as {} (id {}) runs past the end; TurboQuant forks reuse ids 41-47 for types of their own; read permissively, its data is taken to run to the end of the file",
             ty.name(),
             ty.id()
         ),

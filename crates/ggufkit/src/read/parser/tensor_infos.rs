@@ -4,7 +4,6 @@
 #![forbid(unsafe_code)]
 
 use super::fast_infos::{fast_infos, InfoRun, NameBatch, NAME_BATCH};
-use super::Mode;
 use super::{PResult, Parser, Paths, Stop};
 use crate::endian::Endian;
 use crate::forks;
@@ -295,16 +294,14 @@ impl<S: Source> Parser<'_, S> {
 
     /// When the last tensor read has an id that forks reuse (41 `q1_0`, 42 `q2_0`) and is sized by
     /// it, and a permissive reading could take it as the fork's type whose data runs to `offset`:
-    /// its name, its type as ggml reads the id and its offset.
+    /// its name, its type as ggml reads the id and its offset. Both modes ask, so that a strict
+    /// reading stops with the words a permissive one records.
     fn reused_before(
         &self,
         tensors: &TensorList,
         offset: u64,
         align: u64,
     ) -> Option<(String, GgmlType, u64)> {
-        if self.mode != Mode::Permissive {
-            return None;
-        }
         let start = tensors.last_start()?;
         let (src, e) = (self.cur.bytes(), self.cur.endian);
         let f = index::info_fields(src, e, start);
@@ -340,7 +337,8 @@ impl<S: Source> Parser<'_, S> {
 
     /// The last tensor, when it has an id that forks reuse, is sized by it, and its data under
     /// that size would run past the end of the file: a permissive reading takes it as the fork's
-    /// type (the `truncated` error it would be otherwise is recorded as such).
+    /// type (the `truncated` error it would be otherwise is recorded as such); a strict one stops
+    /// with that error.
     fn reused_last(
         &mut self,
         infos: &Infos,
@@ -350,7 +348,7 @@ impl<S: Source> Parser<'_, S> {
         let Some(total) = self.cur.src.total_len() else {
             return Ok(None);
         };
-        if self.mode != Mode::Permissive || data_offset.saturating_add(infos.data_len) <= total {
+        if data_offset.saturating_add(infos.data_len) <= total {
             return Ok(None);
         }
         let Some(start) = tensors.last_start() else {
