@@ -779,6 +779,29 @@ impl<'a> Iterator for StrIter<'a> {
         let n = usize::try_from(self.remaining).unwrap_or(usize::MAX);
         (0, Some(n))
     }
+
+    /// Skips `n` strings in one pass over the lengths the parser kept, when it kept them all and
+    /// checked every string (a special token's text by its id without walking the vocabulary
+    /// string by string); otherwise one string at a time.
+    fn nth(&mut self, n: usize) -> Option<Str<'a>> {
+        if let (Some(_), Some(lens)) = (self.checked, self.lens.get(..n)) {
+            // 255 marks a length kept in the header only
+            if n as u64 <= self.remaining && memchr::memchr(255, lens).is_none() {
+                let text: usize = lens.iter().map(|&l| usize::from(l)).sum();
+                let skip = text.checked_add(n.checked_mul(8)?)?;
+                if skip <= self.rest.len() {
+                    self.rest = &self.rest[skip..];
+                    self.lens = &self.lens[n..];
+                    self.remaining -= n as u64;
+                    return self.next();
+                }
+            }
+        }
+        for _ in 0..n {
+            self.next()?;
+        }
+        self.next()
+    }
 }
 
 /// A Rust type that a fixed-size metadata value decodes to.

@@ -382,3 +382,51 @@ fn an_empty_key_read_permissively_is_refused_as_set_refuses_it() {
         "a metadata key cannot be empty (the spec requires at least one byte)"
     );
 }
+
+/// `strings().nth(k)` (which skips by the lengths the parser kept) gives what stepping gives, for
+/// every k, with strings of 254, 255 and more bytes among short ones, opened strictly and
+/// permissively, in both byte orders.
+#[test]
+fn string_arrays_skip_to_the_nth_as_they_step() {
+    let words: Vec<String> = (0..600)
+        .map(|i| match i % 97 {
+            3 => "x".repeat(254),
+            7 => "y".repeat(255),
+            11 => "z".repeat(300 + i),
+            _ => format!("w{i}"),
+        })
+        .collect();
+    for endian in [Endian::Little, Endian::Big] {
+        let mut b = GgufBuilder::new();
+        b.endian(endian);
+        b.set("tokenizer.ggml.tokens", OwnedValue::from(words.clone()))
+            .unwrap();
+        let bytes = b.to_vec().unwrap();
+        for opts in [ReadOptions::default(), ReadOptions::permissive()] {
+            let g = Gguf::from_bytes_with(&bytes, &opts).unwrap();
+            let a = g.get_array("tokenizer.ggml.tokens").unwrap();
+            let mut stepped = Vec::new();
+            let mut it = a.strings().unwrap();
+            while let Some(s) = it.next() {
+                stepped.push(s.to_string_lossy().into_owned());
+            }
+            assert_eq!(stepped, words);
+            for k in 0..=words.len() {
+                let got = a
+                    .strings()
+                    .unwrap()
+                    .nth(k)
+                    .map(|s| s.to_string_lossy().into_owned());
+                assert_eq!(got.as_ref(), words.get(k), "nth({k})");
+            }
+            // skipping twice from the middle
+            let mut it = a.strings().unwrap();
+            let first = it.nth(100).map(|s| s.to_string_lossy().into_owned());
+            let second = it.nth(5).map(|s| s.to_string_lossy().into_owned());
+            assert_eq!(
+                (first.as_ref(), second.as_ref()),
+                (words.get(100), words.get(106))
+            );
+        }
+    }
+}
