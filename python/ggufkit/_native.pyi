@@ -184,7 +184,10 @@ def edit(
     overwrite: bool = True,
 ) -> str: ...
 def scan(
-    locations: Sequence[str], jobs: Optional[int] = None, full_arrays: bool = False
+    locations: Sequence[str],
+    jobs: Optional[int] = None,
+    full_arrays: bool = False,
+    full_audit: bool = False,
 ) -> Mapping[str, Tuple[List[Tuple[str, str, bool]], List[List[Any]]]]:
     """The library's scan of ``locations``: each table as ``(columns, values)``, ``columns`` a list
     of ``(name, kind, nullable)`` and ``values`` one list per column (``ggufkit.scan`` makes them

@@ -66,15 +66,18 @@ def scan(
     *,
     jobs: Optional[int] = None,
     full_arrays: bool = False,
+    full_audit: bool = False,
 ) -> ScanTables:
     """Scans ``locations`` (files, folders walked for ``*.gguf``, URLs, object-store prefixes such
     as ``s3://bucket/models/``) with ``jobs`` files in flight (default: the cores) and returns the
     four tables. A file that cannot be read is a ``files`` row with ``read_error``, never an
     exception. Arrays in ``metadata.value`` keep their first 64 elements unless ``full_arrays``.
+    ``findings`` holds every audit rule's findings but the two per-token lookups (duplicate
+    tokens, merges naming no token) unless ``full_audit``.
     Every row is held in memory until the tables are built: for millions of files use ``gguf
     scan`` (which writes as it goes) or ``scan_batch`` on Ray."""
     pa = _pyarrow()
-    raw = _native.scan([str(x) for x in locations], jobs, full_arrays)
+    raw = _native.scan([str(x) for x in locations], jobs, full_arrays, full_audit)
     return ScanTables(*(_table(pa, *raw[name]) for name in TABLES))
 
 
@@ -122,6 +125,7 @@ def scan_batch(
     column: str = "item",
     jobs: Optional[int] = None,
     full_arrays: bool = False,
+    full_audit: bool = False,
 ):
     """For Ray Data's ``map_batches``: scans the locations in ``batch[column]`` (``"item"`` is what
     ``ray.data.from_items`` names a list of strings) and returns ``table`` (one of ``files``,
@@ -131,7 +135,9 @@ def scan_batch(
     are null (select ``scan_columns(name)`` of the rows whose ``table`` is ``name``)."""
     if table not in TABLES and table != "all":
         raise ValueError(f"table must be one of {', '.join(TABLES)} or 'all', not {table!r}")
-    tables = scan(_locations(batch, column), jobs=jobs, full_arrays=full_arrays)
+    tables = scan(
+        _locations(batch, column), jobs=jobs, full_arrays=full_arrays, full_audit=full_audit
+    )
     if table == "all":
         return _all(_pyarrow(), tables)
     return getattr(tables, table)

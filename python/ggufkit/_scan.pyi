@@ -13,7 +13,11 @@ class ScanTables(NamedTuple):
     findings: pyarrow.Table
 
 def scan(
-    locations: Iterable[str], *, jobs: Optional[int] = None, full_arrays: bool = False
+    locations: Iterable[str],
+    *,
+    jobs: Optional[int] = None,
+    full_arrays: bool = False,
+    full_audit: bool = False,
 ) -> ScanTables:
     """Scans files, folders, URLs and object-store prefixes into the four tables of ``gguf scan``."""
     ...
@@ -25,6 +29,7 @@ def scan_batch(
     column: str = "item",
     jobs: Optional[int] = None,
     full_arrays: bool = False,
+    full_audit: bool = False,
 ) -> pyarrow.Table:
     """For Ray Data's ``map_batches``: one table of the scan of ``batch[column]``, or with
     ``table="all"`` the four in one (a ``table`` column says which)."""

@@ -4,6 +4,7 @@
 //! computed here.
 #![forbid(unsafe_code)]
 
+use ggufkit::audit::Depth;
 use ggufkit::scan::{
     Cell, Collect, Column, FileRows, Kind, NoScanProgress, RemoteConfig, Row, ScanOptions,
     ValueLimit,
@@ -61,14 +62,16 @@ fn table<'py, R: Row>(
 
 /// Scans `locations` (paths, folders walked for `*.gguf`, URLs, object-store prefixes) with
 /// `jobs` files at once and returns the four tables as `{name: (columns, values)}`. A file that
-/// cannot be read is its row (`read_error`), never an exception.
+/// cannot be read is its row (`read_error`), never an exception. `full_audit` runs every rule of
+/// the audit, the per-token lookups too.
 #[pyfunction]
-#[pyo3(signature = (locations, jobs=None, full_arrays=false))]
+#[pyo3(signature = (locations, jobs=None, full_arrays=false, full_audit=false))]
 pub fn scan<'py>(
     py: Python<'py>,
     locations: Vec<String>,
     jobs: Option<usize>,
     full_arrays: bool,
+    full_audit: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
     let rows = py.detach(|| {
         let locations = ggufkit::scan::expand(&locations);
@@ -80,6 +83,11 @@ pub fn scan<'py>(
             remote: RemoteConfig {
                 options: ggufkit::remote::RemoteOptions::from_env(),
             },
+            audit: Some(if full_audit {
+                Depth::Full
+            } else {
+                Depth::Header
+            }),
             ..ScanOptions::default()
         };
         if let Some(j) = jobs {

@@ -60,6 +60,25 @@ def test_tables_are_the_cli_parquet_row_for_row(scanned):
     assert missing[0]["read_error"] and missing[0]["valid"] is None
 
 
+def test_full_audit_adds_the_per_token_rules(tmp_path, gguf):
+    """``full_audit=True`` is ``gguf scan --full-audit``: the findings gain the per-token rules
+    (duplicate tokens, merges naming no token) that the default leaves out."""
+    path = tmp_path / "dup.gguf"
+    with ggufkit.Writer(path) as w:
+        w.add("general.architecture", "llama")
+        w.add("tokenizer.ggml.tokens", ["a", "b", "a", "ab"])
+        w.add("tokenizer.ggml.merges", ["a b", "a zz"])
+    rules = lambda t: sorted(r["rule"] for r in t.findings.to_pylist())  # noqa: E731
+    default = rules(ggufkit.scan([str(path)], jobs=1))
+    full = rules(ggufkit.scan([str(path)], jobs=1, full_audit=True))
+    assert "tokenizer.duplicate" not in default and "tokenizer.merge-unknown" not in default
+    assert "tokenizer.duplicate" in full and "tokenizer.merge-unknown" in full
+    out = tmp_path / "out"
+    subprocess.run([str(gguf), "scan", str(path), "-o", str(out), "--full-audit"], check=True,
+                   capture_output=True)
+    assert full == sorted(pq.read_table(out / "findings").column("rule").to_pylist())
+
+
 def test_duckdb_reads_the_parquet(scanned):
     duckdb = pytest.importorskip("duckdb", reason="SKIP: duckdb is not installed")
     locs, out, tables = scanned

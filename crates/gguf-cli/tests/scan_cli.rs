@@ -141,6 +141,7 @@ fn the_corpus_scan_says_what_dump_and_validate_say() {
         "--format",
         "jsonl",
         "--full-arrays",
+        "--full-audit",
     ]);
     let files = jsonl_rows(out.path(), "files");
     let expected = ggufkit_testkit::shared::gguf_files(&corpus);
@@ -594,4 +595,62 @@ fn grouped(n: usize) -> String {
         out.push(c);
     }
     out
+}
+
+/// By default the findings table has every audit rule but the per-token lookups
+/// (`tokenizer.duplicate`, `tokenizer.merge-unknown`); `--full-audit` adds them, as `gguf audit`
+/// reports them.
+#[test]
+fn the_per_token_rules_join_the_findings_with_full_audit() {
+    let d = tempfile::tempdir().unwrap();
+    let mut b = GgufBuilder::new();
+    b.set("general.architecture", "llama").unwrap();
+    b.set(
+        "tokenizer.ggml.tokens",
+        OwnedValue::from(vec!["a", "b", "a", "ab"]),
+    )
+    .unwrap();
+    b.set(
+        "tokenizer.ggml.merges",
+        OwnedValue::from(vec!["a b", "a zz"]),
+    )
+    .unwrap();
+    b.set("tokenizer.ggml.eos_token_id", 9u32).unwrap();
+    let p = d.path().join("dup.gguf");
+    std::fs::write(&p, b.to_vec().unwrap()).unwrap();
+    let rules = |extra: &[&str]| {
+        let out = tempfile::tempdir().unwrap();
+        let o = out.path().to_str().unwrap();
+        let args = [&[p.to_str().unwrap(), "-o", o, "--format", "jsonl"], extra].concat();
+        scan(&args);
+        let mut r: Vec<String> = jsonl_rows(out.path(), "findings")
+            .iter()
+            .map(|f| f["rule"].as_str().unwrap().to_string())
+            .collect();
+        r.sort();
+        r
+    };
+    let default = rules(&[]);
+    let full = rules(&["--full-audit"]);
+    assert!(
+        default.contains(&"tokenizer.special-id".to_string()),
+        "{default:?}"
+    );
+    for per_token in ["tokenizer.duplicate", "tokenizer.merge-unknown"] {
+        assert!(!default.iter().any(|r| r == per_token), "{default:?}");
+        assert!(full.iter().any(|r| r == per_token), "{full:?}");
+    }
+    let (_, aout, _) = common::run(
+        d.path(),
+        &["audit", "--json", "--severity", "note", p.to_str().unwrap()],
+    );
+    let audited: Value = serde_json::from_str(&aout).unwrap();
+    let mut want: Vec<String> = audited["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["rule"].as_str().unwrap().to_string())
+        .collect();
+    want.sort();
+    assert_eq!(full, want);
 }

@@ -1,14 +1,15 @@
 //! The audit (`ggufkit::audit::audit`) of Gemma 3 270M (262,144 tokens, 236 tensors; the target
 //! is under 50 ms) and of the corpus's largest vocabularies, which carry real chat templates:
 //! the audit of an opened file, and opening plus auditing. Then what the audit adds to a scan:
-//! `scan` of the whole corpus on one thread, with the audit's findings and without (the target
-//! is under 20% more). Absent files are skipped and said so.
+//! `scan` of the whole corpus on one thread, without the audit, with its default depth (the
+//! target is under 20% more) and with every rule. Absent files are skipped and said so.
 
 use std::hint::black_box;
 use std::path::PathBuf;
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
+use ggufkit::audit::Depth;
 use ggufkit::scan::{self, FileRows, NoScanProgress, ScanOptions, Sink};
 use ggufkit::Gguf;
 use ggufkit_bench::files;
@@ -59,6 +60,9 @@ fn bench(c: &mut Criterion) {
         group.bench_with_input(BenchmarkId::new("audit", &name), &g, |b, g| {
             b.iter(|| black_box(ggufkit::audit::audit(g)))
         });
+        group.bench_with_input(BenchmarkId::new("audit_header", &name), &g, |b, g| {
+            b.iter(|| black_box(ggufkit::audit::audit_with(g, Depth::Header)))
+        });
         group.bench_with_input(BenchmarkId::new("open_audit", &name), &path, |b, p| {
             b.iter(|| {
                 let g = Gguf::open(p).expect("opened once already");
@@ -98,13 +102,16 @@ fn bench_scan(c: &mut Criterion) {
         .warm_up_time(Duration::from_secs(1))
         .measurement_time(Duration::from_secs(6));
     // one after the other in one run: repeat the run on a shared machine
-    for audit in [false, true] {
+    for (name, audit) in [
+        ("without_audit", None),
+        ("with_audit", Some(Depth::Header)),
+        ("with_full_audit", Some(Depth::Full)),
+    ] {
         let options = ScanOptions {
             jobs: 1,
             audit,
             ..ScanOptions::default()
         };
-        let name = if audit { "with_audit" } else { "without_audit" };
         group.bench_function(name, |b| {
             b.iter(|| {
                 scan::scan(

@@ -2,7 +2,7 @@
 //! we have that must give no error or warning, and one crafted contradiction per tokenizer and
 //! model rule.
 
-use ggufkit::audit::{audit, audit_template, rule as catalog, Severity};
+use ggufkit::audit::{audit, audit_template, audit_with, rule as catalog, Depth, Severity};
 use ggufkit::{GgmlType, Gguf, GgufBuilder, OwnedValue};
 
 /// (template, rule that must be found)
@@ -609,5 +609,49 @@ fn merges_and_duplicates_in_a_large_vocabulary() {
             "2 duplicate tokens (first: 5000 and 9000)",
             "merge 8999 (\"t8999 t9000\") names a token that does not exist"
         ]
+    );
+}
+
+/// `Depth::Header` leaves out exactly the rules the catalog marks `full_only` (the per-token
+/// lookups) and keeps every other finding, in the same order.
+#[test]
+fn the_header_depth_leaves_out_only_the_per_token_lookups() {
+    let tokens: Vec<String> = ["a", "b", "a", "ab"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let bytes = model(|b| {
+        b.set("tokenizer.ggml.tokens", OwnedValue::from(tokens))
+            .unwrap();
+        b.set(
+            "tokenizer.ggml.merges",
+            OwnedValue::from(vec!["a b".to_string(), "a zz".to_string()]),
+        )
+        .unwrap();
+        b.set("tokenizer.ggml.eos_token_id", 9u32).unwrap();
+    });
+    let g = Gguf::from_bytes(&bytes).unwrap();
+    let rules =
+        |fs: Vec<ggufkit::audit::Finding>| fs.into_iter().map(|f| f.rule).collect::<Vec<_>>();
+    let full = rules(audit_with(&g, Depth::Full));
+    let header = rules(audit_with(&g, Depth::Header));
+    assert!(full.contains(&"tokenizer.duplicate"), "{full:?}");
+    assert!(full.contains(&"tokenizer.merge-unknown"), "{full:?}");
+    assert!(header.contains(&"tokenizer.special-id"), "{header:?}");
+    let kept: Vec<_> = full
+        .iter()
+        .copied()
+        .filter(|id| !catalog(id).is_some_and(|r| r.full_only()))
+        .collect();
+    assert_eq!(header, kept);
+    assert_eq!(rules(audit(&g)), full);
+    let full_only: Vec<_> = ggufkit::audit::RULES
+        .iter()
+        .filter(|r| r.full_only())
+        .map(|r| r.id)
+        .collect();
+    assert_eq!(
+        full_only,
+        ["tokenizer.duplicate", "tokenizer.merge-unknown"]
     );
 }

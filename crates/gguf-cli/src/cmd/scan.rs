@@ -1,10 +1,12 @@
-//! `gguf scan LOCATION... -o DIR [--format parquet|jsonl] [--jobs N] [--full-arrays]`: index
+//! `gguf scan LOCATION... -o DIR [--format parquet|jsonl] [--jobs N] [--full-arrays]
+//! [--full-audit]`: index
 //! files, directories and URLs into the four tables of `ggufkit::scan` in DIR; a scan into a
 //! folder that already holds one resumes it (files already there, unchanged, are skipped).
 
 use std::path::PathBuf;
 use std::time::Instant;
 
+use ggufkit::audit::Depth;
 use ggufkit::scan::{self, Format, RemoteConfig, ScanOptions, ScanOutput, ValueLimit};
 
 use super::{CliError, CmdResult, OK};
@@ -29,6 +31,11 @@ pub struct Args {
     /// Keep every element of every array in the metadata table (by default the first 64).
     #[arg(long)]
     full_arrays: bool,
+    /// Run every rule of `gguf audit` on each valid file, the per-token lookups too (duplicate
+    /// tokens, merges naming no token), which cost several times the header's reading; by
+    /// default the findings table has every other rule's.
+    #[arg(long)]
+    full_audit: bool,
 }
 
 pub fn run(args: Args) -> CmdResult {
@@ -44,6 +51,11 @@ pub fn run(args: Args) -> CmdResult {
         remote: RemoteConfig {
             options: ggufkit::remote::RemoteOptions::from_env(),
         },
+        audit: Some(if args.full_audit {
+            Depth::Full
+        } else {
+            Depth::Header
+        }),
         ..ScanOptions::default()
     };
     if let Some(j) = args.jobs {

@@ -27,9 +27,27 @@ pub fn file_type_finding(g: &Gguf<'_>) -> Option<Finding> {
     out.pop()
 }
 
+/// How much of a file an audit reads.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Depth {
+    /// Every rule: what `gguf audit` runs.
+    #[default]
+    Full,
+    /// Every rule but the two that look up every token string (`tokenizer.duplicate`,
+    /// `tokenizer.merge-unknown`, the [`Rule::full_only`] ones): those cost a few random reads
+    /// per token, several times what reading the header costs, so a scan of many files runs
+    /// this unless told otherwise.
+    Header,
+}
+
 /// Every finding of a file, in the order: templates, hidden characters, tokenizer, model, file
 /// type.
 pub fn audit(g: &Gguf<'_>) -> Vec<Finding> {
+    audit_with(g, Depth::Full)
+}
+
+/// The findings of a file at `depth`, in the order of [`audit`].
+pub fn audit_with(g: &Gguf<'_>, depth: Depth) -> Vec<Finding> {
     let mut out = Vec::new();
     for kv in g.metadata() {
         let key = kv.key();
@@ -47,7 +65,7 @@ pub fn audit(g: &Gguf<'_>) -> Vec<Finding> {
         }
     }
     chars::audit_names(g, &mut out);
-    tokenizer::audit_tokenizer(g, &mut out);
+    tokenizer::audit_tokenizer(g, depth, &mut out);
     model::audit_model(g, &mut out);
     file_type::audit_file_type(g, &mut out);
     out

@@ -12,6 +12,13 @@ pub struct Rule {
     pub summary: &'static str,
 }
 
+impl Rule {
+    /// Whether only a [`super::Depth::Full`] audit checks it (it looks up every token string).
+    pub fn full_only(&self) -> bool {
+        matches!(self.id, "tokenizer.duplicate" | "tokenizer.merge-unknown")
+    }
+}
+
 const fn r(id: &'static str, severity: Severity, summary: &'static str) -> Rule {
     Rule {
         id,

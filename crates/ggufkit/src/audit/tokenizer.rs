@@ -3,14 +3,14 @@
 #![forbid(unsafe_code)]
 
 use super::vocab::Vocab;
-use super::{Finding, Severity};
+use super::{Depth, Finding, Severity};
 use crate::summary::TokenRole;
 use crate::{Gguf, ValueType};
 
 /// Highest token type llama.cpp knows (`LLAMA_TOKEN_TYPE_BYTE`).
 const MAX_TOKEN_TYPE: i64 = 6;
 
-pub(super) fn audit_tokenizer(g: &Gguf<'_>, out: &mut Vec<Finding>) {
+pub(super) fn audit_tokenizer(g: &Gguf<'_>, depth: Depth, out: &mut Vec<Finding>) {
     let Some(tokens_kv) = g.get_kv("tokenizer.ggml.tokens") else {
         return;
     };
@@ -110,7 +110,8 @@ pub(super) fn audit_tokenizer(g: &Gguf<'_>, out: &mut Vec<Finding>) {
             }
         }
     }
-    if tokens.element_type() != ValueType::String {
+    audit_vocab_vs_tensors(g, n, out);
+    if tokens.element_type() != ValueType::String || depth != Depth::Full {
         return;
     }
     let Some(vocab) = Vocab::new(n, tokens.raw_bytes(), tokens.endian()) else {
@@ -163,6 +164,10 @@ pub(super) fn audit_tokenizer(g: &Gguf<'_>, out: &mut Vec<Finding>) {
             }
         }
     }
+}
+
+/// `tokenizer.vocab-vs-tensor`: the embedding and output tensors have a row per token.
+fn audit_vocab_vs_tensors(g: &Gguf<'_>, n: u64, out: &mut Vec<Finding>) {
     for name in ["token_embd.weight", "output.weight"] {
         let Some(t) = g.tensor(name) else { continue };
         let rows = t.shape().get(1).copied().unwrap_or(1);

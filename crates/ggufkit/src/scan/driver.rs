@@ -15,6 +15,7 @@ use super::output::Done;
 use super::read::{local_stamp, scan_location, RemoteConfig};
 use super::rows::{FileRow, FileRows};
 use super::sink::Sink;
+use crate::audit::Depth;
 use crate::error::Result;
 
 /// How a scan runs.
@@ -26,9 +27,10 @@ pub struct ScanOptions {
     pub values: ValueLimit,
     /// How remote locations are read.
     pub remote: RemoteConfig,
-    /// Whether each valid file's audit findings join the `findings` table (the default); off,
-    /// only the validator's are there.
-    pub audit: bool,
+    /// How deep each valid file's audit goes, its findings joining the `findings` table
+    /// (default [`Depth::Header`]: every rule but the per-token lookups); `None`: only the
+    /// validator's findings are there.
+    pub audit: Option<Depth>,
 }
 
 impl Default for ScanOptions {
@@ -37,7 +39,7 @@ impl Default for ScanOptions {
             jobs: std::thread::available_parallelism().map_or(2, |n| n.get()),
             values: ValueLimit::default(),
             remote: RemoteConfig::default(),
-            audit: true,
+            audit: Some(Depth::Header),
         }
     }
 }

@@ -30,13 +30,13 @@ impl Default for ValueLimit {
 }
 
 /// The rows of a file whose header was read (`g`, permissively) with its report, and its audit's
-/// findings when `audit`.
+/// findings at the depth `audit` says (none when `None`).
 pub fn rows_of(
     mut file: FileRow,
     g: &Gguf<'_>,
     report: &Report,
     limit: ValueLimit,
-    audit: bool,
+    audit: Option<crate::audit::Depth>,
 ) -> FileRows {
     let s = Summary::of(g);
     let f = &s.format;
@@ -84,10 +84,9 @@ pub fn rows_of(
     let mut rows = verdicts(file, report, metadata, tensors);
     // what a valid file can still hide (an invalid one is the validator's, as in `gguf audit`):
     // the audit's findings, their rule ids `template.*`, `tokenizer.*`, `model.*`
-    let audit = if valid && audit {
-        crate::audit::audit(g)
-    } else {
-        Vec::new()
+    let audit = match audit {
+        Some(depth) if valid => crate::audit::audit_with(g, depth),
+        _ => Vec::new(),
     };
     rows.findings.extend(audit.into_iter().map(|a| FindingRow {
         location: location.clone(),
