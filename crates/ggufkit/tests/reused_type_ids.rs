@@ -181,6 +181,12 @@ fn a_stream_header_and_the_fast_paths_agree() {
     // a stream's length is unknown: its last tensor is taken at the id's word
     let tail = g.tensor("tail").expect("tail");
     assert_eq!(tail.tensor_type(), TensorType::Ggml(GgmlType::Q1_0));
+    assert_eq!(
+        g.expected_len(),
+        (tail.absolute_offset() + tail.size()).next_multiple_of(32)
+    );
+    // and the testkit's stream check says so, strictly and permissively, in any chunking
+    ggufkit_testkit::checks::check_stream(&bytes, vec![1, 7, 64]);
 }
 
 /// A strict reading stops with the very error a permissive one records first, in the same words,
