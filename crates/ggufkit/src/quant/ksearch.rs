@@ -5,7 +5,7 @@
 //! group's min, which the later candidates then start from. Here the remaining candidates are
 //! evaluated together (eight per SIMD vector when the CPU has AVX2) from the current min, then
 //! compared in ggml's order; when a winner moves the min, the candidates after it are evaluated
-//! again from the new one. Every lane does the scalar code's operations in its order, so the
+//! from the new one. Winners are frequent, so a pass takes eight candidates, no more. Every lane does the scalar code's operations in its order, so the
 //! result is ggml's to the bit.
 
 #![forbid(unsafe_code)]
@@ -13,7 +13,10 @@
 use super::nearest_int;
 
 /// Most candidates one search evaluates: the first guess and up to 39 steps.
-pub(crate) const MAX_LANES: usize = 40;
+const MAX_CANDIDATES: usize = 40;
+
+/// Candidates evaluated together before they are compared: one AVX2 vector.
+pub(crate) const LANES_PER_PASS: usize = 8;
 
 /// One group of an asymmetric search: the values (at most 32), their weights, the largest
 /// level, `Σw` and `Σw·x` in element order, and whether errors are absolute (else squared).
@@ -26,30 +29,31 @@ pub(crate) struct QkxGroup<'a> {
     pub(crate) mad: bool,
 }
 
-/// Candidates evaluated side by side: lane `k` (of `len`) takes `iscale = num[k] / (max - min)`
-/// and gets its determinant `d`, its least-squares `scale` and `min` (the min capped at zero,
-/// the scale then refitted, as ggml does) and the weighted error `err` of its levels under them.
-/// With `initial`, lane 0 is ggml's first guess instead: scale `1 / iscale`, min `min`.
+/// One pass of candidates evaluated side by side: lane `k` (of `len`, at most
+/// [`LANES_PER_PASS`]) takes `iscale = num[k] / (max - min)` and gets its determinant `d`, its
+/// least-squares `scale` and `min` (the min capped at zero, the scale then refitted, as ggml
+/// does) and the weighted error `err` of its levels under them. With `initial`, lane 0 is ggml's
+/// first guess instead: scale `1 / iscale`, min `min`.
 pub(crate) struct QkxLanes {
-    pub(crate) num: [f32; MAX_LANES],
+    pub(crate) num: [f32; LANES_PER_PASS],
     pub(crate) len: usize,
     pub(crate) initial: bool,
-    pub(crate) d: [f32; MAX_LANES],
-    pub(crate) scale: [f32; MAX_LANES],
-    pub(crate) min: [f32; MAX_LANES],
-    pub(crate) err: [f32; MAX_LANES],
+    pub(crate) d: [f32; LANES_PER_PASS],
+    pub(crate) scale: [f32; LANES_PER_PASS],
+    pub(crate) min: [f32; LANES_PER_PASS],
+    pub(crate) err: [f32; LANES_PER_PASS],
 }
 
 impl QkxLanes {
     pub(crate) fn new() -> Self {
         QkxLanes {
-            num: [0.0; MAX_LANES],
+            num: [0.0; LANES_PER_PASS],
             len: 0,
             initial: false,
-            d: [0.0; MAX_LANES],
-            scale: [0.0; MAX_LANES],
-            min: [0.0; MAX_LANES],
-            err: [0.0; MAX_LANES],
+            d: [0.0; LANES_PER_PASS],
+            scale: [0.0; LANES_PER_PASS],
+            min: [0.0; LANES_PER_PASS],
+            err: [0.0; LANES_PER_PASS],
         }
     }
 }
@@ -112,9 +116,9 @@ pub(crate) fn qkx_search(
     l_out: &mut [u8],
 ) -> (f32, f32) {
     let steps = usize::try_from(nstep + 1).unwrap_or(0);
-    assert!(steps < MAX_LANES);
+    assert!(steps < MAX_CANDIDATES);
     let total = 1 + steps;
-    let mut all = [0f32; MAX_LANES];
+    let mut all = [0f32; MAX_CANDIDATES];
     all[0] = g.nmax as f32;
     for (is, o) in all[1..total].iter_mut().enumerate() {
         *o = rmin + rdelta * is as f32 + g.nmax as f32;
@@ -126,15 +130,16 @@ pub(crate) fn qkx_search(
     let mut win = (0usize, min);
     let mut start = 0;
     while start < total {
-        let len = total - start;
-        c.num[..len].copy_from_slice(&all[start..total]);
-        c.num[len..].fill(all[total - 1]);
+        // one vector's worth at a time: a winner that moves the min makes the rest stale
+        let len = (total - start).min(LANES_PER_PASS);
+        c.num[..len].copy_from_slice(&all[start..start + len]);
+        c.num[len..].fill(all[start + len - 1]);
         c.len = len;
         c.initial = start == 0;
         if !super::simd::qkx_lanes(g, min, max, &mut c) {
             qkx_lanes_scalar(g, min, max, &mut c);
         }
-        let mut next = total;
+        let mut next = start + len;
         for k in 0..len {
             if start + k == 0 {
                 best_error = c.err[0];

@@ -318,65 +318,78 @@ mod x86 {
         max: f32,
         c: &mut crate::quant::ksearch::QkxLanes,
     ) {
-        let n = g.x.len().min(g.w.len()).min(32);
-        let (x, w) = (&g.x[..n], &g.w[..n]);
-        let mut xm = [0f32; 32];
-        for (o, &v) in xm.iter_mut().zip(x) {
-            *o = v - min;
+        match (g.x.len().min(g.w.len()), g.mad) {
+            (16, true) => qkx_pass::<16, true>(g, min, max, c),
+            (16, false) => qkx_pass::<16, false>(g, min, max, c),
+            (32, true) => qkx_pass::<32, true>(g, min, max, c),
+            (32, false) => qkx_pass::<32, false>(g, min, max, c),
+            _ => crate::quant::ksearch::qkx_lanes_scalar(g, min, max, c),
         }
-        let range = _mm256_set1_ps(max - min);
+    }
+
+    /// One pass of eight candidates over a group of `N` (so its loops unroll), absolute errors
+    /// when `MAD`, else squared.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn qkx_pass<const N: usize, const MAD: bool>(
+        g: &crate::quant::ksearch::QkxGroup,
+        min: f32,
+        max: f32,
+        c: &mut crate::quant::ksearch::QkxLanes,
+    ) {
+        let (x, w) = (&g.x[..N], &g.w[..N]);
+        let vmin = _mm256_set1_ps(min);
         let (zero, nmax) = (_mm256_setzero_si256(), _mm256_set1_epi32(g.nmax));
         let (sw, sx) = (_mm256_set1_ps(g.sum_w), _mm256_set1_ps(g.sum_x));
         let abs_mask = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fff_ffff));
-        let mut lv = [_mm256_setzero_ps(); 32];
-        for v in 0..c.len.div_ceil(8) {
-            let iscale = _mm256_div_ps(load8(&c.num[8 * v..]), range);
-            let (mut sl, mut sl2, mut sxl) = (
-                _mm256_setzero_ps(),
-                _mm256_setzero_ps(),
-                _mm256_setzero_ps(),
-            );
-            for i in 0..n {
-                let l = nearest_int8(_mm256_mul_ps(iscale, _mm256_set1_ps(xm[i])));
-                let l = _mm256_cvtepi32_ps(_mm256_min_epi32(_mm256_max_epi32(l, zero), nmax));
-                lv[i] = l;
-                let wl = _mm256_mul_ps(_mm256_set1_ps(w[i]), l);
-                sl = _mm256_add_ps(sl, wl);
-                sl2 = _mm256_add_ps(sl2, _mm256_mul_ps(wl, l));
-                sxl = _mm256_add_ps(sxl, _mm256_mul_ps(wl, _mm256_set1_ps(x[i])));
-            }
-            let d = _mm256_sub_ps(_mm256_mul_ps(sw, sl2), _mm256_mul_ps(sl, sl));
-            let scale = _mm256_div_ps(
-                _mm256_sub_ps(_mm256_mul_ps(sw, sxl), _mm256_mul_ps(sx, sl)),
-                d,
-            );
-            let this_min = _mm256_div_ps(
-                _mm256_sub_ps(_mm256_mul_ps(sl2, sx), _mm256_mul_ps(sl, sxl)),
-                d,
-            );
-            let pos = _mm256_cmp_ps::<_CMP_GT_OQ>(this_min, _mm256_setzero_ps());
-            let mut this_min = _mm256_blendv_ps(this_min, _mm256_setzero_ps(), pos);
-            let mut scale = _mm256_blendv_ps(scale, _mm256_div_ps(sxl, sl2), pos);
-            if v == 0 && c.initial {
-                scale = _mm256_blend_ps::<1>(scale, _mm256_div_ps(_mm256_set1_ps(1.0), iscale));
-                this_min = _mm256_blend_ps::<1>(this_min, _mm256_set1_ps(min));
-            }
-            let mut err = _mm256_setzero_ps();
-            for i in 0..n {
-                let diff = _mm256_add_ps(_mm256_mul_ps(scale, lv[i]), this_min);
-                let diff = _mm256_sub_ps(diff, _mm256_set1_ps(x[i]));
-                let e = if g.mad {
-                    _mm256_and_ps(diff, abs_mask)
-                } else {
-                    _mm256_mul_ps(diff, diff)
-                };
-                err = _mm256_add_ps(err, _mm256_mul_ps(_mm256_set1_ps(w[i]), e));
-            }
-            store8(&mut c.d[8 * v..], d);
-            store8(&mut c.scale[8 * v..], scale);
-            store8(&mut c.min[8 * v..], this_min);
-            store8(&mut c.err[8 * v..], err);
+        let iscale = _mm256_div_ps(load8(&c.num), _mm256_set1_ps(max - min));
+        let mut lv = [_mm256_setzero_ps(); N];
+        let (mut sl, mut sl2, mut sxl) = (
+            _mm256_setzero_ps(),
+            _mm256_setzero_ps(),
+            _mm256_setzero_ps(),
+        );
+        for i in 0..N {
+            let xv = _mm256_set1_ps(x[i]);
+            let l = nearest_int8(_mm256_mul_ps(iscale, _mm256_sub_ps(xv, vmin)));
+            let l = _mm256_cvtepi32_ps(_mm256_min_epi32(_mm256_max_epi32(l, zero), nmax));
+            lv[i] = l;
+            let wl = _mm256_mul_ps(_mm256_set1_ps(w[i]), l);
+            sl = _mm256_add_ps(sl, wl);
+            sl2 = _mm256_add_ps(sl2, _mm256_mul_ps(wl, l));
+            sxl = _mm256_add_ps(sxl, _mm256_mul_ps(wl, xv));
         }
+        let d = _mm256_sub_ps(_mm256_mul_ps(sw, sl2), _mm256_mul_ps(sl, sl));
+        let scale = _mm256_div_ps(
+            _mm256_sub_ps(_mm256_mul_ps(sw, sxl), _mm256_mul_ps(sx, sl)),
+            d,
+        );
+        let this_min = _mm256_div_ps(
+            _mm256_sub_ps(_mm256_mul_ps(sl2, sx), _mm256_mul_ps(sl, sxl)),
+            d,
+        );
+        let pos = _mm256_cmp_ps::<_CMP_GT_OQ>(this_min, _mm256_setzero_ps());
+        let mut this_min = _mm256_blendv_ps(this_min, _mm256_setzero_ps(), pos);
+        let mut scale = _mm256_blendv_ps(scale, _mm256_div_ps(sxl, sl2), pos);
+        if c.initial {
+            scale = _mm256_blend_ps::<1>(scale, _mm256_div_ps(_mm256_set1_ps(1.0), iscale));
+            this_min = _mm256_blend_ps::<1>(this_min, vmin);
+        }
+        let mut err = _mm256_setzero_ps();
+        for i in 0..N {
+            let diff = _mm256_add_ps(_mm256_mul_ps(scale, lv[i]), this_min);
+            let diff = _mm256_sub_ps(diff, _mm256_set1_ps(x[i]));
+            let e = if MAD {
+                _mm256_and_ps(diff, abs_mask)
+            } else {
+                _mm256_mul_ps(diff, diff)
+            };
+            err = _mm256_add_ps(err, _mm256_mul_ps(_mm256_set1_ps(w[i]), e));
+        }
+        store8(&mut c.d, d);
+        store8(&mut c.scale, scale);
+        store8(&mut c.min, this_min);
+        store8(&mut c.err, err);
     }
 
     /// `v` clamped to `lo..=hi`, lane by lane.

@@ -640,25 +640,25 @@ fn qkx_lanes_simd_matches_scalar() {
                     sum_x,
                     mad,
                 };
-                let mut a = ksearch::QkxLanes::new();
-                for (k, o) in a.num.iter_mut().enumerate() {
-                    *o = -0.9 + 0.05 * k as f32 + nmax as f32;
-                }
-                a.len = 38;
-                a.initial = true;
-                let mut b = ksearch::QkxLanes::new();
-                b.num = a.num;
-                b.len = 38;
-                b.initial = true;
-                if !simd::qkx_lanes(&g, min, max, &mut a) {
-                    return;
-                }
-                ksearch::qkx_lanes_scalar(&g, min, max, &mut b);
-                for k in 0..38 {
-                    let bits = |c: &ksearch::QkxLanes| {
-                        [c.d[k], c.scale[k], c.min[k], c.err[k]].map(bits_nan_as_one)
-                    };
-                    assert_eq!(bits(&a), bits(&b), "lane {k} of {x:?} {w:?}");
+                for pass in 0..5 {
+                    let mut a = ksearch::QkxLanes::new();
+                    for (k, o) in a.num.iter_mut().enumerate() {
+                        *o = -0.9 + 0.05 * (8 * pass + k) as f32 + nmax as f32;
+                    }
+                    a.len = 8 - pass % 2;
+                    a.initial = pass == 0;
+                    let mut b = ksearch::QkxLanes::new();
+                    (b.num, b.len, b.initial) = (a.num, a.len, a.initial);
+                    if !simd::qkx_lanes(&g, min, max, &mut a) {
+                        return;
+                    }
+                    ksearch::qkx_lanes_scalar(&g, min, max, &mut b);
+                    for k in 0..a.len {
+                        let bits = |c: &ksearch::QkxLanes| {
+                            [c.d[k], c.scale[k], c.min[k], c.err[k]].map(bits_nan_as_one)
+                        };
+                        assert_eq!(bits(&a), bits(&b), "lane {k} of {x:?} {w:?}");
+                    }
                 }
             }
         }
