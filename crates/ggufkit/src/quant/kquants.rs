@@ -588,6 +588,27 @@ pub(super) fn make_qkx2_quants_serial<const N: usize>(
     (scale, -min)
 }
 
+/// The levels of each 16-element group `j` of a q3_k/q6_k super-block whose scale `d[j]` is not
+/// zero: `clamp(nearest_int(x / d[j]), lo, hi) - lo` (SIMD when the CPU has it); the other
+/// groups keep the levels of their search, as in ggml.
+pub(super) fn requant_groups16(x: &[f32], d: &[f32; 16], lo: i32, hi: i32, l: &mut [i8]) {
+    if !super::simd::requant_groups16(x, d, lo, hi, l) {
+        requant_groups16_scalar(x, d, lo, hi, l);
+    }
+}
+
+pub(super) fn requant_groups16_scalar(x: &[f32], d: &[f32; 16], lo: i32, hi: i32, l: &mut [i8]) {
+    for (j, &dj) in d.iter().enumerate() {
+        if dj == 0.0 {
+            continue;
+        }
+        for ii in 0..16 {
+            let q = nearest_int(x[16 * j + ii] / dj).clamp(lo, hi);
+            l[16 * j + ii] = (q - lo) as i8;
+        }
+    }
+}
+
 /// Packs 256 2-bit values as q2_k/q3_k do: byte `l` of each 32-byte group holds elements
 /// `l`, `l+32`, `l+64`, `l+96` of a 128-element half.
 pub(super) fn pack_2bit(l: &[u8; QK_K], qs: &mut [u8]) {
@@ -734,16 +755,8 @@ pub(super) fn finish_q3_k(x: &[f32], y: &mut [u8], ls: &[u8; 16], d: f32, l: &mu
     put_f16(dpart, 0, d);
     let d_all = f16_le(dpart, 0);
     let s6 = q3_k_scales(sc);
-    for j in 0..16 {
-        let d = d_all * s6[j] as f32;
-        if d == 0.0 {
-            continue;
-        }
-        for ii in 0..16 {
-            let q = nearest_int(x[16 * j + ii] / d).clamp(-4, 3);
-            l[16 * j + ii] = (q + 4) as i8;
-        }
-    }
+    let d: [f32; 16] = std::array::from_fn(|j| d_all * s6[j] as f32);
+    requant_groups16(x, &d, -4, 3, l);
     hmask.fill(0);
     let mut lu = [0u8; QK_K];
     for j in 0..QK_K {
@@ -949,16 +962,8 @@ pub(crate) fn quant_q6_k_w(src: &[f32], qw: Option<&[f32]>, out: &mut [u8]) {
             y[192 + ib] = nearest_int(iscale * scales[ib]).min(127) as i8 as u8;
         }
         let d_all = f16_to_f32(u16::from_le_bytes([y[208], y[209]]));
-        for j in 0..16 {
-            let d = d_all * f32::from(y[192 + j] as i8);
-            if d == 0.0 {
-                continue;
-            }
-            for ii in 0..16 {
-                let q = nearest_int(x[16 * j + ii] / d).clamp(-32, 31);
-                l[16 * j + ii] = (q + 32) as i8;
-            }
-        }
+        let d: [f32; 16] = std::array::from_fn(|j| d_all * f32::from(y[192 + j] as i8));
+        requant_groups16(x, &d, -32, 31, &mut l);
         let (ql, rest) = y.split_at_mut(128);
         let qh = &mut rest[..64];
         for h in 0..2 {

@@ -5,8 +5,8 @@
 //! group's min, which the later candidates then start from. Here the remaining candidates are
 //! evaluated together (eight per SIMD vector when the CPU has AVX2) from the current min, then
 //! compared in ggml's order; when a winner moves the min, the candidates after it are evaluated
-//! from the new one. Winners are frequent, so a pass takes eight candidates, no more. Every lane does the scalar code's operations in its order, so the
-//! result is ggml's to the bit.
+//! from the new one. Winners are frequent, so a pass takes eight candidates, no more. Every lane
+//! does the scalar code's operations in its order, so the result is ggml's to the bit.
 
 #![forbid(unsafe_code)]
 

@@ -141,6 +141,20 @@ pub(crate) fn q3_groups(nmax: i32, x: &[f32], l: &mut [i8], scales: &mut [f32; 1
     false
 }
 
+/// The requantization of q3_k and q6_k with AVX2: for each 16-element group `j` of `x` whose
+/// scale `d[j]` is not zero, `l = clamp(nearest_int(x / d[j]), lo, hi) - lo`; the other groups'
+/// levels are left as they are.
+pub(crate) fn requant_groups16(x: &[f32], d: &[f32; 16], lo: i32, hi: i32, l: &mut [i8]) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    if x86::has_avx2() {
+        // SAFETY: the CPU supports AVX2 (checked just above).
+        unsafe { x86::requant_groups16(x, d, lo, hi, l) };
+        return true;
+    }
+    let _ = (x, d, lo, hi, l);
+    false
+}
+
 /// q4_0 blocks with AVX2 (+F16C not needed: the scale is converted by scalar code).
 pub(crate) fn dequant_q4_0(data: &[u8], out: &mut [f32]) -> bool {
     #[cfg(target_arch = "x86_64")]
@@ -390,6 +404,37 @@ mod x86 {
         store8(&mut c.scale, scale);
         store8(&mut c.min, this_min);
         store8(&mut c.err, err);
+    }
+
+    /// # Safety
+    /// The CPU must support AVX2.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn requant_groups16(
+        x: &[f32],
+        d: &[f32; 16],
+        lo: i32,
+        hi: i32,
+        l: &mut [i8],
+    ) {
+        let (x, l) = (&x[..256], &mut l[..256]);
+        let (vlo, vhi) = (_mm256_set1_epi32(lo), _mm256_set1_epi32(hi));
+        for (j, &dj) in d.iter().enumerate() {
+            if dj == 0.0 {
+                continue;
+            }
+            let dv = _mm256_set1_ps(dj);
+            let q = [0, 8].map(|k| {
+                let v = _mm256_div_ps(load8(&x[16 * j + k..]), dv);
+                _mm256_sub_epi32(clamp8(vlo, vhi, nearest_int8(v)), vlo)
+            });
+            // eight i32 lanes twice → sixteen bytes in element order (every level fits)
+            let p = _mm256_packs_epi32(q[0], q[1]);
+            let p = _mm256_permute4x64_epi64::<0b11_01_10_00>(p);
+            let b = _mm_packs_epi16(_mm256_castsi256_si128(p), _mm256_extracti128_si256::<1>(p));
+            let out = &mut l[16 * j..16 * j + 16];
+            // SAFETY: `out` is 16 bytes; unaligned store.
+            unsafe { _mm_storeu_si128(out.as_mut_ptr().cast(), b) };
+        }
     }
 
     /// `v` clamped to `lo..=hi`, lane by lane.

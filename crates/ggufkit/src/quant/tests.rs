@@ -689,3 +689,28 @@ fn q3_groups_simd_matches_make_q3_quants() {
         );
     }
 }
+
+#[test]
+fn requant_groups16_simd_matches_scalar() {
+    for b in 0..400u64 {
+        let mut x = Vec::with_capacity(256);
+        for (xg, _) in search_groups(16, 16, 61 + b) {
+            x.extend(xg);
+        }
+        let mut rng = Rng::new(b);
+        let d: [f32; 16] = std::array::from_fn(|j| match (j as u64 + b) % 5 {
+            0 => 0.0,
+            1 => -0.0,
+            2 => f32::from_bits((rng.next_u64() >> 32) as u32),
+            _ => ((rng.next_u64() % 200) as f32 - 100.0) * 0.01,
+        });
+        for (lo, hi) in [(-4, 3), (-32, 31)] {
+            let (mut la, mut lb) = ([7i8; 256], [7i8; 256]);
+            if !simd::requant_groups16(&x, &d, lo, hi, &mut la) {
+                return;
+            }
+            kquants::requant_groups16_scalar(&x, &d, lo, hi, &mut lb);
+            assert_eq!(la, lb, "block {b}");
+        }
+    }
+}
