@@ -8,6 +8,7 @@
 #![forbid(unsafe_code)]
 
 use super::float::{f16_le, f16_to_f32, put_f16};
+use super::ksearch::{qkx_search, QkxGroup};
 use super::layout::{block, QK_K};
 use super::nearest_int;
 
@@ -231,9 +232,103 @@ pub(crate) fn dequant_q8_k(data: &[u8], out: &mut [f32]) {
 // ---------------------------------------------------------------------------------------------
 // Reference quantizers.
 
+/// The `is` of `make_qx_quants`' candidate inverse scales `-(nmax + 0.1 * is) / max`, in ggml's
+/// order: the first guess, then the eighteen refinements.
+const QX_STEPS: [i32; 19] = [
+    0, -9, -8, -7, -6, -5, -4, -3, -2, -1, 1, 2, 3, 4, 5, 6, 7, 8, 9,
+];
+
 /// ggml's `make_qx_quants` with `rmse_type == 1`: weights `qw` (importance), or x² without them;
 /// the scale is refined over 18 candidate inverse scales. Levels go to `l_out` offset by `nmax`.
+/// Groups of at most 32. The candidates do not depend on each other, so their sums are computed
+/// side by side (SIMD when the CPU has it), then compared in ggml's order.
 pub(super) fn make_qx_quants(nmax: i32, x: &[f32], l_out: &mut [i8], qw: Option<&[f32]>) -> f32 {
+    let n = x.len();
+    assert!(n <= 32 && l_out.len() >= n && qw.is_none_or(|q| q.len() >= n));
+    let mut max = 0.0f32;
+    let mut amax = 0.0f32;
+    for &v in x {
+        if v.abs() > amax {
+            amax = v.abs();
+            max = v;
+        }
+    }
+    if amax < 1e-15 {
+        l_out.iter_mut().for_each(|l| *l = 0);
+        return 0.0;
+    }
+    let mut w = [0f32; 32];
+    for (i, (w, &xi)) in w.iter_mut().zip(x).enumerate() {
+        *w = match qw {
+            Some(q) => q[i],
+            None => xi * xi,
+        };
+    }
+    let w = &w[..n];
+    // the numerators, negated; lanes past the nineteenth repeat the first guess
+    let mut num = [-(nmax as f32); 24];
+    for (o, &is) in num.iter_mut().zip(&QX_STEPS) {
+        *o = -(nmax as f32 + 0.1 * is as f32);
+    }
+    let mut sumlx = [0f32; 24];
+    let mut suml2 = [0f32; 24];
+    if !super::simd::qx_sums(nmax, x, w, &num, max, &mut sumlx, &mut suml2) {
+        qx_sums_scalar(nmax, x, w, &num, max, &mut sumlx, &mut suml2);
+    }
+    let mut scale = if suml2[0] != 0.0 {
+        sumlx[0] / suml2[0]
+    } else {
+        0.0
+    };
+    let mut best = scale * sumlx[0];
+    let mut win = 0;
+    for k in 1..QX_STEPS.len() {
+        if suml2[k] > 0.0 && sumlx[k] * sumlx[k] > best * suml2[k] {
+            scale = sumlx[k] / suml2[k];
+            best = scale * sumlx[k];
+            win = k;
+        }
+    }
+    let iscale = num[win] / max;
+    for (o, &xi) in l_out.iter_mut().zip(x) {
+        *o = (nearest_int(iscale * xi).clamp(-nmax, nmax - 1) + nmax) as i8;
+    }
+    scale
+}
+
+/// The sums `Σ (w·x)·l` and `Σ (w·l)·l` of `make_qx_quants` for each candidate `iscale =
+/// num[k] / max` (the first nineteen), in element order: what [`super::simd::qx_sums`] does.
+pub(super) fn qx_sums_scalar(
+    nmax: i32,
+    x: &[f32],
+    w: &[f32],
+    num: &[f32; 24],
+    max: f32,
+    sumlx: &mut [f32; 24],
+    suml2: &mut [f32; 24],
+) {
+    for k in 0..24 {
+        let iscale = num[k] / max;
+        let (mut slx, mut sl2) = (0.0f32, 0.0f32);
+        for (&xi, &wi) in x.iter().zip(w) {
+            let l = nearest_int(iscale * xi).clamp(-nmax, nmax - 1) as f32;
+            slx += wi * xi * l;
+            sl2 += wi * l * l;
+        }
+        sumlx[k] = slx;
+        suml2[k] = sl2;
+    }
+}
+
+/// ggml's `make_qx_quants` one candidate after the other, as ggml runs it: the reference the
+/// side-by-side search is tested against.
+#[cfg(test)]
+pub(super) fn make_qx_quants_serial(
+    nmax: i32,
+    x: &[f32],
+    l_out: &mut [i8],
+    qw: Option<&[f32]>,
+) -> f32 {
     let mut max = 0.0f32;
     let mut amax = 0.0f32;
     for &v in x {
@@ -288,7 +383,7 @@ pub(super) fn make_qx_quants(nmax: i32, x: &[f32], l_out: &mut [i8], qw: Option<
 }
 
 /// ggml's `make_q3_quants` with `do_rmse == true`.
-fn make_q3_quants(nmax: i32, x: &[f32], l_out: &mut [i8]) -> f32 {
+pub(super) fn make_q3_quants(nmax: i32, x: &[f32], l_out: &mut [i8]) -> f32 {
     let mut max = 0.0f32;
     let mut amax = 0.0f32;
     for &v in x {
@@ -347,9 +442,64 @@ fn make_q3_quants(nmax: i32, x: &[f32], l_out: &mut [i8]) -> f32 {
 }
 
 /// ggml's `make_qkx2_quants`: scale and min of an asymmetric group, searched over `nstep + 1`
-/// candidate scales. Returns `(scale, -min)`.
+/// candidate scales (side by side, [`super::ksearch`]). Returns `(scale, -min)`.
 #[allow(clippy::too_many_arguments)]
-fn make_qkx2_quants<const N: usize>(
+pub(super) fn make_qkx2_quants<const N: usize>(
+    nmax: i32,
+    x: &[f32],
+    weights: &[f32],
+    l_out: &mut [u8],
+    rmin: f32,
+    rdelta: f32,
+    nstep: i32,
+    use_mad: bool,
+) -> (f32, f32) {
+    let (x, weights, l_out) = (&x[..N], &weights[..N], &mut l_out[..N]);
+    let mut min = x[0];
+    let mut max = x[0];
+    let mut sum_w = weights[0];
+    let mut sum_x = sum_w * x[0];
+    for i in 1..N {
+        if x[i] < min {
+            min = x[i];
+        }
+        if x[i] > max {
+            max = x[i];
+        }
+        let w = weights[i];
+        sum_w += w;
+        sum_x += w * x[i];
+    }
+    if min > 0.0 {
+        min = 0.0;
+    }
+    if max == min {
+        l_out.iter_mut().for_each(|l| *l = 0);
+        return (0.0, -min);
+    }
+    let g = QkxGroup {
+        x,
+        w: weights,
+        nmax,
+        sum_w,
+        sum_x,
+        mad: use_mad,
+    };
+    if nstep < 1 {
+        let iscale = nmax as f32 / (max - min);
+        for (o, &xi) in l_out.iter_mut().zip(x) {
+            *o = nearest_int(iscale * (xi - min)).clamp(0, nmax) as u8;
+        }
+        return (1.0 / iscale, -min);
+    }
+    qkx_search(&g, min, max, (rmin, rdelta, nstep), l_out)
+}
+
+/// ggml's `make_qkx2_quants` one candidate after the other, as ggml runs it: the reference the
+/// side-by-side search is tested against.
+#[cfg(test)]
+#[allow(clippy::too_many_arguments)]
+pub(super) fn make_qkx2_quants_serial<const N: usize>(
     nmax: i32,
     x: &[f32],
     weights: &[f32],
@@ -438,6 +588,27 @@ fn make_qkx2_quants<const N: usize>(
     (scale, -min)
 }
 
+/// The levels of each 16-element group `j` of a q3_k/q6_k super-block whose scale `d[j]` is not
+/// zero: `clamp(nearest_int(x / d[j]), lo, hi) - lo` (SIMD when the CPU has it); the other
+/// groups keep the levels of their search, as in ggml.
+pub(super) fn requant_groups16(x: &[f32], d: &[f32; 16], lo: i32, hi: i32, l: &mut [i8]) {
+    if !super::simd::requant_groups16(x, d, lo, hi, l) {
+        requant_groups16_scalar(x, d, lo, hi, l);
+    }
+}
+
+pub(super) fn requant_groups16_scalar(x: &[f32], d: &[f32; 16], lo: i32, hi: i32, l: &mut [i8]) {
+    for (j, &dj) in d.iter().enumerate() {
+        if dj == 0.0 {
+            continue;
+        }
+        for ii in 0..16 {
+            let q = nearest_int(x[16 * j + ii] / dj).clamp(lo, hi);
+            l[16 * j + ii] = (q - lo) as i8;
+        }
+    }
+}
+
 /// Packs 256 2-bit values as q2_k/q3_k do: byte `l` of each 32-byte group holds elements
 /// `l`, `l+32`, `l+64`, `l+96` of a 128-element half.
 pub(super) fn pack_2bit(l: &[u8; QK_K], qs: &mut [u8]) {
@@ -455,7 +626,6 @@ pub(crate) fn quant_q2_k(src: &[f32], out: &mut [u8]) {
         .zip(out.chunks_exact_mut(block::Q2_K.bytes))
     {
         let mut l = [0u8; QK_K];
-        let mut laux = [0u8; 16];
         let mut weights = [0f32; 16];
         let mut mins = [0f32; 16];
         let mut scales = [0f32; 16];
@@ -472,7 +642,6 @@ pub(crate) fn quant_q2_k(src: &[f32], out: &mut [u8]) {
                 xs,
                 &weights,
                 &mut l[16 * j..16 * j + 16],
-                &mut laux,
                 -0.5,
                 0.1,
                 15,
@@ -541,12 +710,15 @@ pub(crate) fn quant_q3_k(src: &[f32], out: &mut [u8]) {
         let mut scales = [0f32; 16];
         let mut max_scale = 0.0f32;
         let mut amax = 0.0f32;
-        for j in 0..16 {
-            scales[j] = make_q3_quants(4, &x[16 * j..16 * j + 16], &mut l[16 * j..16 * j + 16]);
-            let s = scales[j].abs();
-            if s > amax {
-                amax = s;
-                max_scale = scales[j];
+        if !super::simd::q3_groups(4, x, &mut l, &mut scales) {
+            for j in 0..16 {
+                scales[j] = make_q3_quants(4, &x[16 * j..16 * j + 16], &mut l[16 * j..16 * j + 16]);
+            }
+        }
+        for &sj in &scales {
+            if sj.abs() > amax {
+                amax = sj.abs();
+                max_scale = sj;
             }
         }
         let mut ls = [0u8; 16];
@@ -583,16 +755,8 @@ pub(super) fn finish_q3_k(x: &[f32], y: &mut [u8], ls: &[u8; 16], d: f32, l: &mu
     put_f16(dpart, 0, d);
     let d_all = f16_le(dpart, 0);
     let s6 = q3_k_scales(sc);
-    for j in 0..16 {
-        let d = d_all * s6[j] as f32;
-        if d == 0.0 {
-            continue;
-        }
-        for ii in 0..16 {
-            let q = nearest_int(x[16 * j + ii] / d).clamp(-4, 3);
-            l[16 * j + ii] = (q + 4) as i8;
-        }
-    }
+    let d: [f32; 16] = std::array::from_fn(|j| d_all * s6[j] as f32);
+    requant_groups16(x, &d, -4, 3, l);
     hmask.fill(0);
     let mut lu = [0u8; QK_K];
     for j in 0..QK_K {
@@ -642,7 +806,6 @@ pub(super) fn pack_k4_scale_levels(ls: &[u8; 8], lm: &[u8; 8], sc: &mut [u8]) {
 /// The shared first half of q4_k and q5_k quantization: per-32 scales and mins, packed header,
 /// requantized levels in `l`.
 fn quant_k4_common(x: &[f32], y: &mut [u8], nmax: i32, rmin: f32, nstep: i32, l: &mut [u8; QK_K]) {
-    let mut laux = [0u8; 32];
     let mut weights = [0f32; 32];
     let mut mins = [0f32; 8];
     let mut scales = [0f32; 8];
@@ -663,7 +826,6 @@ fn quant_k4_common(x: &[f32], y: &mut [u8], nmax: i32, rmin: f32, nstep: i32, l:
             xs,
             &weights,
             &mut l[32 * j..32 * j + 32],
-            &mut laux,
             rmin,
             0.1,
             nstep,
@@ -800,16 +962,8 @@ pub(crate) fn quant_q6_k_w(src: &[f32], qw: Option<&[f32]>, out: &mut [u8]) {
             y[192 + ib] = nearest_int(iscale * scales[ib]).min(127) as i8 as u8;
         }
         let d_all = f16_to_f32(u16::from_le_bytes([y[208], y[209]]));
-        for j in 0..16 {
-            let d = d_all * f32::from(y[192 + j] as i8);
-            if d == 0.0 {
-                continue;
-            }
-            for ii in 0..16 {
-                let q = nearest_int(x[16 * j + ii] / d).clamp(-32, 31);
-                l[16 * j + ii] = (q + 32) as i8;
-            }
-        }
+        let d: [f32; 16] = std::array::from_fn(|j| d_all * f32::from(y[192 + j] as i8));
+        requant_groups16(x, &d, -32, 31, &mut l);
         let (ql, rest) = y.split_at_mut(128);
         let qh = &mut rest[..64];
         for h in 0..2 {

@@ -44,6 +44,7 @@ mod iq2_quant;
 mod iq_grids;
 mod iq_quant;
 mod kquants;
+mod ksearch;
 mod layout;
 mod legacy;
 mod q1_q2;

@@ -25,6 +25,23 @@ fn same_bits(a: &[f32], b: &[f32]) -> bool {
     a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits())
 }
 
+/// The bits of `v`, every NaN as one: which NaN an operation on two NaNs returns depends on
+/// the order the compiler gives its operands, which neither Rust nor C defines.
+fn bits_nan_as_one(v: f32) -> u32 {
+    if v.is_nan() {
+        u32::MAX
+    } else {
+        v.to_bits()
+    }
+}
+
+fn same_bits_nan_as_one(a: &[f32], b: &[f32]) -> bool {
+    a.len() == b.len()
+        && a.iter()
+            .zip(b)
+            .all(|(&x, &y)| bits_nan_as_one(x) == bits_nan_as_one(y))
+}
+
 /// Random blocks whose f16 fields are random too, so NaN, Inf and subnormal scales occur.
 fn random_blocks(ty: GgmlType, blocks: usize, seed: u64) -> Vec<u8> {
     Rng::new(seed).bytes(blocks * ty.type_size() as usize)
@@ -434,5 +451,266 @@ fn legacy_quantizers_simd_match_scalar() {
         scalar(&x, &mut b);
         let first = a.iter().zip(&b).position(|(p, q)| p != q);
         assert_eq!(first, None, "{name}: first differing byte");
+    }
+}
+
+/// Groups for the K-quant searches, each with weights: smooth values, random bit patterns (NaN,
+/// infinities, huge and tiny values), a mix of zeros of both signs, NaN, infinities and small
+/// integers (ties), constant groups; weights random, with zeros, or random bits.
+fn search_groups(n: usize, count: usize, seed: u64) -> Vec<(Vec<f32>, Vec<f32>)> {
+    let mut rng = Rng::new(seed);
+    let f = |rng: &mut Rng| (rng.next_u64() >> 40) as f32 / (1u64 << 24) as f32;
+    let mut out = Vec::new();
+    for c in 0..count {
+        let x: Vec<f32> = match c % 6 {
+            0 | 1 => (0..n).map(|_| f(&mut rng) - 0.5).collect(),
+            2 => (0..n)
+                .map(|_| f32::from_bits((rng.next_u64() >> 32) as u32))
+                .collect(),
+            3 => (0..n)
+                .map(|i| match rng.next_u64() % 8 {
+                    0 => 0.0,
+                    1 => -0.0,
+                    2 => f32::NAN,
+                    3 => f32::INFINITY,
+                    4 => f32::NEG_INFINITY,
+                    5 => (i % 5) as f32,
+                    6 => -((i % 3) as f32),
+                    _ => f(&mut rng),
+                })
+                .collect(),
+            4 => vec![[1.5f32, -0.25, 0.0, -0.0][(c / 6) % 4]; n],
+            _ => (0..n)
+                .map(|_| ((rng.next_u64() % 9) as f32 - 4.0) * 0.5)
+                .collect(),
+        };
+        let w: Vec<f32> = match (c / 6) % 3 {
+            0 => (0..n).map(|_| f(&mut rng) + 0.1).collect(),
+            1 => (0..n)
+                .map(|_| {
+                    if rng.next_u64() % 3 == 0 {
+                        0.0
+                    } else {
+                        f(&mut rng)
+                    }
+                })
+                .collect(),
+            _ => (0..n)
+                .map(|_| f32::from_bits((rng.next_u64() >> 32) as u32))
+                .collect(),
+        };
+        out.push((x, w));
+    }
+    out
+}
+
+#[test]
+fn make_qx_quants_side_by_side_matches_serial() {
+    for n in [16, 32] {
+        for (i, (x, w)) in search_groups(n, 3000, 21 + n as u64).iter().enumerate() {
+            for nmax in [4, 8, 16, 32] {
+                for qw in [None, Some(&w[..])] {
+                    let (mut a, mut b) = (vec![0i8; n], vec![0i8; n]);
+                    let sa = kquants::make_qx_quants(nmax, x, &mut a, qw);
+                    let sb = kquants::make_qx_quants_serial(nmax, x, &mut b, qw);
+                    assert_eq!(
+                        (bits_nan_as_one(sa), &a),
+                        (bits_nan_as_one(sb), &b),
+                        "group {i} n {n} nmax {nmax} weighted {}",
+                        qw.is_some()
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn qx_sums_simd_matches_scalar() {
+    let mut num = [0f32; 24];
+    for (k, o) in num.iter_mut().enumerate() {
+        *o = -(32.0 + 0.1 * (k as f32 - 12.0));
+    }
+    for n in [16, 32] {
+        for (x, w) in search_groups(n, 3000, 5 + n as u64) {
+            let max = x.iter().copied().find(|v| v.is_finite() && *v != 0.0);
+            for nmax in [4, 32] {
+                let (mut a1, mut a2) = ([0f32; 24], [0f32; 24]);
+                let (mut b1, mut b2) = ([0f32; 24], [0f32; 24]);
+                let max = max.unwrap_or(1.0);
+                if !simd::qx_sums(nmax, &x, &w, &num, max, &mut a1, &mut a2) {
+                    return;
+                }
+                kquants::qx_sums_scalar(nmax, &x, &w, &num, max, &mut b1, &mut b2);
+                assert!(
+                    same_bits_nan_as_one(&a1, &b1) && same_bits_nan_as_one(&a2, &b2),
+                    "{x:?} {w:?}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn qkx_searches_side_by_side_match_serial() {
+    for (i, (x, w)) in search_groups(16, 4000, 31).iter().enumerate() {
+        for (nmax, rmin, rdelta, nstep, mad) in
+            [(3, -0.5, 0.1, 15, true), (3, -0.9, 0.05, 36, false)]
+        {
+            let (mut a, mut b, mut aux) = ([0u8; 16], [0u8; 16], [0u8; 16]);
+            let ra = kquants::make_qkx2_quants::<16>(nmax, x, w, &mut a, rmin, rdelta, nstep, mad);
+            let rb = kquants::make_qkx2_quants_serial::<16>(
+                nmax, x, w, &mut b, &mut aux, rmin, rdelta, nstep, mad,
+            );
+            assert_eq!(
+                (bits_nan_as_one(ra.0), bits_nan_as_one(ra.1), a),
+                (bits_nan_as_one(rb.0), bits_nan_as_one(rb.1), b),
+                "qkx2 group {i}"
+            );
+        }
+    }
+    for (i, (x, w)) in search_groups(32, 4000, 32).iter().enumerate() {
+        for (nmax, rmin, nstep) in [(15, -1.0, 20), (31, -0.5, 15)] {
+            let (mut a, mut b, mut aux) = ([0u8; 32], [0u8; 32], [0u8; 32]);
+            let ra = kquants::make_qkx2_quants::<32>(nmax, x, w, &mut a, rmin, 0.1, nstep, false);
+            let rb = kquants::make_qkx2_quants_serial::<32>(
+                nmax, x, w, &mut b, &mut aux, rmin, 0.1, nstep, false,
+            );
+            assert_eq!(
+                (bits_nan_as_one(ra.0), bits_nan_as_one(ra.1), a),
+                (bits_nan_as_one(rb.0), bits_nan_as_one(rb.1), b),
+                "qkx2 group {i}"
+            );
+        }
+    }
+    for n in [16usize, 32] {
+        for (i, (x, w)) in search_groups(n, 4000, 33 + n as u64).iter().enumerate() {
+            for nmax in [3, 15, 31] {
+                for qw in [None, Some(&w[..])] {
+                    let (mut a, mut b, mut aux) = ([0u8; 32], [0u8; 32], [0u8; 32]);
+                    let (ra, rb) = if n == 16 {
+                        (
+                            weighted::make_qkx3_quants::<16>(nmax, x, qw, &mut a, -0.9, 0.05, 36),
+                            weighted::make_qkx3_quants_serial::<16>(
+                                nmax, x, qw, &mut b, &mut aux, -0.9, 0.05, 36,
+                            ),
+                        )
+                    } else {
+                        (
+                            weighted::make_qkx3_quants::<32>(nmax, x, qw, &mut a, -0.9, 0.05, 36),
+                            weighted::make_qkx3_quants_serial::<32>(
+                                nmax, x, qw, &mut b, &mut aux, -0.9, 0.05, 36,
+                            ),
+                        )
+                    };
+                    assert_eq!(
+                        (bits_nan_as_one(ra.0), bits_nan_as_one(ra.1), a),
+                        (bits_nan_as_one(rb.0), bits_nan_as_one(rb.1), b),
+                        "qkx3 group {i} n {n} nmax {nmax}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn qkx_lanes_simd_matches_scalar() {
+    for n in [16usize, 32] {
+        for (x, w) in search_groups(n, 3000, 41 + n as u64) {
+            let min = x
+                .iter()
+                .copied()
+                .fold(0f32, |m, v| if v < m { v } else { m });
+            let max = x
+                .iter()
+                .copied()
+                .fold(0f32, |m, v| if v > m { v } else { m });
+            let (mut sum_w, mut sum_x) = (0f32, 0f32);
+            for (&xi, &wi) in x.iter().zip(&w) {
+                sum_w += wi;
+                sum_x += wi * xi;
+            }
+            for (nmax, mad) in [(3, true), (15, false), (31, false)] {
+                let g = ksearch::QkxGroup {
+                    x: &x,
+                    w: &w,
+                    nmax,
+                    sum_w,
+                    sum_x,
+                    mad,
+                };
+                for pass in 0..5 {
+                    let mut a = ksearch::QkxLanes::new();
+                    for (k, o) in a.num.iter_mut().enumerate() {
+                        *o = -0.9 + 0.05 * (8 * pass + k) as f32 + nmax as f32;
+                    }
+                    a.len = 8 - pass % 2;
+                    a.initial = pass == 0;
+                    let mut b = ksearch::QkxLanes::new();
+                    (b.num, b.len, b.initial) = (a.num, a.len, a.initial);
+                    if !simd::qkx_lanes(&g, min, max, &mut a) {
+                        return;
+                    }
+                    ksearch::qkx_lanes_scalar(&g, min, max, &mut b);
+                    for k in 0..a.len {
+                        let bits = |c: &ksearch::QkxLanes| {
+                            [c.d[k], c.scale[k], c.min[k], c.err[k]].map(bits_nan_as_one)
+                        };
+                        assert_eq!(bits(&a), bits(&b), "lane {k} of {x:?} {w:?}");
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn q3_groups_simd_matches_make_q3_quants() {
+    for b in 0..600 {
+        let mut x = Vec::with_capacity(256);
+        for (g, (xg, _)) in search_groups(16, 16, 51 + b).into_iter().enumerate() {
+            // mix the kinds of group within a block
+            let k = (g + b as usize) % 16;
+            x.extend(if k < 14 { xg } else { vec![0.0; 16] });
+        }
+        let (mut la, mut lb) = ([0i8; 256], [0i8; 256]);
+        let (mut sa, mut sb) = ([0f32; 16], [0f32; 16]);
+        if !simd::q3_groups(4, &x, &mut la, &mut sa) {
+            return;
+        }
+        for j in 0..16 {
+            sb[j] =
+                kquants::make_q3_quants(4, &x[16 * j..16 * j + 16], &mut lb[16 * j..16 * j + 16]);
+        }
+        assert!(
+            same_bits_nan_as_one(&sa, &sb) && la == lb,
+            "block {b}: {x:?}"
+        );
+    }
+}
+
+#[test]
+fn requant_groups16_simd_matches_scalar() {
+    for b in 0..400u64 {
+        let mut x = Vec::with_capacity(256);
+        for (xg, _) in search_groups(16, 16, 61 + b) {
+            x.extend(xg);
+        }
+        let mut rng = Rng::new(b);
+        let d: [f32; 16] = std::array::from_fn(|j| match (j as u64 + b) % 5 {
+            0 => 0.0,
+            1 => -0.0,
+            2 => f32::from_bits((rng.next_u64() >> 32) as u32),
+            _ => ((rng.next_u64() % 200) as f32 - 100.0) * 0.01,
+        });
+        for (lo, hi) in [(-4, 3), (-32, 31)] {
+            let (mut la, mut lb) = ([7i8; 256], [7i8; 256]);
+            if !simd::requant_groups16(&x, &d, lo, hi, &mut la) {
+                return;
+            }
+            kquants::requant_groups16_scalar(&x, &d, lo, hi, &mut lb);
+            assert_eq!(la, lb, "block {b}");
+        }
     }
 }

@@ -14,6 +14,7 @@ use super::kquants::{
     finish_q2_k, finish_q3_k, make_qx_quants, pack_k4_scale_levels, pack_q4_k_levels,
     pack_q5_k_levels, requantize_k4,
 };
+use super::ksearch::{qkx_search, QkxGroup};
 use super::layout::{block, QK_K};
 use super::nearest_int;
 
@@ -35,9 +36,70 @@ fn sum_sq(x: &[f32]) -> f32 {
 }
 
 /// ggml's `make_qkx3_quants`: scale and min of an asymmetric group under weights `w` (x² when
-/// `None`), searched over `nstep + 1` candidate scales. Returns `(scale, -min)`.
+/// `None`), searched over `nstep + 1` candidate scales (side by side, [`super::ksearch`]).
+/// Returns `(scale, -min)`.
 #[allow(clippy::too_many_arguments)]
-fn make_qkx3_quants<const N: usize>(
+pub(super) fn make_qkx3_quants<const N: usize>(
+    nmax: i32,
+    x: &[f32],
+    w: Option<&[f32]>,
+    l_out: &mut [u8],
+    rmin: f32,
+    rdelta: f32,
+    nstep: i32,
+) -> (f32, f32) {
+    let (x, l_out) = (&x[..N], &mut l_out[..N]);
+    let mut wt = [0f32; N];
+    for (i, o) in wt.iter_mut().enumerate() {
+        *o = match w {
+            Some(w) => w[i],
+            None => x[i] * x[i],
+        };
+    }
+    let mut min = x[0];
+    let mut max = x[0];
+    let mut sum_w = wt[0];
+    let mut sum_x = sum_w * x[0];
+    for i in 1..N {
+        if x[i] < min {
+            min = x[i];
+        }
+        if x[i] > max {
+            max = x[i];
+        }
+        sum_w += wt[i];
+        sum_x += wt[i] * x[i];
+    }
+    if min > 0.0 {
+        min = 0.0;
+    }
+    if max <= min {
+        l_out.iter_mut().for_each(|l| *l = 0);
+        return (0.0, -min);
+    }
+    if nstep < 1 {
+        let iscale = nmax as f32 / (max - min);
+        for (o, &xi) in l_out.iter_mut().zip(x) {
+            *o = nearest_int(iscale * (xi - min)).clamp(0, nmax) as u8;
+        }
+        return (1.0 / iscale, -min);
+    }
+    let g = QkxGroup {
+        x,
+        w: &wt,
+        nmax,
+        sum_w,
+        sum_x,
+        mad: false,
+    };
+    qkx_search(&g, min, max, (rmin, rdelta, nstep), l_out)
+}
+
+/// ggml's `make_qkx3_quants` one candidate after the other, as ggml runs it: the reference the
+/// side-by-side search is tested against.
+#[cfg(test)]
+#[allow(clippy::too_many_arguments)]
+pub(super) fn make_qkx3_quants_serial<const N: usize>(
     nmax: i32,
     x: &[f32],
     w: Option<&[f32]>,
@@ -274,7 +336,6 @@ fn quant_q_1_w(x: &[f32], qw: &[f32], out: &mut [u8], nmax: i32) {
     let sigma2 = row_sigma2(x);
     let mut weight = [0f32; 32];
     let mut l = [0u8; 32];
-    let mut laux = [0u8; 32];
     let bytes = if nmax == 15 {
         block::Q4_1.bytes
     } else {
@@ -286,8 +347,7 @@ fn quant_q_1_w(x: &[f32], qw: &[f32], out: &mut [u8], nmax: i32) {
         .zip(out.chunks_exact_mut(bytes))
     {
         weights_of(xb, qb, sigma2, &mut weight);
-        let (d, min) =
-            make_qkx3_quants::<32>(nmax, xb, Some(&weight), &mut l, &mut laux, -0.9, 0.05, 36);
+        let (d, min) = make_qkx3_quants::<32>(nmax, xb, Some(&weight), &mut l, -0.9, 0.05, 36);
         put_f16(y, 0, d);
         put_f16(y, 2, -min);
         pack_levels_32(&l, nmax == 31, &mut y[4..]);
@@ -312,7 +372,6 @@ pub(crate) fn quant_q2_k_w(x: &[f32], qw: &[f32], out: &mut [u8]) {
         .zip(out.chunks_exact_mut(block::Q2_K.bytes))
     {
         let mut l = [0u8; QK_K];
-        let mut laux = [0u8; 16];
         let mut mins = [0f32; 16];
         let mut scales = [0f32; 16];
         let mut sw = [0f32; 16];
@@ -329,7 +388,6 @@ pub(crate) fn quant_q2_k_w(x: &[f32], qw: &[f32], out: &mut [u8]) {
                 xs,
                 Some(&weight),
                 &mut l[16 * j..16 * j + 16],
-                &mut laux,
                 -0.9,
                 0.05,
                 36,
@@ -380,7 +438,6 @@ pub(crate) fn quant_q3_k_w(x: &[f32], qw: &[f32], out: &mut [u8]) {
 /// The shared part of q4_k (`nmax` 15) and q5_k (31) with importance: scales, mins, header and
 /// the requantized levels in `l`.
 fn quant_k4_w(x: &[f32], qw: &[f32], y: &mut [u8], nmax: i32, l: &mut [u8; QK_K]) {
-    let mut laux = [0u8; 32];
     let mut weights = [0f32; 32];
     let mut sw = [0f32; 8];
     let mut mins = [0f32; 8];
@@ -399,7 +456,6 @@ fn quant_k4_w(x: &[f32], qw: &[f32], y: &mut [u8], nmax: i32, l: &mut [u8; QK_K]
             xs,
             Some(&weights),
             &mut l[32 * j..32 * j + 32],
-            &mut laux,
             -0.9,
             0.05,
             36,
