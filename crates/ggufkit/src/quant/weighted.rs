@@ -238,34 +238,49 @@ fn pack_levels_32(l: &[u8; 32], five_bits: bool, out: &mut [u8]) {
 }
 
 pub(crate) fn quant_q4_0_w(x: &[f32], qw: &[f32], out: &mut [u8]) {
-    let sigma2 = row_sigma2(x);
-    let mut weight = [0f32; 32];
-    let mut l = [0i8; 32];
-    for ((xb, qb), y) in x
-        .chunks_exact(32)
-        .zip(qw.chunks_exact(32))
-        .zip(out.chunks_exact_mut(block::Q4_0.bytes))
-    {
-        weights_of(xb, qb, sigma2, &mut weight);
-        let d = make_qx_quants(8, xb, &mut l, Some(&weight));
-        put_f16(y, 0, d);
-        pack_levels_32(&l.map(|v| v as u8), false, &mut y[2..]);
-    }
+    quant_q_0_w(x, qw, out, 8, true);
 }
 
 pub(crate) fn quant_q5_0_w(x: &[f32], qw: &[f32], out: &mut [u8]) {
+    quant_q_0_w(x, qw, out, 16, true);
+}
+
+/// [`quant_q4_0_w`] through the scalar scale search only (the reference of the SIMD one).
+#[cfg(test)]
+pub(crate) fn quant_q4_0_w_scalar(x: &[f32], qw: &[f32], out: &mut [u8]) {
+    quant_q_0_w(x, qw, out, 8, false);
+}
+
+/// [`quant_q5_0_w`] through the scalar scale search only.
+#[cfg(test)]
+pub(crate) fn quant_q5_0_w_scalar(x: &[f32], qw: &[f32], out: &mut [u8]) {
+    quant_q_0_w(x, qw, out, 16, false);
+}
+
+/// q4_0 (`nmax` 8) and q5_0 (16): one scale per block by `make_qx_quants`, through SIMD when
+/// `simd` and the CPU allow.
+fn quant_q_0_w(x: &[f32], qw: &[f32], out: &mut [u8], nmax: i32, simd: bool) {
     let sigma2 = row_sigma2(x);
     let mut weight = [0f32; 32];
     let mut l = [0i8; 32];
+    let (bytes, five_bits) = if nmax == 8 {
+        (block::Q4_0.bytes, false)
+    } else {
+        (block::Q5_0.bytes, true)
+    };
     for ((xb, qb), y) in x
         .chunks_exact(32)
         .zip(qw.chunks_exact(32))
-        .zip(out.chunks_exact_mut(block::Q5_0.bytes))
+        .zip(out.chunks_exact_mut(bytes))
     {
         weights_of(xb, qb, sigma2, &mut weight);
-        let d = make_qx_quants(16, xb, &mut l, Some(&weight));
+        let xb: &[f32; 32] = xb.try_into().expect("32 floats");
+        let d = simd
+            .then(|| super::simd::make_qx_quants_32(nmax, xb, &weight, &mut l))
+            .flatten()
+            .unwrap_or_else(|| make_qx_quants(nmax, xb, &mut l, Some(&weight)));
         put_f16(y, 0, d);
-        pack_levels_32(&l.map(|v| v as u8), true, &mut y[2..]);
+        pack_levels_32(&l.map(|v| v as u8), five_bits, &mut y[2..]);
     }
 }
 
