@@ -223,12 +223,22 @@ mod x86 {
     #[target_feature(enable = "avx2")]
     pub(super) fn signed_absmax(x: &[f32], v: &[__m256; 4]) -> Option<f32> {
         let abs_mask = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fff_ffff));
+        let a = v.map(|vk| _mm256_and_ps(vk, abs_mask));
         let mut am = _mm256_setzero_ps();
-        for &vk in v {
-            am = _mm256_max_ps(_mm256_and_ps(vk, abs_mask), am);
+        for &ak in &a {
+            am = _mm256_max_ps(ak, am);
         }
         let (_, amax) = hmin_hmax(am, am);
-        (amax != 0.0).then(|| x.iter().copied().find(|v| v.abs() == amax).unwrap_or(0.0))
+        if amax == 0.0 {
+            return None;
+        }
+        // the first lane equal to the maximum, found without a data-dependent branch
+        let t = _mm256_set1_ps(amax);
+        let hits = a.iter().enumerate().fold(0u32, |m, (k, &ak)| {
+            let eq = _mm256_movemask_ps(_mm256_cmp_ps::<_CMP_EQ_OQ>(ak, t)) as u32;
+            m | (eq << (8 * k))
+        });
+        x.get(hits.trailing_zeros() as usize).copied()
     }
 
     /// The block's minimum and maximum as the scalar scan (`v < acc ? v : acc`) finds them, from
