@@ -956,6 +956,25 @@ pub(crate) fn make_qx_quants_32(
     None
 }
 
+/// ggml's `make_qkx3_quants` as q4_1 and q5_1 call it with weights (32 elements, `rmin` -0.9,
+/// `rdelta` 0.05, 36 steps) with AVX2: eight candidate scales at a time in lanes, each summing
+/// in the scalar order; when one wins, the block's min changes, so the search restarts after it.
+/// Returns `(scale, -min)`; `None` without AVX2.
+pub(crate) fn make_qkx3_quants_32(
+    nmax: i32,
+    x: &[f32; 32],
+    w: &[f32; 32],
+    l: &mut [u8; 32],
+) -> Option<(f32, f32)> {
+    #[cfg(target_arch = "x86_64")]
+    if x86::has_avx2() {
+        // SAFETY: the CPU supports AVX2 (checked just above).
+        return Some(unsafe { x86_quant::make_qkx3_quants_32(nmax, x, w, l) });
+    }
+    let _ = (nmax, x, w, l);
+    None
+}
+
 #[cfg(target_arch = "x86_64")]
 mod x86_quant {
     use std::arch::x86_64::*;
@@ -1333,5 +1352,149 @@ mod x86_quant {
         // SAFETY: `l_out` is 32 bytes; unaligned store.
         unsafe { _mm256_storeu_si256(l_out.as_mut_ptr().cast(), bytes) };
         scale
+    }
+
+    /// # Safety
+    /// The CPU must support AVX2.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn make_qkx3_quants_32(
+        nmax: i32,
+        x: &[f32; 32],
+        w: &[f32; 32],
+        l_out: &mut [u8; 32],
+    ) -> (f32, f32) {
+        const NSTEP: i32 = 36;
+        let (rmin, rdelta) = (-0.9f32, 0.05f32);
+        let mut min = x[0];
+        let mut max = x[0];
+        let mut sum_w = w[0];
+        let mut sum_x = sum_w * x[0];
+        for i in 1..32 {
+            if x[i] < min {
+                min = x[i];
+            }
+            if x[i] > max {
+                max = x[i];
+            }
+            sum_w += w[i];
+            sum_x += w[i] * x[i];
+        }
+        if min > 0.0 {
+            min = 0.0;
+        }
+        if max <= min {
+            *l_out = [0; 32];
+            return (0.0, -min);
+        }
+        let (lo, hi) = (_mm256_setzero_si256(), _mm256_set1_epi32(nmax));
+        let v = load_block(x);
+        let levels = |iscale: f32, min: f32| {
+            let (isv, mv) = (_mm256_set1_ps(iscale), _mm256_set1_ps(min));
+            v.map(|vk| nearest_clamped(_mm256_mul_ps(isv, _mm256_sub_ps(vk, mv)), lo, hi))
+        };
+        let iscale0 = nmax as f32 / (max - min);
+        let mut scale = 1.0 / iscale0;
+        // the first scale's weighted error, its terms in SIMD and their sum in order
+        let l0 = levels(iscale0, min);
+        let mut terms = [0f32; 32];
+        for k in 0..4 {
+            let diff = _mm256_sub_ps(
+                _mm256_add_ps(
+                    _mm256_mul_ps(_mm256_set1_ps(scale), _mm256_cvtepi32_ps(l0[k])),
+                    _mm256_set1_ps(min),
+                ),
+                v[k],
+            );
+            // SAFETY: `w` and `terms` are 32 floats: an unaligned load and store of 8 at 8k.
+            unsafe {
+                let wk = _mm256_loadu_ps(w[8 * k..].as_ptr());
+                _mm256_storeu_ps(
+                    terms[8 * k..].as_mut_ptr(),
+                    _mm256_mul_ps(wk, _mm256_mul_ps(diff, diff)),
+                );
+            }
+        }
+        let mut best_mad = 0.0f32;
+        for t in terms {
+            best_mad += t;
+        }
+        let mut chosen: Option<(f32, f32)> = None;
+        let mut is = 0;
+        while is <= NSTEP {
+            let iscale: [f32; 8] = std::array::from_fn(|k| {
+                (rmin + rdelta * (is + k as i32) as f32 + nmax as f32) / (max - min)
+            });
+            // SAFETY: `iscale` is 8 floats; unaligned load.
+            let isv = unsafe { _mm256_loadu_ps(iscale.as_ptr()) };
+            let mv = _mm256_set1_ps(min);
+            let mut lf = [_mm256_setzero_ps(); 32];
+            let (mut sum_l, mut sum_l2, mut sum_xl) = (
+                _mm256_setzero_ps(),
+                _mm256_setzero_ps(),
+                _mm256_setzero_ps(),
+            );
+            for i in 0..32 {
+                let xv = _mm256_set1_ps(x[i]);
+                let l = nearest_clamped(_mm256_mul_ps(isv, _mm256_sub_ps(xv, mv)), lo, hi);
+                lf[i] = _mm256_cvtepi32_ps(l);
+                let wl = _mm256_mul_ps(_mm256_set1_ps(w[i]), lf[i]);
+                sum_l = _mm256_add_ps(sum_l, wl);
+                sum_l2 = _mm256_add_ps(sum_l2, _mm256_mul_ps(wl, lf[i]));
+                sum_xl = _mm256_add_ps(sum_xl, _mm256_mul_ps(wl, xv));
+            }
+            let (swv, sxv) = (_mm256_set1_ps(sum_w), _mm256_set1_ps(sum_x));
+            let dd = _mm256_sub_ps(_mm256_mul_ps(swv, sum_l2), _mm256_mul_ps(sum_l, sum_l));
+            let ts = _mm256_div_ps(
+                _mm256_sub_ps(_mm256_mul_ps(swv, sum_xl), _mm256_mul_ps(sxv, sum_l)),
+                dd,
+            );
+            let tm = _mm256_div_ps(
+                _mm256_sub_ps(_mm256_mul_ps(sum_l2, sxv), _mm256_mul_ps(sum_l, sum_xl)),
+                dd,
+            );
+            let pos = _mm256_cmp_ps::<_CMP_GT_OQ>(tm, _mm256_setzero_ps());
+            let tm = _mm256_andnot_ps(pos, tm);
+            let ts = _mm256_blendv_ps(ts, _mm256_div_ps(sum_xl, sum_l2), pos);
+            let mut mad = _mm256_setzero_ps();
+            for i in 0..32 {
+                let diff = _mm256_sub_ps(
+                    _mm256_add_ps(_mm256_mul_ps(ts, lf[i]), tm),
+                    _mm256_set1_ps(x[i]),
+                );
+                mad = _mm256_add_ps(
+                    mad,
+                    _mm256_mul_ps(_mm256_set1_ps(w[i]), _mm256_mul_ps(diff, diff)),
+                );
+            }
+            let (mut a_dd, mut a_mad, mut a_ts, mut a_tm) =
+                ([0f32; 8], [0f32; 8], [0f32; 8], [0f32; 8]);
+            // SAFETY: each array is 8 floats; unaligned stores.
+            unsafe {
+                _mm256_storeu_ps(a_dd.as_mut_ptr(), dd);
+                _mm256_storeu_ps(a_mad.as_mut_ptr(), mad);
+                _mm256_storeu_ps(a_ts.as_mut_ptr(), ts);
+                _mm256_storeu_ps(a_tm.as_mut_ptr(), tm);
+            }
+            let count = (NSTEP + 1 - is).min(8) as usize;
+            let won = (0..count).find(|&k| a_dd[k] > 0.0 && a_mad[k] < best_mad);
+            match won {
+                Some(k) => {
+                    chosen = Some((iscale[k], min));
+                    best_mad = a_mad[k];
+                    scale = a_ts[k];
+                    min = a_tm[k];
+                    is += k as i32 + 1;
+                }
+                None => is += count as i32,
+            }
+        }
+        let l = match chosen {
+            Some((iscale, min)) => levels(iscale, min),
+            None => l0,
+        };
+        let bytes = low_bytes32(l);
+        // SAFETY: `l_out` is 32 bytes; unaligned store.
+        unsafe { _mm256_storeu_si256(l_out.as_mut_ptr().cast(), bytes) };
+        (scale, -min)
     }
 }

@@ -1,5 +1,5 @@
-//! The SIMD quantizers of q8_0, tq1_0, tq2_0, q2_0, mxfp4 and the importance paths of q4_0 and
-//! q5_0 against their scalar code, on inputs chosen to reach every special case.
+//! The SIMD quantizers of q8_0, tq1_0, tq2_0, q2_0, mxfp4 and the importance paths of q4_0,
+//! q5_0, q4_1 and q5_1 against their scalar code, on inputs chosen to reach every special case.
 #![forbid(unsafe_code)]
 
 use super::tests::Rng;
@@ -91,9 +91,19 @@ fn simple_quantizers_simd_match_scalar() {
 }
 
 #[test]
-fn q4_0_q5_0_importance_simd_matches_scalar() {
+fn legacy_importance_simd_matches_scalar() {
     type Quant = fn(&[f32], &[f32], &mut [u8]);
-    let cases: [(GgmlType, Quant, Quant); 2] = [
+    let cases: [(GgmlType, Quant, Quant); 4] = [
+        (
+            GgmlType::Q4_1,
+            weighted::quant_q4_1_w,
+            weighted::quant_q4_1_w_scalar,
+        ),
+        (
+            GgmlType::Q5_1,
+            weighted::quant_q5_1_w,
+            weighted::quant_q5_1_w_scalar,
+        ),
         (
             GgmlType::Q4_0,
             weighted::quant_q4_0_w,

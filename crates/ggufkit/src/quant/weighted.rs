@@ -284,8 +284,21 @@ fn quant_q_0_w(x: &[f32], qw: &[f32], out: &mut [u8], nmax: i32, simd: bool) {
     }
 }
 
-/// q4_1 (`nmax` 15) and q5_1 (31): scale and min by `make_qkx3_quants`.
-fn quant_q_1_w(x: &[f32], qw: &[f32], out: &mut [u8], nmax: i32) {
+/// [`quant_q4_1_w`] through the scalar scale search only (the reference of the SIMD one).
+#[cfg(test)]
+pub(crate) fn quant_q4_1_w_scalar(x: &[f32], qw: &[f32], out: &mut [u8]) {
+    quant_q_1_w(x, qw, out, 15, false);
+}
+
+/// [`quant_q5_1_w`] through the scalar scale search only.
+#[cfg(test)]
+pub(crate) fn quant_q5_1_w_scalar(x: &[f32], qw: &[f32], out: &mut [u8]) {
+    quant_q_1_w(x, qw, out, 31, false);
+}
+
+/// q4_1 (`nmax` 15) and q5_1 (31): scale and min by `make_qkx3_quants`, through SIMD when
+/// `simd` and the CPU allow.
+fn quant_q_1_w(x: &[f32], qw: &[f32], out: &mut [u8], nmax: i32, simd: bool) {
     let sigma2 = row_sigma2(x);
     let mut weight = [0f32; 32];
     let mut l = [0u8; 32];
@@ -301,8 +314,13 @@ fn quant_q_1_w(x: &[f32], qw: &[f32], out: &mut [u8], nmax: i32) {
         .zip(out.chunks_exact_mut(bytes))
     {
         weights_of(xb, qb, sigma2, &mut weight);
-        let (d, min) =
-            make_qkx3_quants::<32>(nmax, xb, Some(&weight), &mut l, &mut laux, -0.9, 0.05, 36);
+        let xb: &[f32; 32] = xb.try_into().expect("32 floats");
+        let (d, min) = simd
+            .then(|| super::simd::make_qkx3_quants_32(nmax, xb, &weight, &mut l))
+            .flatten()
+            .unwrap_or_else(|| {
+                make_qkx3_quants::<32>(nmax, xb, Some(&weight), &mut l, &mut laux, -0.9, 0.05, 36)
+            });
         put_f16(y, 0, d);
         put_f16(y, 2, -min);
         pack_levels_32(&l, nmax == 31, &mut y[4..]);
@@ -310,11 +328,11 @@ fn quant_q_1_w(x: &[f32], qw: &[f32], out: &mut [u8], nmax: i32) {
 }
 
 pub(crate) fn quant_q4_1_w(x: &[f32], qw: &[f32], out: &mut [u8]) {
-    quant_q_1_w(x, qw, out, 15);
+    quant_q_1_w(x, qw, out, 15, true);
 }
 
 pub(crate) fn quant_q5_1_w(x: &[f32], qw: &[f32], out: &mut [u8]) {
-    quant_q_1_w(x, qw, out, 31);
+    quant_q_1_w(x, qw, out, 31, true);
 }
 
 // ---------------------------------------------------------------------------------------------
