@@ -406,8 +406,7 @@ fn string_arrays_skip_to_the_nth_as_they_step() {
             let g = Gguf::from_bytes_with(&bytes, &opts).unwrap();
             let a = g.get_array("tokenizer.ggml.tokens").unwrap();
             let mut stepped = Vec::new();
-            let mut it = a.strings().unwrap();
-            while let Some(s) = it.next() {
+            for s in a.strings().unwrap() {
                 stepped.push(s.to_string_lossy().into_owned());
             }
             assert_eq!(stepped, words);

@@ -167,7 +167,14 @@ pub(crate) fn dequant_i64(data: &[u8], out: &mut [f32]) {
     }
 }
 
+/// f32 → little-endian f32. On a little-endian target one `memcpy`, which for large copies
+/// writes past the cache as ggml's own copy does.
 pub(crate) fn quant_f32(src: &[f32], out: &mut [u8]) {
+    if cfg!(target_endian = "little") {
+        let n = src.len().min(out.len() / 4);
+        out[..4 * n].copy_from_slice(bytemuck::cast_slice(&src[..n]));
+        return;
+    }
     for (o, &x) in out.chunks_exact_mut(block::F32.bytes).zip(src) {
         o.copy_from_slice(&x.to_le_bytes());
     }

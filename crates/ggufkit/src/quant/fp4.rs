@@ -141,18 +141,30 @@ fn abs_max(x: &[f32]) -> f32 {
 }
 
 pub(crate) fn quant_mxfp4(src: &[f32], out: &mut [u8]) {
+    if super::simd::quant_mxfp4(src, out) {
+        return;
+    }
+    quant_mxfp4_scalar(src, out);
+}
+
+/// The E8M0 exponent of a block whose largest magnitude is `amax` (0 for an all-zero block).
+#[inline]
+pub(crate) fn mxfp4_exponent(amax: f32) -> u8 {
+    // floorf(log2f(amax)): glibc's log2f rounds up just below a power of two, and ggml's
+    // exponent follows it, so this must be the library log2, not an exponent extraction.
+    if amax > 0.0 {
+        c_trunc_i32(amax.log2().floor() - 2.0 + 127.0) as u8
+    } else {
+        0
+    }
+}
+
+pub(crate) fn quant_mxfp4_scalar(src: &[f32], out: &mut [u8]) {
     for (x, y) in src
         .chunks_exact(block::MXFP4.elems)
         .zip(out.chunks_exact_mut(block::MXFP4.bytes))
     {
-        let amax = abs_max(x);
-        // floorf(log2f(amax)): glibc's log2f rounds up just below a power of two, and ggml's
-        // exponent follows it, so this must be the library log2, not an exponent extraction.
-        let e = if amax > 0.0 {
-            c_trunc_i32(amax.log2().floor() - 2.0 + 127.0) as u8
-        } else {
-            0
-        };
+        let e = mxfp4_exponent(abs_max(x));
         let d = e8m0_half(e);
         y[0] = e;
         for j in 0..16 {

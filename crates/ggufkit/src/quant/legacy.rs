@@ -296,16 +296,28 @@ fn absmax_c(x: &[f32]) -> f32 {
 }
 
 pub(crate) fn quant_q8_0(src: &[f32], out: &mut [u8]) {
+    if super::simd::quant_q8_0(src, out) {
+        return;
+    }
+    quant_q8_0_scalar(src, out);
+}
+
+pub(crate) fn quant_q8_0_scalar(src: &[f32], out: &mut [u8]) {
     for (x, b) in src
         .chunks_exact(block::Q8_0.elems)
         .zip(out.chunks_exact_mut(block::Q8_0.bytes))
     {
-        let d = absmax_c(x) / 127.0;
-        let id = inverse(d);
-        put_f16(b, 0, d);
-        for (o, &v) in b[2..].iter_mut().zip(x) {
-            *o = c_trunc_i32((v * id).round()) as u8;
-        }
+        quant_q8_0_block(x, b);
+    }
+}
+
+/// One q8_0 block (32 floats → 34 bytes), as `quantize_row_q8_0_ref`.
+pub(crate) fn quant_q8_0_block(x: &[f32], b: &mut [u8]) {
+    let d = absmax_c(x) / 127.0;
+    let id = inverse(d);
+    put_f16(b, 0, d);
+    for (o, &v) in b[2..].iter_mut().zip(x) {
+        *o = c_trunc_i32((v * id).round()) as u8;
     }
 }
 

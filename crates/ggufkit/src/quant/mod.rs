@@ -548,4 +548,6 @@ pub(crate) fn fmax_c(a: f32, b: f32) -> f32 {
 }
 
 #[cfg(test)]
+mod simd_quant_tests;
+#[cfg(test)]
 mod tests;

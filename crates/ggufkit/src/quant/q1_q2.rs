@@ -58,6 +58,13 @@ pub(crate) fn quant_q1_0(src: &[f32], out: &mut [u8]) {
 }
 
 pub(crate) fn quant_q2_0(src: &[f32], out: &mut [u8]) {
+    if super::simd::quant_q2_0(src, out) {
+        return;
+    }
+    quant_q2_0_scalar(src, out);
+}
+
+pub(crate) fn quant_q2_0_scalar(src: &[f32], out: &mut [u8]) {
     for (x, y) in src
         .chunks_exact(block::Q2_0.elems)
         .zip(out.chunks_exact_mut(block::Q2_0.bytes))

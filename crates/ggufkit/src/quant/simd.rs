@@ -544,7 +544,7 @@ mod x86 {
     /// Horizontal minimum and maximum of eight lanes (no NaN among them).
     #[inline]
     #[target_feature(enable = "avx2")]
-    fn hmin_hmax(mn: __m256, mx: __m256) -> (f32, f32) {
+    pub(super) fn hmin_hmax(mn: __m256, mx: __m256) -> (f32, f32) {
         let mn = _mm_min_ps(_mm256_castps256_ps128(mn), _mm256_extractf128_ps(mn, 1));
         let mx = _mm_max_ps(_mm256_castps256_ps128(mx), _mm256_extractf128_ps(mx, 1));
         let mn = _mm_min_ps(mn, _mm_movehl_ps(mn, mn));
@@ -557,7 +557,7 @@ mod x86 {
     /// A 32-float block as four vectors of eight.
     #[inline]
     #[target_feature(enable = "avx2")]
-    fn load_block(x: &[f32]) -> [__m256; 4] {
+    pub(super) fn load_block(x: &[f32]) -> [__m256; 4] {
         let x = &x[..32];
         std::array::from_fn(|k| {
             // SAFETY: `x` is 32 floats (sliced above): four unaligned 8-float loads.
@@ -569,14 +569,24 @@ mod x86 {
     /// (`acc < |v|`) keeps it; `None` when no element beats 0 (a NaN never enters).
     #[inline]
     #[target_feature(enable = "avx2")]
-    fn signed_absmax(x: &[f32], v: &[__m256; 4]) -> Option<f32> {
+    pub(super) fn signed_absmax(x: &[f32], v: &[__m256; 4]) -> Option<f32> {
         let abs_mask = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fff_ffff));
+        let a = v.map(|vk| _mm256_and_ps(vk, abs_mask));
         let mut am = _mm256_setzero_ps();
-        for &vk in v {
-            am = _mm256_max_ps(_mm256_and_ps(vk, abs_mask), am);
+        for &ak in &a {
+            am = _mm256_max_ps(ak, am);
         }
         let (_, amax) = hmin_hmax(am, am);
-        (amax != 0.0).then(|| x.iter().copied().find(|v| v.abs() == amax).unwrap_or(0.0))
+        if amax == 0.0 {
+            return None;
+        }
+        // the first lane equal to the maximum, found without a data-dependent branch
+        let t = _mm256_set1_ps(amax);
+        let hits = a.iter().enumerate().fold(0u32, |m, (k, &ak)| {
+            let eq = _mm256_movemask_ps(_mm256_cmp_ps::<_CMP_EQ_OQ>(ak, t)) as u32;
+            m | (eq << (8 * k))
+        });
+        x.get(hits.trailing_zeros() as usize).copied()
     }
 
     /// The block's minimum and maximum as the scalar scan (`v < acc ? v : acc`) finds them, from
@@ -617,7 +627,7 @@ mod x86 {
     /// q1 << 4`), 0x0f for the 5-bit ones (whose fifth bits go to `qh`).
     #[inline]
     #[target_feature(enable = "avx2")]
-    fn pack_nibbles<const LO: i32>(q: [__m256i; 4]) -> __m128i {
+    pub(super) fn pack_nibbles<const LO: i32>(q: [__m256i; 4]) -> __m128i {
         let comb = |lo: __m256i, hi: __m256i| {
             _mm256_or_si256(
                 _mm256_and_si256(lo, _mm256_set1_epi32(LO)),
@@ -1237,6 +1247,342 @@ mod x86 {
                     fp4x8(&mut ys[8..], _mm_and_si128(_mm_srli_epi16(q, 4), m4), d);
                 }
             }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Quantizers of the types without a K-quant layout: q8_0, tq1_0, tq2_0, q2_0, mxfp4, and the
+// importance-weighted scale search of q4_0 and q5_0.
+
+macro_rules! avx2_quantizer {
+    ($($(#[$doc:meta])* $name:ident;)*) => {$(
+        $(#[$doc])*
+        pub(crate) fn $name(src: &[f32], out: &mut [u8]) -> bool {
+            #[cfg(target_arch = "x86_64")]
+            if x86::has_avx2() {
+                // SAFETY: the CPU supports AVX2 (checked just above).
+                unsafe { x86_quant::$name(src, out) };
+                return true;
+            }
+            let _ = (src, out);
+            false
+        }
+    )*};
+}
+
+avx2_quantizer! {
+    /// q8_0 quantization with AVX2, the bytes of `quantize_row_q8_0_ref` (a block with a NaN,
+    /// whose scale depends on where the NaN is, goes through the scalar code).
+    quant_q8_0;
+    /// tq1_0 quantization with AVX2, the bytes of `quantize_row_tq1_0_ref` (NaN blocks as q8_0).
+    quant_tq1_0;
+    /// tq2_0 quantization with AVX2, the bytes of `quantize_row_tq2_0_ref` (NaN blocks as q8_0).
+    quant_tq2_0;
+    /// q2_0 quantization with AVX2, the bytes of `quantize_row_q2_0_ref`.
+    quant_q2_0;
+    /// mxfp4 quantization with AVX2, the bytes of `quantize_row_mxfp4_ref` (the nearest grid
+    /// value searched in eight lanes at once, the first one kept on ties).
+    quant_mxfp4;
+}
+
+#[cfg(target_arch = "x86_64")]
+mod x86_quant {
+    use std::arch::x86_64::*;
+
+    use super::x86::{hmin_hmax, load_block, pack_nibbles};
+    use crate::quant::float::put_f16;
+    use crate::quant::layout::block;
+    use crate::quant::legacy::inverse;
+
+    /// `|v|` on eight lanes (the sign bit cleared, NaN payloads kept).
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn abs8(v: __m256) -> __m256 {
+        _mm256_andnot_ps(_mm256_set1_ps(-0.0), v)
+    }
+
+    /// The largest magnitude, as ggml's fold `amax = MAX(amax, fabsf(v))` from 0 finds it, or
+    /// `None` when a lane is NaN (the fold then depends on the NaN's position). The magnitudes
+    /// are compared as integers: their order is the float order, and NaN is above infinity.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn absmax_no_nan(v: &[__m256]) -> Option<f32> {
+        let mut m = _mm256_setzero_si256();
+        for &vk in v {
+            m = _mm256_max_epi32(m, _mm256_castps_si256(abs8(vk)));
+        }
+        let m = _mm_max_epi32(_mm256_castsi256_si128(m), _mm256_extracti128_si256::<1>(m));
+        let m = _mm_max_epi32(m, _mm_shuffle_epi32::<0b01_00_11_10>(m));
+        let m = _mm_max_epi32(m, _mm_shuffle_epi32::<0b10_11_00_01>(m));
+        let bits = _mm_cvtsi128_si32(m) as u32;
+        (bits <= 0x7f80_0000).then(|| f32::from_bits(bits))
+    }
+
+    /// The largest magnitude as the scan `if (amax < fabsf(v)) amax = fabsf(v)` from 0 finds
+    /// it: a NaN never enters (`maxps` keeps its second operand when the first is NaN).
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn absmax_skip_nan(v: &[__m256]) -> f32 {
+        let mut m = _mm256_setzero_ps();
+        for &vk in v {
+            m = _mm256_max_ps(abs8(vk), m);
+        }
+        hmin_hmax(m, m).1
+    }
+
+    /// C's `roundf` (half away from zero) on eight lanes, exactly: the truncation plus one
+    /// step away from zero when the dropped fraction (an exact difference) is at least a half.
+    /// NaN stays NaN and infinities stay infinite.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn round_away(v: __m256) -> __m256 {
+        let t = _mm256_round_ps::<{ _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC }>(v);
+        let frac = abs8(_mm256_sub_ps(v, t));
+        let up = _mm256_cmp_ps::<_CMP_GE_OQ>(frac, _mm256_set1_ps(0.5));
+        let sign = _mm256_and_ps(v, _mm256_set1_ps(-0.0));
+        let step = _mm256_or_ps(_mm256_and_ps(up, _mm256_set1_ps(1.0)), sign);
+        _mm256_add_ps(t, step)
+    }
+
+    /// `(int)roundf(v)` on eight lanes as x86-64 C computes it (`cvttss2si`: NaN and out of
+    /// range give `i32::MIN`, whose low byte is 0, as glibc's `lroundf` gives `i64::MIN`).
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn round_i32(v: __m256) -> __m256i {
+        _mm256_cvttps_epi32(round_away(v))
+    }
+
+    /// The low bytes of 32 i32 lanes (four vectors of eight), in order.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn low_bytes32(q: [__m256i; 4]) -> __m256i {
+        let m = _mm256_set1_epi32(0xff);
+        let a = _mm256_packus_epi32(_mm256_and_si256(q[0], m), _mm256_and_si256(q[1], m));
+        let b = _mm256_packus_epi32(_mm256_and_si256(q[2], m), _mm256_and_si256(q[3], m));
+        // dwords: q0[0..4] q1[0..4] q2[0..4] q3[0..4] | q0[4..8] q1[4..8] q2[4..8] q3[4..8]
+        let c = _mm256_packus_epi16(a, b);
+        _mm256_permutevar8x32_epi32(c, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7))
+    }
+
+    /// The low bytes of 16 i32 lanes (two vectors of eight), in order.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn low_bytes16(a: __m256i, b: __m256i) -> __m128i {
+        let m = _mm256_set1_epi32(0xff);
+        let p = _mm256_packus_epi32(_mm256_and_si256(a, m), _mm256_and_si256(b, m));
+        let p = _mm256_permute4x64_epi64::<0b11_01_10_00>(p);
+        _mm_packus_epi16(_mm256_castsi256_si128(p), _mm256_extracti128_si256::<1>(p))
+    }
+
+    /// # Safety
+    /// The CPU must support AVX2.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn quant_q8_0(src: &[f32], out: &mut [u8]) {
+        use crate::quant::legacy::quant_q8_0_block;
+        for (x, b) in src
+            .chunks_exact(block::Q8_0.elems)
+            .zip(out.chunks_exact_mut(block::Q8_0.bytes))
+        {
+            let v = load_block(x);
+            let Some(amax) = absmax_no_nan(&v) else {
+                quant_q8_0_block(x, b);
+                continue;
+            };
+            let d = amax / 127.0;
+            let id = _mm256_set1_ps(inverse(d));
+            put_f16(b, 0, d);
+            let q = low_bytes32(v.map(|vk| round_i32(_mm256_mul_ps(vk, id))));
+            // SAFETY: `b` is a 34-byte block, so bytes 2..34 are writable; unaligned store.
+            unsafe { _mm256_storeu_si256(b[2..block::Q8_0.bytes].as_mut_ptr().cast(), q) };
+        }
+    }
+
+    /// A 256-float super-block as 32 vectors of eight.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn load_256(x: &[f32]) -> [__m256; 32] {
+        let x = &x[..256];
+        std::array::from_fn(|k| {
+            // SAFETY: `x` is 256 floats (sliced above): 32 unaligned 8-float loads.
+            unsafe { _mm256_loadu_ps(x[8 * k..].as_ptr()) }
+        })
+    }
+
+    /// The ternary digits of a super-block: `lroundf(x * id) + 1` per lane (0, 1 or 2; 1 for a
+    /// NaN or infinite product, whose `lroundf` has a zero low byte).
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn trits_256(v: &[__m256; 32], id: f32) -> [__m256i; 32] {
+        let (idv, one) = (_mm256_set1_ps(id), _mm256_set1_epi32(1));
+        v.map(|vk| _mm256_add_epi32(round_i32(_mm256_mul_ps(vk, idv)), one))
+    }
+
+    /// `q * 3 + t` on eight i32 lanes (the low byte is what C's `uint8_t` arithmetic keeps).
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn horner3(q: __m256i, t: __m256i) -> __m256i {
+        _mm256_add_epi32(_mm256_add_epi32(_mm256_add_epi32(q, q), q), t)
+    }
+
+    /// tq1_0's base-3 fixed point of a packed byte: `((uint16_t)(q & 0xff) * 256 + 242) / 243`,
+    /// by an f32 division (exact below 2^16: a quotient is never within rounding of the next
+    /// integer).
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn ceil_243(q: __m256i) -> __m256i {
+        let v = _mm256_add_epi32(
+            _mm256_slli_epi32::<8>(_mm256_and_si256(q, _mm256_set1_epi32(0xff))),
+            _mm256_set1_epi32(242),
+        );
+        _mm256_cvttps_epi32(_mm256_div_ps(_mm256_cvtepi32_ps(v), _mm256_set1_ps(243.0)))
+    }
+
+    /// # Safety
+    /// The CPU must support AVX2.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn quant_tq1_0(src: &[f32], out: &mut [u8]) {
+        use crate::quant::ternary::quant_tq1_0_block;
+        for (x, y) in src
+            .chunks_exact(block::TQ1_0.elems)
+            .zip(out.chunks_exact_mut(block::TQ1_0.bytes))
+        {
+            let v = load_256(x);
+            let Some(d) = absmax_no_nan(&v) else {
+                quant_tq1_0_block(x, y);
+                continue;
+            };
+            put_f16(y, 52, d);
+            let t = trits_256(&v, inverse(d));
+            // five trits per byte; trit n of byte j is vector `first + stride * n`, lane j
+            let pack5 = |first: usize, stride: usize| {
+                let q = (1..5).fold(t[first], |q, n| horner3(q, t[first + stride * n]));
+                ceil_243(q)
+            };
+            // bytes 0..32: x[m + 32n]; bytes 32..48: x[160 + m + 16n]
+            let a = low_bytes32(std::array::from_fn(|k| pack5(k, 4)));
+            let b = low_bytes16(pack5(20, 2), pack5(21, 2));
+            // bytes 48..52: x[240 + j + 4m] for m < 4 (lanes j of the four half-vectors), then
+            // one more position up
+            let (lo, hi) = (_mm256_castsi256_si128, _mm256_extracti128_si256::<1>);
+            let h3 =
+                |q: __m128i, t: __m128i| _mm_add_epi32(_mm_add_epi32(_mm_add_epi32(q, q), q), t);
+            let q = h3(lo(t[30]), hi(t[30]));
+            let q = h3(h3(q, lo(t[31])), hi(t[31]));
+            let q = h3(q, _mm_setzero_si128());
+            let c = ceil_243(_mm256_zextsi128_si256(q));
+            let tail = _mm256_castsi256_si128(low_bytes32([c; 4]));
+            // SAFETY: `y` is a 54-byte block: bytes 0..32 and 32..48 are written by unaligned
+            // stores.
+            unsafe {
+                _mm256_storeu_si256(y[0..32].as_mut_ptr().cast(), a);
+                _mm_storeu_si128(y[32..48].as_mut_ptr().cast(), b);
+            }
+            y[48..52].copy_from_slice(&(_mm_cvtsi128_si32(tail) as u32).to_le_bytes());
+        }
+    }
+
+    /// # Safety
+    /// The CPU must support AVX2.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn quant_tq2_0(src: &[f32], out: &mut [u8]) {
+        use crate::quant::ternary::quant_tq2_0_block;
+        let three = _mm256_set1_epi32(3);
+        for (x, y) in src
+            .chunks_exact(block::TQ2_0.elems)
+            .zip(out.chunks_exact_mut(block::TQ2_0.bytes))
+        {
+            let v = load_256(x);
+            let Some(d) = absmax_no_nan(&v) else {
+                quant_tq2_0_block(x, y);
+                continue;
+            };
+            put_f16(y, 64, d);
+            let t = trits_256(&v, inverse(d));
+            for (h, yh) in y[..64].chunks_exact_mut(32).enumerate() {
+                // byte m of half h: the trits of x[128h + m + 32n], two bits each
+                let q = std::array::from_fn(|k| {
+                    let tr = |n: usize| _mm256_and_si256(t[16 * h + 4 * n + k], three);
+                    let q01 = _mm256_or_si256(tr(0), _mm256_slli_epi32::<2>(tr(1)));
+                    let q23 = _mm256_or_si256(
+                        _mm256_slli_epi32::<4>(tr(2)),
+                        _mm256_slli_epi32::<6>(tr(3)),
+                    );
+                    _mm256_or_si256(q01, q23)
+                });
+                // SAFETY: `yh` is 32 bytes (chunks_exact); unaligned store.
+                unsafe { _mm256_storeu_si256(yh.as_mut_ptr().cast(), low_bytes32(q)) };
+            }
+        }
+    }
+
+    /// # Safety
+    /// The CPU must support AVX2.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn quant_q2_0(src: &[f32], out: &mut [u8]) {
+        let (one, three, zero) = (
+            _mm256_set1_epi32(1),
+            _mm256_set1_epi32(3),
+            _mm256_setzero_si256(),
+        );
+        for (x, y) in src
+            .chunks_exact(block::Q2_0.elems)
+            .zip(out.chunks_exact_mut(block::Q2_0.bytes))
+        {
+            let (v0, v1) = (load_block(&x[..32]), load_block(&x[32..]));
+            let v: [__m256; 8] = std::array::from_fn(|k| if k < 4 { v0[k] } else { v1[k - 4] });
+            let amax = absmax_skip_nan(&v);
+            let id = _mm256_set1_ps(if amax > 0.0 { 1.0 / amax } else { 0.0 });
+            put_f16(y, 0, amax);
+            // clamp((int)roundf(w * id) + 1, 0, 3)
+            let q = v.map(|vk| {
+                let q = _mm256_add_epi32(round_i32(_mm256_mul_ps(vk, id)), one);
+                _mm256_min_epi32(_mm256_max_epi32(q, zero), three)
+            });
+            // four levels per byte, the first in the low bits
+            let quads = |b: __m256i| {
+                let pairs = _mm256_maddubs_epi16(b, _mm256_set1_epi16(0x0401));
+                _mm256_madd_epi16(pairs, _mm256_set1_epi32(0x0010_0001))
+            };
+            let lo = quads(low_bytes32([q[0], q[1], q[2], q[3]]));
+            let hi = quads(low_bytes32([q[4], q[5], q[6], q[7]]));
+            // SAFETY: `y` is an 18-byte block, so bytes 2..18 are writable; unaligned store.
+            unsafe { _mm_storeu_si128(y[2..].as_mut_ptr().cast(), low_bytes16(lo, hi)) };
+        }
+    }
+
+    /// # Safety
+    /// The CPU must support AVX2.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn quant_mxfp4(src: &[f32], out: &mut [u8]) {
+        use crate::quant::fp4::{e8m0_half, mxfp4_exponent, KVALUES_FP4};
+        for (x, y) in src
+            .chunks_exact(block::MXFP4.elems)
+            .zip(out.chunks_exact_mut(block::MXFP4.bytes))
+        {
+            let v = load_block(x);
+            let e = mxfp4_exponent(absmax_skip_nan(&v));
+            let d = e8m0_half(e);
+            y[0] = e;
+            // `|kvalue * d - x|` for each grid value in order, the first smallest kept (a NaN
+            // error never wins); grid value 8 is a second zero, which can never win, so skipped
+            let err = |k: i8, vk: __m256| abs8(_mm256_sub_ps(_mm256_set1_ps(f32::from(k) * d), vk));
+            let mut best_err = v.map(|vk| err(KVALUES_FP4[0], vk));
+            let mut best = [_mm256_setzero_si256(); 4];
+            for (i, &k) in KVALUES_FP4.iter().enumerate().skip(1) {
+                if i == 8 {
+                    continue;
+                }
+                let iv = _mm256_set1_epi32(i as i32);
+                for (vk, (be, bi)) in v.iter().zip(best_err.iter_mut().zip(&mut best)) {
+                    let e = err(k, *vk);
+                    let lt = _mm256_cmp_ps::<_CMP_LT_OQ>(e, *be);
+                    *be = _mm256_blendv_ps(*be, e, lt);
+                    *bi = _mm256_blendv_epi8(*bi, iv, _mm256_castps_si256(lt));
+                }
+            }
+            // SAFETY: `y` is a 17-byte block, so bytes 1..17 are writable; unaligned store.
+            unsafe { _mm_storeu_si128(y[1..].as_mut_ptr().cast(), pack_nibbles::<0xff>(best)) };
         }
     }
 }

@@ -90,42 +90,66 @@ fn pack5(trits: impl Iterator<Item = u8>) -> u8 {
 }
 
 pub(crate) fn quant_tq1_0(src: &[f32], out: &mut [u8]) {
+    if super::simd::quant_tq1_0(src, out) {
+        return;
+    }
+    quant_tq1_0_scalar(src, out);
+}
+
+pub(crate) fn quant_tq1_0_scalar(src: &[f32], out: &mut [u8]) {
     for (x, y) in src
         .chunks_exact(block::TQ1_0.elems)
         .zip(out.chunks_exact_mut(block::TQ1_0.bytes))
     {
-        let (d, id) = amax_and_inverse(x);
-        put_f16(y, 52, d);
-        let (x0, rest) = x.split_at(160);
-        let (x1, x2) = rest.split_at(80);
-        for m in 0..32 {
-            y[m] = pack5((0..5).map(|n| tern(x0[m + 32 * n], id)));
-        }
-        for m in 0..16 {
-            y[32 + m] = pack5((0..5).map(|n| tern(x1[m + 16 * n], id)));
-        }
-        for j in 0..4 {
-            // four trits, then shifted up by one position (times 3) before the packing
-            y[48 + j] = pack5((0..4).map(|m| tern(x2[j + 4 * m], id)).chain(Some(0)));
-        }
+        quant_tq1_0_block(x, y);
+    }
+}
+
+/// One tq1_0 block (256 floats → 54 bytes), as `quantize_row_tq1_0_ref`.
+pub(crate) fn quant_tq1_0_block(x: &[f32], y: &mut [u8]) {
+    let (d, id) = amax_and_inverse(x);
+    put_f16(y, 52, d);
+    let (x0, rest) = x.split_at(160);
+    let (x1, x2) = rest.split_at(80);
+    for m in 0..32 {
+        y[m] = pack5((0..5).map(|n| tern(x0[m + 32 * n], id)));
+    }
+    for m in 0..16 {
+        y[32 + m] = pack5((0..5).map(|n| tern(x1[m + 16 * n], id)));
+    }
+    for j in 0..4 {
+        // four trits, then shifted up by one position (times 3) before the packing
+        y[48 + j] = pack5((0..4).map(|m| tern(x2[j + 4 * m], id)).chain(Some(0)));
     }
 }
 
 pub(crate) fn quant_tq2_0(src: &[f32], out: &mut [u8]) {
+    if super::simd::quant_tq2_0(src, out) {
+        return;
+    }
+    quant_tq2_0_scalar(src, out);
+}
+
+pub(crate) fn quant_tq2_0_scalar(src: &[f32], out: &mut [u8]) {
     for (x, y) in src
         .chunks_exact(block::TQ2_0.elems)
         .zip(out.chunks_exact_mut(block::TQ2_0.bytes))
     {
-        let (d, id) = amax_and_inverse(x);
-        put_f16(y, 64, d);
-        for (h, xs) in x.chunks_exact(128).enumerate() {
-            for m in 0..32 {
-                let mut q = 0u8;
-                for n in 0..4 {
-                    q = q.wrapping_add((tern(xs[m + 32 * n], id) & 3) << (2 * n));
-                }
-                y[32 * h + m] = q;
+        quant_tq2_0_block(x, y);
+    }
+}
+
+/// One tq2_0 block (256 floats → 66 bytes), as `quantize_row_tq2_0_ref`.
+pub(crate) fn quant_tq2_0_block(x: &[f32], y: &mut [u8]) {
+    let (d, id) = amax_and_inverse(x);
+    put_f16(y, 64, d);
+    for (h, xs) in x.chunks_exact(128).enumerate() {
+        for m in 0..32 {
+            let mut q = 0u8;
+            for n in 0..4 {
+                q = q.wrapping_add((tern(xs[m + 32 * n], id) & 3) << (2 * n));
             }
+            y[32 * h + m] = q;
         }
     }
 }

@@ -300,34 +300,32 @@ fn pack_levels_32(l: &[u8; 32], five_bits: bool, out: &mut [u8]) {
 }
 
 pub(crate) fn quant_q4_0_w(x: &[f32], qw: &[f32], out: &mut [u8]) {
-    let sigma2 = row_sigma2(x);
-    let mut weight = [0f32; 32];
-    let mut l = [0i8; 32];
-    for ((xb, qb), y) in x
-        .chunks_exact(32)
-        .zip(qw.chunks_exact(32))
-        .zip(out.chunks_exact_mut(block::Q4_0.bytes))
-    {
-        weights_of(xb, qb, sigma2, &mut weight);
-        let d = make_qx_quants(8, xb, &mut l, Some(&weight));
-        put_f16(y, 0, d);
-        pack_levels_32(&l.map(|v| v as u8), false, &mut y[2..]);
-    }
+    quant_q_0_w(x, qw, out, 8);
 }
 
 pub(crate) fn quant_q5_0_w(x: &[f32], qw: &[f32], out: &mut [u8]) {
+    quant_q_0_w(x, qw, out, 16);
+}
+
+/// q4_0 (`nmax` 8) and q5_0 (16): one scale per block by `make_qx_quants`.
+fn quant_q_0_w(x: &[f32], qw: &[f32], out: &mut [u8], nmax: i32) {
     let sigma2 = row_sigma2(x);
     let mut weight = [0f32; 32];
     let mut l = [0i8; 32];
+    let (bytes, five_bits) = if nmax == 8 {
+        (block::Q4_0.bytes, false)
+    } else {
+        (block::Q5_0.bytes, true)
+    };
     for ((xb, qb), y) in x
         .chunks_exact(32)
         .zip(qw.chunks_exact(32))
-        .zip(out.chunks_exact_mut(block::Q5_0.bytes))
+        .zip(out.chunks_exact_mut(bytes))
     {
         weights_of(xb, qb, sigma2, &mut weight);
-        let d = make_qx_quants(16, xb, &mut l, Some(&weight));
+        let d = make_qx_quants(nmax, xb, &mut l, Some(&weight));
         put_f16(y, 0, d);
-        pack_levels_32(&l.map(|v| v as u8), true, &mut y[2..]);
+        pack_levels_32(&l.map(|v| v as u8), five_bits, &mut y[2..]);
     }
 }
 
