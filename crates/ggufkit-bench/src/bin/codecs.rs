@@ -23,7 +23,9 @@
 //! ratio is ggufkit's speed over ggml's. `agree` compares the hash of every output byte of each
 //! side (the parallel path against the serial one too). Inputs: valid blocks quantized by
 //! ggufkit from a smooth pseudo-random signal (`ggufkit_bench::codec_input`); the DRAM-sized
-//! input is the cache-sized one repeated. Without the driver it prints `SKIP:` and exits 0.
+//! input is the cache-sized one repeated. Before each dequantization table, the store ceiling:
+//! how fast one thread fills that many floats, the bound of every decoder (a share of it near
+//! 100% means the decoder waits on its stores). Without the driver it prints `SKIP:` and exits 0.
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -244,6 +246,22 @@ fn dequant_one(
     })
 }
 
+/// The fastest any decoder of `n` floats can go here: Gfloat/s of filling `n` floats with a
+/// value (vector stores, nothing read), the same rounds as the decoders. Where ggml's decoder runs
+/// near it, no decoder can be much faster than ggml.
+fn store_ceiling(n: usize, o: &Opts) -> f64 {
+    let mut out = vec![0f32; n];
+    let fill = |out: &mut [f32]| {
+        out.fill(std::hint::black_box(1.5));
+        std::hint::black_box(&*out);
+    };
+    let reps = reps_for(o.batch_ms, time_ours(1, || fill(&mut out)));
+    let times: Vec<f64> = (0..o.rounds.unwrap_or(5))
+        .map(|_| time_ours(reps, || fill(&mut out)))
+        .collect();
+    n as f64 / stat(o.best, &times).unwrap_or(f64::NAN)
+}
+
 fn dequant_table(
     g: &mut Ggml,
     scratch: &Scratch,
@@ -260,8 +278,20 @@ fn dequant_table(
             o.rounds.unwrap_or(5),
             threads()
         );
-        println!("| type | ggml to_float | ggufkit | ratio | ggufkit par | par/1t | agree |");
-        println!("|---|---:|---:|---:|---:|---:|---|");
+        let ceiling = store_ceiling(n, o);
+        println!(
+            "Store ceiling (filling {} floats, one thread): {} Gfloat/s; the columns `of ceiling` \
+             give each decoder's share of it.\n",
+            size_name(n),
+            fmt_rate(Some(ceiling), 1.0)
+        );
+        println!("| type | ggml to_float | ggufkit | ratio | ggml of ceiling | ggufkit of ceiling | ggufkit par | par/1t | agree |");
+        println!("|---|---:|---:|---:|---:|---:|---:|---:|---|");
+        let share = |g: Option<f64>| {
+            g.map_or("—".to_string(), |g| {
+                format!("{:.0}%", 100.0 * g / ceiling)
+            })
+        };
         for &ty in types.iter().filter(|&&t| quant::can_dequantize(t)) {
             let Some(base) = codec_input::blocks(ty, base_n.max(ty.block_size() as usize)) else {
                 continue;
@@ -285,11 +315,13 @@ fn dequant_table(
             };
             all_agree &= r.agree != Some(false) && r.par_agree;
             println!(
-                "| {} | {} | {} | {} | {} | {} | {} |",
+                "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
                 r.ty.name(),
                 fmt_rate(r.ggml, 1.0),
                 fmt_rate(Some(r.ours), 1.0),
                 fmt_ratio(Some(r.ours), r.ggml),
+                share(r.ggml),
+                share(Some(r.ours)),
                 fmt_rate(Some(r.par), 1.0),
                 fmt_ratio(Some(r.par), Some(r.ours)),
                 agree
