@@ -4,6 +4,9 @@ gguf-py makes a numpy array per field part when it opens a file (seconds for a l
 vocabulary); this reader validates and indexes the header with ggufkit, answers ``contents()``
 from ggufkit's zero-copy views and string arrays, and builds a field's ``parts`` (views of one
 memory map of the file, with gguf-py's dtypes and byte order) only when they are touched.
+
+One difference a script can see: a tensor's ``shape`` is a ``uint64`` array as in gguf-py, but
+iterating it (``list(shape)``, ``for d in shape``) gives Python ints, not numpy scalars.
 """
 
 from __future__ import annotations
@@ -401,14 +404,29 @@ of the file made on first use, ``field`` the tensor's info as a ``ReaderField``.
 _QUANT_LIST = [_QUANT_BY_ID.get(i) for i in range(max(_QUANT_BY_ID) + 1)]
 
 
+class _Dims(np.ndarray):
+    """A tensor's dimensions: gguf-py's ``uint64`` array (indexing, arithmetic, ``tolist()`` and
+    ``repr`` as numpy's), iterated as Python ints. gguf-dump formats every dimension it iterates,
+    and an int formats several times faster than a numpy scalar; the values and the text are
+    the same."""
+
+    __slots__ = ()
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self.tolist())
+
+    def __repr__(self) -> str:
+        return repr(self.view(np.ndarray))
+
+
 def _tensors(reader: GGUFReader) -> tuple[list[ReaderTensor], list[int]]:
     """Every tensor of ``reader``'s file, made from ggufkit's tensor table in one call, and the
     offset of each tensor's info."""
     dims, width, ndims = reader._file._tensor_shapes()
     n = len(ndims)
     table = np.frombuffer(dims, np.uint64).reshape(n, width)
-    table = table.astype(np.dtype(np.uint64).newbyteorder(reader.byte_order))
-    shapes = list(table)  # one view per row
+    table = table.astype(np.dtype(np.uint64).newbyteorder(reader.byte_order)).view(_Dims)
+    shapes = list(np.ndarray.__iter__(table))  # one view per row, each a _Dims
     for i, nd in enumerate(ndims):
         if nd != width:
             shapes[i] = shapes[i][:nd]

@@ -245,6 +245,24 @@ def test_mode_r_plus_edits_in_place_like_gguf_set_metadata(tmp_path):
     assert not ro.tensors[1].data.flags.writeable
 
 
+@pytest.mark.parametrize("endian", ["little", "big"])
+def test_a_shape_is_a_uint64_array_that_iterates_as_ints(tmp_path, endian):
+    path = tmp_path / ("s-%s.gguf" % endian)
+    with ggufkit.Writer(str(path), endian=endian) as w:
+        w.add("general.architecture", "test")
+        w.add_tensor("m", np.zeros((3, 5, 7), dtype=np.float32))
+        w.add_tensor("v", np.zeros(4, dtype=np.float32))
+    r = compat.GGUFReader(str(path))
+    m, v = r.tensors
+    assert isinstance(m.shape, np.ndarray) and m.shape.dtype.kind == "u" and m.shape.dtype.itemsize == 8
+    assert list(m.shape) == [7, 5, 3] and all(type(d) is int for d in m.shape)
+    assert tuple(v.shape) == (4,) and len(m.shape) == 3
+    assert isinstance(m.shape[0], np.unsignedinteger) and int(m.shape[0]) == 7  # indexing is numpy's
+    assert m.shape.tolist() == [7, 5, 3] and int(np.prod(m.shape)) == 105
+    assert repr(m.shape) == repr(np.array([7, 5, 3], dtype=m.shape.dtype))
+    assert ", ".join("{0:5}".format(d) for d in list(m.shape)) == "    7,     5,     3"
+
+
 def test_reader_tensor_behaves_as_gguf_pys_named_tuple():
     r = compat.GGUFReader(str(SAMPLE))
     t = r.tensors[0]
