@@ -455,24 +455,7 @@ pub(super) fn make_qkx2_quants<const N: usize>(
     use_mad: bool,
 ) -> (f32, f32) {
     let (x, weights, l_out) = (&x[..N], &weights[..N], &mut l_out[..N]);
-    let mut min = x[0];
-    let mut max = x[0];
-    let mut sum_w = weights[0];
-    let mut sum_x = sum_w * x[0];
-    for i in 1..N {
-        if x[i] < min {
-            min = x[i];
-        }
-        if x[i] > max {
-            max = x[i];
-        }
-        let w = weights[i];
-        sum_w += w;
-        sum_x += w * x[i];
-    }
-    if min > 0.0 {
-        min = 0.0;
-    }
+    let (min, max, sum_w, sum_x) = super::ksearch::group_range(x, weights);
     if max == min {
         l_out.iter_mut().for_each(|l| *l = 0);
         return (0.0, -min);
@@ -515,24 +498,7 @@ pub(super) fn make_qkx2_quants_serial<const N: usize>(
     let n = N;
     let (x, weights) = (&x[..N], &weights[..N]);
     let (l_out, laux) = (&mut l_out[..N], &mut laux[..N]);
-    let mut min = x[0];
-    let mut max = x[0];
-    let mut sum_w = weights[0];
-    let mut sum_x = sum_w * x[0];
-    for i in 1..n {
-        if x[i] < min {
-            min = x[i];
-        }
-        if x[i] > max {
-            max = x[i];
-        }
-        let w = weights[i];
-        sum_w += w;
-        sum_x += w * x[i];
-    }
-    if min > 0.0 {
-        min = 0.0;
-    }
+    let (mut min, max, sum_w, sum_x) = super::ksearch::group_range(x, weights);
     if max == min {
         l_out.iter_mut().for_each(|l| *l = 0);
         return (0.0, -min);

@@ -58,6 +58,29 @@ impl QkxLanes {
     }
 }
 
+/// What both searches compute first, in ggml's order: the smallest value (capped at zero), the
+/// largest, `Σw` and `Σw·x`. Returns `(min, max, sum_w, sum_x)`.
+#[inline(always)]
+pub(crate) fn group_range(x: &[f32], w: &[f32]) -> (f32, f32, f32, f32) {
+    let (mut min, mut max) = (x[0], x[0]);
+    let mut sum_w = w[0];
+    let mut sum_x = sum_w * x[0];
+    for (&xi, &wi) in x.iter().zip(w).skip(1) {
+        if xi < min {
+            min = xi;
+        }
+        if xi > max {
+            max = xi;
+        }
+        sum_w += wi;
+        sum_x += wi * xi;
+    }
+    if min > 0.0 {
+        min = 0.0;
+    }
+    (min, max, sum_w, sum_x)
+}
+
 /// The level of `iscale · (x - min)` (`xm`): ggml's `nearest_int`, clamped to `0..=nmax`.
 #[inline(always)]
 fn level(iscale: f32, xm: f32, nmax: i32) -> f32 {

@@ -237,12 +237,12 @@ fn par_blocks(l: &Layout, blocks: usize) -> usize {
 
 /// Work that one thread finishes in less than this stays on it: below it, starting a second
 /// worker and moving the output's cache lines between cores cost more than half the work saves
-/// (measured: the fast types at 1 Mi elements, 150-300 µs, ran slower on two threads).
+/// (the fast types at 1 Mi elements ran slower on two threads: BENCHMARKS.md).
 const SERIAL_BELOW: std::time::Duration = std::time::Duration::from_micros(300);
 
 /// [`dequantize`] on all threads of rayon's pool (same result, split into runs of blocks). The
 /// first run is decoded on the calling thread and timed: when the rest would take less than
-/// [`SERIAL_BELOW`] on it, it does the rest too.
+/// 300 µs on it, it does the rest too.
 pub fn dequantize_par(ty: GgmlType, data: &[u8], endian: Endian, out: &mut [f32]) -> Result<()> {
     let l = layout_of(ty)?;
     if !can_dequantize(ty) {

@@ -179,23 +179,25 @@ pub(crate) fn dequant_q8_0(data: &[u8], out: &mut [f32]) -> bool {
     false
 }
 
-macro_rules! avx2_kernel {
-    ($(#[$doc:meta] $name:ident;)*) => {$(
-        #[$doc]
-        pub(crate) fn $name(data: &[u8], out: &mut [f32]) -> bool {
+/// Safe entry points of AVX2 kernels: each `$name(a, b)` runs `$module::$name` when the CPU has
+/// AVX2 and returns `true`, else returns `false` for the caller's scalar code.
+macro_rules! avx2_entries {
+    ($module:ident ($a:ident: $at:ty, $b:ident: $bt:ty) { $($(#[$doc:meta])* $name:ident;)* }) => {$(
+        $(#[$doc])*
+        pub(crate) fn $name($a: $at, $b: $bt) -> bool {
             #[cfg(target_arch = "x86_64")]
             if x86::has_avx2() {
                 // SAFETY: the CPU supports AVX2 (checked just above).
-                unsafe { x86::$name(data, out) };
+                unsafe { $module::$name($a, $b) };
                 return true;
             }
-            let _ = (data, out);
+            let _ = ($a, $b);
             false
         }
     )*};
 }
 
-avx2_kernel! {
+avx2_entries! { x86 (data: &[u8], out: &mut [f32]) {
     /// q4_k blocks with AVX2.
     dequant_q4_k;
     /// q5_k blocks with AVX2.
@@ -216,7 +218,7 @@ avx2_kernel! {
     dequant_mxfp4;
     /// nvfp4 blocks with AVX2.
     dequant_nvfp4;
-}
+}}
 
 #[cfg(target_arch = "x86_64")]
 mod x86 {
@@ -1255,23 +1257,7 @@ mod x86 {
 // Quantizers of the types without a K-quant layout: q8_0, tq1_0, tq2_0, q2_0, mxfp4, and the
 // importance-weighted scale search of q4_0 and q5_0.
 
-macro_rules! avx2_quantizer {
-    ($($(#[$doc:meta])* $name:ident;)*) => {$(
-        $(#[$doc])*
-        pub(crate) fn $name(src: &[f32], out: &mut [u8]) -> bool {
-            #[cfg(target_arch = "x86_64")]
-            if x86::has_avx2() {
-                // SAFETY: the CPU supports AVX2 (checked just above).
-                unsafe { x86_quant::$name(src, out) };
-                return true;
-            }
-            let _ = (src, out);
-            false
-        }
-    )*};
-}
-
-avx2_quantizer! {
+avx2_entries! { x86_quant (src: &[f32], out: &mut [u8]) {
     /// q8_0 quantization with AVX2, the bytes of `quantize_row_q8_0_ref` (a block with a NaN,
     /// whose scale depends on where the NaN is, goes through the scalar code).
     quant_q8_0;
@@ -1284,7 +1270,7 @@ avx2_quantizer! {
     /// mxfp4 quantization with AVX2, the bytes of `quantize_row_mxfp4_ref` (the nearest grid
     /// value searched in eight lanes at once, the first one kept on ties).
     quant_mxfp4;
-}
+}}
 
 #[cfg(target_arch = "x86_64")]
 mod x86_quant {

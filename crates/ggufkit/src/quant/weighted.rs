@@ -56,23 +56,7 @@ pub(super) fn make_qkx3_quants<const N: usize>(
             None => x[i] * x[i],
         };
     }
-    let mut min = x[0];
-    let mut max = x[0];
-    let mut sum_w = wt[0];
-    let mut sum_x = sum_w * x[0];
-    for i in 1..N {
-        if x[i] < min {
-            min = x[i];
-        }
-        if x[i] > max {
-            max = x[i];
-        }
-        sum_w += wt[i];
-        sum_x += wt[i] * x[i];
-    }
-    if min > 0.0 {
-        min = 0.0;
-    }
+    let (min, max, sum_w, sum_x) = super::ksearch::group_range(x, &wt);
     if max <= min {
         l_out.iter_mut().for_each(|l| *l = 0);
         return (0.0, -min);
@@ -114,28 +98,12 @@ pub(super) fn make_qkx3_quants_serial<const N: usize>(
     let x = &x[..N];
     let w = w.map(|w| &w[..N]);
     let (l_out, laux) = (&mut l_out[..N], &mut laux[..N]);
-    let wt = |i: usize| match w {
+    let weights: [f32; N] = std::array::from_fn(|i| match w {
         Some(w) => w[i],
         None => x[i] * x[i],
-    };
-    let mut min = x[0];
-    let mut max = x[0];
-    let mut sum_w = wt(0);
-    let mut sum_x = sum_w * x[0];
-    for (i, &xi) in x.iter().enumerate().skip(1) {
-        if xi < min {
-            min = xi;
-        }
-        if xi > max {
-            max = xi;
-        }
-        let wi = wt(i);
-        sum_w += wi;
-        sum_x += wi * xi;
-    }
-    if min > 0.0 {
-        min = 0.0;
-    }
+    });
+    let wt = |i: usize| weights[i];
+    let (mut min, max, sum_w, sum_x) = super::ksearch::group_range(x, &weights);
     if max <= min {
         l_out[..n].iter_mut().for_each(|l| *l = 0);
         return (0.0, -min);
