@@ -322,15 +322,8 @@ fn best_index_iq4(x: f32) -> u8 {
 /// then leaves the levels as they were).
 fn iq4_group(xb: &[f32], l: &mut [u8], ntry: i32, weight: &[f32; 32]) -> Option<f32> {
     let v0 = f32::from(KVALUES_IQ4NL[0]);
-    let mut amax = 0.0f32;
-    let mut max = 0.0f32;
-    for &v in xb {
-        if v.abs() > amax {
-            amax = v.abs();
-            max = v;
-        }
-    }
-    if amax < 1e-15 {
+    let max = super::signed_absmax(xb);
+    if max.abs() < 1e-15 {
         return None;
     }
     let d = if ntry > 0 { -max / v0 } else { max / v0 };

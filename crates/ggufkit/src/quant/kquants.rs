@@ -245,15 +245,8 @@ const QX_STEPS: [i32; 19] = [
 pub(super) fn make_qx_quants(nmax: i32, x: &[f32], l_out: &mut [i8], qw: Option<&[f32]>) -> f32 {
     let n = x.len();
     assert!(n <= 32 && l_out.len() >= n && qw.is_none_or(|q| q.len() >= n));
-    let mut max = 0.0f32;
-    let mut amax = 0.0f32;
-    for &v in x {
-        if v.abs() > amax {
-            amax = v.abs();
-            max = v;
-        }
-    }
-    if amax < 1e-15 {
+    let max = super::signed_absmax(x);
+    if max.abs() < 1e-15 {
         l_out.iter_mut().for_each(|l| *l = 0);
         return 0.0;
     }
@@ -329,15 +322,8 @@ pub(super) fn make_qx_quants_serial(
     l_out: &mut [i8],
     qw: Option<&[f32]>,
 ) -> f32 {
-    let mut max = 0.0f32;
-    let mut amax = 0.0f32;
-    for &v in x {
-        if v.abs() > amax {
-            amax = v.abs();
-            max = v;
-        }
-    }
-    if amax < 1e-15 {
+    let max = super::signed_absmax(x);
+    if max.abs() < 1e-15 {
         l_out.iter_mut().for_each(|l| *l = 0);
         return 0.0;
     }
@@ -384,15 +370,8 @@ pub(super) fn make_qx_quants_serial(
 
 /// ggml's `make_q3_quants` with `do_rmse == true`.
 pub(super) fn make_q3_quants(nmax: i32, x: &[f32], l_out: &mut [i8]) -> f32 {
-    let mut max = 0.0f32;
-    let mut amax = 0.0f32;
-    for &v in x {
-        if v.abs() > amax {
-            amax = v.abs();
-            max = v;
-        }
-    }
-    if amax < 1e-15 {
+    let max = super::signed_absmax(x);
+    if max.abs() < 1e-15 {
         l_out.iter_mut().for_each(|l| *l = 0);
         return 0.0;
     }

@@ -10,7 +10,7 @@
 
 use super::float::{f16_le, put_f16};
 use super::layout::block;
-use super::{c_trunc_i32, fmax_c};
+use super::{c_trunc_i32, fmax_c, signed_absmax};
 
 pub(crate) fn dequant_q4_0(data: &[u8], out: &mut [f32]) {
     if super::simd::dequant_q4_0(data, out) {
@@ -128,20 +128,6 @@ pub(crate) fn dequant_q8_1(data: &[u8], out: &mut [f32]) {
 // ---------------------------------------------------------------------------------------------
 // Reference quantizers. Rounding follows ggml exactly: q4/q5 truncate `x + 8.5` (ties up), q8 uses
 // `roundf` (ties away from zero); C's float→int conversion is emulated by `c_trunc_i32`.
-
-/// Index and value of the element with the largest magnitude (the first one on ties).
-#[inline]
-fn signed_absmax(x: &[f32]) -> f32 {
-    let mut amax = 0.0f32;
-    let mut max = 0.0f32;
-    for &v in x {
-        if amax < v.abs() {
-            amax = v.abs();
-            max = v;
-        }
-    }
-    max
-}
 
 #[inline]
 fn min_max(x: &[f32]) -> (f32, f32) {

@@ -537,6 +537,21 @@ pub(crate) fn c_lroundf(x: f32) -> i64 {
     }
 }
 
+/// The element with the largest magnitude, sign kept (the first one on ties; 0 for an empty or
+/// all-NaN slice), as ggml's quantizers find their scale.
+#[inline]
+pub(crate) fn signed_absmax(x: &[f32]) -> f32 {
+    let mut amax = 0.0f32;
+    let mut max = 0.0f32;
+    for &v in x {
+        if amax < v.abs() {
+            amax = v.abs();
+            max = v;
+        }
+    }
+    max
+}
+
 /// ggml's `MAX(a, b)` macro: `a > b ? a : b` (NaN handling included).
 #[inline(always)]
 pub(crate) fn fmax_c(a: f32, b: f32) -> f32 {
