@@ -102,6 +102,13 @@ pub(crate) fn put_f16(b: &mut [u8], off: usize, v: f32) {
 // Element types (block size 1). `data` is little-endian and exactly `out.len()` elements long.
 
 pub(crate) fn dequant_f32(data: &[u8], out: &mut [f32]) {
+    if super::simd::dequant_f32(data, out) {
+        return;
+    }
+    dequant_f32_scalar(data, out);
+}
+
+pub(crate) fn dequant_f32_scalar(data: &[u8], out: &mut [f32]) {
     for (o, b) in out.iter_mut().zip(data.chunks_exact(block::F32.bytes)) {
         *o = f32::from_le_bytes([b[0], b[1], b[2], b[3]]);
     }

@@ -34,7 +34,8 @@
 //! `legacy` (q4_0..q8_1), `kquants` (q2_k..q8_k), `iq` + `iq_grids` (i-quants), `iq_quant`
 //! (quantizers of iq3_xxs, iq3_s, iq2_s, iq1_m), `ternary` (tq1_0, tq2_0), `fp4` (mxfp4, nvfp4),
 //! `q1_q2` (q1_0, q2_0) and `simd`, the only module with `unsafe` (AVX2/F16C kernels chosen at
-//! run time, same bits as the scalar code).
+//! run time, same bits as the scalar code); `streaming` says when a decoder's output is large
+//! enough to bypass the cache.
 
 mod float;
 mod fp4;
@@ -49,6 +50,7 @@ mod layout;
 mod legacy;
 mod q1_q2;
 mod simd;
+mod streaming;
 mod ternary;
 mod weighted;
 
@@ -195,9 +197,19 @@ pub fn element_count(ty: GgmlType, data_len: usize) -> Result<usize> {
 /// Dequantizes `data` (whole blocks of `ty`, stored in byte order `endian`) into `out`, which must
 /// hold exactly the elements of those blocks.
 pub fn dequantize(ty: GgmlType, data: &[u8], endian: Endian, out: &mut [f32]) -> Result<()> {
+    decode(ty, data, endian, out, streaming::streams(out.len()))
+}
+
+/// [`dequantize`], with non-temporal stores when `stream` (and the type has such a decoder).
+fn decode(ty: GgmlType, data: &[u8], endian: Endian, out: &mut [f32], stream: bool) -> Result<()> {
     let l = layout_of(ty)?;
     let f = dequant_fn(ty).ok_or(QuantError::NoDequantizer { ty })?;
     check_sizes(l, data.len(), out.len())?;
+    let f = |data: &[u8], out: &mut [f32]| {
+        if !(stream && simd::dequant_streamed(ty, data, out)) {
+            f(data, out);
+        }
+    };
     if endian == Endian::Little || l.fields.is_empty() {
         f(data, out);
         return Ok(());
@@ -251,22 +263,24 @@ pub fn dequantize_par(ty: GgmlType, data: &[u8], endian: Endian, out: &mut [f32]
     check_sizes(l, data.len(), out.len())?;
     let nb = par_blocks(l, data.len() / l.block_bytes);
     let (task_bytes, task_elems) = (nb * l.block_bytes, nb * l.block_elems);
+    // whether the output bypasses the cache depends on the whole output, not on a task's part
+    let stream = streaming::streams(out.len());
     if task_bytes >= data.len() {
         // one task: no pool round trip
-        return dequantize(ty, data, endian, out);
+        return decode(ty, data, endian, out, stream);
     }
     let (first, rest) = data.split_at(task_bytes);
     let (first_out, rest_out) = out.split_at_mut(task_elems);
     let started = std::time::Instant::now();
-    dequantize(ty, first, endian, first_out)?;
+    decode(ty, first, endian, first_out, stream)?;
     let tasks_left = u32::try_from(rest.len().div_ceil(task_bytes)).unwrap_or(u32::MAX);
     if started.elapsed().saturating_mul(tasks_left) < SERIAL_BELOW {
-        return dequantize(ty, rest, endian, rest_out);
+        return decode(ty, rest, endian, rest_out, stream);
     }
     rest_out
         .par_chunks_mut(task_elems)
         .zip(rest.par_chunks(task_bytes))
-        .try_for_each(|(o, d)| dequantize(ty, d, endian, o))
+        .try_for_each(|(o, d)| decode(ty, d, endian, o, stream))
 }
 
 /// Quantizes `src` to `ty` and appends the little-endian blocks to `out`. `src.len()` must be a

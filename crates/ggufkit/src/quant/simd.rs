@@ -7,17 +7,7 @@
 //! compare them on random blocks.
 #![allow(unsafe_code)]
 
-/// f16 → f32 for a whole slice with F16C. `data.len() == 2 * out.len()`.
-pub(crate) fn f16_to_f32_slice(data: &[u8], out: &mut [f32]) -> bool {
-    #[cfg(target_arch = "x86_64")]
-    if x86::has_avx2_f16c() {
-        // SAFETY: the CPU supports AVX2 and F16C (checked just above).
-        unsafe { x86::f16_to_f32(data, out) };
-        return true;
-    }
-    let _ = (data, out);
-    false
-}
+use crate::types::GgmlType;
 
 /// f32 → f16 for a whole slice with F16C (`out.len() == 2 * src.len()`), the bits of
 /// [`super::float::f32_to_f16`]: the conversion rounds to nearest-even like it, and every NaN lane
@@ -155,30 +145,6 @@ pub(crate) fn requant_groups16(x: &[f32], d: &[f32; 16], lo: i32, hi: i32, l: &m
     false
 }
 
-/// q4_0 blocks with AVX2 (+F16C not needed: the scale is converted by scalar code).
-pub(crate) fn dequant_q4_0(data: &[u8], out: &mut [f32]) -> bool {
-    #[cfg(target_arch = "x86_64")]
-    if x86::has_avx2() {
-        // SAFETY: the CPU supports AVX2 (checked just above).
-        unsafe { x86::q4_0(data, out) };
-        return true;
-    }
-    let _ = (data, out);
-    false
-}
-
-/// q8_0 blocks with AVX2.
-pub(crate) fn dequant_q8_0(data: &[u8], out: &mut [f32]) -> bool {
-    #[cfg(target_arch = "x86_64")]
-    if x86::has_avx2() {
-        // SAFETY: the CPU supports AVX2 (checked just above).
-        unsafe { x86::q8_0(data, out) };
-        return true;
-    }
-    let _ = (data, out);
-    false
-}
-
 /// Safe entry points of AVX2 kernels: each `$name(a, b)` runs `$module::$name` when the CPU has
 /// AVX2 and returns `true`, else returns `false` for the caller's scalar code.
 macro_rules! avx2_entries {
@@ -197,34 +163,84 @@ macro_rules! avx2_entries {
     )*};
 }
 
-avx2_entries! { x86 (data: &[u8], out: &mut [f32]) {
-    /// q4_k blocks with AVX2.
-    dequant_q4_k;
-    /// q5_k blocks with AVX2.
-    dequant_q5_k;
-    /// q3_k blocks with AVX2.
-    dequant_q3_k;
-    /// iq1_s blocks with AVX2.
-    dequant_iq1_s;
-    /// iq1_m blocks with AVX2.
-    dequant_iq1_m;
+/// The AVX2 decoders. For each, a safe entry `$entry(data, out)` that decodes with ordinary
+/// stores when the CPU has the kernel's features and returns `true` (else `false`, and the caller
+/// runs its scalar code), and an arm of [`dequant_streamed`].
+macro_rules! avx2_decoders {
+    ($($(#[$doc:meta])* $ty:ident => $entry:ident, $kernel:ident if $has:ident;)*) => {
+        $(
+            $(#[$doc])*
+            pub(crate) fn $entry(data: &[u8], out: &mut [f32]) -> bool {
+                #[cfg(target_arch = "x86_64")]
+                if x86::$has() {
+                    // SAFETY: the CPU has the kernel's features (checked just above).
+                    unsafe { x86::$kernel::<false>(data, out) };
+                    return true;
+                }
+                let _ = (data, out);
+                false
+            }
+        )*
+
+        /// Decodes little-endian `data` of type `ty` into `out` with non-temporal stores, which
+        /// send the output to memory without first reading its lines into the cache (for outputs
+        /// no cache would keep: `super::streaming`). `false` when `ty` has no AVX2 decoder or the
+        /// CPU lacks its features; the caller then decodes as usual.
+        pub(crate) fn dequant_streamed(ty: GgmlType, data: &[u8], out: &mut [f32]) -> bool {
+            #[cfg(target_arch = "x86_64")]
+            match ty {
+                $(GgmlType::$ty if x86::$has() => {
+                    // SAFETY: the CPU has the kernel's features (checked by the guard).
+                    unsafe { x86::$kernel::<true>(data, out) };
+                    // Orders the non-temporal stores before whatever the caller does next.
+                    x86::store_fence();
+                    return true;
+                })*
+                _ => {}
+            }
+            let _ = (ty, data, out);
+            false
+        }
+    };
+}
+
+avx2_decoders! {
+    /// f32 elements copied with AVX2.
+    F32 => dequant_f32, dequant_f32 if has_avx2;
+    /// f16 elements with F16C (`data.len() == 2 * out.len()`).
+    F16 => f16_to_f32_slice, dequant_f16 if has_avx2_f16c;
+    /// bf16 elements with AVX2 (a byte shuffle puts each value in the top half of its lane).
+    BF16 => dequant_bf16, dequant_bf16 if has_avx2;
+    /// q4_0 blocks with AVX2.
+    Q4_0 => dequant_q4_0, dequant_q4_0 if has_avx2_f16c;
     /// q4_1 blocks with AVX2.
-    dequant_q4_1;
+    Q4_1 => dequant_q4_1, dequant_q4_1 if has_avx2_f16c;
+    /// q8_0 blocks with AVX2.
+    Q8_0 => dequant_q8_0, dequant_q8_0 if has_avx2_f16c;
+    /// q3_k blocks with AVX2.
+    Q3_K => dequant_q3_k, dequant_q3_k if has_avx2_f16c;
+    /// q4_k blocks with AVX2.
+    Q4_K => dequant_q4_k, dequant_q4_k if has_avx2_f16c;
+    /// q5_k blocks with AVX2.
+    Q5_K => dequant_q5_k, dequant_q5_k if has_avx2_f16c;
+    /// iq1_s blocks with AVX2.
+    IQ1_S => dequant_iq1_s, dequant_iq1_s if has_avx2_f16c;
+    /// iq1_m blocks with AVX2.
+    IQ1_M => dequant_iq1_m, dequant_iq1_m if has_avx2;
     /// tq1_0 blocks with AVX2.
-    dequant_tq1_0;
-    /// bf16 elements with AVX2.
-    dequant_bf16;
+    TQ1_0 => dequant_tq1_0, dequant_tq1_0 if has_avx2_f16c;
+    /// tq2_0 blocks with AVX2 (a permute looks up each 2-bit code's product).
+    TQ2_0 => dequant_tq2_0, dequant_tq2_0 if has_avx2_f16c;
     /// mxfp4 blocks with AVX2 (a byte shuffle looks up the E2M1 values).
-    dequant_mxfp4;
+    MXFP4 => dequant_mxfp4, dequant_mxfp4 if has_avx2;
     /// nvfp4 blocks with AVX2.
-    dequant_nvfp4;
-}}
+    NVFP4 => dequant_nvfp4, dequant_nvfp4 if has_avx2;
+}
 
 #[cfg(target_arch = "x86_64")]
 mod x86 {
     use std::arch::x86_64::*;
 
-    use crate::quant::float::f16_le;
     use crate::quant::iq::iq1_m_scale;
     use crate::quant::iq_grids::IQ1S_GRID;
     use crate::quant::kquants::scale_min_k4;
@@ -238,29 +254,84 @@ mod x86 {
         is_x86_feature_detected!("avx2") && is_x86_feature_detected!("f16c")
     }
 
+    /// The little-endian f16 at `b[off..off + 2]` in all eight lanes, converted by F16C: the
+    /// bits of [`crate::quant::f16_to_f32`] (a NaN quieted, its payload kept). The value is
+    /// broadcast before the conversion, so no lane waits on an earlier result (inserting it into
+    /// a register would make each block wait on the previous block's last instruction).
+    #[inline]
+    #[target_feature(enable = "avx2,f16c")]
+    fn f16c_splat(b: &[u8], off: usize) -> __m256 {
+        let h = u16::from_le_bytes([b[off], b[off + 1]]);
+        _mm256_cvtph_ps(_mm_set1_epi16(h as i16))
+    }
+
+    /// [`f16c_splat`]'s first lane: the f16 at `b[off..off + 2]` as f32.
+    #[inline]
+    #[target_feature(enable = "avx2,f16c")]
+    fn f16c_le(b: &[u8], off: usize) -> f32 {
+        _mm256_cvtss_f32(f16c_splat(b, off))
+    }
+
+    /// Orders the non-temporal stores of this thread before its later stores (`sfence`).
+    pub(super) fn store_fence() {
+        // SAFETY: `sfence` is part of SSE, which every x86-64 CPU has.
+        unsafe { _mm_sfence() }
+    }
+
+    /// A decoder's store of eight floats to `out[..8]`. With `STREAM`, a non-temporal one (two
+    /// 16-byte halves, written to memory without reading the line into the cache first) when
+    /// `out` is 16-byte aligned, as the outputs worth streaming are; otherwise an ordinary store.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn put8<const STREAM: bool>(out: &mut [f32], v: __m256) {
+        let out = &mut out[..8];
+        let p = out.as_mut_ptr();
+        if STREAM && p.addr() % 16 == 0 {
+            // SAFETY: `out` is 8 floats (sliced above) and `p` 16-byte aligned, so `p` and
+            // `p + 4` are aligned 16-byte destinations inside it.
+            unsafe {
+                _mm_stream_ps(p, _mm256_castps256_ps128(v));
+                _mm_stream_ps(p.add(4), _mm256_extractf128_ps::<1>(v));
+            }
+        } else {
+            // SAFETY: `out` is 8 floats (sliced above); unaligned store.
+            unsafe { _mm256_storeu_ps(p, v) }
+        }
+    }
+
     /// Eight i32 lanes → f32, times `d`, stored to `out[..8]`.
     #[inline]
     #[target_feature(enable = "avx2")]
-    unsafe fn store_scaled(out: &mut [f32], v: __m256i, d: __m256) {
-        assert!(out.len() >= 8);
-        // SAFETY: `out` has at least 8 floats (asserted); unaligned store.
-        unsafe { _mm256_storeu_ps(out.as_mut_ptr(), _mm256_mul_ps(_mm256_cvtepi32_ps(v), d)) };
+    fn store_scaled<const STREAM: bool>(out: &mut [f32], v: __m256i, d: __m256) {
+        put8::<STREAM>(out, _mm256_mul_ps(_mm256_cvtepi32_ps(v), d));
+    }
+
+    /// # Safety
+    /// The CPU must support AVX2.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn dequant_f32<const STREAM: bool>(data: &[u8], out: &mut [f32]) {
+        let n = out.len().min(data.len() / 4);
+        let mut src = data[..4 * n].chunks_exact(32);
+        let mut dst = out[..n].chunks_exact_mut(8);
+        for (s, d) in (&mut src).zip(&mut dst) {
+            // SAFETY: `s` is 32 bytes (chunks_exact); unaligned load.
+            put8::<STREAM>(d, unsafe { _mm256_loadu_ps(s.as_ptr().cast()) });
+        }
+        super::super::float::dequant_f32_scalar(src.remainder(), dst.into_remainder());
     }
 
     /// # Safety
     /// The CPU must support AVX2 and F16C.
     #[target_feature(enable = "avx2,f16c")]
-    pub(super) unsafe fn f16_to_f32(data: &[u8], out: &mut [f32]) {
+    pub(super) unsafe fn dequant_f16<const STREAM: bool>(data: &[u8], out: &mut [f32]) {
         let n = out.len().min(data.len() / 2);
         let (data, out) = (&data[..2 * n], &mut out[..n]);
         let mut src = data.chunks_exact(16);
         let mut dst = out.chunks_exact_mut(8);
         for (s, d) in (&mut src).zip(&mut dst) {
-            // SAFETY: `s` is 16 bytes and `d` 8 floats (chunks_exact); unaligned load and store.
-            unsafe {
-                let h = _mm_loadu_si128(s.as_ptr().cast());
-                _mm256_storeu_ps(d.as_mut_ptr(), _mm256_cvtph_ps(h));
-            }
+            // SAFETY: `s` is 16 bytes (chunks_exact); unaligned load.
+            let h = unsafe { _mm_loadu_si128(s.as_ptr().cast()) };
+            put8::<STREAM>(d, _mm256_cvtph_ps(h));
         }
         super::super::float::dequant_f16_scalar(src.remainder(), dst.into_remainder());
     }
@@ -819,14 +890,14 @@ mod x86 {
     }
 
     /// # Safety
-    /// The CPU must support AVX2.
-    #[target_feature(enable = "avx2")]
-    pub(super) unsafe fn q4_0(data: &[u8], out: &mut [f32]) {
+    /// The CPU must support AVX2 and F16C.
+    #[target_feature(enable = "avx2,f16c")]
+    pub(super) unsafe fn dequant_q4_0<const STREAM: bool>(data: &[u8], out: &mut [f32]) {
         for (b, y) in data
             .chunks_exact(block::Q4_0.bytes)
             .zip(out.chunks_exact_mut(block::Q4_0.elems))
         {
-            let d = _mm256_set1_ps(f16_le(b, 0));
+            let d = f16c_splat(b, 0);
             // SAFETY: `b` is an 18-byte block, so bytes 2..18 are readable; `y` is 32 floats and
             // each store_scaled call gets a subslice of at least 8.
             unsafe {
@@ -835,32 +906,33 @@ mod x86 {
                 let eight = _mm_set1_epi8(8);
                 let lo = _mm_sub_epi8(_mm_and_si128(q, m), eight);
                 let hi = _mm_sub_epi8(_mm_and_si128(_mm_srli_epi16(q, 4), m), eight);
-                store_scaled(&mut y[0..], _mm256_cvtepi8_epi32(lo), d);
-                store_scaled(&mut y[8..], _mm256_cvtepi8_epi32(_mm_srli_si128(lo, 8)), d);
-                store_scaled(&mut y[16..], _mm256_cvtepi8_epi32(hi), d);
-                store_scaled(&mut y[24..], _mm256_cvtepi8_epi32(_mm_srli_si128(hi, 8)), d);
+                store_scaled::<STREAM>(&mut y[0..], _mm256_cvtepi8_epi32(lo), d);
+                store_scaled::<STREAM>(&mut y[8..], _mm256_cvtepi8_epi32(_mm_srli_si128(lo, 8)), d);
+                store_scaled::<STREAM>(&mut y[16..], _mm256_cvtepi8_epi32(hi), d);
+                store_scaled::<STREAM>(
+                    &mut y[24..],
+                    _mm256_cvtepi8_epi32(_mm_srli_si128(hi, 8)),
+                    d,
+                );
             }
         }
     }
 
     /// # Safety
-    /// The CPU must support AVX2.
-    #[target_feature(enable = "avx2")]
-    pub(super) unsafe fn q8_0(data: &[u8], out: &mut [f32]) {
+    /// The CPU must support AVX2 and F16C.
+    #[target_feature(enable = "avx2,f16c")]
+    pub(super) unsafe fn dequant_q8_0<const STREAM: bool>(data: &[u8], out: &mut [f32]) {
         for (b, y) in data
             .chunks_exact(block::Q8_0.bytes)
             .zip(out.chunks_exact_mut(block::Q8_0.elems))
         {
-            let d = _mm256_set1_ps(f16_le(b, 0));
-            // SAFETY: `b` is a 34-byte block, so bytes 2..34 are two readable 16-byte loads; `y`
-            // is 32 floats and each store_scaled call gets a subslice of at least 8.
-            unsafe {
-                let q0 = _mm_loadu_si128(b[2..18].as_ptr().cast());
-                let q1 = _mm_loadu_si128(b[18..block::Q8_0.bytes].as_ptr().cast());
-                store_scaled(&mut y[0..], _mm256_cvtepi8_epi32(q0), d);
-                store_scaled(&mut y[8..], _mm256_cvtepi8_epi32(_mm_srli_si128(q0, 8)), d);
-                store_scaled(&mut y[16..], _mm256_cvtepi8_epi32(q1), d);
-                store_scaled(&mut y[24..], _mm256_cvtepi8_epi32(_mm_srli_si128(q1, 8)), d);
+            let d = f16c_splat(b, 0);
+            // Eight codes per 8-byte load, widened straight from memory (no shuffles to split a
+            // wider load: they compete with the stores on CPUs that split 256-bit operations).
+            for (q, y) in b[2..].chunks_exact(8).zip(y.chunks_exact_mut(8)) {
+                // SAFETY: `q` is 8 readable bytes (chunks_exact); unaligned 8-byte load.
+                let q = unsafe { _mm_loadl_epi64(q.as_ptr().cast()) };
+                store_scaled::<STREAM>(y, _mm256_cvtepi8_epi32(q), d);
             }
         }
     }
@@ -868,7 +940,7 @@ mod x86 {
     /// The 32 bytes of `v` (as unsigned) → `d * v - m`, stored to `y[..32]`.
     #[inline]
     #[target_feature(enable = "avx2")]
-    unsafe fn emit32_u8(y: &mut [f32], v: __m256i, d: f32, m: f32) {
+    unsafe fn emit32_u8<const STREAM: bool>(y: &mut [f32], v: __m256i, d: f32, m: f32) {
         assert!(y.len() >= 32);
         let (dv, mv) = (_mm256_set1_ps(d), _mm256_set1_ps(m));
         let lo = _mm256_castsi256_si128(v);
@@ -876,13 +948,7 @@ mod x86 {
         let parts = [lo, _mm_srli_si128(lo, 8), hi, _mm_srli_si128(hi, 8)];
         for (k, p) in parts.into_iter().enumerate() {
             let f = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(p));
-            // SAFETY: y has at least 32 floats (asserted), so y[8k..8k+8] is in bounds.
-            unsafe {
-                _mm256_storeu_ps(
-                    y[8 * k..].as_mut_ptr(),
-                    _mm256_sub_ps(_mm256_mul_ps(f, dv), mv),
-                )
-            };
+            put8::<STREAM>(&mut y[8 * k..], _mm256_sub_ps(_mm256_mul_ps(f, dv), mv));
         }
     }
 
@@ -896,16 +962,16 @@ mod x86 {
     }
 
     /// # Safety
-    /// The CPU must support AVX2.
-    #[target_feature(enable = "avx2")]
-    pub(super) unsafe fn dequant_q4_k(data: &[u8], out: &mut [f32]) {
+    /// The CPU must support AVX2 and F16C.
+    #[target_feature(enable = "avx2,f16c")]
+    pub(super) unsafe fn dequant_q4_k<const STREAM: bool>(data: &[u8], out: &mut [f32]) {
         let m4 = _mm256_set1_epi8(0x0f);
         for (b, y) in data
             .chunks_exact(block::Q4_K.bytes)
             .zip(out.chunks_exact_mut(block::Q4_K.elems))
         {
-            let d = f16_le(b, 0);
-            let min = f16_le(b, 2);
+            let d = f16c_le(b, 0);
+            let min = f16c_le(b, 2);
             let scales: &[u8; 12] = b[4..16].try_into().expect("12 bytes");
             for (i, y) in y.chunks_exact_mut(64).enumerate() {
                 let (sc1, m1) = scale_min_k4(2 * i, scales);
@@ -915,17 +981,17 @@ mod x86 {
                     let q = load32(&b[16 + 32 * i..]);
                     let lo = _mm256_and_si256(q, m4);
                     let hi = _mm256_and_si256(_mm256_srli_epi16(q, 4), m4);
-                    emit32_u8(&mut y[..32], lo, d * f32::from(sc1), min * f32::from(m1));
-                    emit32_u8(&mut y[32..], hi, d * f32::from(sc2), min * f32::from(m2));
+                    emit32_u8::<STREAM>(&mut y[..32], lo, d * f32::from(sc1), min * f32::from(m1));
+                    emit32_u8::<STREAM>(&mut y[32..], hi, d * f32::from(sc2), min * f32::from(m2));
                 }
             }
         }
     }
 
     /// # Safety
-    /// The CPU must support AVX2.
-    #[target_feature(enable = "avx2")]
-    pub(super) unsafe fn dequant_q5_k(data: &[u8], out: &mut [f32]) {
+    /// The CPU must support AVX2 and F16C.
+    #[target_feature(enable = "avx2,f16c")]
+    pub(super) unsafe fn dequant_q5_k<const STREAM: bool>(data: &[u8], out: &mut [f32]) {
         let m4 = _mm256_set1_epi8(0x0f);
         let sixteen = _mm256_set1_epi8(16);
         let zero = _mm256_setzero_si256();
@@ -933,8 +999,8 @@ mod x86 {
             .chunks_exact(block::Q5_K.bytes)
             .zip(out.chunks_exact_mut(block::Q5_K.elems))
         {
-            let d = f16_le(b, 0);
-            let min = f16_le(b, 2);
+            let d = f16c_le(b, 0);
+            let min = f16c_le(b, 2);
             let scales: &[u8; 12] = b[4..16].try_into().expect("12 bytes");
             // SAFETY: AVX2 is enabled for this function; slices are bounds-checked.
             let qh = unsafe { load32(&b[16..48]) };
@@ -953,8 +1019,8 @@ mod x86 {
                     let lo = _mm256_add_epi8(_mm256_and_si256(q, m4), bit(u1));
                     let hi =
                         _mm256_add_epi8(_mm256_and_si256(_mm256_srli_epi16(q, 4), m4), bit(u2));
-                    emit32_u8(&mut y[..32], lo, d * f32::from(sc1), min * f32::from(m1));
-                    emit32_u8(&mut y[32..], hi, d * f32::from(sc2), min * f32::from(m2));
+                    emit32_u8::<STREAM>(&mut y[..32], lo, d * f32::from(sc1), min * f32::from(m1));
+                    emit32_u8::<STREAM>(&mut y[32..], hi, d * f32::from(sc2), min * f32::from(m2));
                 }
             }
         }
@@ -963,7 +1029,7 @@ mod x86 {
     /// Sixteen signed bytes → `dl * v`, stored to `y[..16]`.
     #[inline]
     #[target_feature(enable = "avx2")]
-    unsafe fn emit16_i8(y: &mut [f32], v: __m128i, dl: f32) {
+    unsafe fn emit16_i8<const STREAM: bool>(y: &mut [f32], v: __m128i, dl: f32) {
         assert!(y.len() >= 16);
         let dv = _mm256_set1_ps(dl);
         let a = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(v)), dv);
@@ -971,17 +1037,14 @@ mod x86 {
             _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_srli_si128(v, 8))),
             dv,
         );
-        // SAFETY: y has at least 16 floats (asserted).
-        unsafe {
-            _mm256_storeu_ps(y.as_mut_ptr(), a);
-            _mm256_storeu_ps(y[8..].as_mut_ptr(), b);
-        }
+        put8::<STREAM>(&mut y[..8], a);
+        put8::<STREAM>(&mut y[8..], b);
     }
 
     /// # Safety
-    /// The CPU must support AVX2.
-    #[target_feature(enable = "avx2")]
-    pub(super) unsafe fn dequant_q3_k(data: &[u8], out: &mut [f32]) {
+    /// The CPU must support AVX2 and F16C.
+    #[target_feature(enable = "avx2,f16c")]
+    pub(super) unsafe fn dequant_q3_k<const STREAM: bool>(data: &[u8], out: &mut [f32]) {
         let m3 = _mm256_set1_epi8(3);
         let four = _mm256_set1_epi8(4);
         let zero = _mm256_setzero_si256();
@@ -990,7 +1053,7 @@ mod x86 {
             .zip(out.chunks_exact_mut(block::Q3_K.elems))
         {
             let scales = crate::quant::kquants::q3_k_scales(&b[96..108]);
-            let d_all = f16_le(b, 108);
+            let d_all = f16c_le(b, 108);
             // SAFETY: AVX2 is enabled for this function; slices are bounds-checked.
             let hm = unsafe { load32(&b[0..32]) };
             for (n, y) in y.chunks_exact_mut(128).enumerate() {
@@ -1007,8 +1070,8 @@ mod x86 {
                         let clear =
                             _mm256_cmpeq_epi8(_mm256_and_si256(hm, _mm256_set1_epi8(m)), zero);
                         let v = _mm256_sub_epi8(v, _mm256_and_si256(clear, four));
-                        emit16_i8(&mut y[..16], _mm256_castsi256_si128(v), dl0);
-                        emit16_i8(&mut y[16..], _mm256_extracti128_si256(v, 1), dl1);
+                        emit16_i8::<STREAM>(&mut y[..16], _mm256_castsi256_si128(v), dl0);
+                        emit16_i8::<STREAM>(&mut y[16..], _mm256_extracti128_si256(v, 1), dl1);
                     }
                 }
             }
@@ -1016,14 +1079,14 @@ mod x86 {
     }
 
     /// # Safety
-    /// The CPU must support AVX2.
-    #[target_feature(enable = "avx2")]
-    pub(super) unsafe fn dequant_iq1_s(data: &[u8], out: &mut [f32]) {
+    /// The CPU must support AVX2 and F16C.
+    #[target_feature(enable = "avx2,f16c")]
+    pub(super) unsafe fn dequant_iq1_s<const STREAM: bool>(data: &[u8], out: &mut [f32]) {
         for (b, y) in data
             .chunks_exact(block::IQ1_S.bytes)
             .zip(out.chunks_exact_mut(block::IQ1_S.elems))
         {
-            let d = f16_le(b, 0);
+            let d = f16c_le(b, 0);
             for (ib, y) in y.chunks_exact_mut(32).enumerate() {
                 let qh = u16::from_le_bytes([b[34 + 2 * ib], b[35 + 2 * ib]]);
                 let dl = _mm256_set1_ps(d * (2 * ((qh >> 12) & 7) + 1) as f32);
@@ -1033,8 +1096,7 @@ mod x86 {
                         usize::from(b[2 + 4 * ib + l]) | (usize::from((qh >> (3 * l)) & 7) << 8);
                     let g = _mm_cvtsi64_si128(IQ1S_GRID[idx] as i64);
                     let f = _mm256_add_ps(_mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(g)), delta);
-                    // SAFETY: y8 is 8 floats (chunks_exact).
-                    unsafe { _mm256_storeu_ps(y8.as_mut_ptr(), _mm256_mul_ps(dl, f)) };
+                    put8::<STREAM>(y8, _mm256_mul_ps(dl, f));
                 }
             }
         }
@@ -1043,7 +1105,7 @@ mod x86 {
     /// # Safety
     /// The CPU must support AVX2.
     #[target_feature(enable = "avx2")]
-    pub(super) unsafe fn dequant_iq1_m(data: &[u8], out: &mut [f32]) {
+    pub(super) unsafe fn dequant_iq1_m<const STREAM: bool>(data: &[u8], out: &mut [f32]) {
         for (b, y) in data
             .chunks_exact(block::IQ1_M.bytes)
             .zip(out.chunks_exact_mut(block::IQ1_M.elems))
@@ -1063,24 +1125,23 @@ mod x86 {
                     let g = _mm_cvtsi64_si128(IQ1S_GRID[idx] as i64);
                     let f = _mm256_add_ps(_mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(g)), delta);
                     let dl = if l < 2 { dl1 } else { dl2 };
-                    // SAFETY: y8 is 8 floats (chunks_exact).
-                    unsafe { _mm256_storeu_ps(y8.as_mut_ptr(), _mm256_mul_ps(dl, f)) };
+                    put8::<STREAM>(y8, _mm256_mul_ps(dl, f));
                 }
             }
         }
     }
 
     /// # Safety
-    /// The CPU must support AVX2.
-    #[target_feature(enable = "avx2")]
-    pub(super) unsafe fn dequant_q4_1(data: &[u8], out: &mut [f32]) {
+    /// The CPU must support AVX2 and F16C.
+    #[target_feature(enable = "avx2,f16c")]
+    pub(super) unsafe fn dequant_q4_1<const STREAM: bool>(data: &[u8], out: &mut [f32]) {
         let mask = _mm_set1_epi8(0x0f);
         for (b, y) in data
             .chunks_exact(block::Q4_1.bytes)
             .zip(out.chunks_exact_mut(block::Q4_1.elems))
         {
-            let d = _mm256_set1_ps(f16_le(b, 0));
-            let m = _mm256_set1_ps(f16_le(b, 2));
+            let d = f16c_splat(b, 0);
+            let m = f16c_splat(b, 2);
             // SAFETY: `b` is a 20-byte block, so bytes 4..20 are readable; `y` is 32 floats, and
             // each store writes y[8k..8k+8] for k < 4.
             unsafe {
@@ -1090,10 +1151,7 @@ mod x86 {
                 let parts = [lo, _mm_srli_si128(lo, 8), hi, _mm_srli_si128(hi, 8)];
                 for (k, p) in parts.into_iter().enumerate() {
                     let f = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(p));
-                    _mm256_storeu_ps(
-                        y[8 * k..].as_mut_ptr(),
-                        _mm256_add_ps(_mm256_mul_ps(f, d), m),
-                    );
+                    put8::<STREAM>(&mut y[8 * k..], _mm256_add_ps(_mm256_mul_ps(f, d), m));
                 }
             }
         }
@@ -1116,27 +1174,26 @@ mod x86 {
         _mm256_add_epi8(ge86, ge171)
     }
 
-    /// 32 outputs from 32 bytes `-t` (see [`neg_trits32`]): `tbl` holds `(t - 1) * d` at lane
-    /// `-t & 7` (lanes 0, 7 and 6), so one permute yields each product as the scalar code
-    /// computes it.
+    /// 32 outputs from 32 code bytes: output `k` is lane `t[k] & 7` of `tbl`, which holds each
+    /// code's product as the scalar code computes it (tq1_0: `(t - 1) * d` at lane `-t & 7` for
+    /// the bytes `-t` of [`neg_trits32`]; tq2_0: `(q - 1) * d` at lane `q`).
     #[inline]
     #[target_feature(enable = "avx2")]
-    unsafe fn emit32_lut(y: &mut [f32], t: __m256i, tbl: __m256) {
+    unsafe fn emit32_lut<const STREAM: bool>(y: &mut [f32], t: __m256i, tbl: __m256) {
         assert!(y.len() >= 32);
         let lo = _mm256_castsi256_si128(t);
         let hi = _mm256_extracti128_si256(t, 1);
         let parts = [lo, _mm_srli_si128(lo, 8), hi, _mm_srli_si128(hi, 8)];
         for (k, v) in parts.into_iter().enumerate() {
             let f = _mm256_permutevar8x32_ps(tbl, _mm256_cvtepi8_epi32(v));
-            // SAFETY: y has at least 32 floats (asserted), so 8k..8k+8 is inside it.
-            unsafe { _mm256_storeu_ps(y[8 * k..].as_mut_ptr(), f) };
+            put8::<STREAM>(&mut y[8 * k..], f);
         }
     }
 
     /// # Safety
-    /// The CPU must support AVX2.
-    #[target_feature(enable = "avx2")]
-    pub(super) unsafe fn dequant_tq1_0(data: &[u8], out: &mut [f32]) {
+    /// The CPU must support AVX2 and F16C.
+    #[target_feature(enable = "avx2,f16c")]
+    pub(super) unsafe fn dequant_tq1_0<const STREAM: bool>(data: &[u8], out: &mut [f32]) {
         let splat = |p: i16| _mm256_set1_epi16(p);
         // Multipliers 3^n for the pairs of 16-byte halves: (1 | 3), (9 | 27), (81 | tail).
         let half =
@@ -1148,7 +1205,7 @@ mod x86 {
             .chunks_exact(block::TQ1_0.bytes)
             .zip(out.chunks_exact_mut(block::TQ1_0.elems))
         {
-            let d = f16_le(b, 52);
+            let d = f16c_le(b, 52);
             let tbl = _mm256_mul_ps(
                 _mm256_setr_ps(-1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0),
                 _mm256_set1_ps(d),
@@ -1163,12 +1220,40 @@ mod x86 {
                 let mut p = 1i16;
                 for n in 0..5 {
                     let t = neg_trits32(xa, splat(p));
-                    emit32_lut(&mut y[32 * n..], t, tbl);
+                    emit32_lut::<STREAM>(&mut y[32 * n..], t, tbl);
                     p *= 3;
                 }
-                emit32_lut(&mut y[160..], neg_trits32(xmm, p01), tbl);
-                emit32_lut(&mut y[192..], neg_trits32(xmm, p23), tbl);
-                emit32_lut(&mut y[224..], neg_trits32(xt, p4t), tbl);
+                emit32_lut::<STREAM>(&mut y[160..], neg_trits32(xmm, p01), tbl);
+                emit32_lut::<STREAM>(&mut y[192..], neg_trits32(xmm, p23), tbl);
+                emit32_lut::<STREAM>(&mut y[224..], neg_trits32(xt, p4t), tbl);
+            }
+        }
+    }
+
+    /// # Safety
+    /// The CPU must support AVX2 and F16C.
+    #[target_feature(enable = "avx2,f16c")]
+    pub(super) unsafe fn dequant_tq2_0<const STREAM: bool>(data: &[u8], out: &mut [f32]) {
+        let three = _mm256_set1_epi8(3);
+        for (b, y) in data
+            .chunks_exact(block::TQ2_0.bytes)
+            .zip(out.chunks_exact_mut(block::TQ2_0.elems))
+        {
+            let d = f16c_le(b, 64);
+            let tbl = _mm256_mul_ps(
+                _mm256_setr_ps(-1.0, 0.0, 1.0, 2.0, 0.0, 0.0, 0.0, 0.0),
+                _mm256_set1_ps(d),
+            );
+            // Each 32-byte half of the codes holds four 32-element runs, at bits 2l..2l+2.
+            for (qs, y) in b[0..64].chunks_exact(32).zip(y.chunks_exact_mut(128)) {
+                // SAFETY: `qs` is 32 bytes (chunks_exact); unaligned load.
+                let q = unsafe { load32(qs) };
+                for (l, y) in y.chunks_exact_mut(32).enumerate() {
+                    let sh = _mm_cvtsi32_si128(2 * l as i32);
+                    let codes = _mm256_and_si256(_mm256_srl_epi16(q, sh), three);
+                    // SAFETY: AVX2 is enabled; `y` is 32 floats (chunks_exact).
+                    unsafe { emit32_lut::<STREAM>(y, codes, tbl) };
+                }
             }
         }
     }
@@ -1176,19 +1261,23 @@ mod x86 {
     /// # Safety
     /// The CPU must support AVX2.
     #[target_feature(enable = "avx2")]
-    pub(super) unsafe fn dequant_bf16(data: &[u8], out: &mut [f32]) {
+    pub(super) unsafe fn dequant_bf16<const STREAM: bool>(data: &[u8], out: &mut [f32]) {
+        // Byte k of the result is byte `TOP[k]` of its 128-bit lane (-1: zero): each 16-bit
+        // value becomes the top half of a 32-bit lane, the low lane taking values 0-3 and the
+        // high lane (the same 16 bytes, broadcast) values 4-7. One shuffle, no shift.
+        #[rustfmt::skip]
+        let top = _mm256_setr_epi8(
+            -1, -1, 0, 1, -1, -1, 2, 3, -1, -1, 4, 5, -1, -1, 6, 7,
+            -1, -1, 8, 9, -1, -1, 10, 11, -1, -1, 12, 13, -1, -1, 14, 15,
+        );
         let n = out.len().min(data.len() / 2);
         let mut src = data[..2 * n].chunks_exact(16);
         let mut dst = out[..n].chunks_exact_mut(8);
         for (s, d) in (&mut src).zip(&mut dst) {
-            // SAFETY: `s` is 16 bytes and `d` 8 floats (chunks_exact); unaligned load and store.
-            unsafe {
-                let h = _mm256_cvtepu16_epi32(_mm_loadu_si128(s.as_ptr().cast()));
-                _mm256_storeu_ps(
-                    d.as_mut_ptr(),
-                    _mm256_castsi256_ps(_mm256_slli_epi32(h, 16)),
-                );
-            }
+            // SAFETY: `s` is 16 bytes (chunks_exact); unaligned load.
+            let h = unsafe { _mm_loadu_si128(s.as_ptr().cast()) };
+            let v = _mm256_shuffle_epi8(_mm256_broadcastsi128_si256(h), top);
+            put8::<STREAM>(d, _mm256_castsi256_ps(v));
         }
         crate::quant::float::dequant_bf16_scalar(src.remainder(), dst.into_remainder());
     }
@@ -1197,19 +1286,18 @@ mod x86 {
     /// → `kvalue * d`, stored to `y[..8]`.
     #[inline]
     #[target_feature(enable = "avx2")]
-    unsafe fn fp4x8(y: &mut [f32], q: __m128i, d: __m256) {
+    unsafe fn fp4x8<const STREAM: bool>(y: &mut [f32], q: __m128i, d: __m256) {
         assert!(y.len() >= 8);
         let table = _mm_setr_epi8(0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12);
         let v = _mm_shuffle_epi8(table, q);
         let f = _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(v));
-        // SAFETY: y has at least 8 floats (asserted).
-        unsafe { _mm256_storeu_ps(y.as_mut_ptr(), _mm256_mul_ps(f, d)) };
+        put8::<STREAM>(y, _mm256_mul_ps(f, d));
     }
 
     /// # Safety
     /// The CPU must support AVX2.
     #[target_feature(enable = "avx2")]
-    pub(super) unsafe fn dequant_mxfp4(data: &[u8], out: &mut [f32]) {
+    pub(super) unsafe fn dequant_mxfp4<const STREAM: bool>(data: &[u8], out: &mut [f32]) {
         let m4 = _mm_set1_epi8(0x0f);
         for (b, y) in data
             .chunks_exact(block::MXFP4.bytes)
@@ -1221,10 +1309,10 @@ mod x86 {
                 let q = _mm_loadu_si128(b[1..block::MXFP4.bytes].as_ptr().cast());
                 let lo = _mm_and_si128(q, m4);
                 let hi = _mm_and_si128(_mm_srli_epi16(q, 4), m4);
-                fp4x8(&mut y[0..], lo, d);
-                fp4x8(&mut y[8..], _mm_srli_si128(lo, 8), d);
-                fp4x8(&mut y[16..], hi, d);
-                fp4x8(&mut y[24..], _mm_srli_si128(hi, 8), d);
+                fp4x8::<STREAM>(&mut y[0..], lo, d);
+                fp4x8::<STREAM>(&mut y[8..], _mm_srli_si128(lo, 8), d);
+                fp4x8::<STREAM>(&mut y[16..], hi, d);
+                fp4x8::<STREAM>(&mut y[24..], _mm_srli_si128(hi, 8), d);
             }
         }
     }
@@ -1232,7 +1320,7 @@ mod x86 {
     /// # Safety
     /// The CPU must support AVX2.
     #[target_feature(enable = "avx2")]
-    pub(super) unsafe fn dequant_nvfp4(data: &[u8], out: &mut [f32]) {
+    pub(super) unsafe fn dequant_nvfp4<const STREAM: bool>(data: &[u8], out: &mut [f32]) {
         let m4 = _mm_set1_epi8(0x0f);
         for (b, y) in data
             .chunks_exact(block::NVFP4.bytes)
@@ -1245,8 +1333,8 @@ mod x86 {
                 let q = _mm_cvtsi64_si128(i64::from_le_bytes(q8));
                 // SAFETY: the ys slices are in bounds (16 floats).
                 unsafe {
-                    fp4x8(&mut ys[0..], _mm_and_si128(q, m4), d);
-                    fp4x8(&mut ys[8..], _mm_and_si128(_mm_srli_epi16(q, 4), m4), d);
+                    fp4x8::<STREAM>(&mut ys[0..], _mm_and_si128(q, m4), d);
+                    fp4x8::<STREAM>(&mut ys[8..], _mm_and_si128(_mm_srli_epi16(q, 4), m4), d);
                 }
             }
         }

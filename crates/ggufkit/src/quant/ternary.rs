@@ -55,6 +55,13 @@ pub(crate) fn dequant_tq1_0_tail(b: &[u8], y2: &mut [f32]) {
 }
 
 pub(crate) fn dequant_tq2_0(data: &[u8], out: &mut [f32]) {
+    if super::simd::dequant_tq2_0(data, out) {
+        return;
+    }
+    dequant_tq2_0_scalar(data, out);
+}
+
+pub(crate) fn dequant_tq2_0_scalar(data: &[u8], out: &mut [f32]) {
     for (b, y) in data
         .chunks_exact(block::TQ2_0.bytes)
         .zip(out.chunks_exact_mut(block::TQ2_0.elems))

@@ -68,7 +68,13 @@ fn f16_simd_matches_scalar_for_every_pattern() {
 #[test]
 fn block_simd_matches_scalar() {
     type Pair = (GgmlType, DequantFn, DequantFn);
-    let pairs: [Pair; 12] = [
+    let pairs: [Pair; 14] = [
+        (GgmlType::F32, float::dequant_f32, float::dequant_f32_scalar),
+        (
+            GgmlType::TQ2_0,
+            ternary::dequant_tq2_0,
+            ternary::dequant_tq2_0_scalar,
+        ),
         (
             GgmlType::BF16,
             float::dequant_bf16,
@@ -131,6 +137,83 @@ fn block_simd_matches_scalar() {
             scalar(&data, &mut b);
             assert!(same_bits(&a, &b), "{ty} seed {seed}");
         }
+    }
+}
+
+/// The streaming decoders (non-temporal stores) give the ordinary decoders' bits, into a 16-byte
+/// aligned output and, through their ordinary-store fallback, into one that is not.
+#[test]
+fn streamed_decoding_matches_ordinary_decoding() {
+    let mut streamed_types = 0;
+    for ty in all_types() {
+        let blocks = 37;
+        let n = blocks * ty.block_size() as usize;
+        let data = random_blocks(ty, blocks, u64::from(ty.id()) + 1000);
+        let Ok(expected) = dequantize_to_vec(ty, &data, Endian::Little) else {
+            continue;
+        };
+        let mut buf = vec![0f32; n + 8];
+        let start = buf.as_ptr().align_offset(16);
+        for offset in [start, start + 1] {
+            let out = &mut buf[offset..offset + n];
+            out.fill(f32::NAN);
+            if !simd::dequant_streamed(ty, &data, out) {
+                continue;
+            }
+            streamed_types += usize::from(offset == start);
+            assert!(same_bits(&expected, out), "{ty} at offset {offset}");
+        }
+    }
+    #[cfg(target_arch = "x86_64")]
+    if is_x86_feature_detected!("avx2") && is_x86_feature_detected!("f16c") {
+        assert_eq!(
+            streamed_types, 15,
+            "every AVX2 decoder has a streaming form"
+        );
+    }
+    let _ = streamed_types;
+}
+
+/// Outputs past the streaming threshold go through the streaming decoders, serially and in
+/// parallel, in both byte orders, with the same bits as small outputs.
+#[test]
+fn outputs_past_the_cache_decode_the_same() {
+    for ty in [
+        GgmlType::Q8_0,
+        GgmlType::BF16,
+        GgmlType::Q4_K,
+        GgmlType::F32,
+    ] {
+        // the smallest power-of-two output that streams here (at most 64 Mi floats)
+        let floats = (16..=26)
+            .map(|b| 1usize << b)
+            .find(|&n| streaming::streams(n))
+            .unwrap_or(1 << 26);
+        let blocks = floats / ty.block_size() as usize;
+        let small = random_blocks(ty, 64, u64::from(ty.id()));
+        let data: Vec<u8> = (small.iter().copied().cycle())
+            .take(blocks * ty.type_size() as usize)
+            .collect();
+        let expected = dequantize_to_vec(ty, &small, Endian::Little).unwrap();
+        let mut out = dequantize_to_vec(ty, &data, Endian::Little).unwrap();
+        assert!(
+            out.chunks(expected.len()).all(|c| same_bits(c, &expected)),
+            "{ty}"
+        );
+        out.fill(0.0);
+        dequantize_par(ty, &data, Endian::Little, &mut out).unwrap();
+        assert!(
+            out.chunks(expected.len()).all(|c| same_bits(c, &expected)),
+            "{ty} par"
+        );
+        let mut swapped = data;
+        byteswap_blocks(ty, &mut swapped).unwrap();
+        out.fill(0.0);
+        dequantize_par(ty, &swapped, Endian::Big, &mut out).unwrap();
+        assert!(
+            out.chunks(expected.len()).all(|c| same_bits(c, &expected)),
+            "{ty} big-endian"
+        );
     }
 }
 
