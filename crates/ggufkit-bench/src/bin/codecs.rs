@@ -24,8 +24,11 @@
 //! side (the parallel path against the serial one too). Inputs: valid blocks quantized by
 //! ggufkit from a smooth pseudo-random signal (`ggufkit_bench::codec_input`); the DRAM-sized
 //! input is the cache-sized one repeated. Before each dequantization table, the store ceiling:
-//! how fast one thread fills that many floats, the bound of every decoder (a share of it near
-//! 100% means the decoder waits on its stores). Without the driver it prints `SKIP:` and exits 0.
+//! how fast one thread fills that many floats with ordinary stores (a decoder near 100% of it
+//! waits on its stores; one that streams past the cache can pass it, since it does not read the
+//! lines it writes first), and the memory bandwidth of a copy on one thread and on all, against
+//! which the parallel decoder's bytes per second are put. Without the driver it prints `SKIP:`
+//! and exits 0.
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -246,9 +249,9 @@ fn dequant_one(
     })
 }
 
-/// The fastest any decoder of `n` floats can go here: Gfloat/s of filling `n` floats with a
-/// value (vector stores, nothing read), the same rounds as the decoders. Where ggml's decoder runs
-/// near it, no decoder can be much faster than ggml.
+/// How fast ordinary stores write `n` floats here: Gfloat/s of filling them with a value
+/// (vector stores, nothing read), the same rounds as the decoders. A decoder with ordinary
+/// stores cannot pass it; one with non-temporal stores can, at sizes no cache holds.
 fn store_ceiling(n: usize, o: &Opts) -> f64 {
     let mut out = vec![0f32; n];
     let fill = |out: &mut [f32]| {
@@ -260,6 +263,28 @@ fn store_ceiling(n: usize, o: &Opts) -> f64 {
         .map(|_| time_ours(reps, || fill(&mut out)))
         .collect();
     n as f64 / stat(o.best, &times).unwrap_or(f64::NAN)
+}
+
+/// The memory bandwidth a decoder on `threads` threads can use at this size: GB/s (bytes read
+/// plus bytes written) of copying `n` floats with `copy_from_slice` (the C library's `memcpy`,
+/// which streams past the cache at these sizes), the work split evenly among `threads` scoped
+/// threads; the same rounds as the decoders.
+fn copy_bandwidth(n: usize, threads: usize, o: &Opts) -> f64 {
+    let src = vec![1.5f32; n];
+    let mut dst = vec![0f32; n];
+    let part = n.div_ceil(threads.max(1));
+    let mut copy = || {
+        std::thread::scope(|s| {
+            for (d, x) in dst.chunks_mut(part).zip(src.chunks(part)) {
+                s.spawn(move || d.copy_from_slice(std::hint::black_box(x)));
+            }
+        })
+    };
+    let reps = reps_for(o.batch_ms, time_ours(1, &mut copy));
+    let times: Vec<f64> = (0..o.rounds.unwrap_or(5))
+        .map(|_| time_ours(reps, &mut copy))
+        .collect();
+    8.0 * n as f64 / stat(o.best, &times).unwrap_or(f64::NAN)
 }
 
 fn dequant_table(
@@ -285,8 +310,19 @@ fn dequant_table(
             size_name(n),
             fmt_rate(Some(ceiling), 1.0)
         );
-        println!("| type | ggml to_float | ggufkit | ratio | ggml of ceiling | ggufkit of ceiling | ggufkit par | par/1t | agree |");
-        println!("|---|---:|---:|---:|---:|---:|---:|---:|---|");
+        let bandwidth = copy_bandwidth(n, threads(), o);
+        println!(
+            "Memory bandwidth (copying {} floats, bytes read + written): {:.1} GB/s on one thread, \
+             {:.1} GB/s on {} threads; `par GB/s` is the blocks read plus the floats written per \
+             second by `dequantize_par`, `of bandwidth` its share of the {}-thread copy's.\n",
+            size_name(n),
+            copy_bandwidth(n, 1, o),
+            bandwidth,
+            threads(),
+            threads()
+        );
+        println!("| type | ggml to_float | ggufkit | ratio | ggml of ceiling | ggufkit of ceiling | ggufkit par | par/1t | par GB/s | of bandwidth | agree |");
+        println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|");
         let share = |g: Option<f64>| {
             g.map_or("—".to_string(), |g| {
                 format!("{:.0}%", 100.0 * g / ceiling)
@@ -314,8 +350,10 @@ fn dequant_table(
                 _ => "**NO** (par)",
             };
             all_agree &= r.agree != Some(false) && r.par_agree;
+            // bytes in and out per float, times Gfloat/s: GB/s
+            let par_gbs = r.par * (data.len() as f64 / n as f64 + 4.0);
             println!(
-                "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+                "| {} | {} | {} | {} | {} | {} | {} | {} | {:.1} | {:.0}% | {} |",
                 r.ty.name(),
                 fmt_rate(r.ggml, 1.0),
                 fmt_rate(Some(r.ours), 1.0),
@@ -324,6 +362,8 @@ fn dequant_table(
                 share(Some(r.ours)),
                 fmt_rate(Some(r.par), 1.0),
                 fmt_ratio(Some(r.par), Some(r.ours)),
+                par_gbs,
+                100.0 * par_gbs / bandwidth,
                 agree
             );
         }

@@ -247,14 +247,16 @@ fn par_blocks(l: &Layout, blocks: usize) -> usize {
     per_thread.max(min)
 }
 
-/// Work that one thread finishes in less than this stays on it: below it, starting a second
-/// worker and moving the output's cache lines between cores cost more than half the work saves
-/// (the fast types at 1 Mi elements ran slower on two threads: BENCHMARKS.md).
-const SERIAL_BELOW: std::time::Duration = std::time::Duration::from_micros(300);
+/// Work that one thread finishes in less than this stays on it. Handing work to rayon's pool
+/// from outside it wakes the workers and, at the end, the caller: on a virtual machine that
+/// costs 100 µs or more, and the simple types, bound by memory more than by arithmetic, gain
+/// little from a second core (BENCHMARKS.md, "Codecs against ggml").
+const SERIAL_BELOW: std::time::Duration = std::time::Duration::from_micros(600);
 
 /// [`dequantize`] on all threads of rayon's pool (same result, split into runs of blocks). The
-/// first run is decoded on the calling thread and timed: when the rest would take less than
-/// 300 µs on it, it does the rest too.
+/// first two runs are decoded on the calling thread, the second one timed (the first warms the
+/// caches and the code): when the rest would take less than 600 µs at that pace, the calling
+/// thread does the rest too.
 pub fn dequantize_par(ty: GgmlType, data: &[u8], endian: Endian, out: &mut [f32]) -> Result<()> {
     let l = layout_of(ty)?;
     if !can_dequantize(ty) {
@@ -271,8 +273,11 @@ pub fn dequantize_par(ty: GgmlType, data: &[u8], endian: Endian, out: &mut [f32]
     }
     let (first, rest) = data.split_at(task_bytes);
     let (first_out, rest_out) = out.split_at_mut(task_elems);
-    let started = std::time::Instant::now();
     decode(ty, first, endian, first_out, stream)?;
+    let (timed, rest) = rest.split_at(task_bytes.min(rest.len()));
+    let (timed_out, rest_out) = rest_out.split_at_mut(task_elems.min(rest_out.len()));
+    let started = std::time::Instant::now();
+    decode(ty, timed, endian, timed_out, stream)?;
     let tasks_left = u32::try_from(rest.len().div_ceil(task_bytes)).unwrap_or(u32::MAX);
     if started.elapsed().saturating_mul(tasks_left) < SERIAL_BELOW {
         return decode(ty, rest, endian, rest_out, stream);
