@@ -265,20 +265,23 @@ fn store_ceiling(n: usize, o: &Opts) -> f64 {
     n as f64 / stat(o.best, &times).unwrap_or(f64::NAN)
 }
 
-/// The memory bandwidth a decoder on `threads` threads can use at this size: GB/s (bytes read
-/// plus bytes written) of copying `n` floats with `copy_from_slice` (the C library's `memcpy`,
-/// which streams past the cache at these sizes), the work split evenly among `threads` scoped
-/// threads; the same rounds as the decoders.
-fn copy_bandwidth(n: usize, threads: usize, o: &Opts) -> f64 {
+/// The memory bandwidth a decoder can use at this size: GB/s (bytes read plus bytes written)
+/// of copying `n` floats with `copy_from_slice` (the C library's `memcpy`, which streams past
+/// the cache at large sizes), on the calling thread alone or, with `parallel`, split among the
+/// threads of rayon's pool as `dequantize_par` splits its work; the same rounds as the decoders.
+fn copy_bandwidth(n: usize, parallel: bool, o: &Opts) -> f64 {
+    use rayon::prelude::*;
     let src = vec![1.5f32; n];
     let mut dst = vec![0f32; n];
-    let part = n.div_ceil(threads.max(1));
+    let part = n.div_ceil(rayon::current_num_threads().max(1));
     let mut copy = || {
-        std::thread::scope(|s| {
-            for (d, x) in dst.chunks_mut(part).zip(src.chunks(part)) {
-                s.spawn(move || d.copy_from_slice(std::hint::black_box(x)));
-            }
-        })
+        if parallel {
+            dst.par_chunks_mut(part)
+                .zip(src.par_chunks(part))
+                .for_each(|(d, x)| d.copy_from_slice(std::hint::black_box(x)));
+        } else {
+            dst.copy_from_slice(std::hint::black_box(&src));
+        }
     };
     let reps = reps_for(o.batch_ms, time_ours(1, &mut copy));
     let times: Vec<f64> = (0..o.rounds.unwrap_or(5))
@@ -310,13 +313,13 @@ fn dequant_table(
             size_name(n),
             fmt_rate(Some(ceiling), 1.0)
         );
-        let bandwidth = copy_bandwidth(n, threads(), o);
+        let bandwidth = copy_bandwidth(n, true, o);
         println!(
             "Memory bandwidth (copying {} floats, bytes read + written): {:.1} GB/s on one thread, \
              {:.1} GB/s on {} threads; `par GB/s` is the blocks read plus the floats written per \
              second by `dequantize_par`, `of bandwidth` its share of the {}-thread copy's.\n",
             size_name(n),
-            copy_bandwidth(n, 1, o),
+            copy_bandwidth(n, false, o),
             bandwidth,
             threads(),
             threads()
