@@ -267,8 +267,9 @@ pub fn dequantize_par(ty: GgmlType, data: &[u8], endian: Endian, out: &mut [f32]
     let (task_bytes, task_elems) = (nb * l.block_bytes, nb * l.block_elems);
     // whether the output bypasses the cache depends on the whole output, not on a task's part
     let stream = streaming::streams(out.len());
-    if task_bytes >= data.len() {
-        // one task: no pool round trip
+    if task_bytes >= data.len() || rayon::current_num_threads() <= 1 {
+        // one task, or one thread to run them: no pool round trip (it would wake a sleeping
+        // worker and leave the calling thread waiting for it)
         return decode(ty, data, endian, out, stream);
     }
     let (first, rest) = data.split_at(task_bytes);
