@@ -36,8 +36,24 @@ pub(crate) struct Lattice<const N: usize> {
     /// Grid index of each lattice code, or -1 when the code is not on the grid.
     map: Vec<i32>,
     /// Neighbour lists of the off-grid codes, filled on first use.
-    near: Vec<OnceLock<Box<[u16]>>>,
+    near: Vec<OnceLock<Neighbours>>,
 }
+
+/// The neighbour list of one off-grid code: grid indices in ggml's order, and their levels
+/// transposed in runs of eight neighbours (`runs[8 * (N * r + i) + lane]` is level `i` of
+/// neighbour `8 r + lane`; the last run is padded with the last neighbour), so that
+/// [`super::simd::nearest_neighbour`] computes eight distances side by side.
+pub(crate) struct Neighbours {
+    pub(crate) index: Vec<u16>,
+    pub(crate) runs: Vec<u8>,
+}
+
+/// Values of the levels of a lattice for the distance searches: `table[l]` for level `l`
+/// (`2l + 1` for iq2/iq3, iq1's `xx[min(l, 2)]`), eight entries so any level of 3 bits has one.
+pub(crate) type LevelTable = [f32; 8];
+
+/// The levels `2l + 1` of iq2/iq3 as floats.
+const ODD_LEVELS: LevelTable = [1.0, 3.0, 5.0, 7.0, 9.0, 11.0, 13.0, 15.0];
 
 impl<const N: usize> Lattice<N> {
     fn new(grid: Vec<[u8; N]>, bits: u32, nwant: usize) -> Self {
@@ -93,9 +109,13 @@ impl<const N: usize> Lattice<N> {
     /// The grid points nearest to the lattice point `code`: every point whose squared distance is
     /// one of the `nwant` smallest distances, in increasing (distance, index) order, which is the
     /// order of ggml's qsort with `iq2_compare_func` / `iq3_compare_func`.
-    fn neighbours(&self, code: usize) -> &[u16] {
+    fn neighbours(&self, code: usize) -> &Neighbours {
+        static EMPTY: Neighbours = Neighbours {
+            index: Vec::new(),
+            runs: Vec::new(),
+        };
         let Some(slot) = self.near.get(code) else {
-            return &[];
+            return &EMPTY;
         };
         slot.get_or_init(|| {
             let mask = (1usize << self.bits) - 1;
@@ -132,8 +152,64 @@ impl<const N: usize> Lattice<N> {
                 .map(|j| j as u16)
                 .collect();
             list.sort_by_key(|&j| (d2[usize::from(j)], j));
-            list.into_boxed_slice()
+            let nruns = list.len().div_ceil(8);
+            let mut runs = vec![0u8; 8 * N * nruns];
+            for r in 0..nruns {
+                for lane in 0..8 {
+                    let j = list[(8 * r + lane).min(list.len() - 1)];
+                    let g = self.levels(j);
+                    for i in 0..N {
+                        runs[8 * (N * r + i) + lane] = g[i];
+                    }
+                }
+            }
+            Neighbours { index: list, runs }
         })
+    }
+
+    /// Position in `code`'s neighbour list of the one minimising
+    /// `sum w * (scale * table[l] - x)^2` (summed in element order; the first on ties, never a
+    /// NaN distance nor one of `f32::MAX` or more), with AVX2 when the CPU has it.
+    fn nearest(
+        &self,
+        nb: &Neighbours,
+        table: &LevelTable,
+        x: &[f32],
+        w: &[f32],
+        scale: f32,
+    ) -> Option<usize> {
+        let mut best = None;
+        if super::simd::nearest_neighbour::<N>(nb, table, x, w, scale, &mut best) {
+            return best;
+        }
+        self.nearest_scalar(nb, table, x, w, scale)
+    }
+
+    /// [`Self::nearest`] in scalar code, neighbour after neighbour, as ggml scans them.
+    fn nearest_scalar(
+        &self,
+        nb: &Neighbours,
+        table: &LevelTable,
+        x: &[f32],
+        w: &[f32],
+        scale: f32,
+    ) -> Option<usize> {
+        let (x, w) = (&x[..N], &w[..N]);
+        let mut best_d2 = f32::MAX;
+        let mut best = None;
+        for (at, &j) in nb.index.iter().enumerate() {
+            let g = self.levels(j);
+            let mut d2 = 0.0f32;
+            for i in 0..N {
+                let diff = scale * table[usize::from(g[i] & 7)] - x[i];
+                d2 += w[i] * diff * diff;
+            }
+            if d2 < best_d2 {
+                best_d2 = d2;
+                best = Some(at);
+            }
+        }
+        best
     }
 }
 
@@ -228,23 +304,9 @@ pub(super) fn best_neighbour<const N: usize>(
     l_out: &mut [u8],
 ) -> u16 {
     let nb = lat.neighbours(code);
-    let mut best_d2 = f32::MAX;
-    let mut best = None;
-    for &j in nb {
-        let g = lat.levels(j);
-        let mut d2 = 0.0f32;
-        for i in 0..N {
-            let q = f32::from(2 * g[i] + 1);
-            let diff = scale * q - xval[i];
-            d2 += waux[i] * diff * diff;
-        }
-        if d2 < best_d2 {
-            best_d2 = d2;
-            best = Some(j);
-        }
-    }
+    let best = lat.nearest(nb, &ODD_LEVELS, xval, waux, scale);
     // ggml asserts here (only reachable with non-finite input): take the nearest point instead.
-    let gi = best.or_else(|| nb.first().copied()).unwrap_or(0);
+    let gi = nb.index.get(best.unwrap_or(0)).copied().unwrap_or(0);
     let g = lat.levels(gi);
     l_out[..N].copy_from_slice(&g);
     gi
@@ -676,37 +738,27 @@ pub(super) fn iq1_best_neighbour(
     scale: f32,
     xx: &[f32; 3],
 ) -> u16 {
-    let d2_of = |g: &[u8; 8]| {
-        let mut d2 = 0.0f32;
-        for j in 0..8 {
-            let q = xx[usize::from(g[j].min(2))];
-            let diff = scale * q - xb[j];
-            d2 += weight[j] * diff * diff;
-        }
-        d2
-    };
+    let table: LevelTable = std::array::from_fn(|l| xx[l.min(2)]);
+    let nb = lat.neighbours(code);
+    if let Some(at) = lat.nearest(nb, &table, xb, weight, scale) {
+        return nb.index.get(at).copied().unwrap_or(0);
+    }
+    // Only reached when every distance overflows (ggml then scans the whole grid, reading past
+    // its input, and aborts in practice): scan the whole grid with the intended values.
     let mut best_score = f32::MAX;
     let mut best = None;
-    let nb = lat.neighbours(code);
-    for &j in nb {
-        let d2 = d2_of(&lat.levels(j));
+    for (i, g) in lat.grid.iter().enumerate() {
+        let mut d2 = 0.0f32;
+        for j in 0..8 {
+            let diff = scale * table[usize::from(g[j] & 7)] - xb[j];
+            d2 += weight[j] * diff * diff;
+        }
         if d2 < best_score {
             best_score = d2;
-            best = Some(j);
+            best = Some(i as u16);
         }
     }
-    if best.is_none() {
-        // Only reached when every distance overflows (ggml then scans the whole grid, reading
-        // past its input, and aborts in practice): scan the whole grid with the intended values.
-        for (i, g) in lat.grid.iter().enumerate() {
-            let d2 = d2_of(g);
-            if d2 < best_score {
-                best_score = d2;
-                best = Some(i as u16);
-            }
-        }
-    }
-    best.or_else(|| nb.first().copied()).unwrap_or(0)
+    best.or_else(|| nb.index.first().copied()).unwrap_or(0)
 }
 
 /// The value table of a 8-value half of an iq1_m group for shift `k` (ggml's `xx`).
@@ -1001,7 +1053,10 @@ mod tests {
             if lat.index(code).is_some() {
                 continue;
             }
-            assert_eq!(lat.neighbours(code), &brute_neighbours(lat, code)[..]);
+            assert_eq!(
+                &lat.neighbours(code).index[..],
+                &brute_neighbours(lat, code)[..]
+            );
             checked += 1;
         }
         assert!(checked > 10);
@@ -1026,6 +1081,80 @@ mod tests {
             .map(|i| Lattice::<4>::code_of(3, &l.grid[i]))
             .collect();
         assert_eq!(codes, [0, 1, 2, 5]);
+    }
+
+    /// Groups of `N` values of one kind each (smooth, exact ties and both zeros, all zero, tiny,
+    /// huge, mixed magnitudes), no NaN, and weights of one kind (varied, with zeros, all zero,
+    /// tiny, huge).
+    fn groups<const N: usize>(seed: u64, count: usize) -> Vec<([f32; N], [f32; N])> {
+        let mut rng = crate::quant::tests::Rng::new(seed);
+        let mut unit = move || (rng.next_u64() >> 40) as f32 / (1u64 << 24) as f32;
+        (0..count)
+            .map(|g| {
+                let kind = g % 7;
+                let x: [f32; N] = std::array::from_fn(|i| {
+                    let u = unit() - 0.5;
+                    match kind {
+                        0 => ((g * N + i) as f32 * 0.37).sin() + 0.3 * u,
+                        1 => [0.0, -0.0, 0.5, -0.5, 1.0][(u * 10.0).abs() as usize % 5],
+                        2 => 0.0,
+                        3 => u * 1e-30,
+                        4 => u * 3e18,
+                        5 => u * 10f32.powi((i % 9) as i32 * 4 - 16),
+                        _ => u,
+                    }
+                });
+                let w: [f32; N] = std::array::from_fn(|i| {
+                    let u = unit();
+                    match g % 5 {
+                        0 => u,
+                        1 => {
+                            if i % 3 == 0 {
+                                0.0
+                            } else {
+                                u
+                            }
+                        }
+                        2 => 0.0,
+                        3 => u * 1e-35,
+                        _ => u * 1e30,
+                    }
+                });
+                (x, w)
+            })
+            .collect()
+    }
+
+    /// The neighbour search (AVX2 when the CPU has it) against the scalar scan, on off-grid codes
+    /// of every lattice shape, with iq2/iq3's odd levels and iq1's value tables.
+    fn check_nearest<const N: usize>(lat: &Lattice<N>, seed: u64) {
+        let mut rng = crate::quant::tests::Rng::new(seed);
+        let iq1: LevelTable = std::array::from_fn(|l| X_M[l.min(2)]);
+        for (g, (x, w)) in groups::<N>(seed, 600).into_iter().enumerate() {
+            let code = loop {
+                let c = (rng.next_u64() % lat.map.len() as u64) as usize;
+                if lat.index(c).is_none() {
+                    break c;
+                }
+            };
+            let nb = lat.neighbours(code);
+            let scale = [0.0, 1e-3, 0.37, 2.5, 1e20][g % 5];
+            for table in [&ODD_LEVELS, &iq1] {
+                assert_eq!(
+                    lat.nearest(nb, table, &x, &w, scale),
+                    lat.nearest_scalar(nb, table, &x, &w, scale),
+                    "code {code} {x:?} {w:?} {scale}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn nearest_neighbour_simd_matches_scalar() {
+        check_nearest(iq1s_lattice(), 5);
+        check_nearest(iq2xxs_lattice(), 6);
+        check_nearest(iq3xxs_lattice(), 7);
+        check_nearest(iq3s_lattice(), 8);
     }
 
     #[test]

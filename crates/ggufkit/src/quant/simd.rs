@@ -155,6 +155,27 @@ pub(crate) fn requant_groups16(x: &[f32], d: &[f32; 16], lo: i32, hi: i32, l: &m
     false
 }
 
+/// The lattice quantizers' neighbour search with AVX2 (`Lattice::nearest`): the distances of
+/// eight neighbours side by side, each lane summing `w * (scale * table[l] - x)^2` in element
+/// order, and the first smallest kept. Writes the neighbour's position to `best`.
+pub(crate) fn nearest_neighbour<const N: usize>(
+    nb: &super::iq_quant::Neighbours,
+    table: &super::iq_quant::LevelTable,
+    x: &[f32],
+    w: &[f32],
+    scale: f32,
+    best: &mut Option<usize>,
+) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    if x86::has_avx2() {
+        // SAFETY: the CPU supports AVX2 (checked just above).
+        *best = unsafe { x86::nearest_neighbour::<N>(nb, table, x, w, scale) };
+        return true;
+    }
+    let _ = (nb, table, x, w, scale, best);
+    false
+}
+
 /// q4_0 blocks with AVX2 (+F16C not needed: the scale is converted by scalar code).
 pub(crate) fn dequant_q4_0(data: &[u8], out: &mut [f32]) -> bool {
     #[cfg(target_arch = "x86_64")]
@@ -292,6 +313,67 @@ mod x86 {
             _mm256_and_si256(t, _mm256_set1_epi32(0x007f_ffff)),
             _mm256_set1_epi32(0x0040_0000),
         )
+    }
+
+    /// # Safety
+    /// The CPU must support AVX2.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn nearest_neighbour<const N: usize>(
+        nb: &crate::quant::iq_quant::Neighbours,
+        table: &crate::quant::iq_quant::LevelTable,
+        x: &[f32],
+        w: &[f32],
+        scale: f32,
+    ) -> Option<usize> {
+        let (x, w) = (&x[..N], &w[..N]);
+        let tab = load8(table);
+        let vs = _mm256_set1_ps(scale);
+        let xv: [__m256; N] = std::array::from_fn(|i| _mm256_set1_ps(x[i]));
+        let wv: [__m256; N] = std::array::from_fn(|i| _mm256_set1_ps(w[i]));
+        // per lane: the smallest distance so far (strictly smaller replaces) and its run
+        let mut best_d2 = _mm256_set1_ps(f32::MAX);
+        let mut best_run = _mm256_setzero_si256();
+        for (r, run) in nb.runs.chunks_exact(8 * N).enumerate() {
+            let mut d2 = _mm256_setzero_ps();
+            for i in 0..N {
+                let mut b = [0u8; 8];
+                b.copy_from_slice(&run[8 * i..8 * i + 8]);
+                let l = _mm256_cvtepu8_epi32(_mm_cvtsi64_si128(i64::from_le_bytes(b)));
+                let q = _mm256_permutevar8x32_ps(tab, l);
+                let diff = _mm256_sub_ps(_mm256_mul_ps(vs, q), xv[i]);
+                d2 = _mm256_add_ps(d2, _mm256_mul_ps(_mm256_mul_ps(wv[i], diff), diff));
+            }
+            let lt = _mm256_cmp_ps::<_CMP_LT_OQ>(d2, best_d2);
+            best_d2 = _mm256_blendv_ps(best_d2, d2, lt);
+            best_run = _mm256_blendv_epi8(
+                best_run,
+                _mm256_set1_epi32(r as i32),
+                _mm256_castps_si256(lt),
+            );
+        }
+        let mut d2 = [0f32; 8];
+        let mut run = [0i32; 8];
+        store8(&mut d2, best_d2);
+        // SAFETY: `run` is 8 i32 (32 bytes); unaligned store.
+        unsafe { _mm256_storeu_si256(run.as_mut_ptr().cast(), best_run) };
+        // the lanes' first minima; across lanes, the smallest distance, then the first position
+        let mut best: Option<(f32, usize)> = None;
+        for lane in 0..8 {
+            // a lane still at f32::MAX never took a distance (those taken are below it, not NaN)
+            if d2[lane] == f32::MAX {
+                continue;
+            }
+            let at = 8 * run[lane] as usize + lane;
+            let better = match best {
+                None => true,
+                Some((bd, bat)) => d2[lane] < bd || (d2[lane] == bd && at < bat),
+            };
+            if better {
+                best = Some((d2[lane], at));
+            }
+        }
+        // a padding lane repeats the last neighbour, which comes first on the tie
+        best.map(|(_, at)| at.min(nb.index.len().saturating_sub(1)))
     }
 
     /// # Safety
