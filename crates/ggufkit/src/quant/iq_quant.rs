@@ -12,8 +12,9 @@
 //! computing them on demand gives the same lists ggml builds up front).
 //!
 //! Floating point follows ggml's operation order exactly (products left to right, no fused
-//! multiply-add, sums in index order); ggml's `qsort` in iq1_m is glibc 2.36's stable merge sort
-//! and is reproduced as such. Where ggml would abort (a `GGML_ASSERT` on non-finite input), these
+//! multiply-add, sums in index order); ggml's `qsort` in iq1_m is glibc 2.36's stable merge sort,
+//! whose order is computed by ranks (and by the merge sort itself when NaN makes the comparator
+//! inconsistent). Where ggml would abort (a `GGML_ASSERT` on non-finite input), these
 //! functions fall back to a valid grid point instead and never panic.
 
 #![forbid(unsafe_code)]
@@ -772,16 +773,149 @@ fn iq1m_values(shift: u8, half: usize) -> &'static [f32; 3] {
     }
 }
 
+/// ggml's running choice of the best split in its search order: a candidate with sums
+/// `(sumqx, sumq2)` wins when `sumq2 > 0 && sumqx^2 > score * sumq2`; the winner's scale, score
+/// and position `(i1, i2, k)`.
+pub(crate) struct SplitPick {
+    pub(crate) score: f32,
+    pub(crate) scale: f32,
+    pub(crate) at: Option<(usize, usize, usize)>,
+}
+
+impl SplitPick {
+    pub(super) fn new(scale: f32) -> Self {
+        SplitPick {
+            score: -f32::MAX,
+            scale,
+            at: None,
+        }
+    }
+
+    /// Offers the next candidate in ggml's order.
+    #[inline(always)]
+    pub(crate) fn offer(&mut self, sumqx: f32, sumq2: f32, at: (usize, usize, usize)) {
+        if sumq2 > 0.0 && sumqx * sumqx > self.score * sumq2 {
+            self.scale = sumqx / sumq2;
+            self.score = self.scale * sumqx;
+            self.at = Some(at);
+        }
+    }
+}
+
+/// The stable ascending order of `x` (indices), as glibc's merge sort with ggml's comparator
+/// gives it: without NaN, each element's place is the number of smaller elements plus the equal
+/// ones before it (any stable sort agrees there); with NaN, the merge sort itself.
+pub(super) fn sorted_order<const N: usize>(x: &[f32; N]) -> [u8; N] {
+    let mut order = [0u8; N];
+    if x.iter().any(|v| v.is_nan()) {
+        let mut pairs: [(f32, u8); N] = std::array::from_fn(|j| (x[j], j as u8));
+        glibc_msort(&mut pairs, &mut Vec::with_capacity(N));
+        for (o, p) in order.iter_mut().zip(&pairs) {
+            *o = p.1;
+        }
+        return order;
+    }
+    for (i, &xi) in x.iter().enumerate() {
+        let mut rank = 0usize;
+        for (j, &xj) in x.iter().enumerate() {
+            rank += usize::from(xj < xi) + usize::from(xj == xi && j < i);
+        }
+        order[rank % N] = i as u8;
+    }
+    order
+}
+
+/// `x_p[0]^2 - x_p[1]^2` and the like: iq1_m's per-half sums of squares of a split are
+/// `W v2^2 + W[i1] c1 + W[i2] c2` (see [`Iq1mSplits`]).
+pub(crate) const IQ1M_CP1: f32 = X_P[0] * X_P[0] - X_P[1] * X_P[1];
+pub(crate) const IQ1M_CP2: f32 = X_P[1] * X_P[1] - X_P[2] * X_P[2];
+pub(crate) const IQ1M_CM1: f32 = X_M[0] * X_M[0] - X_M[1] * X_M[1];
+pub(crate) const IQ1M_CM2: f32 = X_M[1] * X_M[1] - X_M[2] * X_M[2];
+
+/// The prefix sums of one sorted 16-value iq1_m group, per half: of `w x` (`px`) and of `w`
+/// (`pw`), `px[h][j]` over the `j` smallest values; zero beyond 16 so vectors of eight load
+/// whole.
+pub(crate) struct Iq1mSplits {
+    pub(crate) px: [[f32; 24]; 2],
+    pub(crate) pw: [[f32; 24]; 2],
+}
+
+impl Iq1mSplits {
+    /// The sums of the group `xb` with weights `weight`, sorted in `order`.
+    fn new(xb: &[f32; 16], weight: &[f32; 16], order: &[u8; 16]) -> Self {
+        let mut sp = Iq1mSplits {
+            px: [[0f32; 24]; 2],
+            pw: [[0f32; 24]; 2],
+        };
+        for (j, &i) in order.iter().enumerate() {
+            let i = usize::from(i) % 16;
+            let h = usize::from(i >= 8);
+            sp.px[h][j + 1] = sp.px[h][j] + weight[i] * xb[i];
+            sp.px[1 - h][j + 1] = sp.px[1 - h][j];
+            sp.pw[h][j + 1] = sp.pw[h][j] + weight[i];
+            sp.pw[1 - h][j + 1] = sp.pw[1 - h][j];
+        }
+        sp
+    }
+
+    /// ggml's search over the splits `i1 <= i2` and the four shifts `k`, in its order, with the
+    /// per-half prefix sums (the form of `quantize_row_iq1_m_impl` since llama.cpp b6xxx): since
+    /// the three values of `x_p` and `x_m` are one apart, the weighted sums of a split `(i1, i2)`
+    /// are `T * v2 - P[i1] - P[i2]` and `W * v2^2 + W[i1] c1 + W[i2] c2`. These round
+    /// differently from summing every element, and on inputs with exact ties (f16-rounded
+    /// values) the two forms pick different splits, so the same form is kept here.
+    fn search(&self, pick: &mut SplitPick) {
+        if !super::simd::iq1m_splits(self, pick) {
+            self.search_scalar(pick);
+        }
+    }
+
+    /// [`Self::search`] candidate after candidate.
+    pub(crate) fn search_scalar(&self, pick: &mut SplitPick) {
+        const BS: usize = 16;
+        let (px, pw) = (&self.px, &self.pw);
+        let txs = [px[0][BS], px[1][BS]];
+        let tws = [pw[0][BS], pw[1][BS]];
+        let (p2, m2) = (X_P[2], X_M[2]);
+        for i1 in 0..=BS {
+            for i2 in i1..=BS {
+                let mut qx_p = [0f32; 2];
+                let mut qx_m = [0f32; 2];
+                let mut q2_p = [0f32; 2];
+                let mut q2_m = [0f32; 2];
+                for h in 0..2 {
+                    let sx = px[h][i1] + px[h][i2];
+                    qx_p[h] = txs[h] * p2 - sx;
+                    qx_m[h] = txs[h] * m2 - sx;
+                    q2_p[h] = tws[h] * p2 * p2 + pw[h][i1] * IQ1M_CP1 + pw[h][i2] * IQ1M_CP2;
+                    q2_m[h] = tws[h] * m2 * m2 + pw[h][i1] * IQ1M_CM1 + pw[h][i2] * IQ1M_CM2;
+                }
+                // Shift k: the first half uses x_p for k < 2, the second half for even k.
+                let sumqx = [
+                    qx_p[0] + qx_p[1],
+                    qx_p[0] + qx_m[1],
+                    qx_m[0] + qx_p[1],
+                    qx_m[0] + qx_m[1],
+                ];
+                let sumq2 = [
+                    q2_p[0] + q2_p[1],
+                    q2_p[0] + q2_m[1],
+                    q2_m[0] + q2_p[1],
+                    q2_m[0] + q2_m[1],
+                ];
+                for k in 0..4 {
+                    pick.offer(sumqx[k], sumq2[k], (i1, i2, k));
+                }
+            }
+        }
+    }
+}
+
 /// Scale search of one 16-value group with weights `weight`: `(scale, shift, [index0, index1])`,
 /// or `None` for a zero group.
-///
-/// The split search uses ggml's per-half prefix sums (the form of `quantize_row_iq1_m_impl` since
-/// llama.cpp b6xxx): since the three values of `x_p` and `x_m` are one apart, the weighted sums of
-/// a split `(i1, i2)` are `T * v2 - P[i1] - P[i2]` and `W * v2^2 + W[i1] c1 + W[i2] c2`. These
-/// round differently from summing every element, and on inputs with exact ties (f16-rounded
-/// values) the two forms pick different splits, so the same form is kept here.
 fn iq1m_group(lat: &Lattice<8>, xb: &[f32], weight: &[f32; 16]) -> Option<(f32, u8, [u16; 2])> {
     const BS: usize = 16;
+    let xb: &[f32; BS] = xb.try_into().ok()?;
     let mut max = xb[0].abs();
     for &v in &xb[1..] {
         max = fmax_c(max, v.abs());
@@ -789,68 +923,13 @@ fn iq1m_group(lat: &Lattice<8>, xb: &[f32], weight: &[f32; 16]) -> Option<(f32, 
     if max < 1e-7 {
         return None;
     }
-    let mut pairs: [(f32, u8); BS] = std::array::from_fn(|j| (xb[j], j as u8));
-    let mut tmp = Vec::with_capacity(BS);
-    glibc_msort(&mut pairs, &mut tmp);
-    // Prefix sums of w*x and w over the sorted values, one pair per half of the group.
-    let mut px = [[0f32; BS + 1]; 2];
-    let mut pw = [[0f32; BS + 1]; 2];
-    for (j, &(_, i)) in pairs.iter().enumerate() {
-        let i = usize::from(i);
-        let h = usize::from(i >= BS / 2);
-        px[h][j + 1] = px[h][j] + weight[i] * xb[i];
-        px[1 - h][j + 1] = px[1 - h][j];
-        pw[h][j + 1] = pw[h][j] + weight[i];
-        pw[1 - h][j + 1] = pw[1 - h][j];
-    }
-    let txs = [px[0][BS], px[1][BS]];
-    let tws = [pw[0][BS], pw[1][BS]];
-    let (p2, m2) = (X_P[2], X_M[2]);
-    let cp1 = X_P[0] * X_P[0] - X_P[1] * X_P[1];
-    let cp2 = X_P[1] * X_P[1] - X_P[2] * X_P[2];
-    let cm1 = X_M[0] * X_M[0] - X_M[1] * X_M[1];
-    let cm2 = X_M[1] * X_M[1] - X_M[2] * X_M[2];
-    let mut best_score = -f32::MAX;
-    let mut scale = max;
-    let mut best: Option<(usize, usize, usize)> = None;
-    for i1 in 0..=BS {
-        for i2 in i1..=BS {
-            let mut qx_p = [0f32; 2];
-            let mut qx_m = [0f32; 2];
-            let mut q2_p = [0f32; 2];
-            let mut q2_m = [0f32; 2];
-            for h in 0..2 {
-                let sx = px[h][i1] + px[h][i2];
-                qx_p[h] = txs[h] * p2 - sx;
-                qx_m[h] = txs[h] * m2 - sx;
-                q2_p[h] = tws[h] * p2 * p2 + pw[h][i1] * cp1 + pw[h][i2] * cp2;
-                q2_m[h] = tws[h] * m2 * m2 + pw[h][i1] * cm1 + pw[h][i2] * cm2;
-            }
-            // Shift k: the first half uses x_p for k < 2, the second half for even k.
-            let sumqx = [
-                qx_p[0] + qx_p[1],
-                qx_p[0] + qx_m[1],
-                qx_m[0] + qx_p[1],
-                qx_m[0] + qx_m[1],
-            ];
-            let sumq2 = [
-                q2_p[0] + q2_p[1],
-                q2_p[0] + q2_m[1],
-                q2_m[0] + q2_p[1],
-                q2_m[0] + q2_m[1],
-            ];
-            for k in 0..4 {
-                if sumq2[k] > 0.0 && sumqx[k] * sumqx[k] > best_score * sumq2[k] {
-                    scale = sumqx[k] / sumq2[k];
-                    best_score = scale * sumqx[k];
-                    best = Some((i1, i2, k));
-                }
-            }
-        }
-    }
-    let (i1, i2, mut best_k) = best?;
+    let order = sorted_order(xb);
+    let mut pick = SplitPick::new(max);
+    Iq1mSplits::new(xb, weight, &order).search(&mut pick);
+    let mut scale = pick.scale;
+    let (i1, i2, mut best_k) = pick.at?;
     let mut l = [0u8; BS];
-    for (j, &(_, i)) in pairs.iter().enumerate() {
+    for (j, &i) in order.iter().enumerate() {
         l[usize::from(i)] = if j < i1 {
             0
         } else if j < i2 {
@@ -1125,6 +1204,31 @@ mod tests {
             .collect()
     }
 
+    fn same_pick(a: &SplitPick, b: &SplitPick) -> bool {
+        a.at == b.at
+            && a.score.to_bits() == b.score.to_bits()
+            && a.scale.to_bits() == b.scale.to_bits()
+    }
+
+    #[test]
+    fn split_searches_simd_match_scalar() {
+        use crate::quant::iq2_quant::Iq1sSplits;
+        for (x, w) in groups::<16>(3, 700) {
+            let sp = Iq1mSplits::new(&x, &w, &sorted_order(&x));
+            let (mut a, mut b) = (SplitPick::new(1.0), SplitPick::new(1.0));
+            sp.search(&mut a);
+            sp.search_scalar(&mut b);
+            assert!(same_pick(&a, &b), "iq1_m {x:?} {w:?}");
+        }
+        for (x, w) in groups::<32>(4, 700) {
+            let sp = Iq1sSplits::new(&x, &w, &sorted_order(&x));
+            let (mut a, mut b) = (SplitPick::new(1.0), SplitPick::new(1.0));
+            sp.search(&mut a);
+            sp.search_scalar(&mut b);
+            assert!(same_pick(&a, &b), "iq1_s {x:?} {w:?}");
+        }
+    }
+
     /// The neighbour search (AVX2 when the CPU has it) against the scalar scan, on off-grid codes
     /// of every lattice shape, with iq2/iq3's odd levels and iq1's value tables.
     fn check_nearest<const N: usize>(lat: &Lattice<N>, seed: u64) {
@@ -1155,6 +1259,16 @@ mod tests {
         check_nearest(iq2xxs_lattice(), 6);
         check_nearest(iq3xxs_lattice(), 7);
         check_nearest(iq3s_lattice(), 8);
+    }
+
+    #[test]
+    fn sorted_order_matches_msort() {
+        for (x, _) in groups::<32>(9, 300) {
+            let mut pairs: [(f32, u8); 32] = std::array::from_fn(|j| (x[j], j as u8));
+            glibc_msort(&mut pairs, &mut Vec::new());
+            let want: Vec<u8> = pairs.iter().map(|p| p.1).collect();
+            assert_eq!(sorted_order(&x).to_vec(), want, "{x:?}");
+        }
     }
 
     #[test]
