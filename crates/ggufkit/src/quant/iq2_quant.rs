@@ -10,8 +10,8 @@
 
 use super::float::put_f16;
 use super::iq_quant::{
-    best_neighbour, block_sigma2, glibc_msort, iq1_best_neighbour, iq1s_lattice, iq2xs_lattice,
-    iq2xxs_lattice, sums_odd, GridSearch, Lattice,
+    best_neighbour, block_sigma2, iq1_best_neighbour, iq1s_lattice, iq2xs_lattice, iq2xxs_lattice,
+    sorted_order, sums_odd, GridSearch, Lattice, SplitPick,
 };
 use super::layout::{block, QK_K};
 use super::weighted::make_qp_quants;
@@ -256,10 +256,63 @@ const IQ1S_DELTA: f32 = 0.125;
 const X_P: [f32; 3] = [-1.0 + IQ1S_DELTA, IQ1S_DELTA, 1.0 + IQ1S_DELTA];
 const X_M: [f32; 3] = [-1.0 - IQ1S_DELTA, -IQ1S_DELTA, 1.0 - IQ1S_DELTA];
 
+/// The prefix sums of one sorted 32-value iq1_s group: of `w x` (`sumx`) and of `w` (`sumw`),
+/// `sumx[j]` over the `j` smallest values; zero beyond 32 so vectors of eight load whole.
+pub(crate) struct Iq1sSplits {
+    pub(crate) sumx: [f32; 40],
+    pub(crate) sumw: [f32; 40],
+}
+
+/// iq1_s's value tables in ggml's search order: `x_p` (shift +1), then `x_m` (shift -1).
+pub(crate) const IQ1S_VALUES: [[f32; 3]; 2] = [X_P, X_M];
+
+impl Iq1sSplits {
+    /// The sums of the group `xb` with weights `weight`, sorted in `order`.
+    pub(super) fn new(xb: &[f32; 32], weight: &[f32; 32], order: &[u8; 32]) -> Self {
+        let mut sp = Iq1sSplits {
+            sumx: [0f32; 40],
+            sumw: [0f32; 40],
+        };
+        for (j, &i) in order.iter().enumerate() {
+            let i = usize::from(i) % 32;
+            sp.sumx[j + 1] = sp.sumx[j] + weight[i] * xb[i];
+            sp.sumw[j + 1] = sp.sumw[j] + weight[i];
+        }
+        sp
+    }
+
+    /// ggml's search over the splits `i1 <= i2` and the two value tables, in its order.
+    pub(super) fn search(&self, pick: &mut SplitPick) {
+        if !super::simd::iq1s_splits(self, pick) {
+            self.search_scalar(pick);
+        }
+    }
+
+    /// [`Self::search`] candidate after candidate.
+    pub(crate) fn search_scalar(&self, pick: &mut SplitPick) {
+        const BS: usize = 32;
+        let (sumx, sumw) = (&self.sumx, &self.sumw);
+        for i1 in 0..=BS {
+            for i2 in i1..=BS {
+                for (k, v) in IQ1S_VALUES.iter().enumerate() {
+                    let sumqx = (sumx[i1] - sumx[0]) * v[0]
+                        + (sumx[i2] - sumx[i1]) * v[1]
+                        + (sumx[BS] - sumx[i2]) * v[2];
+                    let sumq2 = (sumw[i1] - sumw[0]) * v[0] * v[0]
+                        + (sumw[i2] - sumw[i1]) * v[1] * v[1]
+                        + (sumw[BS] - sumw[i2]) * v[2] * v[2];
+                    pick.offer(sumqx, sumq2, (i1, i2, k));
+                }
+            }
+        }
+    }
+}
+
 /// One 32-value group of iq1_s: `(scale, shift is -1, four grid indices)`, or `None` for a zero
 /// group (scale 0, shift +1).
 fn iq1s_group(lat: &Lattice<8>, xb: &[f32], weight: &[f32; 32]) -> Option<(f32, bool, [u16; 4])> {
     const BS: usize = 32;
+    let xb: &[f32; BS] = xb.try_into().ok()?;
     let mut max = xb[0].abs();
     for &v in &xb[1..] {
         max = fmax_c(max, v.abs());
@@ -267,39 +320,14 @@ fn iq1s_group(lat: &Lattice<8>, xb: &[f32], weight: &[f32; 32]) -> Option<(f32, 
     if max < 1e-12 {
         return None;
     }
-    let mut pairs: [(f32, u8); BS] = std::array::from_fn(|j| (xb[j], j as u8));
-    let mut tmp = Vec::with_capacity(BS);
-    glibc_msort(&mut pairs, &mut tmp);
-    let mut sumx = [0f32; BS + 1];
-    let mut sumw = [0f32; BS + 1];
-    for (j, &(_, i)) in pairs.iter().enumerate() {
-        let i = usize::from(i);
-        sumx[j + 1] = sumx[j] + weight[i] * xb[i];
-        sumw[j + 1] = sumw[j] + weight[i];
-    }
-    let mut best_score = -f32::MAX;
-    let mut scale = max;
-    let mut best: Option<(usize, usize, bool)> = None;
-    for i1 in 0..=BS {
-        for i2 in i1..=BS {
-            for (minus, v) in [(false, &X_P), (true, &X_M)] {
-                let sumqx = (sumx[i1] - sumx[0]) * v[0]
-                    + (sumx[i2] - sumx[i1]) * v[1]
-                    + (sumx[BS] - sumx[i2]) * v[2];
-                let sumq2 = (sumw[i1] - sumw[0]) * v[0] * v[0]
-                    + (sumw[i2] - sumw[i1]) * v[1] * v[1]
-                    + (sumw[BS] - sumw[i2]) * v[2] * v[2];
-                if sumq2 > 0.0 && sumqx * sumqx > best_score * sumq2 {
-                    scale = sumqx / sumq2;
-                    best_score = scale * sumqx;
-                    best = Some((i1, i2, minus));
-                }
-            }
-        }
-    }
-    let (i1, i2, mut minus) = best?;
+    let order = sorted_order(xb);
+    let mut pick = SplitPick::new(max);
+    Iq1sSplits::new(xb, weight, &order).search(&mut pick);
+    let mut scale = pick.scale;
+    let (i1, i2, k) = pick.at?;
+    let mut minus = k == 1;
     let mut l = [0u8; BS];
-    for (j, &(_, i)) in pairs.iter().enumerate() {
+    for (j, &i) in order.iter().enumerate() {
         l[usize::from(i)] = if j < i1 {
             0
         } else if j < i2 {

@@ -12,8 +12,9 @@
 //! computing them on demand gives the same lists ggml builds up front).
 //!
 //! Floating point follows ggml's operation order exactly (products left to right, no fused
-//! multiply-add, sums in index order); ggml's `qsort` in iq1_m is glibc 2.36's stable merge sort
-//! and is reproduced as such. Where ggml would abort (a `GGML_ASSERT` on non-finite input), these
+//! multiply-add, sums in index order); ggml's `qsort` in iq1_m is glibc 2.36's stable merge sort,
+//! whose order is computed by ranks (and by the merge sort itself when NaN makes the comparator
+//! inconsistent). Where ggml would abort (a `GGML_ASSERT` on non-finite input), these
 //! functions fall back to a valid grid point instead and never panic.
 
 #![forbid(unsafe_code)]
@@ -36,8 +37,24 @@ pub(crate) struct Lattice<const N: usize> {
     /// Grid index of each lattice code, or -1 when the code is not on the grid.
     map: Vec<i32>,
     /// Neighbour lists of the off-grid codes, filled on first use.
-    near: Vec<OnceLock<Box<[u16]>>>,
+    near: Vec<OnceLock<Neighbours>>,
 }
+
+/// The neighbour list of one off-grid code: grid indices in ggml's order, and their levels
+/// transposed in runs of eight neighbours (`runs[8 * (N * r + i) + lane]` is level `i` of
+/// neighbour `8 r + lane`; the last run is padded with the last neighbour), so that
+/// [`super::simd::nearest_neighbour`] computes eight distances side by side.
+pub(crate) struct Neighbours {
+    pub(crate) index: Vec<u16>,
+    pub(crate) runs: Vec<u8>,
+}
+
+/// Values of the levels of a lattice for the distance searches: `table[l]` for level `l`
+/// (`2l + 1` for iq2/iq3, iq1's `xx[min(l, 2)]`), eight entries so any level of 3 bits has one.
+pub(crate) type LevelTable = [f32; 8];
+
+/// The levels `2l + 1` of iq2/iq3 as floats.
+const ODD_LEVELS: LevelTable = [1.0, 3.0, 5.0, 7.0, 9.0, 11.0, 13.0, 15.0];
 
 impl<const N: usize> Lattice<N> {
     fn new(grid: Vec<[u8; N]>, bits: u32, nwant: usize) -> Self {
@@ -93,9 +110,13 @@ impl<const N: usize> Lattice<N> {
     /// The grid points nearest to the lattice point `code`: every point whose squared distance is
     /// one of the `nwant` smallest distances, in increasing (distance, index) order, which is the
     /// order of ggml's qsort with `iq2_compare_func` / `iq3_compare_func`.
-    fn neighbours(&self, code: usize) -> &[u16] {
+    fn neighbours(&self, code: usize) -> &Neighbours {
+        static EMPTY: Neighbours = Neighbours {
+            index: Vec::new(),
+            runs: Vec::new(),
+        };
         let Some(slot) = self.near.get(code) else {
-            return &[];
+            return &EMPTY;
         };
         slot.get_or_init(|| {
             let mask = (1usize << self.bits) - 1;
@@ -132,8 +153,64 @@ impl<const N: usize> Lattice<N> {
                 .map(|j| j as u16)
                 .collect();
             list.sort_by_key(|&j| (d2[usize::from(j)], j));
-            list.into_boxed_slice()
+            let nruns = list.len().div_ceil(8);
+            let mut runs = vec![0u8; 8 * N * nruns];
+            for r in 0..nruns {
+                for lane in 0..8 {
+                    let j = list[(8 * r + lane).min(list.len() - 1)];
+                    let g = self.levels(j);
+                    for i in 0..N {
+                        runs[8 * (N * r + i) + lane] = g[i];
+                    }
+                }
+            }
+            Neighbours { index: list, runs }
         })
+    }
+
+    /// Position in `code`'s neighbour list of the one minimising
+    /// `sum w * (scale * table[l] - x)^2` (summed in element order; the first on ties, never a
+    /// NaN distance nor one of `f32::MAX` or more), with AVX2 when the CPU has it.
+    fn nearest(
+        &self,
+        nb: &Neighbours,
+        table: &LevelTable,
+        x: &[f32],
+        w: &[f32],
+        scale: f32,
+    ) -> Option<usize> {
+        let mut best = None;
+        if super::simd::nearest_neighbour::<N>(nb, table, x, w, scale, &mut best) {
+            return best;
+        }
+        self.nearest_scalar(nb, table, x, w, scale)
+    }
+
+    /// [`Self::nearest`] in scalar code, neighbour after neighbour, as ggml scans them.
+    fn nearest_scalar(
+        &self,
+        nb: &Neighbours,
+        table: &LevelTable,
+        x: &[f32],
+        w: &[f32],
+        scale: f32,
+    ) -> Option<usize> {
+        let (x, w) = (&x[..N], &w[..N]);
+        let mut best_d2 = f32::MAX;
+        let mut best = None;
+        for (at, &j) in nb.index.iter().enumerate() {
+            let g = self.levels(j);
+            let mut d2 = 0.0f32;
+            for i in 0..N {
+                let diff = scale * table[usize::from(g[i] & 7)] - x[i];
+                d2 += w[i] * diff * diff;
+            }
+            if d2 < best_d2 {
+                best_d2 = d2;
+                best = Some(at);
+            }
+        }
+        best
     }
 }
 
@@ -228,23 +305,9 @@ pub(super) fn best_neighbour<const N: usize>(
     l_out: &mut [u8],
 ) -> u16 {
     let nb = lat.neighbours(code);
-    let mut best_d2 = f32::MAX;
-    let mut best = None;
-    for &j in nb {
-        let g = lat.levels(j);
-        let mut d2 = 0.0f32;
-        for i in 0..N {
-            let q = f32::from(2 * g[i] + 1);
-            let diff = scale * q - xval[i];
-            d2 += waux[i] * diff * diff;
-        }
-        if d2 < best_d2 {
-            best_d2 = d2;
-            best = Some(j);
-        }
-    }
+    let best = lat.nearest(nb, &ODD_LEVELS, xval, waux, scale);
     // ggml asserts here (only reachable with non-finite input): take the nearest point instead.
-    let gi = best.or_else(|| nb.first().copied()).unwrap_or(0);
+    let gi = nb.index.get(best.unwrap_or(0)).copied().unwrap_or(0);
     let g = lat.levels(gi);
     l_out[..N].copy_from_slice(&g);
     gi
@@ -676,37 +739,27 @@ pub(super) fn iq1_best_neighbour(
     scale: f32,
     xx: &[f32; 3],
 ) -> u16 {
-    let d2_of = |g: &[u8; 8]| {
-        let mut d2 = 0.0f32;
-        for j in 0..8 {
-            let q = xx[usize::from(g[j].min(2))];
-            let diff = scale * q - xb[j];
-            d2 += weight[j] * diff * diff;
-        }
-        d2
-    };
+    let table: LevelTable = std::array::from_fn(|l| xx[l.min(2)]);
+    let nb = lat.neighbours(code);
+    if let Some(at) = lat.nearest(nb, &table, xb, weight, scale) {
+        return nb.index.get(at).copied().unwrap_or(0);
+    }
+    // Only reached when every distance overflows (ggml then scans the whole grid, reading past
+    // its input, and aborts in practice): scan the whole grid with the intended values.
     let mut best_score = f32::MAX;
     let mut best = None;
-    let nb = lat.neighbours(code);
-    for &j in nb {
-        let d2 = d2_of(&lat.levels(j));
+    for (i, g) in lat.grid.iter().enumerate() {
+        let mut d2 = 0.0f32;
+        for j in 0..8 {
+            let diff = scale * table[usize::from(g[j] & 7)] - xb[j];
+            d2 += weight[j] * diff * diff;
+        }
         if d2 < best_score {
             best_score = d2;
-            best = Some(j);
+            best = Some(i as u16);
         }
     }
-    if best.is_none() {
-        // Only reached when every distance overflows (ggml then scans the whole grid, reading
-        // past its input, and aborts in practice): scan the whole grid with the intended values.
-        for (i, g) in lat.grid.iter().enumerate() {
-            let d2 = d2_of(g);
-            if d2 < best_score {
-                best_score = d2;
-                best = Some(i as u16);
-            }
-        }
-    }
-    best.or_else(|| nb.first().copied()).unwrap_or(0)
+    best.or_else(|| nb.index.first().copied()).unwrap_or(0)
 }
 
 /// The value table of a 8-value half of an iq1_m group for shift `k` (ggml's `xx`).
@@ -720,16 +773,149 @@ fn iq1m_values(shift: u8, half: usize) -> &'static [f32; 3] {
     }
 }
 
+/// ggml's running choice of the best split in its search order: a candidate with sums
+/// `(sumqx, sumq2)` wins when `sumq2 > 0 && sumqx^2 > score * sumq2`; the winner's scale, score
+/// and position `(i1, i2, k)`.
+pub(crate) struct SplitPick {
+    pub(crate) score: f32,
+    pub(crate) scale: f32,
+    pub(crate) at: Option<(usize, usize, usize)>,
+}
+
+impl SplitPick {
+    pub(super) fn new(scale: f32) -> Self {
+        SplitPick {
+            score: -f32::MAX,
+            scale,
+            at: None,
+        }
+    }
+
+    /// Offers the next candidate in ggml's order.
+    #[inline(always)]
+    pub(crate) fn offer(&mut self, sumqx: f32, sumq2: f32, at: (usize, usize, usize)) {
+        if sumq2 > 0.0 && sumqx * sumqx > self.score * sumq2 {
+            self.scale = sumqx / sumq2;
+            self.score = self.scale * sumqx;
+            self.at = Some(at);
+        }
+    }
+}
+
+/// The stable ascending order of `x` (indices), as glibc's merge sort with ggml's comparator
+/// gives it: without NaN, each element's place is the number of smaller elements plus the equal
+/// ones before it (any stable sort agrees there); with NaN, the merge sort itself.
+pub(super) fn sorted_order<const N: usize>(x: &[f32; N]) -> [u8; N] {
+    let mut order = [0u8; N];
+    if x.iter().any(|v| v.is_nan()) {
+        let mut pairs: [(f32, u8); N] = std::array::from_fn(|j| (x[j], j as u8));
+        glibc_msort(&mut pairs, &mut Vec::with_capacity(N));
+        for (o, p) in order.iter_mut().zip(&pairs) {
+            *o = p.1;
+        }
+        return order;
+    }
+    for (i, &xi) in x.iter().enumerate() {
+        let mut rank = 0usize;
+        for (j, &xj) in x.iter().enumerate() {
+            rank += usize::from(xj < xi) + usize::from(xj == xi && j < i);
+        }
+        order[rank % N] = i as u8;
+    }
+    order
+}
+
+/// `x_p[0]^2 - x_p[1]^2` and the like: iq1_m's per-half sums of squares of a split are
+/// `W v2^2 + W[i1] c1 + W[i2] c2` (see [`Iq1mSplits`]).
+pub(crate) const IQ1M_CP1: f32 = X_P[0] * X_P[0] - X_P[1] * X_P[1];
+pub(crate) const IQ1M_CP2: f32 = X_P[1] * X_P[1] - X_P[2] * X_P[2];
+pub(crate) const IQ1M_CM1: f32 = X_M[0] * X_M[0] - X_M[1] * X_M[1];
+pub(crate) const IQ1M_CM2: f32 = X_M[1] * X_M[1] - X_M[2] * X_M[2];
+
+/// The prefix sums of one sorted 16-value iq1_m group, per half: of `w x` (`px`) and of `w`
+/// (`pw`), `px[h][j]` over the `j` smallest values; zero beyond 16 so vectors of eight load
+/// whole.
+pub(crate) struct Iq1mSplits {
+    pub(crate) px: [[f32; 24]; 2],
+    pub(crate) pw: [[f32; 24]; 2],
+}
+
+impl Iq1mSplits {
+    /// The sums of the group `xb` with weights `weight`, sorted in `order`.
+    fn new(xb: &[f32; 16], weight: &[f32; 16], order: &[u8; 16]) -> Self {
+        let mut sp = Iq1mSplits {
+            px: [[0f32; 24]; 2],
+            pw: [[0f32; 24]; 2],
+        };
+        for (j, &i) in order.iter().enumerate() {
+            let i = usize::from(i) % 16;
+            let h = usize::from(i >= 8);
+            sp.px[h][j + 1] = sp.px[h][j] + weight[i] * xb[i];
+            sp.px[1 - h][j + 1] = sp.px[1 - h][j];
+            sp.pw[h][j + 1] = sp.pw[h][j] + weight[i];
+            sp.pw[1 - h][j + 1] = sp.pw[1 - h][j];
+        }
+        sp
+    }
+
+    /// ggml's search over the splits `i1 <= i2` and the four shifts `k`, in its order, with the
+    /// per-half prefix sums (the form of `quantize_row_iq1_m_impl` since llama.cpp b6xxx): since
+    /// the three values of `x_p` and `x_m` are one apart, the weighted sums of a split `(i1, i2)`
+    /// are `T * v2 - P[i1] - P[i2]` and `W * v2^2 + W[i1] c1 + W[i2] c2`. These round
+    /// differently from summing every element, and on inputs with exact ties (f16-rounded
+    /// values) the two forms pick different splits, so the same form is kept here.
+    fn search(&self, pick: &mut SplitPick) {
+        if !super::simd::iq1m_splits(self, pick) {
+            self.search_scalar(pick);
+        }
+    }
+
+    /// [`Self::search`] candidate after candidate.
+    pub(crate) fn search_scalar(&self, pick: &mut SplitPick) {
+        const BS: usize = 16;
+        let (px, pw) = (&self.px, &self.pw);
+        let txs = [px[0][BS], px[1][BS]];
+        let tws = [pw[0][BS], pw[1][BS]];
+        let (p2, m2) = (X_P[2], X_M[2]);
+        for i1 in 0..=BS {
+            for i2 in i1..=BS {
+                let mut qx_p = [0f32; 2];
+                let mut qx_m = [0f32; 2];
+                let mut q2_p = [0f32; 2];
+                let mut q2_m = [0f32; 2];
+                for h in 0..2 {
+                    let sx = px[h][i1] + px[h][i2];
+                    qx_p[h] = txs[h] * p2 - sx;
+                    qx_m[h] = txs[h] * m2 - sx;
+                    q2_p[h] = tws[h] * p2 * p2 + pw[h][i1] * IQ1M_CP1 + pw[h][i2] * IQ1M_CP2;
+                    q2_m[h] = tws[h] * m2 * m2 + pw[h][i1] * IQ1M_CM1 + pw[h][i2] * IQ1M_CM2;
+                }
+                // Shift k: the first half uses x_p for k < 2, the second half for even k.
+                let sumqx = [
+                    qx_p[0] + qx_p[1],
+                    qx_p[0] + qx_m[1],
+                    qx_m[0] + qx_p[1],
+                    qx_m[0] + qx_m[1],
+                ];
+                let sumq2 = [
+                    q2_p[0] + q2_p[1],
+                    q2_p[0] + q2_m[1],
+                    q2_m[0] + q2_p[1],
+                    q2_m[0] + q2_m[1],
+                ];
+                for k in 0..4 {
+                    pick.offer(sumqx[k], sumq2[k], (i1, i2, k));
+                }
+            }
+        }
+    }
+}
+
 /// Scale search of one 16-value group with weights `weight`: `(scale, shift, [index0, index1])`,
 /// or `None` for a zero group.
-///
-/// The split search uses ggml's per-half prefix sums (the form of `quantize_row_iq1_m_impl` since
-/// llama.cpp b6xxx): since the three values of `x_p` and `x_m` are one apart, the weighted sums of
-/// a split `(i1, i2)` are `T * v2 - P[i1] - P[i2]` and `W * v2^2 + W[i1] c1 + W[i2] c2`. These
-/// round differently from summing every element, and on inputs with exact ties (f16-rounded
-/// values) the two forms pick different splits, so the same form is kept here.
 fn iq1m_group(lat: &Lattice<8>, xb: &[f32], weight: &[f32; 16]) -> Option<(f32, u8, [u16; 2])> {
     const BS: usize = 16;
+    let xb: &[f32; BS] = xb.try_into().ok()?;
     let mut max = xb[0].abs();
     for &v in &xb[1..] {
         max = fmax_c(max, v.abs());
@@ -737,68 +923,13 @@ fn iq1m_group(lat: &Lattice<8>, xb: &[f32], weight: &[f32; 16]) -> Option<(f32, 
     if max < 1e-7 {
         return None;
     }
-    let mut pairs: [(f32, u8); BS] = std::array::from_fn(|j| (xb[j], j as u8));
-    let mut tmp = Vec::with_capacity(BS);
-    glibc_msort(&mut pairs, &mut tmp);
-    // Prefix sums of w*x and w over the sorted values, one pair per half of the group.
-    let mut px = [[0f32; BS + 1]; 2];
-    let mut pw = [[0f32; BS + 1]; 2];
-    for (j, &(_, i)) in pairs.iter().enumerate() {
-        let i = usize::from(i);
-        let h = usize::from(i >= BS / 2);
-        px[h][j + 1] = px[h][j] + weight[i] * xb[i];
-        px[1 - h][j + 1] = px[1 - h][j];
-        pw[h][j + 1] = pw[h][j] + weight[i];
-        pw[1 - h][j + 1] = pw[1 - h][j];
-    }
-    let txs = [px[0][BS], px[1][BS]];
-    let tws = [pw[0][BS], pw[1][BS]];
-    let (p2, m2) = (X_P[2], X_M[2]);
-    let cp1 = X_P[0] * X_P[0] - X_P[1] * X_P[1];
-    let cp2 = X_P[1] * X_P[1] - X_P[2] * X_P[2];
-    let cm1 = X_M[0] * X_M[0] - X_M[1] * X_M[1];
-    let cm2 = X_M[1] * X_M[1] - X_M[2] * X_M[2];
-    let mut best_score = -f32::MAX;
-    let mut scale = max;
-    let mut best: Option<(usize, usize, usize)> = None;
-    for i1 in 0..=BS {
-        for i2 in i1..=BS {
-            let mut qx_p = [0f32; 2];
-            let mut qx_m = [0f32; 2];
-            let mut q2_p = [0f32; 2];
-            let mut q2_m = [0f32; 2];
-            for h in 0..2 {
-                let sx = px[h][i1] + px[h][i2];
-                qx_p[h] = txs[h] * p2 - sx;
-                qx_m[h] = txs[h] * m2 - sx;
-                q2_p[h] = tws[h] * p2 * p2 + pw[h][i1] * cp1 + pw[h][i2] * cp2;
-                q2_m[h] = tws[h] * m2 * m2 + pw[h][i1] * cm1 + pw[h][i2] * cm2;
-            }
-            // Shift k: the first half uses x_p for k < 2, the second half for even k.
-            let sumqx = [
-                qx_p[0] + qx_p[1],
-                qx_p[0] + qx_m[1],
-                qx_m[0] + qx_p[1],
-                qx_m[0] + qx_m[1],
-            ];
-            let sumq2 = [
-                q2_p[0] + q2_p[1],
-                q2_p[0] + q2_m[1],
-                q2_m[0] + q2_p[1],
-                q2_m[0] + q2_m[1],
-            ];
-            for k in 0..4 {
-                if sumq2[k] > 0.0 && sumqx[k] * sumqx[k] > best_score * sumq2[k] {
-                    scale = sumqx[k] / sumq2[k];
-                    best_score = scale * sumqx[k];
-                    best = Some((i1, i2, k));
-                }
-            }
-        }
-    }
-    let (i1, i2, mut best_k) = best?;
+    let order = sorted_order(xb);
+    let mut pick = SplitPick::new(max);
+    Iq1mSplits::new(xb, weight, &order).search(&mut pick);
+    let mut scale = pick.scale;
+    let (i1, i2, mut best_k) = pick.at?;
     let mut l = [0u8; BS];
-    for (j, &(_, i)) in pairs.iter().enumerate() {
+    for (j, &i) in order.iter().enumerate() {
         l[usize::from(i)] = if j < i1 {
             0
         } else if j < i2 {
@@ -1001,7 +1132,10 @@ mod tests {
             if lat.index(code).is_some() {
                 continue;
             }
-            assert_eq!(lat.neighbours(code), &brute_neighbours(lat, code)[..]);
+            assert_eq!(
+                &lat.neighbours(code).index[..],
+                &brute_neighbours(lat, code)[..]
+            );
             checked += 1;
         }
         assert!(checked > 10);
@@ -1026,6 +1160,115 @@ mod tests {
             .map(|i| Lattice::<4>::code_of(3, &l.grid[i]))
             .collect();
         assert_eq!(codes, [0, 1, 2, 5]);
+    }
+
+    /// Groups of `N` values of one kind each (smooth, exact ties and both zeros, all zero, tiny,
+    /// huge, mixed magnitudes), no NaN, and weights of one kind (varied, with zeros, all zero,
+    /// tiny, huge).
+    fn groups<const N: usize>(seed: u64, count: usize) -> Vec<([f32; N], [f32; N])> {
+        let mut rng = crate::quant::tests::Rng::new(seed);
+        let mut unit = move || (rng.next_u64() >> 40) as f32 / (1u64 << 24) as f32;
+        (0..count)
+            .map(|g| {
+                let kind = g % 7;
+                let x: [f32; N] = std::array::from_fn(|i| {
+                    let u = unit() - 0.5;
+                    match kind {
+                        0 => ((g * N + i) as f32 * 0.37).sin() + 0.3 * u,
+                        1 => [0.0, -0.0, 0.5, -0.5, 1.0][(u * 10.0).abs() as usize % 5],
+                        2 => 0.0,
+                        3 => u * 1e-30,
+                        4 => u * 3e18,
+                        5 => u * 10f32.powi((i % 9) as i32 * 4 - 16),
+                        _ => u,
+                    }
+                });
+                let w: [f32; N] = std::array::from_fn(|i| {
+                    let u = unit();
+                    match g % 5 {
+                        0 => u,
+                        1 => {
+                            if i % 3 == 0 {
+                                0.0
+                            } else {
+                                u
+                            }
+                        }
+                        2 => 0.0,
+                        3 => u * 1e-35,
+                        _ => u * 1e30,
+                    }
+                });
+                (x, w)
+            })
+            .collect()
+    }
+
+    fn same_pick(a: &SplitPick, b: &SplitPick) -> bool {
+        a.at == b.at
+            && a.score.to_bits() == b.score.to_bits()
+            && a.scale.to_bits() == b.scale.to_bits()
+    }
+
+    #[test]
+    fn split_searches_simd_match_scalar() {
+        use crate::quant::iq2_quant::Iq1sSplits;
+        for (x, w) in groups::<16>(3, 700) {
+            let sp = Iq1mSplits::new(&x, &w, &sorted_order(&x));
+            let (mut a, mut b) = (SplitPick::new(1.0), SplitPick::new(1.0));
+            sp.search(&mut a);
+            sp.search_scalar(&mut b);
+            assert!(same_pick(&a, &b), "iq1_m {x:?} {w:?}");
+        }
+        for (x, w) in groups::<32>(4, 700) {
+            let sp = Iq1sSplits::new(&x, &w, &sorted_order(&x));
+            let (mut a, mut b) = (SplitPick::new(1.0), SplitPick::new(1.0));
+            sp.search(&mut a);
+            sp.search_scalar(&mut b);
+            assert!(same_pick(&a, &b), "iq1_s {x:?} {w:?}");
+        }
+    }
+
+    /// The neighbour search (AVX2 when the CPU has it) against the scalar scan, on off-grid codes
+    /// of every lattice shape, with iq2/iq3's odd levels and iq1's value tables.
+    fn check_nearest<const N: usize>(lat: &Lattice<N>, seed: u64) {
+        let mut rng = crate::quant::tests::Rng::new(seed);
+        let iq1: LevelTable = std::array::from_fn(|l| X_M[l.min(2)]);
+        for (g, (x, w)) in groups::<N>(seed, 600).into_iter().enumerate() {
+            let code = loop {
+                let c = (rng.next_u64() % lat.map.len() as u64) as usize;
+                if lat.index(c).is_none() {
+                    break c;
+                }
+            };
+            let nb = lat.neighbours(code);
+            let scale = [0.0, 1e-3, 0.37, 2.5, 1e20][g % 5];
+            for table in [&ODD_LEVELS, &iq1] {
+                assert_eq!(
+                    lat.nearest(nb, table, &x, &w, scale),
+                    lat.nearest_scalar(nb, table, &x, &w, scale),
+                    "code {code} {x:?} {w:?} {scale}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn nearest_neighbour_simd_matches_scalar() {
+        check_nearest(iq1s_lattice(), 5);
+        check_nearest(iq2xxs_lattice(), 6);
+        check_nearest(iq3xxs_lattice(), 7);
+        check_nearest(iq3s_lattice(), 8);
+    }
+
+    #[test]
+    fn sorted_order_matches_msort() {
+        for (x, _) in groups::<32>(9, 300) {
+            let mut pairs: [(f32, u8); 32] = std::array::from_fn(|j| (x[j], j as u8));
+            glibc_msort(&mut pairs, &mut Vec::new());
+            let want: Vec<u8> = pairs.iter().map(|p| p.1).collect();
+            assert_eq!(sorted_order(&x).to_vec(), want, "{x:?}");
+        }
     }
 
     #[test]
