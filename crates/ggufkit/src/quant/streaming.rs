@@ -5,6 +5,7 @@
 //! anyone reads it back) and the output evicts everything else; non-temporal stores write it
 //! straight to memory instead. The threshold is glibc's for `memcpy`: three quarters of the
 //! last-level cache divided among the CPUs that share it.
+#![forbid(unsafe_code)]
 
 use std::sync::OnceLock;
 
