@@ -42,8 +42,9 @@ pub(crate) struct Lattice<const N: usize> {
 
 /// The neighbour list of one off-grid code: grid indices in ggml's order, and their levels
 /// transposed in runs of eight neighbours (`runs[8 * (N * r + i) + lane]` is level `i` of
-/// neighbour `8 r + lane`; the last run is padded with the last neighbour), so that
-/// [`super::simd::nearest_neighbour`] computes eight distances side by side.
+/// neighbour `8 r + lane`; the last run is padded with the last neighbour; none for points of
+/// other than eight levels), so that [`super::simd::nearest_neighbour`] computes eight distances
+/// side by side.
 pub(crate) struct Neighbours {
     pub(crate) index: Vec<u16>,
     pub(crate) runs: Vec<u8>,
@@ -153,7 +154,8 @@ impl<const N: usize> Lattice<N> {
                 .map(|j| j as u16)
                 .collect();
             list.sort_by_key(|&j| (d2[usize::from(j)], j));
-            let nruns = list.len().div_ceil(8);
+            // the transposed runs serve the AVX2 search, which takes eight-level points only
+            let nruns = if N == 8 { list.len().div_ceil(8) } else { 0 };
             let mut runs = vec![0u8; 8 * N * nruns];
             for r in 0..nruns {
                 for lane in 0..8 {
@@ -170,9 +172,8 @@ impl<const N: usize> Lattice<N> {
 
     /// Position in `code`'s neighbour list of the one minimising
     /// `sum w * (scale * table[l] - x)^2` (summed in element order; the first on ties, never a
-    /// NaN distance nor one of `f32::MAX` or more), with AVX2 when the CPU has it and the points
-    /// have eight levels (the four-level iq3 points are quantized 20% faster by the scalar loop:
-    /// BENCHMARKS.md).
+    /// NaN distance nor one of `f32::MAX` or more), with AVX2 where
+    /// [`super::simd::nearest_neighbour`] serves these points.
     fn nearest(
         &self,
         nb: &Neighbours,
@@ -182,7 +183,7 @@ impl<const N: usize> Lattice<N> {
         scale: f32,
     ) -> Option<usize> {
         let mut best = None;
-        if N == 8 && super::simd::nearest_neighbour::<N>(nb, table, x, w, scale, &mut best) {
+        if super::simd::nearest_neighbour::<N>(nb, table, x, w, scale, &mut best) {
             return best;
         }
         self.nearest_scalar(nb, table, x, w, scale)
@@ -861,7 +862,7 @@ impl Iq1mSplits {
     }
 
     /// ggml's search over the splits `i1 <= i2` and the four shifts `k`, in its order, with the
-    /// per-half prefix sums (the form of `quantize_row_iq1_m_impl` since llama.cpp b6xxx): since
+    /// per-half prefix sums (the form of `quantize_row_iq1_m_impl` in the sdist's llama.cpp): since
     /// the three values of `x_p` and `x_m` are one apart, the weighted sums of a split `(i1, i2)`
     /// are `T * v2 - P[i1] - P[i2]` and `W * v2^2 + W[i1] c1 + W[i2] c2`. These round
     /// differently from summing every element, and on inputs with exact ties (f16-rounded
@@ -1259,8 +1260,6 @@ mod tests {
     fn nearest_neighbour_simd_matches_scalar() {
         check_nearest(iq1s_lattice(), 5);
         check_nearest(iq2xxs_lattice(), 6);
-        check_nearest(iq3xxs_lattice(), 7);
-        check_nearest(iq3s_lattice(), 8);
     }
 
     #[test]

@@ -147,7 +147,9 @@ pub(crate) fn requant_groups16(x: &[f32], d: &[f32; 16], lo: i32, hi: i32, l: &m
 
 /// The lattice quantizers' neighbour search with AVX2 (`Lattice::nearest`): the distances of
 /// eight neighbours side by side, each lane summing `w * (scale * table[l] - x)^2` in element
-/// order, and the first smallest kept. Writes the neighbour's position to `best`.
+/// order, and the first smallest kept. Writes the neighbour's position to `best`. Only for
+/// points of eight levels (`false` otherwise): the four-level iq3 points are quantized about 20%
+/// faster by the scalar loop (BENCHMARKS.md), so their lists carry no transposed runs.
 pub(crate) fn nearest_neighbour<const N: usize>(
     nb: &super::iq_quant::Neighbours,
     table: &super::iq_quant::LevelTable,
@@ -157,7 +159,7 @@ pub(crate) fn nearest_neighbour<const N: usize>(
     best: &mut Option<usize>,
 ) -> bool {
     #[cfg(target_arch = "x86_64")]
-    if x86::has_avx2() {
+    if N == 8 && x86::has_avx2() {
         // SAFETY: the CPU supports AVX2 (checked just above).
         *best = unsafe { x86::nearest_neighbour::<N>(nb, table, x, w, scale) };
         return true;
