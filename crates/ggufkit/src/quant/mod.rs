@@ -197,7 +197,13 @@ pub fn element_count(ty: GgmlType, data_len: usize) -> Result<usize> {
 /// Dequantizes `data` (whole blocks of `ty`, stored in byte order `endian`) into `out`, which must
 /// hold exactly the elements of those blocks.
 pub fn dequantize(ty: GgmlType, data: &[u8], endian: Endian, out: &mut [f32]) -> Result<()> {
-    decode(ty, data, endian, out, streaming::streams(out.len()))
+    decode(
+        ty,
+        data,
+        endian,
+        out,
+        streaming::streams(data.len(), out.len()),
+    )
 }
 
 /// [`dequantize`], with non-temporal stores when `stream` (and the type has such a decoder).
@@ -265,8 +271,8 @@ pub fn dequantize_par(ty: GgmlType, data: &[u8], endian: Endian, out: &mut [f32]
     check_sizes(l, data.len(), out.len())?;
     let nb = par_blocks(l, data.len() / l.block_bytes);
     let (task_bytes, task_elems) = (nb * l.block_bytes, nb * l.block_elems);
-    // whether the output bypasses the cache depends on the whole output, not on a task's part
-    let stream = streaming::streams(out.len());
+    // whether the output bypasses the cache depends on the whole decode, not on a task's part
+    let stream = streaming::streams(data.len(), out.len());
     if task_bytes >= data.len() || rayon::current_num_threads() <= 1 {
         // one task, or one thread to run them: no pool round trip (it would wake a sleeping
         // worker and leave the calling thread waiting for it)

@@ -187,7 +187,9 @@ fn outputs_past_the_cache_decode_the_same() {
         // the smallest power-of-two output that streams here (at most 64 Mi floats)
         let floats = (16..=26)
             .map(|b| 1usize << b)
-            .find(|&n| streaming::streams(n))
+            .find(|&n| {
+                streaming::streams(n / ty.block_size() as usize * ty.type_size() as usize, n)
+            })
             .unwrap_or(1 << 26);
         let blocks = floats / ty.block_size() as usize;
         let small = random_blocks(ty, 64, u64::from(ty.id()));
