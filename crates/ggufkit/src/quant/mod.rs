@@ -260,9 +260,8 @@ fn par_blocks(l: &Layout, blocks: usize) -> usize {
 const SERIAL_BELOW: std::time::Duration = std::time::Duration::from_micros(600);
 
 /// [`dequantize`] on all threads of rayon's pool (same result, split into runs of blocks). The
-/// first two runs are decoded on the calling thread, the second one timed (the first warms the
-/// caches and the code): when the rest would take less than 600 µs at that pace, the calling
-/// thread does the rest too.
+/// first two runs are decoded and timed on the calling thread: when the rest would take less
+/// than 600 µs at the faster run's pace, the calling thread does the rest too.
 pub fn dequantize_par(ty: GgmlType, data: &[u8], endian: Endian, out: &mut [f32]) -> Result<()> {
     let l = layout_of(ty)?;
     if !can_dequantize(ty) {
@@ -280,13 +279,17 @@ pub fn dequantize_par(ty: GgmlType, data: &[u8], endian: Endian, out: &mut [f32]
     }
     let (first, rest) = data.split_at(task_bytes);
     let (first_out, rest_out) = out.split_at_mut(task_elems);
-    decode(ty, first, endian, first_out, stream)?;
-    let (timed, rest) = rest.split_at(task_bytes.min(rest.len()));
-    let (timed_out, rest_out) = rest_out.split_at_mut(task_elems.min(rest_out.len()));
     let started = std::time::Instant::now();
-    decode(ty, timed, endian, timed_out, stream)?;
+    decode(ty, first, endian, first_out, stream)?;
+    let first_took = started.elapsed();
+    let (second, rest) = rest.split_at(task_bytes.min(rest.len()));
+    let (second_out, rest_out) = rest_out.split_at_mut(task_elems.min(rest_out.len()));
+    let started = std::time::Instant::now();
+    decode(ty, second, endian, second_out, stream)?;
+    // the faster of the two: a cold cache or an interruption only ever slows a run down
+    let pace = started.elapsed().min(first_took);
     let tasks_left = u32::try_from(rest.len().div_ceil(task_bytes)).unwrap_or(u32::MAX);
-    if started.elapsed().saturating_mul(tasks_left) < SERIAL_BELOW {
+    if pace.saturating_mul(tasks_left) < SERIAL_BELOW {
         return decode(ty, rest, endian, rest_out, stream);
     }
     rest_out
