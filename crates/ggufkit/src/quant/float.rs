@@ -143,6 +143,13 @@ pub(crate) fn dequant_bf16_scalar(data: &[u8], out: &mut [f32]) {
 }
 
 pub(crate) fn dequant_f64(data: &[u8], out: &mut [f32]) {
+    if super::simd::dequant_f64(data, out) {
+        return;
+    }
+    dequant_f64_scalar(data, out);
+}
+
+pub(crate) fn dequant_f64_scalar(data: &[u8], out: &mut [f32]) {
     for (o, b) in out.iter_mut().zip(data.chunks_exact(block::F64.bytes)) {
         let mut a = [0u8; 8];
         a.copy_from_slice(b);
@@ -151,18 +158,39 @@ pub(crate) fn dequant_f64(data: &[u8], out: &mut [f32]) {
 }
 
 pub(crate) fn dequant_i8(data: &[u8], out: &mut [f32]) {
+    if super::simd::dequant_i8(data, out) {
+        return;
+    }
+    dequant_i8_scalar(data, out);
+}
+
+pub(crate) fn dequant_i8_scalar(data: &[u8], out: &mut [f32]) {
     for (o, &b) in out.iter_mut().zip(data) {
         *o = f32::from(b as i8);
     }
 }
 
 pub(crate) fn dequant_i16(data: &[u8], out: &mut [f32]) {
+    if super::simd::dequant_i16(data, out) {
+        return;
+    }
+    dequant_i16_scalar(data, out);
+}
+
+pub(crate) fn dequant_i16_scalar(data: &[u8], out: &mut [f32]) {
     for (o, b) in out.iter_mut().zip(data.chunks_exact(block::I16.bytes)) {
         *o = f32::from(i16::from_le_bytes([b[0], b[1]]));
     }
 }
 
 pub(crate) fn dequant_i32(data: &[u8], out: &mut [f32]) {
+    if super::simd::dequant_i32(data, out) {
+        return;
+    }
+    dequant_i32_scalar(data, out);
+}
+
+pub(crate) fn dequant_i32_scalar(data: &[u8], out: &mut [f32]) {
     for (o, b) in out.iter_mut().zip(data.chunks_exact(block::I32.bytes)) {
         *o = i32::from_le_bytes([b[0], b[1], b[2], b[3]]) as f32;
     }

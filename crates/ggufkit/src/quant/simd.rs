@@ -264,6 +264,14 @@ avx2_decoders! {
     F32 => dequant_f32, dequant_f32 if has_avx2;
     /// f16 elements with F16C (`data.len() == 2 * out.len()`).
     F16 => f16_to_f32_slice, dequant_f16 if has_avx2_f16c;
+    /// f64 elements with AVX2 (each rounded to nearest, as `as f32`).
+    F64 => dequant_f64, dequant_f64 if has_avx2;
+    /// i8 elements with AVX2.
+    I8 => dequant_i8, dequant_i8 if has_avx2;
+    /// i16 elements with AVX2.
+    I16 => dequant_i16, dequant_i16 if has_avx2;
+    /// i32 elements with AVX2 (each rounded to nearest, as `as f32`).
+    I32 => dequant_i32, dequant_i32 if has_avx2;
     /// bf16 elements with AVX2 (a byte shuffle puts each value in the top half of its lane).
     BF16 => dequant_bf16, dequant_bf16 if has_avx2;
     /// q4_0 blocks with AVX2.
@@ -373,6 +381,71 @@ mod x86 {
             put8::<STREAM>(d, unsafe { _mm256_loadu_ps(s.as_ptr().cast()) });
         }
         super::super::float::dequant_f32_scalar(src.remainder(), dst.into_remainder());
+    }
+
+    /// # Safety
+    /// The CPU must support AVX2.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn dequant_f64<const STREAM: bool>(data: &[u8], out: &mut [f32]) {
+        let n = out.len().min(data.len() / 8);
+        let mut src = data[..8 * n].chunks_exact(64);
+        let mut dst = out[..n].chunks_exact_mut(8);
+        for (s, d) in (&mut src).zip(&mut dst) {
+            // SAFETY: `s` is 64 bytes (chunks_exact): two unaligned 32-byte loads.
+            let (lo, hi) = unsafe {
+                (
+                    _mm256_loadu_pd(s.as_ptr().cast()),
+                    _mm256_loadu_pd(s[32..].as_ptr().cast()),
+                )
+            };
+            put8::<STREAM>(d, _mm256_set_m128(_mm256_cvtpd_ps(hi), _mm256_cvtpd_ps(lo)));
+        }
+        super::super::float::dequant_f64_scalar(src.remainder(), dst.into_remainder());
+    }
+
+    /// # Safety
+    /// The CPU must support AVX2.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn dequant_i8<const STREAM: bool>(data: &[u8], out: &mut [f32]) {
+        let n = out.len().min(data.len());
+        let mut src = data[..n].chunks_exact(8);
+        let mut dst = out[..n].chunks_exact_mut(8);
+        for (s, d) in (&mut src).zip(&mut dst) {
+            // SAFETY: `s` is 8 bytes (chunks_exact); unaligned 8-byte load.
+            let v = unsafe { _mm_loadl_epi64(s.as_ptr().cast()) };
+            put8::<STREAM>(d, _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(v)));
+        }
+        super::super::float::dequant_i8_scalar(src.remainder(), dst.into_remainder());
+    }
+
+    /// # Safety
+    /// The CPU must support AVX2.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn dequant_i16<const STREAM: bool>(data: &[u8], out: &mut [f32]) {
+        let n = out.len().min(data.len() / 2);
+        let mut src = data[..2 * n].chunks_exact(16);
+        let mut dst = out[..n].chunks_exact_mut(8);
+        for (s, d) in (&mut src).zip(&mut dst) {
+            // SAFETY: `s` is 16 bytes (chunks_exact); unaligned load.
+            let v = unsafe { _mm_loadu_si128(s.as_ptr().cast()) };
+            put8::<STREAM>(d, _mm256_cvtepi32_ps(_mm256_cvtepi16_epi32(v)));
+        }
+        super::super::float::dequant_i16_scalar(src.remainder(), dst.into_remainder());
+    }
+
+    /// # Safety
+    /// The CPU must support AVX2.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn dequant_i32<const STREAM: bool>(data: &[u8], out: &mut [f32]) {
+        let n = out.len().min(data.len() / 4);
+        let mut src = data[..4 * n].chunks_exact(32);
+        let mut dst = out[..n].chunks_exact_mut(8);
+        for (s, d) in (&mut src).zip(&mut dst) {
+            // SAFETY: `s` is 32 bytes (chunks_exact); unaligned load.
+            let v = unsafe { _mm256_loadu_si256(s.as_ptr().cast()) };
+            put8::<STREAM>(d, _mm256_cvtepi32_ps(v));
+        }
+        super::super::float::dequant_i32_scalar(src.remainder(), dst.into_remainder());
     }
 
     /// # Safety

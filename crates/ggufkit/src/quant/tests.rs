@@ -68,8 +68,12 @@ fn f16_simd_matches_scalar_for_every_pattern() {
 #[test]
 fn block_simd_matches_scalar() {
     type Pair = (GgmlType, DequantFn, DequantFn);
-    let pairs: [Pair; 14] = [
+    let pairs: [Pair; 18] = [
         (GgmlType::F32, float::dequant_f32, float::dequant_f32_scalar),
+        (GgmlType::F64, float::dequant_f64, float::dequant_f64_scalar),
+        (GgmlType::I8, float::dequant_i8, float::dequant_i8_scalar),
+        (GgmlType::I16, float::dequant_i16, float::dequant_i16_scalar),
+        (GgmlType::I32, float::dequant_i32, float::dequant_i32_scalar),
         (
             GgmlType::TQ2_0,
             ternary::dequant_tq2_0,
@@ -167,7 +171,7 @@ fn streamed_decoding_matches_ordinary_decoding() {
     #[cfg(target_arch = "x86_64")]
     if is_x86_feature_detected!("avx2") && is_x86_feature_detected!("f16c") {
         assert_eq!(
-            streamed_types, 15,
+            streamed_types, 19,
             "every AVX2 decoder has a streaming form"
         );
     }
@@ -797,5 +801,62 @@ fn requant_groups16_simd_matches_scalar() {
             kquants::requant_groups16_scalar(&x, &d, lo, hi, &mut lb);
             assert_eq!(la, lb, "block {b}");
         }
+    }
+}
+
+/// The vector element decoders round and keep NaNs as `as f32` does: payloads, infinities,
+/// f64 values past f32's range or below its smallest subnormal, i32s that f32 cannot hold.
+#[test]
+fn element_simd_matches_scalar_on_edge_values() {
+    let f64s = [
+        f64::from_bits(0x7ff0_0000_0000_0001), // signalling NaN
+        f64::from_bits(0xfff8_0000_dead_beef), // quiet NaN with a payload
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::from(f32::MAX) * 1.000_000_1,
+        -f64::from(f32::MAX) * 1.000_000_1,
+        1e-46,
+        -1e-50,
+        f64::from_bits(0x3ff0_0000_1000_0000), // exactly half an f32 ulp above 1
+        f64::from_bits(0x3ff0_0000_3000_0000), // half an ulp above 1 + 2^-23
+        f64::MIN_POSITIVE,
+        -0.0,
+        1.0 / 3.0,
+        123_456_789.123,
+        f64::MAX,
+        f64::from(f32::MIN_POSITIVE) / 3.0,
+    ];
+    let i32s = [
+        i32::MAX,
+        i32::MIN,
+        16_777_217,
+        -16_777_217,
+        16_777_219,
+        0x7fff_ffc0,
+        -1,
+        0,
+    ];
+    let f64_data: Vec<u8> = f64s.iter().flat_map(|v| v.to_le_bytes()).collect();
+    let i32_data: Vec<u8> = i32s.iter().flat_map(|v| v.to_le_bytes()).collect();
+    type Case<'a> = (&'a [u8], usize, DequantFn, DequantFn);
+    let cases: [Case; 2] = [
+        (
+            &f64_data,
+            f64s.len(),
+            float::dequant_f64,
+            float::dequant_f64_scalar,
+        ),
+        (
+            &i32_data,
+            i32s.len(),
+            float::dequant_i32,
+            float::dequant_i32_scalar,
+        ),
+    ];
+    for (data, n, fast, scalar) in cases {
+        let (mut a, mut b) = (vec![0f32; n], vec![0f32; n]);
+        fast(data, &mut a);
+        scalar(data, &mut b);
+        assert!(same_bits(&a, &b), "{a:?} against {b:?}");
     }
 }
