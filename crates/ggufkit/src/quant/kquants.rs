@@ -218,6 +218,13 @@ pub(crate) fn dequant_q6_k_scalar(data: &[u8], out: &mut [f32]) {
 }
 
 pub(crate) fn dequant_q8_k(data: &[u8], out: &mut [f32]) {
+    if super::simd::dequant_q8_k(data, out) {
+        return;
+    }
+    dequant_q8_k_scalar(data, out);
+}
+
+pub(crate) fn dequant_q8_k_scalar(data: &[u8], out: &mut [f32]) {
     for (b, y) in data
         .chunks_exact(block::Q8_K.bytes)
         .zip(out.chunks_exact_mut(block::Q8_K.elems))

@@ -114,6 +114,13 @@ pub(crate) fn dequant_q8_0_scalar(data: &[u8], out: &mut [f32]) {
 }
 
 pub(crate) fn dequant_q8_1(data: &[u8], out: &mut [f32]) {
+    if super::simd::dequant_q8_1(data, out) {
+        return;
+    }
+    dequant_q8_1_scalar(data, out);
+}
+
+pub(crate) fn dequant_q8_1_scalar(data: &[u8], out: &mut [f32]) {
     for (b, y) in data
         .chunks_exact(block::Q8_1.bytes)
         .zip(out.chunks_exact_mut(block::Q8_1.elems))

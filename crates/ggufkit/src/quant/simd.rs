@@ -280,6 +280,10 @@ avx2_decoders! {
     Q4_1 => dequant_q4_1, dequant_q4_1 if has_avx2_f16c;
     /// q8_0 blocks with AVX2.
     Q8_0 => dequant_q8_0, dequant_q8_0 if has_avx2_f16c;
+    /// q8_1 blocks with AVX2 (q8_0's decoder; the sum `s` is not read).
+    Q8_1 => dequant_q8_1, dequant_q8_1 if has_avx2_f16c;
+    /// q8_k blocks with AVX2 (q8_0's decoder with an f32 scale; the sums are not read).
+    Q8_K => dequant_q8_k, dequant_q8_k if has_avx2_f16c;
     /// q3_k blocks with AVX2.
     Q3_K => dequant_q3_k, dequant_q3_k if has_avx2_f16c;
     /// q4_k blocks with AVX2.
@@ -1239,23 +1243,53 @@ mod x86 {
         }
     }
 
-    /// # Safety
-    /// The CPU must support AVX2 and F16C.
+    /// Blocks of `bytes` bytes, each `elems` signed byte codes from `codes_at` on times the
+    /// block's scale: an f16 at its start or, with `F32_SCALE`, an f32 (q8_0, q8_1 and q8_k).
+    #[inline]
     #[target_feature(enable = "avx2,f16c")]
-    pub(super) unsafe fn dequant_q8_0<const STREAM: bool>(data: &[u8], out: &mut [f32]) {
-        for (b, y) in data
-            .chunks_exact(block::Q8_0.bytes)
-            .zip(out.chunks_exact_mut(block::Q8_0.elems))
-        {
-            let d = f16c_splat(b, 0);
+    fn signed_byte_blocks<const STREAM: bool, const F32_SCALE: bool>(
+        data: &[u8],
+        out: &mut [f32],
+        (bytes, elems, codes_at): (usize, usize, usize),
+    ) {
+        for (b, y) in data.chunks_exact(bytes).zip(out.chunks_exact_mut(elems)) {
+            let d = if F32_SCALE {
+                _mm256_set1_ps(f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+            } else {
+                f16c_splat(b, 0)
+            };
             // Eight codes per 8-byte load, widened straight from memory (no shuffles to split a
             // wider load: they compete with the stores on CPUs that split 256-bit operations).
-            for (q, y) in b[2..].chunks_exact(8).zip(y.chunks_exact_mut(8)) {
+            for (q, y) in b[codes_at..codes_at + elems]
+                .chunks_exact(8)
+                .zip(y.chunks_exact_mut(8))
+            {
                 // SAFETY: `q` is 8 readable bytes (chunks_exact); unaligned 8-byte load.
                 let q = unsafe { _mm_loadl_epi64(q.as_ptr().cast()) };
                 store_scaled::<STREAM>(y, _mm256_cvtepi8_epi32(q), d);
             }
         }
+    }
+
+    /// # Safety
+    /// The CPU must support AVX2 and F16C.
+    #[target_feature(enable = "avx2,f16c")]
+    pub(super) unsafe fn dequant_q8_0<const STREAM: bool>(data: &[u8], out: &mut [f32]) {
+        signed_byte_blocks::<STREAM, false>(data, out, (block::Q8_0.bytes, block::Q8_0.elems, 2));
+    }
+
+    /// # Safety
+    /// The CPU must support AVX2 and F16C.
+    #[target_feature(enable = "avx2,f16c")]
+    pub(super) unsafe fn dequant_q8_1<const STREAM: bool>(data: &[u8], out: &mut [f32]) {
+        signed_byte_blocks::<STREAM, false>(data, out, (block::Q8_1.bytes, block::Q8_1.elems, 4));
+    }
+
+    /// # Safety
+    /// The CPU must support AVX2 and F16C.
+    #[target_feature(enable = "avx2,f16c")]
+    pub(super) unsafe fn dequant_q8_k<const STREAM: bool>(data: &[u8], out: &mut [f32]) {
+        signed_byte_blocks::<STREAM, true>(data, out, (block::Q8_K.bytes, block::Q8_K.elems, 4));
     }
 
     /// The 32 bytes of `v` (as unsigned) → `d * v - m`, stored to `y[..32]`.

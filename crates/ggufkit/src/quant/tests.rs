@@ -68,7 +68,17 @@ fn f16_simd_matches_scalar_for_every_pattern() {
 #[test]
 fn block_simd_matches_scalar() {
     type Pair = (GgmlType, DequantFn, DequantFn);
-    let pairs: [Pair; 18] = [
+    let pairs: [Pair; 20] = [
+        (
+            GgmlType::Q8_1,
+            legacy::dequant_q8_1,
+            legacy::dequant_q8_1_scalar,
+        ),
+        (
+            GgmlType::Q8_K,
+            kquants::dequant_q8_k,
+            kquants::dequant_q8_k_scalar,
+        ),
         (GgmlType::F32, float::dequant_f32, float::dequant_f32_scalar),
         (GgmlType::F64, float::dequant_f64, float::dequant_f64_scalar),
         (GgmlType::I8, float::dequant_i8, float::dequant_i8_scalar),
@@ -171,7 +181,7 @@ fn streamed_decoding_matches_ordinary_decoding() {
     #[cfg(target_arch = "x86_64")]
     if is_x86_feature_detected!("avx2") && is_x86_feature_detected!("f16c") {
         assert_eq!(
-            streamed_types, 19,
+            streamed_types, 21,
             "every AVX2 decoder has a streaming form"
         );
     }
