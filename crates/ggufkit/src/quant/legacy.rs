@@ -58,6 +58,13 @@ pub(crate) fn dequant_q4_1_scalar(data: &[u8], out: &mut [f32]) {
 }
 
 pub(crate) fn dequant_q5_0(data: &[u8], out: &mut [f32]) {
+    if super::simd::dequant_q5_0(data, out) {
+        return;
+    }
+    dequant_q5_0_scalar(data, out);
+}
+
+pub(crate) fn dequant_q5_0_scalar(data: &[u8], out: &mut [f32]) {
     for (b, y) in data
         .chunks_exact(block::Q5_0.bytes)
         .zip(out.chunks_exact_mut(block::Q5_0.elems))
@@ -76,6 +83,13 @@ pub(crate) fn dequant_q5_0(data: &[u8], out: &mut [f32]) {
 }
 
 pub(crate) fn dequant_q5_1(data: &[u8], out: &mut [f32]) {
+    if super::simd::dequant_q5_1(data, out) {
+        return;
+    }
+    dequant_q5_1_scalar(data, out);
+}
+
+pub(crate) fn dequant_q5_1_scalar(data: &[u8], out: &mut [f32]) {
     for (b, y) in data
         .chunks_exact(block::Q5_1.bytes)
         .zip(out.chunks_exact_mut(block::Q5_1.elems))

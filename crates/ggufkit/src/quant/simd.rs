@@ -278,6 +278,10 @@ avx2_decoders! {
     Q4_0 => dequant_q4_0, dequant_q4_0 if has_avx2_f16c;
     /// q4_1 blocks with AVX2.
     Q4_1 => dequant_q4_1, dequant_q4_1 if has_avx2_f16c;
+    /// q5_0 blocks with AVX2 (each lane's fifth bit by a variable shift).
+    Q5_0 => dequant_q5_0, dequant_q5_0 if has_avx2_f16c;
+    /// q5_1 blocks with AVX2 (each lane's fifth bit by a variable shift).
+    Q5_1 => dequant_q5_1, dequant_q5_1 if has_avx2_f16c;
     /// q8_0 blocks with AVX2.
     Q8_0 => dequant_q8_0, dequant_q8_0 if has_avx2_f16c;
     /// q8_1 blocks with AVX2 (q8_0's decoder; the sum `s` is not read).
@@ -1290,6 +1294,86 @@ mod x86 {
     #[target_feature(enable = "avx2,f16c")]
     pub(super) unsafe fn dequant_q8_k<const STREAM: bool>(data: &[u8], out: &mut [f32]) {
         signed_byte_blocks::<STREAM, true>(data, out, (block::Q8_K.bytes, block::Q8_K.elems, 4));
+    }
+
+    /// Blocks of 32 five-bit codes (q5_0, q5_1): the f16 scale `d` at 0, with `MIN` the f16 `m`
+    /// at 2, then the fifth bits (a little-endian u32, element `j`'s at bit `j`) and 16 bytes of
+    /// nibbles (element `j`'s low, `j + 16`'s high). With `MIN` each output is `q * d + m`,
+    /// without `(q - 16) * d`, as ggml computes them.
+    #[inline]
+    #[target_feature(enable = "avx2,f16c")]
+    fn five_bit_blocks<const STREAM: bool, const MIN: bool>(
+        data: &[u8],
+        out: &mut [f32],
+        bytes: usize,
+    ) {
+        let qs_at = if MIN { 8 } else { 6 };
+        let (one, low4, sixteen) = (
+            _mm256_set1_epi32(1),
+            _mm256_set1_epi32(0x0f),
+            _mm256_set1_epi32(16),
+        );
+        // the bit of `qh` each lane takes, for outputs 0-7, 8-15, 16-23 and 24-31
+        let bit = |from: i32| {
+            _mm256_add_epi32(
+                _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7),
+                _mm256_set1_epi32(from),
+            )
+        };
+        let bits = [bit(0), bit(8), bit(16), bit(24)];
+        for (b, y) in data.chunks_exact(bytes).zip(out.chunks_exact_mut(32)) {
+            let d = f16c_splat(b, 0);
+            let m = if MIN {
+                f16c_splat(b, 2)
+            } else {
+                _mm256_setzero_ps()
+            };
+            let qh = u32::from_le_bytes([b[qs_at - 4], b[qs_at - 3], b[qs_at - 2], b[qs_at - 1]]);
+            let qh = _mm256_set1_epi32(qh as i32);
+            let emit = |y: &mut [f32], codes: __m256i| {
+                let v = if MIN {
+                    _mm256_add_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(codes), d), m)
+                } else {
+                    _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_sub_epi32(codes, sixteen)), d)
+                };
+                put8::<STREAM>(y, v);
+            };
+            let (lo, hi) = y.split_at_mut(16);
+            for (j, ((q, lo), hi)) in b[qs_at..qs_at + 16]
+                .chunks_exact(8)
+                .zip(lo.chunks_exact_mut(8))
+                .zip(hi.chunks_exact_mut(8))
+                .enumerate()
+            {
+                // SAFETY: `q` is 8 readable bytes (chunks_exact); unaligned 8-byte load.
+                let v = _mm256_cvtepu8_epi32(unsafe { _mm_loadl_epi64(q.as_ptr().cast()) });
+                let fifth = |at: __m256i| {
+                    _mm256_slli_epi32::<4>(_mm256_and_si256(_mm256_srlv_epi32(qh, at), one))
+                };
+                emit(
+                    lo,
+                    _mm256_or_si256(_mm256_and_si256(v, low4), fifth(bits[j])),
+                );
+                emit(
+                    hi,
+                    _mm256_or_si256(_mm256_srli_epi32::<4>(v), fifth(bits[j + 2])),
+                );
+            }
+        }
+    }
+
+    /// # Safety
+    /// The CPU must support AVX2 and F16C.
+    #[target_feature(enable = "avx2,f16c")]
+    pub(super) unsafe fn dequant_q5_0<const STREAM: bool>(data: &[u8], out: &mut [f32]) {
+        five_bit_blocks::<STREAM, false>(data, out, block::Q5_0.bytes);
+    }
+
+    /// # Safety
+    /// The CPU must support AVX2 and F16C.
+    #[target_feature(enable = "avx2,f16c")]
+    pub(super) unsafe fn dequant_q5_1<const STREAM: bool>(data: &[u8], out: &mut [f32]) {
+        five_bit_blocks::<STREAM, true>(data, out, block::Q5_1.bytes);
     }
 
     /// The 32 bytes of `v` (as unsigned) → `d * v - m`, stored to `y[..32]`.

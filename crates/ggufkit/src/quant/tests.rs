@@ -68,7 +68,17 @@ fn f16_simd_matches_scalar_for_every_pattern() {
 #[test]
 fn block_simd_matches_scalar() {
     type Pair = (GgmlType, DequantFn, DequantFn);
-    let pairs: [Pair; 20] = [
+    let pairs: [Pair; 22] = [
+        (
+            GgmlType::Q5_0,
+            legacy::dequant_q5_0,
+            legacy::dequant_q5_0_scalar,
+        ),
+        (
+            GgmlType::Q5_1,
+            legacy::dequant_q5_1,
+            legacy::dequant_q5_1_scalar,
+        ),
         (
             GgmlType::Q8_1,
             legacy::dequant_q8_1,
@@ -181,7 +191,7 @@ fn streamed_decoding_matches_ordinary_decoding() {
     #[cfg(target_arch = "x86_64")]
     if is_x86_feature_detected!("avx2") && is_x86_feature_detected!("f16c") {
         assert_eq!(
-            streamed_types, 21,
+            streamed_types, 23,
             "every AVX2 decoder has a streaming form"
         );
     }
