@@ -186,6 +186,9 @@ pub(crate) fn dequant_q5_k_scalar(data: &[u8], out: &mut [f32]) {
 }
 
 pub(crate) fn dequant_q6_k(data: &[u8], out: &mut [f32]) {
+    if super::simd::dequant_q6_k(data, out) {
+        return;
+    }
     dequant_q6_k_scalar(data, out);
 }
 

@@ -284,6 +284,8 @@ avx2_decoders! {
     Q5_1 => dequant_q5_1, dequant_q5_1 if has_avx2_f16c;
     /// q8_0 blocks with AVX2.
     Q8_0 => dequant_q8_0, dequant_q8_0 if has_avx2_f16c;
+    /// q6_k blocks with AVX2.
+    Q6_K => dequant_q6_k, dequant_q6_k if has_avx2_f16c;
     /// q8_1 blocks with AVX2 (q8_0's decoder; the sum `s` is not read).
     Q8_1 => dequant_q8_1, dequant_q8_1 if has_avx2_f16c;
     /// q8_k blocks with AVX2 (q8_0's decoder with an f32 scale; the sums are not read).
@@ -1475,6 +1477,69 @@ mod x86 {
                         _mm256_add_epi8(_mm256_and_si256(_mm256_srli_epi16(q, 4), m4), bit(u2));
                     emit32_u8::<STREAM>(&mut y[..32], lo, d * f32::from(sc1), min * f32::from(m1));
                     emit32_u8::<STREAM>(&mut y[32..], hi, d * f32::from(sc2), min * f32::from(m2));
+                }
+            }
+        }
+    }
+
+    /// # Safety
+    /// The CPU must support AVX2 and F16C.
+    #[target_feature(enable = "avx2,f16c")]
+    pub(super) unsafe fn dequant_q6_k<const STREAM: bool>(data: &[u8], out: &mut [f32]) {
+        // a code's low four bits, its two high bits (4 and 5), and its offset
+        let (low4, high2, minus32) = (
+            _mm256_set1_epi32(0x0f),
+            _mm256_set1_epi32(0x30),
+            _mm256_set1_epi32(32),
+        );
+        for (b, y) in data
+            .chunks_exact(block::Q6_K.bytes)
+            .zip(out.chunks_exact_mut(block::Q6_K.elems))
+        {
+            let d = f16c_le(b, 208);
+            for (n, y) in y.chunks_exact_mut(128).enumerate() {
+                let (ql, qh) = (&b[64 * n..64 * n + 64], &b[128 + 32 * n..128 + 32 * n + 32]);
+                let sc = &b[192 + 8 * n..192 + 8 * n + 8];
+                // d times each sub-block's scale first, as ggml (the product with q rounds again)
+                let ds: [__m256; 8] =
+                    std::array::from_fn(|k| _mm256_set1_ps(d * f32::from(sc[k] as i8)));
+                let emit = |y: &mut [f32], codes: __m256i, ds: __m256| {
+                    let q = _mm256_cvtepi32_ps(_mm256_sub_epi32(codes, minus32));
+                    put8::<STREAM>(y, _mm256_mul_ps(ds, q));
+                };
+                // Outputs l, l + 32, l + 64, l + 96 for eight l at a time, each byte widened
+                // straight from memory to its lane.
+                for k in 0..4 {
+                    let l = 8 * k;
+                    // SAFETY: `ql` is 64 and `qh` 32 readable bytes (sliced above), and
+                    // `l + 32 + 8 <= 64`; unaligned 8-byte loads.
+                    let (a, c, h) = unsafe {
+                        (
+                            _mm256_cvtepu8_epi32(_mm_loadl_epi64(ql[l..].as_ptr().cast())),
+                            _mm256_cvtepu8_epi32(_mm_loadl_epi64(
+                                ql[l + 32..l + 40].as_ptr().cast(),
+                            )),
+                            _mm256_cvtepu8_epi32(_mm_loadl_epi64(qh[l..l + 8].as_ptr().cast())),
+                        )
+                    };
+                    let is = l / 16;
+                    let q1 = _mm256_or_si256(
+                        _mm256_and_si256(a, low4),
+                        _mm256_and_si256(_mm256_slli_epi32::<4>(h), high2),
+                    );
+                    let q2 = _mm256_or_si256(
+                        _mm256_and_si256(c, low4),
+                        _mm256_and_si256(_mm256_slli_epi32::<2>(h), high2),
+                    );
+                    let q3 = _mm256_or_si256(_mm256_srli_epi32::<4>(a), _mm256_and_si256(h, high2));
+                    let q4 = _mm256_or_si256(
+                        _mm256_srli_epi32::<4>(c),
+                        _mm256_and_si256(_mm256_srli_epi32::<2>(h), high2),
+                    );
+                    emit(&mut y[l..], q1, ds[is]);
+                    emit(&mut y[l + 32..], q2, ds[is + 2]);
+                    emit(&mut y[l + 64..], q3, ds[is + 4]);
+                    emit(&mut y[l + 96..], q4, ds[is + 6]);
                 }
             }
         }

@@ -68,7 +68,12 @@ fn f16_simd_matches_scalar_for_every_pattern() {
 #[test]
 fn block_simd_matches_scalar() {
     type Pair = (GgmlType, DequantFn, DequantFn);
-    let pairs: [Pair; 22] = [
+    let pairs: [Pair; 23] = [
+        (
+            GgmlType::Q6_K,
+            kquants::dequant_q6_k,
+            kquants::dequant_q6_k_scalar,
+        ),
         (
             GgmlType::Q5_0,
             legacy::dequant_q5_0,
@@ -191,7 +196,7 @@ fn streamed_decoding_matches_ordinary_decoding() {
     #[cfg(target_arch = "x86_64")]
     if is_x86_feature_detected!("avx2") && is_x86_feature_detected!("f16c") {
         assert_eq!(
-            streamed_types, 23,
+            streamed_types, 24,
             "every AVX2 decoder has a streaming form"
         );
     }
