@@ -31,6 +31,13 @@ pub(super) fn arr12(b: &[u8]) -> &[u8; 12] {
 }
 
 pub(crate) fn dequant_q2_k(data: &[u8], out: &mut [f32]) {
+    if super::simd::dequant_q2_k(data, out) {
+        return;
+    }
+    dequant_q2_k_scalar(data, out);
+}
+
+pub(crate) fn dequant_q2_k_scalar(data: &[u8], out: &mut [f32]) {
     for (b, y) in data
         .chunks_exact(block::Q2_K.bytes)
         .zip(out.chunks_exact_mut(block::Q2_K.elems))

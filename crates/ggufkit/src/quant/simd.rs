@@ -290,6 +290,8 @@ avx2_decoders! {
     Q8_1 => dequant_q8_1, dequant_q8_1 if has_avx2_f16c;
     /// q8_k blocks with AVX2 (q8_0's decoder with an f32 scale; the sums are not read).
     Q8_K => dequant_q8_k, dequant_q8_k if has_avx2_f16c;
+    /// q2_k blocks with AVX2.
+    Q2_K => dequant_q2_k, dequant_q2_k if has_avx2_f16c;
     /// q3_k blocks with AVX2.
     Q3_K => dequant_q3_k, dequant_q3_k if has_avx2_f16c;
     /// q4_k blocks with AVX2.
@@ -1477,6 +1479,44 @@ mod x86 {
                         _mm256_add_epi8(_mm256_and_si256(_mm256_srli_epi16(q, 4), m4), bit(u2));
                     emit32_u8::<STREAM>(&mut y[..32], lo, d * f32::from(sc1), min * f32::from(m1));
                     emit32_u8::<STREAM>(&mut y[32..], hi, d * f32::from(sc2), min * f32::from(m2));
+                }
+            }
+        }
+    }
+
+    /// # Safety
+    /// The CPU must support AVX2 and F16C.
+    #[target_feature(enable = "avx2,f16c")]
+    pub(super) unsafe fn dequant_q2_k<const STREAM: bool>(data: &[u8], out: &mut [f32]) {
+        let three = _mm256_set1_epi32(3);
+        for (b, y) in data
+            .chunks_exact(block::Q2_K.bytes)
+            .zip(out.chunks_exact_mut(block::Q2_K.elems))
+        {
+            let (d, min) = (f16c_le(b, 80), f16c_le(b, 82));
+            // 32 bytes of codes per 128 outputs, the two bits at `shift` of byte `l` for output
+            // `32 * j + l` (`shift = 2 * j`); 16 outputs per scale
+            for (n, (q, y)) in b[16..80]
+                .chunks_exact(32)
+                .zip(y.chunks_exact_mut(128))
+                .enumerate()
+            {
+                // SAFETY: `q` is 32 readable bytes (chunks_exact); unaligned 8-byte loads.
+                let v: [__m256i; 4] = std::array::from_fn(|k| {
+                    _mm256_cvtepu8_epi32(unsafe { _mm_loadl_epi64(q[8 * k..].as_ptr().cast()) })
+                });
+                for (j, y) in y.chunks_exact_mut(32).enumerate() {
+                    let sh = _mm_cvtsi32_si128(2 * j as i32);
+                    for (h, y) in y.chunks_exact_mut(16).enumerate() {
+                        let sc = b[n * 8 + 2 * j + h];
+                        let dl = _mm256_set1_ps(d * f32::from(sc & 0x0f));
+                        let ml = _mm256_set1_ps(min * f32::from(sc >> 4));
+                        for (k, y) in y.chunks_exact_mut(8).enumerate() {
+                            let c = _mm256_and_si256(_mm256_srl_epi32(v[2 * h + k], sh), three);
+                            let f = _mm256_cvtepi32_ps(c);
+                            put8::<STREAM>(y, _mm256_sub_ps(_mm256_mul_ps(dl, f), ml));
+                        }
+                    }
                 }
             }
         }

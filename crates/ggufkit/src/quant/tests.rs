@@ -68,7 +68,12 @@ fn f16_simd_matches_scalar_for_every_pattern() {
 #[test]
 fn block_simd_matches_scalar() {
     type Pair = (GgmlType, DequantFn, DequantFn);
-    let pairs: [Pair; 23] = [
+    let pairs: [Pair; 24] = [
+        (
+            GgmlType::Q2_K,
+            kquants::dequant_q2_k,
+            kquants::dequant_q2_k_scalar,
+        ),
         (
             GgmlType::Q6_K,
             kquants::dequant_q6_k,
@@ -196,7 +201,7 @@ fn streamed_decoding_matches_ordinary_decoding() {
     #[cfg(target_arch = "x86_64")]
     if is_x86_feature_detected!("avx2") && is_x86_feature_detected!("f16c") {
         assert_eq!(
-            streamed_types, 24,
+            streamed_types, 25,
             "every AVX2 decoder has a streaming form"
         );
     }
