@@ -2035,11 +2035,14 @@ mod x86_quant {
     #[inline]
     #[target_feature(enable = "avx2")]
     fn load_256(x: &[f32]) -> [__m256; 32] {
-        let x = &x[..256];
-        std::array::from_fn(|k| {
-            // SAFETY: `x` is 256 floats (sliced above): 32 unaligned 8-float loads.
-            unsafe { _mm256_loadu_ps(x[8 * k..].as_ptr()) }
-        })
+        // Loops rather than `array::from_fn` or `map`: with arrays this large their closures are
+        // left out of line, and every call copies a kilobyte (tq1_0 and tq2_0 ran at half speed).
+        let mut v = [_mm256_setzero_ps(); 32];
+        for (vk, xk) in v.iter_mut().zip(x[..256].chunks_exact(8)) {
+            // SAFETY: `xk` is 8 floats (chunks_exact); unaligned load.
+            *vk = unsafe { _mm256_loadu_ps(xk.as_ptr()) };
+        }
+        v
     }
 
     /// The ternary digits of a super-block: `lroundf(x * id) + 1` per lane (0, 1 or 2; 1 for a
@@ -2048,7 +2051,11 @@ mod x86_quant {
     #[target_feature(enable = "avx2")]
     fn trits_256(v: &[__m256; 32], id: f32) -> [__m256i; 32] {
         let (idv, one) = (_mm256_set1_ps(id), _mm256_set1_epi32(1));
-        v.map(|vk| _mm256_add_epi32(round_i32(_mm256_mul_ps(vk, idv)), one))
+        let mut t = [one; 32];
+        for (tk, &vk) in t.iter_mut().zip(v) {
+            *tk = _mm256_add_epi32(round_i32(_mm256_mul_ps(vk, idv)), one);
+        }
+        t
     }
 
     /// `q * 3 + t` on eight i32 lanes (the low byte is what C's `uint8_t` arithmetic keeps).
