@@ -203,8 +203,10 @@ fn dequant_one(
     let path = scratch.write("blocks.bin", data)?;
     let has_ggml = g.load_blocks(ty.id(), n, &path)?;
     let _ = std::fs::remove_file(&path);
+    // One output for both paths: two buffers of the same size can differ in speed on a virtual
+    // machine (one run here had every write to the second 3x slower), which `par/1t` would
+    // then report as the pool's doing.
     let mut out = vec![0f32; n];
-    let mut out_par = vec![0f32; n];
     let run = |out: &mut [f32]| {
         quant::dequantize(ty, std::hint::black_box(data), Endian::Little, out).expect("dequantize")
     };
@@ -214,7 +216,7 @@ fn dequant_one(
     };
     // one warm-up run each, which also sizes the batches
     let ours1 = time_ours(1, || run(&mut out));
-    let par1 = time_ours(1, || run_par(&mut out_par));
+    let par1 = time_ours(1, || run_par(&mut out));
     let theirs1 = if has_ggml {
         Some(g.dequantize(1)?.ns as f64)
     } else {
@@ -236,16 +238,20 @@ fn dequant_one(
                 t.push(tm.ns as f64 / f64::from(r));
             }
         }
-        p.push(time_ours(r_par, || run_par(&mut out_par)));
+        p.push(time_ours(r_par, || run_par(&mut out)));
     }
+    run(&mut out);
     let ours_hash = ggml::hash64_f32(&out);
+    out.fill(f32::NAN);
+    run_par(&mut out);
+    let par_hash = ggml::hash64_f32(&out);
     Ok(DeqRow {
         ty,
         ggml: gfloats(n, stat(o.best, &t)),
         ours: n as f64 / stat(o.best, &a).unwrap_or(f64::NAN),
         par: n as f64 / stat(o.best, &p).unwrap_or(f64::NAN),
         agree: hash.map(|h| h == ours_hash),
-        par_agree: ggml::hash64_f32(&out_par) == ours_hash,
+        par_agree: par_hash == ours_hash,
     })
 }
 
