@@ -1501,10 +1501,11 @@ mod x86 {
                 .zip(y.chunks_exact_mut(128))
                 .enumerate()
             {
-                // SAFETY: `q` is 32 readable bytes (chunks_exact); unaligned 8-byte loads.
-                let v: [__m256i; 4] = std::array::from_fn(|k| {
-                    _mm256_cvtepu8_epi32(unsafe { _mm_loadl_epi64(q[8 * k..].as_ptr().cast()) })
-                });
+                let mut v = [_mm256_setzero_si256(); 4];
+                for (vk, qk) in v.iter_mut().zip(q.chunks_exact(8)) {
+                    // SAFETY: `qk` is 8 readable bytes (chunks_exact); unaligned 8-byte load.
+                    *vk = _mm256_cvtepu8_epi32(unsafe { _mm_loadl_epi64(qk.as_ptr().cast()) });
+                }
                 for (j, y) in y.chunks_exact_mut(32).enumerate() {
                     let sh = _mm_cvtsi32_si128(2 * j as i32);
                     for (h, y) in y.chunks_exact_mut(16).enumerate() {
