@@ -381,99 +381,56 @@ mod x86 {
         put8::<STREAM>(out, _mm256_mul_ps(_mm256_cvtepi32_ps(v), d));
     }
 
-    /// # Safety
-    /// The CPU must support AVX2.
-    #[target_feature(enable = "avx2")]
-    pub(super) unsafe fn dequant_f32<const STREAM: bool>(data: &[u8], out: &mut [f32]) {
-        let n = out.len().min(data.len() / 4);
-        let mut src = data[..4 * n].chunks_exact(32);
-        let mut dst = out[..n].chunks_exact_mut(8);
-        for (s, d) in (&mut src).zip(&mut dst) {
-            // SAFETY: `s` is 32 bytes (chunks_exact); unaligned load.
-            put8::<STREAM>(d, unsafe { _mm256_loadu_ps(s.as_ptr().cast()) });
-        }
-        super::super::float::dequant_f32_scalar(src.remainder(), dst.into_remainder());
+    /// Decoders of element types, each written once: `$width` bytes per element, eight outputs
+    /// from each `8 * $width` input bytes `$s` by `$eight`, the tail by the scalar `$tail`.
+    macro_rules! element_decoders {
+        ($($name:ident($features:literal, $width:literal, |$s:ident| $eight:expr, $tail:path);)*) => {$(
+            /// # Safety
+            /// The CPU must support the features this function enables.
+            #[target_feature(enable = $features)]
+            pub(super) unsafe fn $name<const STREAM: bool>(data: &[u8], out: &mut [f32]) {
+                let n = out.len().min(data.len() / $width);
+                let mut src = data[..$width * n].chunks_exact(8 * $width);
+                let mut dst = out[..n].chunks_exact_mut(8);
+                for ($s, d) in (&mut src).zip(&mut dst) {
+                    put8::<STREAM>(d, $eight);
+                }
+                $tail(src.remainder(), dst.into_remainder());
+            }
+        )*};
     }
 
-    /// # Safety
-    /// The CPU must support AVX2.
-    #[target_feature(enable = "avx2")]
-    pub(super) unsafe fn dequant_f64<const STREAM: bool>(data: &[u8], out: &mut [f32]) {
-        let n = out.len().min(data.len() / 8);
-        let mut src = data[..8 * n].chunks_exact(64);
-        let mut dst = out[..n].chunks_exact_mut(8);
-        for (s, d) in (&mut src).zip(&mut dst) {
-            // SAFETY: `s` is 64 bytes (chunks_exact): two unaligned 32-byte loads.
+    // In each, `s` is exactly `8 * $width` bytes (chunks_exact); the loads read its start.
+    element_decoders! {
+        dequant_f32("avx2", 4, |s| {
+            // SAFETY: 32 bytes; unaligned load.
+            unsafe { _mm256_loadu_ps(s.as_ptr().cast()) }
+        }, super::super::float::dequant_f32_scalar);
+        dequant_f16("avx2,f16c", 2, |s| {
+            // SAFETY: 16 bytes; unaligned load.
+            _mm256_cvtph_ps(unsafe { _mm_loadu_si128(s.as_ptr().cast()) })
+        }, super::super::float::dequant_f16_scalar);
+        dequant_f64("avx2", 8, |s| {
+            // SAFETY: 64 bytes; two unaligned 32-byte loads.
             let (lo, hi) = unsafe {
-                (
-                    _mm256_loadu_pd(s.as_ptr().cast()),
-                    _mm256_loadu_pd(s[32..].as_ptr().cast()),
-                )
+                (_mm256_loadu_pd(s.as_ptr().cast()), _mm256_loadu_pd(s[32..].as_ptr().cast()))
             };
-            put8::<STREAM>(d, _mm256_set_m128(_mm256_cvtpd_ps(hi), _mm256_cvtpd_ps(lo)));
-        }
-        super::super::float::dequant_f64_scalar(src.remainder(), dst.into_remainder());
-    }
-
-    /// # Safety
-    /// The CPU must support AVX2.
-    #[target_feature(enable = "avx2")]
-    pub(super) unsafe fn dequant_i8<const STREAM: bool>(data: &[u8], out: &mut [f32]) {
-        let n = out.len().min(data.len());
-        let mut src = data[..n].chunks_exact(8);
-        let mut dst = out[..n].chunks_exact_mut(8);
-        for (s, d) in (&mut src).zip(&mut dst) {
-            // SAFETY: `s` is 8 bytes (chunks_exact); unaligned 8-byte load.
+            _mm256_set_m128(_mm256_cvtpd_ps(hi), _mm256_cvtpd_ps(lo))
+        }, super::super::float::dequant_f64_scalar);
+        dequant_i8("avx2", 1, |s| {
+            // SAFETY: 8 bytes; unaligned 8-byte load.
             let v = unsafe { _mm_loadl_epi64(s.as_ptr().cast()) };
-            put8::<STREAM>(d, _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(v)));
-        }
-        super::super::float::dequant_i8_scalar(src.remainder(), dst.into_remainder());
-    }
-
-    /// # Safety
-    /// The CPU must support AVX2.
-    #[target_feature(enable = "avx2")]
-    pub(super) unsafe fn dequant_i16<const STREAM: bool>(data: &[u8], out: &mut [f32]) {
-        let n = out.len().min(data.len() / 2);
-        let mut src = data[..2 * n].chunks_exact(16);
-        let mut dst = out[..n].chunks_exact_mut(8);
-        for (s, d) in (&mut src).zip(&mut dst) {
-            // SAFETY: `s` is 16 bytes (chunks_exact); unaligned load.
+            _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(v))
+        }, super::super::float::dequant_i8_scalar);
+        dequant_i16("avx2", 2, |s| {
+            // SAFETY: 16 bytes; unaligned load.
             let v = unsafe { _mm_loadu_si128(s.as_ptr().cast()) };
-            put8::<STREAM>(d, _mm256_cvtepi32_ps(_mm256_cvtepi16_epi32(v)));
-        }
-        super::super::float::dequant_i16_scalar(src.remainder(), dst.into_remainder());
-    }
-
-    /// # Safety
-    /// The CPU must support AVX2.
-    #[target_feature(enable = "avx2")]
-    pub(super) unsafe fn dequant_i32<const STREAM: bool>(data: &[u8], out: &mut [f32]) {
-        let n = out.len().min(data.len() / 4);
-        let mut src = data[..4 * n].chunks_exact(32);
-        let mut dst = out[..n].chunks_exact_mut(8);
-        for (s, d) in (&mut src).zip(&mut dst) {
-            // SAFETY: `s` is 32 bytes (chunks_exact); unaligned load.
-            let v = unsafe { _mm256_loadu_si256(s.as_ptr().cast()) };
-            put8::<STREAM>(d, _mm256_cvtepi32_ps(v));
-        }
-        super::super::float::dequant_i32_scalar(src.remainder(), dst.into_remainder());
-    }
-
-    /// # Safety
-    /// The CPU must support AVX2 and F16C.
-    #[target_feature(enable = "avx2,f16c")]
-    pub(super) unsafe fn dequant_f16<const STREAM: bool>(data: &[u8], out: &mut [f32]) {
-        let n = out.len().min(data.len() / 2);
-        let (data, out) = (&data[..2 * n], &mut out[..n]);
-        let mut src = data.chunks_exact(16);
-        let mut dst = out.chunks_exact_mut(8);
-        for (s, d) in (&mut src).zip(&mut dst) {
-            // SAFETY: `s` is 16 bytes (chunks_exact); unaligned load.
-            let h = unsafe { _mm_loadu_si128(s.as_ptr().cast()) };
-            put8::<STREAM>(d, _mm256_cvtph_ps(h));
-        }
-        super::super::float::dequant_f16_scalar(src.remainder(), dst.into_remainder());
+            _mm256_cvtepi32_ps(_mm256_cvtepi16_epi32(v))
+        }, super::super::float::dequant_i16_scalar);
+        dequant_i32("avx2", 4, |s| {
+            // SAFETY: 32 bytes; unaligned load.
+            _mm256_cvtepi32_ps(unsafe { _mm256_loadu_si256(s.as_ptr().cast()) })
+        }, super::super::float::dequant_i32_scalar);
     }
 
     /// Eight floats from `v[..8]`.
