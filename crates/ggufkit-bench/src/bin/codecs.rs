@@ -18,7 +18,8 @@
 //! ```
 //!
 //! Each round times one batch of ggml's runs and one of ggufkit's (one thread), alternating which
-//! goes first, then `dequantize_par` (all threads of rayon's pool); the figure is the median of
+//! goes first, then `dequantize_par` (all threads of rayon's pool, into the same output buffer as
+//! the serial path: buffers of one size can differ in write speed); the figure is the median of
 //! the rounds' per-run times (or the fastest, `--best`), as Gfloat/s (floats out of the decoder, into the encoder). The
 //! ratio is ggufkit's speed over ggml's. `agree` compares the hash of every output byte of each
 //! side (the parallel path against the serial one too). Inputs: valid blocks quantized by

@@ -222,7 +222,8 @@ fn outputs_past_the_cache_decode_the_same() {
         let floats = (16..=26)
             .map(|b| 1usize << b)
             .find(|&n| {
-                streaming::streams(n / ty.block_size() as usize * ty.type_size() as usize, n)
+                let in_bytes = ty.bytes_for(n as u64).expect("whole blocks") as usize;
+                streaming::streams(in_bytes, n)
             })
             .unwrap_or(1 << 26);
         let blocks = floats / ty.block_size() as usize;
