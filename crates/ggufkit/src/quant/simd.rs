@@ -294,10 +294,10 @@ avx2_decoders! {
     Q2_K => dequant_q2_k, dequant_q2_k if has_avx2_f16c;
     /// q3_k blocks with AVX2.
     Q3_K => dequant_q3_k, dequant_q3_k if has_avx2_f16c;
-    /// q4_k blocks with AVX2.
-    Q4_K => dequant_q4_k, dequant_q4_k if has_avx2_f16c;
-    /// q5_k blocks with AVX2.
-    Q5_K => dequant_q5_k, dequant_q5_k if has_avx2_f16c;
+    /// q4_k blocks with AVX2 and FMA (fused where that is exact: `x86::mul_sub`).
+    Q4_K => dequant_q4_k, dequant_q4_k if has_avx2_f16c_fma;
+    /// q5_k blocks with AVX2 and FMA (fused where that is exact: `x86::mul_sub`).
+    Q5_K => dequant_q5_k, dequant_q5_k if has_avx2_f16c_fma;
     /// iq1_s blocks with AVX2.
     IQ1_S => dequant_iq1_s, dequant_iq1_s if has_avx2_f16c;
     /// iq1_m blocks with AVX2.
@@ -327,6 +327,10 @@ mod x86 {
 
     pub(super) fn has_avx2_f16c() -> bool {
         is_x86_feature_detected!("avx2") && is_x86_feature_detected!("f16c")
+    }
+
+    pub(super) fn has_avx2_f16c_fma() -> bool {
+        has_avx2_f16c() && is_x86_feature_detected!("fma")
     }
 
     /// The little-endian f16 at `b[off..off + 2]` in all eight lanes, converted by F16C: the
@@ -1337,10 +1341,15 @@ mod x86 {
         five_bit_blocks::<STREAM, true>(data, out, block::Q5_1.bytes);
     }
 
-    /// The 32 bytes of `v` (as unsigned) → `d * v - m`, stored to `y[..32]`.
+    /// The 32 bytes of `v` (as unsigned) → `d * v - m` ([`mul_sub`]), stored to `y[..32]`.
     #[inline]
-    #[target_feature(enable = "avx2")]
-    unsafe fn emit32_u8<const STREAM: bool>(y: &mut [f32], v: __m256i, d: f32, m: f32) {
+    #[target_feature(enable = "avx2,fma")]
+    unsafe fn emit32_u8<const STREAM: bool, const FUSED: bool>(
+        y: &mut [f32],
+        v: __m256i,
+        d: f32,
+        m: f32,
+    ) {
         assert!(y.len() >= 32);
         let (dv, mv) = (_mm256_set1_ps(d), _mm256_set1_ps(m));
         let lo = _mm256_castsi256_si128(v);
@@ -1348,7 +1357,7 @@ mod x86 {
         let parts = [lo, _mm_srli_si128(lo, 8), hi, _mm_srli_si128(hi, 8)];
         for (k, p) in parts.into_iter().enumerate() {
             let f = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(p));
-            put8::<STREAM>(&mut y[8 * k..], _mm256_sub_ps(_mm256_mul_ps(f, dv), mv));
+            put8::<STREAM>(&mut y[8 * k..], mul_sub::<FUSED>(f, dv, mv));
         }
     }
 
@@ -1361,82 +1370,133 @@ mod x86 {
         unsafe { _mm256_loadu_si256(b.as_ptr().cast()) }
     }
 
-    /// # Safety
-    /// The CPU must support AVX2 and F16C.
-    #[target_feature(enable = "avx2,f16c")]
-    pub(super) unsafe fn dequant_q4_k<const STREAM: bool>(data: &[u8], out: &mut [f32]) {
-        let m4 = _mm256_set1_epi32(0x0f);
-        for (b, y) in data
-            .chunks_exact(block::Q4_K.bytes)
-            .zip(out.chunks_exact_mut(block::Q4_K.elems))
-        {
-            let d = f16c_le(b, 0);
-            let min = f16c_le(b, 2);
-            let scales: &[u8; 12] = b[4..16].try_into().expect("12 bytes");
-            for (i, y) in y.chunks_exact_mut(64).enumerate() {
-                let (sc1, m1) = scale_min_k4(2 * i, scales);
-                let (sc2, m2) = scale_min_k4(2 * i + 1, scales);
-                let (d1, n1) = (
-                    _mm256_set1_ps(d * f32::from(sc1)),
-                    _mm256_set1_ps(min * f32::from(m1)),
-                );
-                let (d2, n2) = (
-                    _mm256_set1_ps(d * f32::from(sc2)),
-                    _mm256_set1_ps(min * f32::from(m2)),
-                );
-                let (lo, hi) = y.split_at_mut(32);
-                // Eight bytes at a time, widened straight from memory: their low nibbles are
-                // elements 8k.., their high nibbles 32 + 8k.. (no shuffles to split a wide load).
-                for ((q, lo), hi) in b[16 + 32 * i..48 + 32 * i]
-                    .chunks_exact(8)
-                    .zip(lo.chunks_exact_mut(8))
-                    .zip(hi.chunks_exact_mut(8))
-                {
-                    // SAFETY: `q` is 8 readable bytes (chunks_exact); unaligned 8-byte load.
-                    let v = _mm256_cvtepu8_epi32(unsafe { _mm_loadl_epi64(q.as_ptr().cast()) });
-                    let l = _mm256_cvtepi32_ps(_mm256_and_si256(v, m4));
-                    let h = _mm256_cvtepi32_ps(_mm256_srli_epi32(v, 4));
-                    put8::<STREAM>(lo, _mm256_sub_ps(_mm256_mul_ps(l, d1), n1));
-                    put8::<STREAM>(hi, _mm256_sub_ps(_mm256_mul_ps(h, d2), n2));
+    /// `x * d - m` as the scalar decoders compute it: the product rounded, then the difference.
+    /// With `FUSED`, one fused multiply-subtract, which rounds once and gives the same bits when
+    /// `x * d` is exact and `m` finite. The k-quant decoders fuse only blocks whose f16 scale and
+    /// minimum are finite: their codes have at most 5 bits and `d` (the f16 scale times a 6-bit
+    /// sub-scale) at most 17 significant bits, so every product fits f32's 24 exactly.
+    #[inline]
+    #[target_feature(enable = "avx2,fma")]
+    fn mul_sub<const FUSED: bool>(x: __m256, d: __m256, m: __m256) -> __m256 {
+        if FUSED {
+            _mm256_fmsub_ps(x, d, m)
+        } else {
+            _mm256_sub_ps(_mm256_mul_ps(x, d), m)
+        }
+    }
+
+    /// Runs `$block::<STREAM, FUSED>` on each k-quant super-block of `$data`/`$out`, fused when
+    /// its f16 scale and minimum (bytes 0-3) are finite ([`mul_sub`]).
+    macro_rules! fused_when_finite {
+        ($block:ident, $layout:expr, $data:ident, $out:ident) => {
+            for (b, y) in $data
+                .chunks_exact($layout.bytes)
+                .zip($out.chunks_exact_mut($layout.elems))
+            {
+                let (d, min) = (f16c_le(b, 0), f16c_le(b, 2));
+                if d.is_finite() && min.is_finite() {
+                    $block::<STREAM, true>(b, y, d, min);
+                } else {
+                    $block::<STREAM, false>(b, y, d, min);
                 }
+            }
+        };
+    }
+
+    /// # Safety
+    /// The CPU must support AVX2, F16C and FMA.
+    #[target_feature(enable = "avx2,f16c,fma")]
+    pub(super) unsafe fn dequant_q4_k<const STREAM: bool>(data: &[u8], out: &mut [f32]) {
+        fused_when_finite!(q4_k_block, block::Q4_K, data, out);
+    }
+
+    /// One q4_k super-block `b` (scale `d`, minimum `min`) into `y`.
+    #[inline]
+    #[target_feature(enable = "avx2,fma")]
+    fn q4_k_block<const STREAM: bool, const FUSED: bool>(
+        b: &[u8],
+        y: &mut [f32],
+        d: f32,
+        min: f32,
+    ) {
+        let m4 = _mm256_set1_epi32(0x0f);
+        let scales: &[u8; 12] = b[4..16].try_into().expect("12 bytes");
+        for (i, y) in y.chunks_exact_mut(64).enumerate() {
+            let (sc1, m1) = scale_min_k4(2 * i, scales);
+            let (sc2, m2) = scale_min_k4(2 * i + 1, scales);
+            let (d1, n1) = (
+                _mm256_set1_ps(d * f32::from(sc1)),
+                _mm256_set1_ps(min * f32::from(m1)),
+            );
+            let (d2, n2) = (
+                _mm256_set1_ps(d * f32::from(sc2)),
+                _mm256_set1_ps(min * f32::from(m2)),
+            );
+            let (lo, hi) = y.split_at_mut(32);
+            // Eight bytes at a time, widened straight from memory: their low nibbles are
+            // elements 8k.., their high nibbles 32 + 8k.. (no shuffles to split a wide load).
+            for ((q, lo), hi) in b[16 + 32 * i..48 + 32 * i]
+                .chunks_exact(8)
+                .zip(lo.chunks_exact_mut(8))
+                .zip(hi.chunks_exact_mut(8))
+            {
+                // SAFETY: `q` is 8 readable bytes (chunks_exact); unaligned 8-byte load.
+                let v = _mm256_cvtepu8_epi32(unsafe { _mm_loadl_epi64(q.as_ptr().cast()) });
+                let l = _mm256_cvtepi32_ps(_mm256_and_si256(v, m4));
+                let h = _mm256_cvtepi32_ps(_mm256_srli_epi32(v, 4));
+                put8::<STREAM>(lo, mul_sub::<FUSED>(l, d1, n1));
+                put8::<STREAM>(hi, mul_sub::<FUSED>(h, d2, n2));
             }
         }
     }
 
     /// # Safety
-    /// The CPU must support AVX2 and F16C.
-    #[target_feature(enable = "avx2,f16c")]
+    /// The CPU must support AVX2, F16C and FMA.
+    #[target_feature(enable = "avx2,f16c,fma")]
     pub(super) unsafe fn dequant_q5_k<const STREAM: bool>(data: &[u8], out: &mut [f32]) {
+        fused_when_finite!(q5_k_block, block::Q5_K, data, out);
+    }
+
+    /// One q5_k super-block `b` (scale `d`, minimum `min`) into `y`.
+    #[inline]
+    #[target_feature(enable = "avx2,fma")]
+    fn q5_k_block<const STREAM: bool, const FUSED: bool>(
+        b: &[u8],
+        y: &mut [f32],
+        d: f32,
+        min: f32,
+    ) {
         let m4 = _mm256_set1_epi8(0x0f);
         let sixteen = _mm256_set1_epi8(16);
         let zero = _mm256_setzero_si256();
-        for (b, y) in data
-            .chunks_exact(block::Q5_K.bytes)
-            .zip(out.chunks_exact_mut(block::Q5_K.elems))
-        {
-            let d = f16c_le(b, 0);
-            let min = f16c_le(b, 2);
-            let scales: &[u8; 12] = b[4..16].try_into().expect("12 bytes");
+        let scales: &[u8; 12] = b[4..16].try_into().expect("12 bytes");
+        // SAFETY: AVX2 is enabled for this function; slices are bounds-checked.
+        let qh = unsafe { load32(&b[16..48]) };
+        for (i, y) in y.chunks_exact_mut(64).enumerate() {
+            let (sc1, m1) = scale_min_k4(2 * i, scales);
+            let (sc2, m2) = scale_min_k4(2 * i + 1, scales);
+            let (u1, u2) = ((1u8 << (2 * i)) as i8, (2u8 << (2 * i)) as i8);
             // SAFETY: AVX2 is enabled for this function; slices are bounds-checked.
-            let qh = unsafe { load32(&b[16..48]) };
-            for (i, y) in y.chunks_exact_mut(64).enumerate() {
-                let (sc1, m1) = scale_min_k4(2 * i, scales);
-                let (sc2, m2) = scale_min_k4(2 * i + 1, scales);
-                let (u1, u2) = ((1u8 << (2 * i)) as i8, (2u8 << (2 * i)) as i8);
-                // SAFETY: AVX2 is enabled for this function; slices are bounds-checked.
-                unsafe {
-                    let q = load32(&b[48 + 32 * i..]);
-                    let bit = |u: i8| {
-                        let set =
-                            _mm256_cmpeq_epi8(_mm256_and_si256(qh, _mm256_set1_epi8(u)), zero);
-                        _mm256_andnot_si256(set, sixteen)
-                    };
-                    let lo = _mm256_add_epi8(_mm256_and_si256(q, m4), bit(u1));
-                    let hi =
-                        _mm256_add_epi8(_mm256_and_si256(_mm256_srli_epi16(q, 4), m4), bit(u2));
-                    emit32_u8::<STREAM>(&mut y[..32], lo, d * f32::from(sc1), min * f32::from(m1));
-                    emit32_u8::<STREAM>(&mut y[32..], hi, d * f32::from(sc2), min * f32::from(m2));
-                }
+            unsafe {
+                let q = load32(&b[48 + 32 * i..]);
+                let bit = |u: i8| {
+                    let set = _mm256_cmpeq_epi8(_mm256_and_si256(qh, _mm256_set1_epi8(u)), zero);
+                    _mm256_andnot_si256(set, sixteen)
+                };
+                let lo = _mm256_add_epi8(_mm256_and_si256(q, m4), bit(u1));
+                let hi = _mm256_add_epi8(_mm256_and_si256(_mm256_srli_epi16(q, 4), m4), bit(u2));
+                emit32_u8::<STREAM, FUSED>(
+                    &mut y[..32],
+                    lo,
+                    d * f32::from(sc1),
+                    min * f32::from(m1),
+                );
+                emit32_u8::<STREAM, FUSED>(
+                    &mut y[32..],
+                    hi,
+                    d * f32::from(sc2),
+                    min * f32::from(m2),
+                );
             }
         }
     }

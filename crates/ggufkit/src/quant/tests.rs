@@ -455,6 +455,47 @@ fn quantize_round_trips_within_bounds() {
     }
 }
 
+/// q4_k and q5_k decode with one fused multiply-subtract where that is exact (finite f16 scale
+/// and minimum) and with the scalar code's two roundings where it is not: every pair of special
+/// scale and minimum (±0, ±Inf, NaNs, subnormals, ±max, ordinary values), under every sub-scale,
+/// gives the scalar decoder's bits.
+#[test]
+fn k_quants_fused_or_not_match_scalar_for_special_scales() {
+    let specials: [u16; 14] = [
+        0x0000, 0x8000, 0x7c00, 0xfc00, 0x7e00, 0xfe01, 0x7c01, 0x0001, 0x83ff, 0x7bff, 0xfbff,
+        0x3c00, 0xb555, 0x2e66,
+    ];
+    for (ty, fast, scalar) in [
+        (
+            GgmlType::Q4_K,
+            kquants::dequant_q4_k as DequantFn,
+            kquants::dequant_q4_k_scalar as DequantFn,
+        ),
+        (
+            GgmlType::Q5_K,
+            kquants::dequant_q5_k,
+            kquants::dequant_q5_k_scalar,
+        ),
+    ] {
+        let size = ty.type_size() as usize;
+        let mut rng = Rng::new(u64::from(ty.id()));
+        let mut data = Vec::new();
+        for &d in &specials {
+            for &min in &specials {
+                let mut block = rng.bytes(size);
+                block[0..2].copy_from_slice(&d.to_le_bytes());
+                block[2..4].copy_from_slice(&min.to_le_bytes());
+                data.extend_from_slice(&block);
+            }
+        }
+        let n = data.len() / size * ty.block_size() as usize;
+        let (mut a, mut b) = (vec![0f32; n], vec![0f32; n]);
+        fast(&data, &mut a);
+        scalar(&data, &mut b);
+        assert!(same_bits(&a, &b), "{ty}");
+    }
+}
+
 #[test]
 fn tq1_0_simd_matches_scalar_for_every_byte_and_special_scales() {
     // 256 blocks: packed byte i of block k is (5i + k) mod 256, so every position takes every
