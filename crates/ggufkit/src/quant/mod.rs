@@ -259,9 +259,15 @@ fn par_blocks(l: &Layout, blocks: usize) -> usize {
 /// little from a second core (BENCHMARKS.md, "Codecs against ggml").
 const SERIAL_BELOW: std::time::Duration = std::time::Duration::from_micros(600);
 
-/// [`dequantize`] on all threads of rayon's pool (same result, split into runs of blocks). The
-/// first two runs are decoded and timed on the calling thread: when the rest would take less
-/// than 600 µs at the faster run's pace, the calling thread does the rest too.
+/// Bytes of output per microsecond that no decoder exceeds on one thread (64 GB/s; a core's
+/// stores reach well under half of that). An output that takes longer than [`SERIAL_BELOW`] even
+/// at this pace goes to the pool at once: timing runs first would leave them serial.
+const FASTEST_WRITE_PER_MICRO: usize = 64_000;
+
+/// [`dequantize`] on all threads of rayon's pool (same result, split into runs of blocks). An
+/// output too large to decode in 600 µs on one thread goes straight to the pool; for a smaller
+/// one the first two runs are decoded and timed on the calling thread, and when the rest would
+/// take less than 600 µs at the faster run's pace, the calling thread does the rest too.
 pub fn dequantize_par(ty: GgmlType, data: &[u8], endian: Endian, out: &mut [f32]) -> Result<()> {
     let l = layout_of(ty)?;
     if !can_dequantize(ty) {
@@ -276,6 +282,11 @@ pub fn dequantize_par(ty: GgmlType, data: &[u8], endian: Endian, out: &mut [f32]
         // one task, or one thread to run them: no pool round trip (it would wake a sleeping
         // worker and leave the calling thread waiting for it)
         return decode(ty, data, endian, out, stream);
+    }
+    let out_bytes = out.len().saturating_mul(std::mem::size_of::<f32>());
+    let fastest_micros = out_bytes / FASTEST_WRITE_PER_MICRO;
+    if fastest_micros as u128 >= SERIAL_BELOW.as_micros() {
+        return decode_on_pool(ty, data, endian, out, (task_bytes, task_elems), stream);
     }
     let (first, rest) = data.split_at(task_bytes);
     let (first_out, rest_out) = out.split_at_mut(task_elems);
@@ -292,9 +303,20 @@ pub fn dequantize_par(ty: GgmlType, data: &[u8], endian: Endian, out: &mut [f32]
     if pace.saturating_mul(tasks_left) < SERIAL_BELOW {
         return decode(ty, rest, endian, rest_out, stream);
     }
-    rest_out
-        .par_chunks_mut(task_elems)
-        .zip(rest.par_chunks(task_bytes))
+    decode_on_pool(ty, rest, endian, rest_out, (task_bytes, task_elems), stream)
+}
+
+/// [`decode`] of `data` into `out` in tasks of `task` (bytes, elements), on rayon's pool.
+fn decode_on_pool(
+    ty: GgmlType,
+    data: &[u8],
+    endian: Endian,
+    out: &mut [f32],
+    (task_bytes, task_elems): (usize, usize),
+    stream: bool,
+) -> Result<()> {
+    out.par_chunks_mut(task_elems)
+        .zip(data.par_chunks(task_bytes))
         .try_for_each(|(o, d)| decode(ty, d, endian, o, stream))
 }
 

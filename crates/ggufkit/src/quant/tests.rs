@@ -536,6 +536,20 @@ fn dequantize_par_over_many_tasks_matches_serial() {
     }
 }
 
+/// An output too large for one thread to write in 600 µs (10 Mi floats, 40 MiB) goes to the pool
+/// without timed runs first, and decodes as the serial path does, its last task short.
+#[test]
+fn dequantize_par_of_a_large_output_matches_serial() {
+    let ty = GgmlType::Q8_0;
+    let elems = ty.block_size() as usize;
+    let blocks = (10 << 20) / elems + 3;
+    let data = random_blocks(ty, blocks, 5);
+    let (mut a, mut b) = (vec![0f32; blocks * elems], vec![f32::NAN; blocks * elems]);
+    dequantize(ty, &data, Endian::Little, &mut a).unwrap();
+    dequantize_par(ty, &data, Endian::Little, &mut b).unwrap();
+    assert!(same_bits(&a, &b));
+}
+
 #[test]
 fn f16_quantize_simd_matches_scalar_on_every_kind_of_float() {
     // random bit patterns (NaN payloads of both signs, infinities, subnormals, all exponents),
