@@ -237,6 +237,13 @@ pub(crate) fn quant_f16_scalar(src: &[f32], out: &mut [u8]) {
 }
 
 pub(crate) fn quant_bf16(src: &[f32], out: &mut [u8]) {
+    if super::simd::quant_bf16(src, out) {
+        return;
+    }
+    quant_bf16_scalar(src, out);
+}
+
+pub(crate) fn quant_bf16_scalar(src: &[f32], out: &mut [u8]) {
     for (o, &x) in out.chunks_exact_mut(block::BF16.bytes).zip(src) {
         o.copy_from_slice(&f32_to_bf16(x).to_le_bytes());
     }

@@ -3,8 +3,8 @@
 //! Each public function returns `false` when the CPU lacks the features (or the target is not
 //! x86-64), and the caller then runs its scalar code. The kernels do exactly the scalar code's IEEE
 //! operations (integer → float conversions, which are exact, then the same multiplies and
-//! subtractions in the same order, never fused), so both paths give the same bits; the unit tests
-//! compare them on random blocks.
+//! subtractions in the same order, fused only where that is exact: `x86::mul_sub`), so both paths
+//! give the same bits; the unit tests compare them on random blocks and special values.
 #![allow(unsafe_code)]
 
 use crate::types::GgmlType;
@@ -1931,7 +1931,7 @@ mod x86 {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Quantizers of the types without a K-quant layout: q8_0, tq1_0, tq2_0, q2_0, mxfp4, and the
+// Quantizers of the types without a K-quant layout: q8_0, tq1_0, tq2_0, q2_0, mxfp4, bf16, and the
 // importance-weighted scale search of q4_0 and q5_0.
 
 avx2_entries! { x86_quant (src: &[f32], out: &mut [u8]) {
@@ -1947,6 +1947,8 @@ avx2_entries! { x86_quant (src: &[f32], out: &mut [u8]) {
     /// mxfp4 quantization with AVX2, the bytes of `quantize_row_mxfp4_ref` (the nearest grid
     /// value searched in eight lanes at once, the first one kept on ties).
     quant_mxfp4;
+    /// bf16 conversion with AVX2, the bits of `quant::f32_to_bf16`.
+    quant_bf16;
 }}
 
 #[cfg(target_arch = "x86_64")]
@@ -2254,5 +2256,42 @@ mod x86_quant {
             // SAFETY: `y` is a 17-byte block, so bytes 1..17 are writable; unaligned store.
             unsafe { _mm_storeu_si128(y[1..].as_mut_ptr().cast(), pack_nibbles::<0xff>(best)) };
         }
+    }
+
+    /// The bf16 bits of eight floats in the 32-bit lanes (high halves zero), as
+    /// `quant::f32_to_bf16`: a NaN keeps its top half with the quiet bit set, anything else is
+    /// rounded to nearest-even.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn bf16_lanes(u: __m256i) -> __m256i {
+        let top = _mm256_srli_epi32::<16>(u);
+        let odd = _mm256_and_si256(top, _mm256_set1_epi32(1));
+        let bias = _mm256_add_epi32(_mm256_set1_epi32(0x7fff), odd);
+        let rounded = _mm256_srli_epi32::<16>(_mm256_add_epi32(u, bias));
+        let magnitude = _mm256_and_si256(u, _mm256_set1_epi32(0x7fff_ffff));
+        let nan = _mm256_cmpgt_epi32(magnitude, _mm256_set1_epi32(0x7f80_0000));
+        let quiet = _mm256_or_si256(top, _mm256_set1_epi32(0x40));
+        _mm256_blendv_epi8(rounded, quiet, nan)
+    }
+
+    /// # Safety
+    /// The CPU must support AVX2.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn quant_bf16(src: &[f32], out: &mut [u8]) {
+        let n = src.len().min(out.len() / 2);
+        let (src, out) = (&src[..n], &mut out[..2 * n]);
+        let mut s16 = src.chunks_exact(16);
+        let mut d32 = out.chunks_exact_mut(32);
+        for (s, d) in (&mut s16).zip(&mut d32) {
+            // SAFETY: `s` is 16 floats and `d` 32 bytes (chunks_exact); unaligned loads and store.
+            unsafe {
+                let lo = bf16_lanes(_mm256_loadu_si256(s.as_ptr().cast()));
+                let hi = bf16_lanes(_mm256_loadu_si256(s[8..].as_ptr().cast()));
+                // packus works per 128-bit half: [lo 0-3, hi 0-3, lo 4-7, hi 4-7] → element order
+                let packed = _mm256_permute4x64_epi64::<0b11_01_10_00>(_mm256_packus_epi32(lo, hi));
+                _mm256_storeu_si256(d.as_mut_ptr().cast(), packed);
+            }
+        }
+        super::super::float::quant_bf16_scalar(s16.remainder(), d32.into_remainder());
     }
 }

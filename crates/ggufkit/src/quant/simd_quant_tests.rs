@@ -62,7 +62,7 @@ fn assert_same(name: &str, a: &[u8], b: &[u8]) {
 #[test]
 fn simple_quantizers_simd_match_scalar() {
     type Quant = fn(&[f32], &mut [u8]);
-    let cases: [(GgmlType, Quant, Quant); 5] = [
+    let cases: [(GgmlType, Quant, Quant); 6] = [
         (
             GgmlType::Q8_0,
             legacy::quant_q8_0,
@@ -80,6 +80,7 @@ fn simple_quantizers_simd_match_scalar() {
         ),
         (GgmlType::Q2_0, q1_q2::quant_q2_0, q1_q2::quant_q2_0_scalar),
         (GgmlType::MXFP4, fp4::quant_mxfp4, fp4::quant_mxfp4_scalar),
+        (GgmlType::BF16, float::quant_bf16, float::quant_bf16_scalar),
     ];
     for (seed, (ty, fast, scalar)) in cases.into_iter().enumerate() {
         let x = input(21 + seed as u64, 3000);
@@ -89,4 +90,20 @@ fn simple_quantizers_simd_match_scalar() {
         scalar(&x, &mut b);
         assert_same(ty.name(), &a, &b);
     }
+}
+
+/// bf16 conversion: every top half (every sign, exponent and kept mantissa, NaNs and infinities
+/// included) under the low halves where rounding changes (ties to even either way, just below and
+/// above a tie, the carry into the exponent), and an odd length for the scalar tail.
+#[test]
+fn bf16_quantize_simd_matches_scalar_on_every_top_half() {
+    let lows = [0x0000u32, 0x0001, 0x7fff, 0x8000, 0x8001, 0xffff];
+    let mut x: Vec<f32> = (0..=0xffffu32)
+        .flat_map(|top| lows.iter().map(move |&low| f32::from_bits(top << 16 | low)))
+        .collect();
+    x.extend([1.5f32, -0.0, f32::NAN, f32::INFINITY, 3.0e38]);
+    let (mut a, mut b) = (vec![0u8; 2 * x.len()], vec![0u8; 2 * x.len()]);
+    float::quant_bf16(&x, &mut a);
+    float::quant_bf16_scalar(&x, &mut b);
+    assert_same("bf16", &a, &b);
 }
