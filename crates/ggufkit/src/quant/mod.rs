@@ -202,7 +202,7 @@ pub fn dequantize(ty: GgmlType, data: &[u8], endian: Endian, out: &mut [f32]) ->
         data,
         endian,
         out,
-        streaming::streams(data.len(), out.len()),
+        streaming::streams(data.len(), std::mem::size_of_val(out)),
     )
 }
 
@@ -277,7 +277,7 @@ pub fn dequantize_par(ty: GgmlType, data: &[u8], endian: Endian, out: &mut [f32]
     let nb = par_blocks(l, data.len() / l.block_bytes);
     let (task_bytes, task_elems) = (nb * l.block_bytes, nb * l.block_elems);
     // whether the output bypasses the cache depends on the whole decode, not on a task's part
-    let stream = streaming::streams(data.len(), out.len());
+    let stream = streaming::streams(data.len(), std::mem::size_of_val(out));
     if task_bytes >= data.len() || rayon::current_num_threads() <= 1 {
         // one task, or one thread to run them: no pool round trip (it would wake a sleeping
         // worker and leave the calling thread waiting for it)

@@ -23,6 +23,25 @@ pub(crate) fn f32_to_f16_slice(src: &[f32], out: &mut [u8]) -> bool {
     false
 }
 
+/// bf16 conversion with AVX2, the bits of `quant::f32_to_bf16` (`out.len() == 2 * src.len()`);
+/// with `stream`, non-temporal stores (`super::streaming`).
+pub(crate) fn quant_bf16(src: &[f32], out: &mut [u8], stream: bool) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    if x86::has_avx2() {
+        // SAFETY: the CPU supports AVX2 (checked just above).
+        unsafe {
+            if stream {
+                x86_quant::quant_bf16::<true>(src, out);
+            } else {
+                x86_quant::quant_bf16::<false>(src, out);
+            }
+        }
+        return true;
+    }
+    let _ = (src, out, stream);
+    false
+}
+
 /// q4_1 quantization with AVX2, the bytes of `quantize_row_q4_1_ref` (a block whose minimum or
 /// maximum is a zero, whose sign depends on the scan order, goes through the scalar code).
 pub(crate) fn quant_q4_1(src: &[f32], out: &mut [u8]) -> bool {
@@ -1947,8 +1966,6 @@ avx2_entries! { x86_quant (src: &[f32], out: &mut [u8]) {
     /// mxfp4 quantization with AVX2, the bytes of `quantize_row_mxfp4_ref` (the nearest grid
     /// value searched in eight lanes at once, the first one kept on ties).
     quant_mxfp4;
-    /// bf16 conversion with AVX2, the bits of `quant::f32_to_bf16`.
-    quant_bf16;
 }}
 
 #[cfg(target_arch = "x86_64")]
@@ -2277,7 +2294,7 @@ mod x86_quant {
     /// # Safety
     /// The CPU must support AVX2.
     #[target_feature(enable = "avx2")]
-    pub(super) unsafe fn quant_bf16(src: &[f32], out: &mut [u8]) {
+    pub(super) unsafe fn quant_bf16<const STREAM: bool>(src: &[f32], out: &mut [u8]) {
         let n = src.len().min(out.len() / 2);
         let (src, out) = (&src[..n], &mut out[..2 * n]);
         let mut s16 = src.chunks_exact(16);
@@ -2289,8 +2306,18 @@ mod x86_quant {
                 let hi = bf16_lanes(_mm256_loadu_si256(s[8..].as_ptr().cast()));
                 // packus works per 128-bit half: [lo 0-3, hi 0-3, lo 4-7, hi 4-7] → element order
                 let packed = _mm256_permute4x64_epi64::<0b11_01_10_00>(_mm256_packus_epi32(lo, hi));
-                _mm256_storeu_si256(d.as_mut_ptr().cast(), packed);
+                if STREAM && d.as_ptr().addr() % 16 == 0 {
+                    // non-temporal, in two aligned 16-byte halves (as `x86::put8`)
+                    _mm_stream_si128(d.as_mut_ptr().cast(), _mm256_castsi256_si128(packed));
+                    let upper = _mm256_extracti128_si256::<1>(packed);
+                    _mm_stream_si128(d[16..].as_mut_ptr().cast(), upper);
+                } else {
+                    _mm256_storeu_si256(d.as_mut_ptr().cast(), packed);
+                }
             }
+        }
+        if STREAM {
+            super::x86::store_fence();
         }
         super::super::float::quant_bf16_scalar(s16.remainder(), d32.into_remainder());
     }

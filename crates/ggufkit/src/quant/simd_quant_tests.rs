@@ -106,4 +106,14 @@ fn bf16_quantize_simd_matches_scalar_on_every_top_half() {
     float::quant_bf16(&x, &mut a);
     float::quant_bf16_scalar(&x, &mut b);
     assert_same("bf16", &a, &b);
+    // streamed (non-temporal stores): into a 16-byte aligned output and, through the ordinary
+    // stores, into one that is not
+    let mut buf = vec![0u8; b.len() + 16];
+    let start = buf.as_ptr().align_offset(16);
+    for offset in [start, start + 2] {
+        let out = &mut buf[offset..offset + b.len()];
+        if simd::quant_bf16(&x, out, true) {
+            assert_same("bf16 streamed", out, &b);
+        }
+    }
 }

@@ -1,4 +1,4 @@
-//! When a decoder's output bypasses the cache.
+//! When a codec's output bypasses the cache.
 //!
 //! An ordinary store first reads the line it writes into the cache. When the cache cannot hold
 //! what a decode reads and writes, that read is wasted (the line is evicted before anyone reads
@@ -16,12 +16,12 @@ use std::sync::OnceLock;
 /// a desktop has 16-32 MiB, a server 32 MiB or more per group of cores).
 const FALLBACK_LLC: usize = 8 << 20;
 
-/// True when decoding `in_bytes` of blocks into `out_floats` f32s should use non-temporal
-/// stores.
-pub(crate) fn streams(in_bytes: usize, out_floats: usize) -> bool {
+/// True when a conversion that reads `in_bytes` and writes `out_bytes` (a decode into f32s, or
+/// bf16's from them) should use non-temporal stores.
+pub(crate) fn streams(in_bytes: usize, out_bytes: usize) -> bool {
     static FROM_BYTES: OnceLock<usize> = OnceLock::new();
     let from = *FROM_BYTES.get_or_init(|| llc_bytes().unwrap_or(FALLBACK_LLC) / 3 * 2);
-    in_bytes.saturating_add(out_floats.saturating_mul(4)) > from
+    in_bytes.saturating_add(out_bytes) > from
 }
 
 /// The size of the last-level cache that CPU 0 uses, from Linux's sysfs description of its
@@ -76,7 +76,7 @@ mod tests {
     #[test]
     fn small_outputs_stay_in_the_cache_and_large_ones_stream() {
         assert!(!streams(0, 0));
-        assert!(!streams(4096, 1024));
+        assert!(!streams(4096, 4096));
         assert!(streams(1 << 30, 1 << 30));
         assert!(streams(usize::MAX, 1));
         assert!(streams(1, usize::MAX));

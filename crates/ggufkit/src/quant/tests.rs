@@ -223,7 +223,7 @@ fn outputs_past_the_cache_decode_the_same() {
             .map(|b| 1usize << b)
             .find(|&n| {
                 let in_bytes = ty.bytes_for(n as u64).expect("whole blocks") as usize;
-                streaming::streams(in_bytes, n)
+                streaming::streams(in_bytes, 4 * n)
             })
             .unwrap_or(1 << 26);
         let blocks = floats / ty.block_size() as usize;
