@@ -327,6 +327,10 @@ avx2_decoders! {
     TQ2_0 => dequant_tq2_0, dequant_tq2_0 if has_avx2_f16c;
     /// mxfp4 blocks with AVX2 (a byte shuffle looks up the E2M1 values).
     MXFP4 => dequant_mxfp4, dequant_mxfp4 if has_avx2;
+    /// iq4_nl blocks with AVX2 (a byte shuffle looks up the 16 levels).
+    IQ4_NL => dequant_iq4_nl, dequant_iq4_nl if has_avx2_f16c;
+    /// iq4_xs blocks with AVX2 (iq4_nl's lookup under each sub-block's scale).
+    IQ4_XS => dequant_iq4_xs, dequant_iq4_xs if has_avx2_f16c;
     /// nvfp4 blocks with AVX2.
     NVFP4 => dequant_nvfp4, dequant_nvfp4 if has_avx2;
 }
@@ -335,7 +339,8 @@ avx2_decoders! {
 mod x86 {
     use std::arch::x86_64::*;
 
-    use crate::quant::iq::iq1_m_scale;
+    use crate::quant::fp4::KVALUES_FP4;
+    use crate::quant::iq::{iq1_m_scale, iq4_xs_scale, KVALUES_IQ4NL};
     use crate::quant::iq_grids::IQ1S_GRID;
     use crate::quant::kquants::scale_min_k4;
     use crate::quant::layout::block;
@@ -1890,37 +1895,86 @@ mod x86 {
         crate::quant::float::dequant_bf16_scalar(src.remainder(), dst.into_remainder());
     }
 
-    /// Eight 4-bit E2M1 codes (low nibbles of `q`'s first 8 bytes, or high nibbles when `high`)
-    /// → `kvalue * d`, stored to `y[..8]`.
+    /// A 16-entry table of signed bytes in a register, for `_mm_shuffle_epi8` lookups.
     #[inline]
     #[target_feature(enable = "avx2")]
-    unsafe fn fp4x8<const STREAM: bool>(y: &mut [f32], q: __m128i, d: __m256) {
+    fn byte_table(values: &[i8; 16]) -> __m128i {
+        // SAFETY: `values` is 16 readable bytes; unaligned load.
+        unsafe { _mm_loadu_si128(values.as_ptr().cast()) }
+    }
+
+    /// Eight 4-bit codes (the first 8 bytes of `q`, each below 16) → `table[code] * d`, stored
+    /// to `y[..8]`.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    unsafe fn lut4x8<const STREAM: bool>(y: &mut [f32], q: __m128i, table: __m128i, d: __m256) {
         assert!(y.len() >= 8);
-        let table = _mm_setr_epi8(0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12);
         let v = _mm_shuffle_epi8(table, q);
         let f = _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(v));
         put8::<STREAM>(y, _mm256_mul_ps(f, d));
+    }
+
+    /// The 32 outputs of 16 code bytes at the start of `q` laid out as mxfp4's and iq4_nl's
+    /// blocks are (element `j`'s code in byte `j`'s low nibble, `j + 16`'s in its high one):
+    /// `table[code] * d`, stored to `y[..32]`.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn nibbles_lut32<const STREAM: bool>(y: &mut [f32], q: &[u8], table: __m128i, d: __m256) {
+        let m4 = _mm_set1_epi8(0x0f);
+        // SAFETY: `q[..16]` is 16 readable bytes (sliced); `y` has 32 floats (each call asserts
+        // its 8).
+        unsafe {
+            let q = _mm_loadu_si128(q[..16].as_ptr().cast());
+            let lo = _mm_and_si128(q, m4);
+            let hi = _mm_and_si128(_mm_srli_epi16(q, 4), m4);
+            lut4x8::<STREAM>(&mut y[0..], lo, table, d);
+            lut4x8::<STREAM>(&mut y[8..], _mm_srli_si128(lo, 8), table, d);
+            lut4x8::<STREAM>(&mut y[16..], hi, table, d);
+            lut4x8::<STREAM>(&mut y[24..], _mm_srli_si128(hi, 8), table, d);
+        }
     }
 
     /// # Safety
     /// The CPU must support AVX2.
     #[target_feature(enable = "avx2")]
     pub(super) unsafe fn dequant_mxfp4<const STREAM: bool>(data: &[u8], out: &mut [f32]) {
-        let m4 = _mm_set1_epi8(0x0f);
+        let table = byte_table(&KVALUES_FP4);
         for (b, y) in data
             .chunks_exact(block::MXFP4.bytes)
             .zip(out.chunks_exact_mut(block::MXFP4.elems))
         {
             let d = _mm256_set1_ps(crate::quant::fp4::e8m0_half(b[0]));
-            // SAFETY: bytes 1..17 of the block are one 16-byte load; the y slices are in bounds.
-            unsafe {
-                let q = _mm_loadu_si128(b[1..block::MXFP4.bytes].as_ptr().cast());
-                let lo = _mm_and_si128(q, m4);
-                let hi = _mm_and_si128(_mm_srli_epi16(q, 4), m4);
-                fp4x8::<STREAM>(&mut y[0..], lo, d);
-                fp4x8::<STREAM>(&mut y[8..], _mm_srli_si128(lo, 8), d);
-                fp4x8::<STREAM>(&mut y[16..], hi, d);
-                fp4x8::<STREAM>(&mut y[24..], _mm_srli_si128(hi, 8), d);
+            nibbles_lut32::<STREAM>(y, &b[1..], table, d);
+        }
+    }
+
+    /// # Safety
+    /// The CPU must support AVX2 and F16C.
+    #[target_feature(enable = "avx2,f16c")]
+    pub(super) unsafe fn dequant_iq4_nl<const STREAM: bool>(data: &[u8], out: &mut [f32]) {
+        let table = byte_table(&KVALUES_IQ4NL);
+        for (b, y) in data
+            .chunks_exact(block::IQ4_NL.bytes)
+            .zip(out.chunks_exact_mut(block::IQ4_NL.elems))
+        {
+            nibbles_lut32::<STREAM>(y, &b[2..], table, f16c_splat(b, 0));
+        }
+    }
+
+    /// # Safety
+    /// The CPU must support AVX2 and F16C.
+    #[target_feature(enable = "avx2,f16c")]
+    pub(super) unsafe fn dequant_iq4_xs<const STREAM: bool>(data: &[u8], out: &mut [f32]) {
+        let table = byte_table(&KVALUES_IQ4NL);
+        for (b, y) in data
+            .chunks_exact(block::IQ4_XS.bytes)
+            .zip(out.chunks_exact_mut(block::IQ4_XS.elems))
+        {
+            let d = f16c_le(b, 0);
+            let scales_h = u16::from_le_bytes([b[2], b[3]]);
+            for (ib, y) in y.chunks_exact_mut(32).enumerate() {
+                let dl = d * f32::from(iq4_xs_scale(b, scales_h, ib));
+                nibbles_lut32::<STREAM>(y, &b[8 + 16 * ib..], table, _mm256_set1_ps(dl));
             }
         }
     }
@@ -1930,6 +1984,7 @@ mod x86 {
     #[target_feature(enable = "avx2")]
     pub(super) unsafe fn dequant_nvfp4<const STREAM: bool>(data: &[u8], out: &mut [f32]) {
         let m4 = _mm_set1_epi8(0x0f);
+        let table = byte_table(&KVALUES_FP4);
         for (b, y) in data
             .chunks_exact(block::NVFP4.bytes)
             .zip(out.chunks_exact_mut(block::NVFP4.elems))
@@ -1941,8 +1996,9 @@ mod x86 {
                 let q = _mm_cvtsi64_si128(i64::from_le_bytes(q8));
                 // SAFETY: the ys slices are in bounds (16 floats).
                 unsafe {
-                    fp4x8::<STREAM>(&mut ys[0..], _mm_and_si128(q, m4), d);
-                    fp4x8::<STREAM>(&mut ys[8..], _mm_and_si128(_mm_srli_epi16(q, 4), m4), d);
+                    lut4x8::<STREAM>(&mut ys[0..], _mm_and_si128(q, m4), table, d);
+                    let hi = _mm_and_si128(_mm_srli_epi16(q, 4), m4);
+                    lut4x8::<STREAM>(&mut ys[8..], hi, table, d);
                 }
             }
         }

@@ -68,7 +68,7 @@ fn f16_simd_matches_scalar_for_every_pattern() {
 #[test]
 fn block_simd_matches_scalar() {
     type Pair = (GgmlType, DequantFn, DequantFn);
-    let pairs: [Pair; 24] = [
+    let pairs: [Pair; 26] = [
         (
             GgmlType::Q2_K,
             kquants::dequant_q2_k,
@@ -150,6 +150,16 @@ fn block_simd_matches_scalar() {
             kquants::dequant_q5_k_scalar,
         ),
         (GgmlType::IQ1_S, iq::dequant_iq1_s, iq::dequant_iq1_s_scalar),
+        (
+            GgmlType::IQ4_NL,
+            iq::dequant_iq4_nl,
+            iq::dequant_iq4_nl_scalar,
+        ),
+        (
+            GgmlType::IQ4_XS,
+            iq::dequant_iq4_xs,
+            iq::dequant_iq4_xs_scalar,
+        ),
         (GgmlType::IQ1_M, iq::dequant_iq1_m, iq::dequant_iq1_m_scalar),
         (
             GgmlType::Q4_1,
@@ -199,9 +209,12 @@ fn streamed_decoding_matches_ordinary_decoding() {
         }
     }
     #[cfg(target_arch = "x86_64")]
-    if is_x86_feature_detected!("avx2") && is_x86_feature_detected!("f16c") {
+    if is_x86_feature_detected!("avx2")
+        && is_x86_feature_detected!("f16c")
+        && is_x86_feature_detected!("fma")
+    {
         assert_eq!(
-            streamed_types, 25,
+            streamed_types, 27,
             "every AVX2 decoder has a streaming form"
         );
     }
