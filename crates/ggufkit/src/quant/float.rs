@@ -238,7 +238,7 @@ pub(crate) fn quant_f16_scalar(src: &[f32], out: &mut [u8]) {
 
 /// f32 → bf16, past the cache when the conversion is larger than it (`super::streaming`).
 pub(crate) fn quant_bf16(src: &[f32], out: &mut [u8]) {
-    let stream = super::streaming::streams(std::mem::size_of_val(src), 2 * src.len());
+    let stream = super::streaming::streams(std::mem::size_of_val(src), out.len());
     if super::simd::quant_bf16(src, out, stream) {
         return;
     }

@@ -282,9 +282,10 @@ pub(crate) fn dequant_iq4_xs(data: &[u8], out: &mut [f32]) {
 }
 
 /// The signed 6-bit scale of iq4_xs sub-block `ib` of block `b`: its low four bits from
-/// `b[4 + ib / 2]`, its high two from `scales_h` (bytes 2-3), minus 32.
+/// `b[4 + ib / 2]`, its high two from the u16 `scales_h` (bytes 2-3), minus 32.
 #[inline]
-pub(crate) fn iq4_xs_scale(b: &[u8], scales_h: u16, ib: usize) -> i8 {
+pub(crate) fn iq4_xs_scale(b: &[u8], ib: usize) -> i8 {
+    let scales_h = u16_at(b, 2);
     let lo = (b[4 + ib / 2] >> (4 * (ib % 2))) & 0x0f;
     let hi = ((scales_h >> (2 * ib)) & 3) as u8;
     (lo | (hi << 4)) as i8 - 32
@@ -296,9 +297,8 @@ pub(crate) fn dequant_iq4_xs_scalar(data: &[u8], out: &mut [f32]) {
         .zip(out.chunks_exact_mut(block::IQ4_XS.elems))
     {
         let d = f16_le(b, 0);
-        let scales_h = u16_at(b, 2);
         for (ib, y) in y.chunks_exact_mut(32).enumerate() {
-            let dl = d * f32::from(iq4_xs_scale(b, scales_h, ib));
+            let dl = d * f32::from(iq4_xs_scale(b, ib));
             let qs = &b[8 + 16 * ib..24 + 16 * ib];
             let (y0, y1) = y.split_at_mut(16);
             for j in 0..16 {

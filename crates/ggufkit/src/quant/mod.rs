@@ -276,16 +276,15 @@ pub fn dequantize_par(ty: GgmlType, data: &[u8], endian: Endian, out: &mut [f32]
     check_sizes(l, data.len(), out.len())?;
     let nb = par_blocks(l, data.len() / l.block_bytes);
     let (task_bytes, task_elems) = (nb * l.block_bytes, nb * l.block_elems);
+    let out_bytes = std::mem::size_of_val(out);
     // whether the output bypasses the cache depends on the whole decode, not on a task's part
-    let stream = streaming::streams(data.len(), std::mem::size_of_val(out));
+    let stream = streaming::streams(data.len(), out_bytes);
     if task_bytes >= data.len() || rayon::current_num_threads() <= 1 {
         // one task, or one thread to run them: no pool round trip (it would wake a sleeping
         // worker and leave the calling thread waiting for it)
         return decode(ty, data, endian, out, stream);
     }
-    let out_bytes = out.len().saturating_mul(std::mem::size_of::<f32>());
-    let fastest_micros = out_bytes / FASTEST_WRITE_PER_MICRO;
-    if fastest_micros as u128 >= SERIAL_BELOW.as_micros() {
+    if (out_bytes / FASTEST_WRITE_PER_MICRO) as u128 >= SERIAL_BELOW.as_micros() {
         return decode_on_pool(ty, data, endian, out, (task_bytes, task_elems), stream);
     }
     let (first, rest) = data.split_at(task_bytes);

@@ -381,25 +381,35 @@ mod x86 {
         unsafe { _mm_sfence() }
     }
 
-    /// A decoder's store of eight floats to `out[..8]`. With `STREAM`, a non-temporal one (two
-    /// 16-byte halves, written to memory without reading the line into the cache first) when
-    /// `out` is 16-byte aligned, as the outputs worth streaming are; otherwise an ordinary store.
+    /// A store of 32 bytes to `out[..32]`. With `STREAM`, a non-temporal one (two 16-byte
+    /// halves, written to memory without reading the line into the cache first) when `out` is
+    /// 16-byte aligned, as the outputs worth streaming are; otherwise an ordinary store.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    pub(super) fn put32<const STREAM: bool>(out: &mut [u8], v: __m256i) {
+        let out = &mut out[..32];
+        let p: *mut __m128i = out.as_mut_ptr().cast();
+        if STREAM && p.addr() % 16 == 0 {
+            // SAFETY: `out` is 32 bytes (sliced above) and `p` 16-byte aligned, so `p` and
+            // `p + 1` are aligned 16-byte destinations inside it.
+            unsafe {
+                _mm_stream_si128(p, _mm256_castsi256_si128(v));
+                _mm_stream_si128(p.add(1), _mm256_extracti128_si256::<1>(v));
+            }
+        } else {
+            // SAFETY: `out` is 32 bytes (sliced above); unaligned store.
+            unsafe { _mm256_storeu_si256(p.cast(), v) }
+        }
+    }
+
+    /// A decoder's store of eight floats to `out[..8]` ([`put32`]).
     #[inline]
     #[target_feature(enable = "avx2")]
     fn put8<const STREAM: bool>(out: &mut [f32], v: __m256) {
-        let out = &mut out[..8];
-        let p = out.as_mut_ptr();
-        if STREAM && p.addr() % 16 == 0 {
-            // SAFETY: `out` is 8 floats (sliced above) and `p` 16-byte aligned, so `p` and
-            // `p + 4` are aligned 16-byte destinations inside it.
-            unsafe {
-                _mm_stream_ps(p, _mm256_castps256_ps128(v));
-                _mm_stream_ps(p.add(4), _mm256_extractf128_ps::<1>(v));
-            }
-        } else {
-            // SAFETY: `out` is 8 floats (sliced above); unaligned store.
-            unsafe { _mm256_storeu_ps(p, v) }
-        }
+        put32::<STREAM>(
+            bytemuck::cast_slice_mut(&mut out[..8]),
+            _mm256_castps_si256(v),
+        );
     }
 
     /// Eight i32 lanes → f32, times `d`, stored to `out[..8]`.
@@ -1971,9 +1981,8 @@ mod x86 {
             .zip(out.chunks_exact_mut(block::IQ4_XS.elems))
         {
             let d = f16c_le(b, 0);
-            let scales_h = u16::from_le_bytes([b[2], b[3]]);
             for (ib, y) in y.chunks_exact_mut(32).enumerate() {
-                let dl = d * f32::from(iq4_xs_scale(b, scales_h, ib));
+                let dl = d * f32::from(iq4_xs_scale(b, ib));
                 nibbles_lut32::<STREAM>(y, &b[8 + 16 * ib..], table, _mm256_set1_ps(dl));
             }
         }
@@ -2028,7 +2037,7 @@ avx2_entries! { x86_quant (src: &[f32], out: &mut [u8]) {
 mod x86_quant {
     use std::arch::x86_64::*;
 
-    use super::x86::{hmin_hmax, load_block, pack_nibbles};
+    use super::x86::{hmin_hmax, load_block, pack_nibbles, put32};
     use crate::quant::float::put_f16;
     use crate::quant::layout::block;
     use crate::quant::legacy::inverse;
@@ -2356,20 +2365,13 @@ mod x86_quant {
         let mut s16 = src.chunks_exact(16);
         let mut d32 = out.chunks_exact_mut(32);
         for (s, d) in (&mut s16).zip(&mut d32) {
-            // SAFETY: `s` is 16 floats and `d` 32 bytes (chunks_exact); unaligned loads and store.
+            // SAFETY: `s` is 16 floats (chunks_exact); unaligned loads.
             unsafe {
                 let lo = bf16_lanes(_mm256_loadu_si256(s.as_ptr().cast()));
                 let hi = bf16_lanes(_mm256_loadu_si256(s[8..].as_ptr().cast()));
                 // packus works per 128-bit half: [lo 0-3, hi 0-3, lo 4-7, hi 4-7] → element order
                 let packed = _mm256_permute4x64_epi64::<0b11_01_10_00>(_mm256_packus_epi32(lo, hi));
-                if STREAM && d.as_ptr().addr() % 16 == 0 {
-                    // non-temporal, in two aligned 16-byte halves (as `x86::put8`)
-                    _mm_stream_si128(d.as_mut_ptr().cast(), _mm256_castsi256_si128(packed));
-                    let upper = _mm256_extracti128_si256::<1>(packed);
-                    _mm_stream_si128(d[16..].as_mut_ptr().cast(), upper);
-                } else {
-                    _mm256_storeu_si256(d.as_mut_ptr().cast(), packed);
-                }
+                put32::<STREAM>(d, packed);
             }
         }
         if STREAM {
