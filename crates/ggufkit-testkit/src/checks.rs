@@ -1,12 +1,12 @@
 //! The agreement of the library's entry points on any bytes: the verdicts of strict opening,
-//! permissive opening and `validate`, and the stream reader against the slice parser. Each check
+//! permissive opening, `validate` and `outline`, and the stream reader against the slice parser. Each check
 //! is an invariant the library promises for every input; a failed assertion is a bug.
 #![forbid(unsafe_code)]
 
 use ggufkit::{Gguf, ReadOptions, Rule};
 
 use crate::chunked::Chunked;
-use crate::walk::walk;
+use crate::walk::{walk, walk_value};
 
 /// The three verdicts on a buffer, and their agreement: `from_bytes` succeeds iff `validate`
 /// says valid, the strict error is validate's first error, validate is deterministic, and
@@ -48,11 +48,30 @@ pub fn check_verdicts(data: &[u8]) {
         assert_eq!(p.report().errors, report.errors);
         assert_eq!(p.report().warnings, report.warnings);
     }
+    check_outline(data, &report, permissive.as_ref().ok());
     check_paths(data);
     let _ = report.ggml_compatible();
     for d in report.errors.iter().chain(&report.warnings) {
         assert!(!d.message.is_empty());
         assert_eq!(Rule::from_id(d.rule.id()), Some(d.rule));
+    }
+}
+
+/// `outline` reports what `validate` reports, its pairs walk (whether or not the parse stopped), and
+/// where permissive opening succeeds they are its pairs, with the same values.
+pub fn check_outline(data: &[u8], report: &ggufkit::Report, permissive: Option<&Gguf<'_>>) {
+    let o = ggufkit::outline(data);
+    assert_eq!(&o.report, report, "outline reports as validate does");
+    let walked: Vec<(u64, u64)> = o
+        .kvs()
+        .map(|kv| (kv.offset, walk_value(&kv.value)))
+        .collect();
+    if let (Some(p), false) = (permissive, o.stopped) {
+        let opened: Vec<(u64, u64)> = p
+            .metadata()
+            .map(|kv| (kv.offset, walk_value(&kv.value)))
+            .collect();
+        assert_eq!(walked, opened, "outline's pairs are permissive opening's");
     }
 }
 

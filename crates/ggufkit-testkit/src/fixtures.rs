@@ -43,3 +43,19 @@ pub fn deep_nesting(depth: usize) -> Vec<u8> {
     e.u32(0).u64(1).u8(7);
     e.bytes
 }
+
+/// A file with one key whose value nests `depth` arrays of two elements, `[[[..., []], []], []]`:
+/// at every level a nested array that is not its parent's last element, which a walk must step
+/// over (quadratic in the depth unless the reader knows where each one ends).
+pub fn deep_pairs(depth: usize) -> Vec<u8> {
+    let mut e = Encoder::header(3, 0, 1);
+    e.key("pairs", 9);
+    for _ in 0..depth {
+        e.u32(9).u64(2);
+    }
+    e.u32(0).u64(0);
+    for _ in 0..depth {
+        e.u32(0).u64(0);
+    }
+    e.bytes
+}

@@ -10,6 +10,7 @@
 //! - [`cases`]: the hostile suites' files written out for the Python tests.
 //! - [`checks`]: the agreement of the library's entry points on any bytes.
 //! - [`chunked`]: a reader that hands out its bytes in small chunks.
+//! - [`growth`]: whether work grows linearly with its input (timed beside a quarter of it).
 //! - [`shared`]: the corpus and reference files of `../shared`, or a `SKIPPED` line.
 //! - [`sparse`]: sparse files for headers that declare more than a test can hold.
 //! - [`sample`]: the committed sample model, as the library's writer makes it.
@@ -22,6 +23,7 @@ pub mod chunked;
 pub mod compare;
 pub mod encode;
 pub mod fixtures;
+pub mod growth;
 pub mod header_walk;
 pub mod sample;
 #[cfg(feature = "server")]

@@ -1,21 +1,19 @@
 //! Allocation and time bounds on crafted inputs: huge counts, lengths and dimensions, deep nesting,
 //! many tiny entries. A counting global allocator measures the peak of live heap bytes while a
 //! file is parsed (strictly, permissively, by `validate`, from a stream); the peak must stay under
-//! twice the file size plus a small constant. Time must be linear: each case is built at a quarter
-//! of its size too, and the full one may take at most [`GROWTH_LIMIT`] times as long (linear work
-//! takes 4 times, quadratic 16). A ratio rather than a wall-clock limit, so that a slow or loaded
-//! machine slows both sides alike and the test still fails only on work that grows faster than
-//! the file.
+//! twice the file size plus a small constant. Time must grow linearly: each case is built at a
+//! quarter of its size too and timed beside it ([`growth`]).
 //!
 //! One `#[test]` runs every case in sequence: the counters are process-wide.
 //! `cargo test --release -p ggufkit --test hostile_alloc -- --nocapture` prints the figures.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use ggufkit::{GgmlType, Gguf, ReadOptions};
 use ggufkit_testkit::cases::{self, Expect};
+use ggufkit_testkit::growth;
 use ggufkit_testkit::{Chunked, Model, T, V};
 
 struct Counting;
@@ -81,15 +79,6 @@ fn peak_of<R>(f: impl FnOnce() -> R) -> (usize, R) {
 
 /// What the bound allows above the file: twice its size plus this.
 const SLACK: usize = 64 * 1024;
-/// How many times longer a case may take than the same case at a quarter of its size: 4 for
-/// linear work, about 4.6 for sorting, 16 for quadratic.
-const GROWTH_LIMIT: u32 = 8;
-/// Added to that bound, so that cases of a few microseconds, whose timings are all noise, pass.
-const TIMER_NOISE: Duration = Duration::from_millis(5);
-/// Each side's time is the fastest of this many runs, the two sizes taking turns, so that a
-/// pause of the machine has to strike every run of one side to move the ratio.
-const RUNS: usize = 3;
-
 struct Case {
     name: String,
     bytes: Vec<u8>,
@@ -206,23 +195,9 @@ fn cases(size: usize) -> Vec<Case> {
     });
     // deep nesting that keeps a frame open at every level: [[[...], []], []]
     let depth = (size - 64) / 24;
-    let mut b = header(0, 1);
-    b.extend(1u64.to_le_bytes());
-    b.push(b'k');
-    b.extend(9u32.to_le_bytes());
-    for _ in 0..depth {
-        b.extend(9u32.to_le_bytes());
-        b.extend(2u64.to_le_bytes());
-    }
-    b.extend(0u32.to_le_bytes());
-    b.extend(0u64.to_le_bytes());
-    for _ in 0..depth {
-        b.extend(0u32.to_le_bytes());
-        b.extend(0u64.to_le_bytes());
-    }
     out.push(Case {
         name: format!("nesting {}k deep, two a level", depth / 1000),
-        bytes: b,
+        bytes: ggufkit_testkit::fixtures::deep_pairs(depth),
     });
     // many tiny key-value pairs (3-byte keys, u8 values: 16 bytes each), with keys of letters
     // and with keys holding a NUL byte (which ggml compares only up to the NUL)
@@ -319,27 +294,15 @@ fn cases(size: usize) -> Vec<Case> {
 /// Parsing strictly, and parsing permissively then walking every value (deep nesting included:
 /// the parser records where nested arrays end, so no element is measured once per level above it).
 fn parse_and_walk_times(b: &[u8]) -> [Duration; 2] {
-    let t0 = Instant::now();
-    let _ = Gguf::from_bytes(b);
-    let parse = t0.elapsed();
-    let t1 = Instant::now();
-    if let Ok(g) = Gguf::from_bytes_with(b, &ReadOptions::permissive()) {
-        ggufkit_testkit::walk::walk(&g);
-    }
-    [parse, t1.elapsed()]
-}
-
-/// The fastest of [`RUNS`] timings of `full` and of `quarter`, the two taking turns.
-fn fastest_times(full: &[u8], quarter: &[u8]) -> [[Duration; 2]; 2] {
-    let mut best = [[Duration::MAX; 2]; 2];
-    for _ in 0..RUNS {
-        for (side, b) in [full, quarter].into_iter().enumerate() {
-            for (slot, t) in best[side].iter_mut().zip(parse_and_walk_times(b)) {
-                *slot = (*slot).min(t);
-            }
+    let parse = growth::time(|| {
+        let _ = Gguf::from_bytes(b);
+    });
+    let walk = growth::time(|| {
+        if let Ok(g) = Gguf::from_bytes_with(b, &ReadOptions::permissive()) {
+            ggufkit_testkit::walk::walk(&g);
         }
-    }
-    best
+    });
+    [parse, walk]
 }
 
 #[test]
@@ -372,9 +335,7 @@ fn allocation_and_time_stay_bounded() {
         let (validate, report) = peak_of(|| ggufkit::validate_bytes(b));
         let (stream, _) = peak_of(|| Gguf::read_header(Chunked::new(b, vec![4096])).is_ok());
         assert_eq!(r, report.valid(), "{}", c.name);
-        let [full_times, quarter_times] = fastest_times(b, &q.bytes);
-        let ratio =
-            |i: usize| full_times[i].as_secs_f64() / quarter_times[i].as_secs_f64().max(1e-9);
+        let times = growth::measure(b, &q.bytes, parse_and_walk_times);
         println!(
             "{:<32} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9.2} {:>9.2} {:>7.1} {:>7.1}",
             c.name,
@@ -383,10 +344,10 @@ fn allocation_and_time_stay_bounded() {
             permissive,
             validate,
             stream,
-            full_times[0].as_secs_f64() * 1e3,
-            full_times[1].as_secs_f64() * 1e3,
-            ratio(0),
-            ratio(1),
+            times[0].full.as_secs_f64() * 1e3,
+            times[1].full.as_secs_f64() * 1e3,
+            times[0].ratio(),
+            times[1].ratio(),
         );
         for (what, peak, bound) in [
             ("from_bytes", strict, bound),
@@ -402,14 +363,14 @@ fn allocation_and_time_stay_bounded() {
                 ));
             }
         }
-        for (i, what) in ["parse", "walk"].into_iter().enumerate() {
-            if full_times[i] > quarter_times[i] * GROWTH_LIMIT + TIMER_NOISE {
+        for (what, t) in ["parse", "walk"].into_iter().zip(times) {
+            if !t.is_linear() {
                 failures.push(format!(
                     "{}: {what} took {:?} at {} bytes against {:?} at {}: more than linear",
                     c.name,
-                    full_times[i],
+                    t.full,
                     b.len(),
-                    quarter_times[i],
+                    t.quarter,
                     q.bytes.len()
                 ));
             }

@@ -6,7 +6,7 @@
 
 use ggufkit::{Endian, GgmlType, Gguf, ReadOptions, Rule};
 use ggufkit_testkit::cases::{self, Expect};
-use ggufkit_testkit::checks::{check_paths, check_stream};
+use ggufkit_testkit::checks::{check_stream, check_verdicts};
 use ggufkit_testkit::compare::{assert_model_eq, assert_value_eq};
 use ggufkit_testkit::fixtures::deep_nesting;
 use ggufkit_testkit::walk::walk;
@@ -50,7 +50,7 @@ fn expect_err(bytes: &[u8], rule: Rule, offset: u64) {
     }
     check_stream(bytes, vec![1, 3, 7]);
     check_stream(bytes, vec![4096]);
-    check_paths(bytes);
+    check_verdicts(bytes);
 }
 
 #[track_caller]
@@ -59,7 +59,7 @@ fn expect_ok(bytes: &[u8]) -> Gguf<'_> {
     let g = Gguf::from_bytes(bytes).unwrap_or_else(|e| panic!("must open: {e}"));
     assert!(ggufkit::validate_bytes(bytes).valid());
     check_stream(bytes, vec![1, 2, 5]);
-    check_paths(bytes);
+    check_verdicts(bytes);
     walk(&g);
     g
 }

@@ -691,7 +691,7 @@ fn outline_of_a_fetched_prefix_is_the_local_outline() {
             o.tensors.iter().map(|t| t.name().into_owned()).collect()
         };
         assert_eq!(names(&remote), names(&local), "{name}");
-        assert_eq!(remote.kvs.len(), local.kvs.len(), "{name}");
+        assert_eq!(remote.kvs().len(), local.kvs().len(), "{name}");
     }
 }
 

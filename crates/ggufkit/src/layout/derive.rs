@@ -67,7 +67,7 @@ pub(super) fn fields<'a>(bytes: &'a [u8], len: u64, o: &Outline<'a>) -> Vec<Fiel
     let header_done = pos == fixed_end && stop.is_none_or(|s| s >= fixed_end);
 
     if header_done {
-        for (index, kv) in o.kvs.iter().enumerate() {
+        for (index, kv) in o.kvs_of_bytes().enumerate() {
             let mut field = |part, span: Span, value| {
                 push(FieldPath::Kv { index, part }, span.offset, span.len, value)
             };
@@ -196,10 +196,10 @@ pub(super) fn fields<'a>(bytes: &'a [u8], len: u64, o: &Outline<'a>) -> Vec<Fiel
             let what = if !header_done {
                 FieldPath::Body
             } else if u64_at(bytes, wire::KV_COUNT_SPAN.offset, e)
-                .is_some_and(|n| (o.kvs.len() as u64) < n)
+                .is_some_and(|n| (o.kvs().len() as u64) < n)
             {
                 FieldPath::Kv {
-                    index: o.kvs.len(),
+                    index: o.kvs().len(),
                     part: KvPart::Whole,
                 }
             } else if u64_at(bytes, wire::TENSOR_COUNT_SPAN.offset, e)

@@ -5,7 +5,7 @@
 use std::fs::File;
 use std::path::Path;
 
-use super::index::Header;
+use super::index::{Header, KvList};
 use super::parser::{self, Findings, Mode, Paths, Stop};
 use super::source::SliceSource;
 use super::views::{make_kv, make_tensor_info, Kv, TensorInfo};
@@ -13,6 +13,7 @@ use crate::endian::Endian;
 use crate::error::{Error, Result};
 use crate::map;
 use crate::validate::{data::check_data, incomplete, Report};
+use crate::value::ValueIndex;
 
 /// A whole file, memory-mapped read-only: for callers that need the bytes themselves, such as
 /// [`outline`] of a file that may not parse.
@@ -46,8 +47,6 @@ pub struct Outline<'a> {
     /// The byte order, as detected from the version field (little-endian when the file stops
     /// before it).
     pub endian: Endian,
-    /// Every key-value pair read completely, in file order.
-    pub kvs: Vec<Kv<'a>>,
     /// Every tensor info read completely, in file order. Their data is borrowed only when the whole
     /// header was read (`data_offset` is `Some`); otherwise [`TensorInfo::data`] is `None` and
     /// [`TensorInfo::absolute_offset`] equals [`TensorInfo::offset`].
@@ -62,6 +61,39 @@ pub struct Outline<'a> {
     pub report: Report,
     /// True when parsing stopped before the end of the header.
     pub stopped: bool,
+    /// The bytes parsed.
+    bytes: &'a [u8],
+    /// Where each key-value pair read completely starts and ends ([`Outline::kvs`]).
+    kv_list: KvList,
+    /// Where the nested arrays of those pairs end, so that walking them stays linear.
+    value_index: ValueIndex,
+}
+
+impl<'a> Outline<'a> {
+    /// Every key-value pair read completely, in file order. The views borrow the outline, which
+    /// keeps the parser's record of where nested arrays end: walking them is linear in the
+    /// bytes, however deep a hostile file nests them.
+    pub fn kvs(&self) -> impl ExactSizeIterator<Item = Kv<'_>> + '_ {
+        let index = Some(&self.value_index);
+        self.kv_list
+            .iter()
+            .map(move |e| make_kv(self.bytes, self.endian, e, index))
+    }
+
+    /// The `i`th key-value pair read completely, in file order.
+    pub fn kv(&self, i: usize) -> Option<Kv<'_>> {
+        let e = self.kv_list.get(i)?;
+        Some(make_kv(self.bytes, self.endian, e, Some(&self.value_index)))
+    }
+
+    /// The pairs as views of the bytes alone, for callers that read their fields and top-level
+    /// values but never walk a nested array's elements (which would be quadratic in its depth).
+    pub(crate) fn kvs_of_bytes(&self) -> impl ExactSizeIterator<Item = Kv<'a>> + '_ {
+        let (bytes, endian) = (self.bytes, self.endian);
+        self.kv_list
+            .iter()
+            .map(move |e| make_kv(bytes, endian, e, None))
+    }
 }
 
 /// Parses `bytes` as far as they go: see [`Outline`]. Never fails.
@@ -93,11 +125,6 @@ fn outline_of<'a>(
             check_data(&h, bytes, total, &mut report);
             Outline {
                 endian: h.endian,
-                kvs: h
-                    .kvs
-                    .iter()
-                    .map(|e| make_kv(bytes, h.endian, e, None))
-                    .collect(),
                 tensors: h
                     .tensors
                     .iter()
@@ -117,6 +144,9 @@ fn outline_of<'a>(
                 expected_len: Some(h.file_size),
                 report,
                 stopped: false,
+                bytes,
+                kv_list: h.kvs,
+                value_index: h.value_index,
             }
         }
         Err(stop) => {
@@ -127,11 +157,6 @@ fn outline_of<'a>(
             let e = reached.endian;
             Outline {
                 endian: e,
-                kvs: reached
-                    .kvs
-                    .iter()
-                    .map(|k| make_kv(bytes, e, k, None))
-                    .collect(),
                 tensors: reached
                     .tensors
                     .iter()
@@ -142,6 +167,9 @@ fn outline_of<'a>(
                 expected_len: None,
                 report,
                 stopped: true,
+                bytes,
+                kv_list: reached.kvs,
+                value_index: reached.value_index,
             }
         }
     }

@@ -98,13 +98,15 @@ impl From<Stop> for Error {
 
 type PResult<T> = Result<T, Stop>;
 
-/// How far a parse that stopped had got: its byte order and the key-value pairs and tensor infos
-/// it had read completely (empty after a successful parse: they are in the [`Header`]).
+/// How far a parse that stopped had got: its byte order, the key-value pairs and tensor infos it
+/// had read completely, and where their nested arrays end (empty after a successful parse: they
+/// are in the [`Header`]).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Reached {
     pub endian: Endian,
     pub kvs: KvList,
     pub tensors: TensorList,
+    pub value_index: ValueIndex,
 }
 
 /// Parses a header. On success the header and the findings (errors only in permissive mode); on
@@ -162,6 +164,7 @@ pub(crate) fn parse_plain<S: Source>(
     let mut reached = Reached::default();
     let r = p.header(&mut reached.kvs, &mut reached.tensors);
     reached.endian = p.cur.endian;
+    reached.value_index = std::mem::take(&mut p.value_index);
     (r, p.found, reached)
 }
 
