@@ -3,6 +3,7 @@
 //! tensor data from the offsets and the alignment.
 #![forbid(unsafe_code)]
 
+use super::attach::attach_findings;
 use super::{Field, FieldPath, FieldValue, Finding, KvPart, Severity, TensorInfoPart};
 use crate::wire::{self, Span, ValueSpans};
 use crate::{Endian, Outline, Value};
@@ -217,32 +218,15 @@ pub(super) fn fields<'a>(bytes: &'a [u8], len: u64, o: &Outline<'a>) -> Vec<Fiel
         }
     }
 
-    // attach each finding to the field it points into (a zero-length field at its offset), else
-    // to the last field
     let errors = o.report.errors.iter().map(|d| (Severity::Error, d));
     let warnings = o.report.warnings.iter().map(|d| (Severity::Warning, d));
-    for (severity, d) in errors.chain(warnings) {
-        let finding = Finding {
+    let findings = errors
+        .chain(warnings)
+        .map(|(severity, d)| Finding {
             severity,
             diagnostic: d.clone(),
-        };
-        let k = out
-            .iter()
-            .position(|f| {
-                (f.offset <= d.offset && d.offset < f.offset.saturating_add(f.length))
-                    || (f.length == 0 && f.offset == d.offset)
-            })
-            .or(out.len().checked_sub(1));
-        match k.and_then(|k| out.get_mut(k)) {
-            Some(f) => f.findings.push(finding),
-            None => out.push(Field {
-                path: FieldPath::File,
-                offset: 0,
-                length: len,
-                value: FieldValue::None,
-                findings: vec![finding],
-            }),
-        }
-    }
+        })
+        .collect();
+    attach_findings(&mut out, len, findings);
     out
 }

@@ -6,6 +6,7 @@
 //! private to [`derive`] (the one place that knows it).
 #![forbid(unsafe_code)]
 
+mod attach;
 mod derive;
 mod path;
 
