@@ -50,6 +50,35 @@ fn report_is_one_self_contained_page() {
     assert!(html.contains("id=\"layout\""));
 }
 
+/// A header of 60,000 keys: each table shows its first 50,000 rows and says how many it left out
+/// and which command lists them, so the page stays a few times the file's size (without the cap a
+/// hostile header made a page 35 times its size).
+#[test]
+fn a_huge_header_makes_a_page_of_bounded_rows() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut m = ggufkit_testkit::Model::new();
+    for i in 0..60_000u32 {
+        m = m.kv(&format!("k{i}"), V::U8(1));
+    }
+    let f = m.write(dir.path(), "keys.gguf");
+    let size = std::fs::metadata(dir.path().join("keys.gguf")).unwrap().len();
+    let (code, _, err) = run(dir.path(), &["report", &f, "-o", "r.html"]);
+    assert_eq!(code, 0, "{err}");
+    let html = std::fs::read_to_string(dir.path().join("r.html")).unwrap();
+    let meta = html.split("id=\"meta\"").nth(1).unwrap();
+    let meta = meta.split("</table>").next().unwrap();
+    assert_eq!(meta.matches("<tr>").count(), 1 + 50_000 + 1);
+    assert!(meta.contains("10,000 more not shown: <code>gguf dump FILE</code>"));
+    // 4 fields a pair and 4 of the fixed header, 50,000 of them shown
+    let layout = html.split("id=\"layout\"").nth(1).unwrap();
+    assert!(layout.contains("190,004 more not shown: <code>gguf layout FILE</code>"));
+    assert!(
+        (html.len() as u64) < 12 * size,
+        "{} bytes of page for {size} of file",
+        html.len()
+    );
+}
+
 #[test]
 fn report_errors() {
     let dir = tempfile::tempdir().unwrap();

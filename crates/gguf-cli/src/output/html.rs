@@ -80,6 +80,23 @@ const SCRIPT: &str = r#"
 })();
 "#;
 
+/// Rows each table of the page shows at most. A hostile header of a million tiny fields would
+/// otherwise make a page 35 times its own size (a 4 MB header, a 147 MB page) that no browser
+/// opens; a real model's tables stay far below it (5,000 tensors lay out in about 40,000 fields).
+const MAX_ROWS: usize = 50_000;
+
+/// The footer of a table that shows `shown` of `total` rows: how many are left out, and the
+/// command that lists every one. Outside the body, so the filter neither hides nor counts it.
+fn rows_left_out(h: &mut String, shown: usize, total: usize, columns: usize, command: &str) {
+    if total > shown {
+        let _ = write!(
+            h,
+            "<tfoot><tr><td colspan=\"{columns}\">{} more not shown: <code>{command}</code> lists every one</td></tr></tfoot>",
+            grouped((total - shown) as u64)
+        );
+    }
+}
+
 fn filter_box(id: &str, table: &str, count: &str, placeholder: &str) -> String {
     format!(
         r#"<input class="filter" id="{id}" data-table="{table}" data-count="{count}" placeholder="{placeholder}" type="search"><span class="count" id="{count}"></span>"#
@@ -302,7 +319,7 @@ fn metadata_section(h: &mut String, g: &Gguf<'_>) {
         counted(g.kv_count() as u64, "key", "keys"),
         filter_box("meta-filter", "meta", "meta-count", "filter keys and values")
     );
-    for kv in g.metadata() {
+    for kv in g.metadata().take(MAX_ROWS) {
         let ty = match kv.value {
             Value::Array(a) => format!("{}[{}]", a.element_type().name(), grouped(a.len())),
             _ => kv.value_type().name().to_string(),
@@ -319,7 +336,9 @@ fn metadata_section(h: &mut String, g: &Gguf<'_>) {
             esc(&v)
         );
     }
-    h.push_str("</tbody></table></div></section>\n");
+    h.push_str("</tbody>");
+    rows_left_out(h, MAX_ROWS, g.kv_count(), 3, "gguf dump FILE");
+    h.push_str("</table></div></section>\n");
 }
 
 fn tensors_section(h: &mut String, g: &Gguf<'_>) {
@@ -329,7 +348,7 @@ fn tensors_section(h: &mut String, g: &Gguf<'_>) {
         g.tensor_count(),
         filter_box("tensor-filter", "tensors", "tensor-count", "filter names and types")
     );
-    for t in g.tensors() {
+    for t in g.tensors().take(MAX_ROWS) {
         let _ = write!(
             h,
             "<tr><td class=\"m\">{}</td><td>{}</td><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td></tr>",
@@ -341,7 +360,9 @@ fn tensors_section(h: &mut String, g: &Gguf<'_>) {
             grouped(t.offset())
         );
     }
-    h.push_str("</tbody></table></div></section>\n");
+    h.push_str("</tbody>");
+    rows_left_out(h, MAX_ROWS, g.tensor_count(), 6, "gguf tensors FILE");
+    h.push_str("</table></div></section>\n");
 }
 
 fn layout_section(h: &mut String, g: &Gguf<'_>, layout: &ByteLayout<'_>, palette: &Palette) {
@@ -353,7 +374,7 @@ fn layout_section(h: &mut String, g: &Gguf<'_>, layout: &ByteLayout<'_>, palette
         strip(g, layout, palette),
         filter_box("layout-filter", "layout", "layout-count", "filter fields")
     );
-    for f in fields {
+    for f in fields.iter().take(MAX_ROWS) {
         let v = match &f.value {
             FieldValue::None => String::new(),
             FieldValue::Int(n) => n.to_string(),
@@ -383,5 +404,7 @@ fn layout_section(h: &mut String, g: &Gguf<'_>, layout: &ByteLayout<'_>, palette
             esc(&v)
         );
     }
-    h.push_str("</tbody></table></div></section>\n");
+    h.push_str("</tbody>");
+    rows_left_out(h, MAX_ROWS, fields.len(), 4, "gguf layout FILE");
+    h.push_str("</table></div></section>\n");
 }

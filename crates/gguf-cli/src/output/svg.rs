@@ -148,7 +148,13 @@ pub fn layer_chart(layers: &[(u64, Vec<(&str, u64)>)], palette: &Palette) -> Str
     s
 }
 
-/// The file as one strip: the header's parts and each tensor's data, to scale.
+/// Tensors the strip draws one by one; the rest share a segment. The strip is 900 units wide, so
+/// more could not be told apart, and a hostile header of 100,000 empty tensors would otherwise
+/// add 14 MB of rectangles to the page.
+const MAX_STRIP_TENSORS: usize = 10_000;
+
+/// The file as one strip: the header's parts and each tensor's data (the first
+/// [`MAX_STRIP_TENSORS`] one by one), to scale.
 pub fn strip(g: &Gguf<'_>, layout: &ByteLayout<'_>, palette: &Palette) -> String {
     let total = g.expected_len().max(1) as f64;
     let w = 900.0;
@@ -170,7 +176,7 @@ pub fn strip(g: &Gguf<'_>, layout: &ByteLayout<'_>, palette: &Palette) -> String
     seg(&mut s, fixed_end, kv_end, "#6b7a90", "metadata");
     seg(&mut s, kv_end, info_end, "#9aa7b8", "tensor infos");
     seg(&mut s, info_end, g.data_offset(), "#d5dae1", "padding");
-    for t in g.tensors() {
+    for t in g.tensors().take(MAX_STRIP_TENSORS) {
         let name = format!("{} ({})", t.name(), t.tensor_type());
         seg(
             &mut s,
@@ -178,6 +184,22 @@ pub fn strip(g: &Gguf<'_>, layout: &ByteLayout<'_>, palette: &Palette) -> String
             t.absolute_offset() + t.size(),
             palette.of(t.tensor_type().name()),
             &name,
+        );
+    }
+    // the rest as one grey segment over the bytes they span
+    let rest = g.tensors().skip(MAX_STRIP_TENSORS);
+    let span = rest.fold(None, |span: Option<(u64, u64)>, t| {
+        let (from, to) = (t.absolute_offset(), t.absolute_offset() + t.size());
+        Some(span.map_or((from, to), |(a, b)| (a.min(from), b.max(to))))
+    });
+    if let Some((from, to)) = span {
+        let more = g.tensor_count() - MAX_STRIP_TENSORS;
+        seg(
+            &mut s,
+            from,
+            to,
+            "#9aa7b8",
+            &format!("{} more tensors", grouped(more as u64)),
         );
     }
     let _ = write!(
