@@ -61,7 +61,9 @@ fn a_huge_header_makes_a_page_of_bounded_rows() {
         m = m.kv(&format!("k{i}"), V::U8(1));
     }
     let f = m.write(dir.path(), "keys.gguf");
-    let size = std::fs::metadata(dir.path().join("keys.gguf")).unwrap().len();
+    let size = std::fs::metadata(dir.path().join("keys.gguf"))
+        .unwrap()
+        .len();
     let (code, _, err) = run(dir.path(), &["report", &f, "-o", "r.html"]);
     assert_eq!(code, 0, "{err}");
     let html = std::fs::read_to_string(dir.path().join("r.html")).unwrap();

@@ -8,7 +8,7 @@ use ggufkit::layout::ByteLayout;
 use ggufkit::MappedFile;
 
 use super::{CliError, CmdResult, FAILED, FOUND, OK};
-use crate::output::layout_json::layout_json;
+use crate::output::layout_json::write_layout_json;
 use crate::output::layout_text::layout_text;
 use crate::output::{print, Style};
 
@@ -29,7 +29,7 @@ pub fn run(args: Args) -> CmdResult {
         let layout = ByteLayout::of_prefix(&bytes, total);
         if args.json {
             // an array: no place for a "remote" member without changing its shape
-            print(&layout_json(&layout.fields));
+            print_json(&layout);
         } else {
             let mut text = layout_text(&layout.fields, &Style::detect());
             if let Some(line) = crate::remote::human_line(file) {
@@ -47,7 +47,7 @@ pub fn run(args: Args) -> CmdResult {
     let map = MappedFile::open(file).map_err(|e| CliError::from_lib(file, &e))?;
     let layout = ByteLayout::of(map.bytes());
     if args.json {
-        print(&layout_json(&layout.fields));
+        print_json(&layout);
     } else {
         print(&layout_text(&layout.fields, &Style::detect()));
     }
@@ -59,4 +59,10 @@ pub fn run(args: Args) -> CmdResult {
         return Ok(FAILED);
     }
     Ok(if report.valid() { OK } else { FOUND })
+}
+
+/// The layout as JSON on stdout, ignoring a closed pipe as [`print`] does.
+fn print_json(layout: &ByteLayout<'_>) {
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let _ = write_layout_json(&layout.fields, &mut out);
 }

@@ -1,6 +1,8 @@
 //! The byte layout as `gguf layout --json` writes it: a list of
 //! `{path, offset, length, value}` (plus `errors` on marked fields).
 
+use std::io::Write;
+
 use ggufkit::layout::{Field, FieldValue};
 
 use super::json::Json;
@@ -28,34 +30,44 @@ fn value_json(j: &mut Json, v: &FieldValue<'_>) {
     }
 }
 
-/// The JSON list of `fields`, with a newline.
-pub fn layout_json(fields: &[Field<'_>]) -> String {
+/// Writes the JSON list of `fields`, with a newline, to `out` a piece at a time: a hostile header
+/// has a million fields, whose list would be a 100 MB string.
+pub fn write_layout_json(fields: &[Field<'_>], out: &mut dyn Write) -> std::io::Result<()> {
     let mut j = Json::new();
     j.raw("[");
     for (i, f) in fields.iter().enumerate() {
         if i > 0 {
             j.raw(",\n");
         }
-        j.raw("{").key("path").str(&f.path.to_string());
-        j.raw(",").key("offset").u64(f.offset);
-        j.raw(",").key("length").u64(f.length);
-        j.raw(",").key("value");
-        value_json(&mut j, &f.value);
-        if !f.findings.is_empty() {
-            j.raw(",").key("errors").raw("[");
-            for (k, x) in f.findings.iter().enumerate() {
-                let d = &x.diagnostic;
-                if k > 0 {
-                    j.raw(",");
-                }
-                j.raw("{").key("rule").str(d.rule.id());
-                j.raw(",").key("offset").u64(d.offset);
-                j.raw(",").key("message").str(&d.message).raw("}");
-            }
-            j.raw("]");
+        field_json(&mut j, f);
+        if j.out.len() >= 1 << 16 {
+            out.write_all(j.out.as_bytes())?;
+            j.out.clear();
         }
-        j.raw("}");
     }
     j.raw("]\n");
-    j.out
+    out.write_all(j.out.as_bytes())?;
+    out.flush()
+}
+
+fn field_json(j: &mut Json, f: &Field<'_>) {
+    j.raw("{").key("path").str(&f.path.to_string());
+    j.raw(",").key("offset").u64(f.offset);
+    j.raw(",").key("length").u64(f.length);
+    j.raw(",").key("value");
+    value_json(j, &f.value);
+    if !f.findings.is_empty() {
+        j.raw(",").key("errors").raw("[");
+        for (k, x) in f.findings.iter().enumerate() {
+            let d = &x.diagnostic;
+            if k > 0 {
+                j.raw(",");
+            }
+            j.raw("{").key("rule").str(d.rule.id());
+            j.raw(",").key("offset").u64(d.offset);
+            j.raw(",").key("message").str(&d.message).raw("}");
+        }
+        j.raw("]");
+    }
+    j.raw("}");
 }

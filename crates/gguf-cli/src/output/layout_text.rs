@@ -3,7 +3,9 @@
 
 use ggufkit::layout::{Field, FieldValue};
 
-use super::table::{Align, Table};
+use std::fmt::Write as _;
+
+use super::table::{Align, Columns};
 use super::value::human_value;
 use super::{grouped, shorten, Style};
 
@@ -21,9 +23,21 @@ fn value_text(v: &FieldValue<'_>) -> String {
     }
 }
 
-/// The table of `fields`.
+/// The cells of a field's row.
+fn cells(f: &Field<'_>) -> [String; 5] {
+    [
+        f.offset.to_string(),
+        format!("{:#x}", f.offset),
+        f.length.to_string(),
+        f.path.to_string(),
+        value_text(&f.value),
+    ]
+}
+
+/// The table of `fields`, each marked field followed by its findings. The rows are made twice,
+/// to measure and to write, so that no row is held: a hostile header has a million fields.
 pub fn layout_text(fields: &[Field<'_>], s: &Style) -> String {
-    let mut t = Table::new(&[
+    let mut columns = Columns::new(&[
         ("offset", Align::Right),
         ("hex", Align::Right),
         ("length", Align::Right),
@@ -31,26 +45,13 @@ pub fn layout_text(fields: &[Field<'_>], s: &Style) -> String {
         ("value", Align::Left),
     ]);
     for f in fields {
-        t.row(vec![
-            f.offset.to_string(),
-            format!("{:#x}", f.offset),
-            f.length.to_string(),
-            f.path.to_string(),
-            value_text(&f.value),
-        ]);
+        columns.measure(cells(f).iter().map(String::as_str));
     }
-    let text = t.render(&[]);
-    if fields.iter().all(|f| f.findings.is_empty()) {
-        return text;
-    }
-    // a marked field is followed by its findings (the first line is the table's header)
-    let mut out = String::new();
-    for (i, line) in text.lines().enumerate() {
-        out.push_str(line);
-        out.push('\n');
-        let Some(f) = i.checked_sub(1).and_then(|k| fields.get(k)) else {
-            continue;
-        };
+    let findings: usize = fields.iter().map(|f| f.findings.len() * 120).sum();
+    let mut out = columns.buffer_for(fields.len() + 1, findings);
+    columns.header_line(&mut out);
+    for f in fields {
+        columns.line(&mut out, cells(f).iter().map(String::as_str));
         for x in &f.findings {
             let d = &x.diagnostic;
             // labelled by rule: the ggml rules and trailing data are the warnings
@@ -59,10 +60,11 @@ pub fn layout_text(fields: &[Field<'_>], s: &Style) -> String {
             } else {
                 s.red("error")
             };
-            out.push_str(&format!(
-                "    ^ {kind} at byte {}: {} [{}]\n",
+            let _ = writeln!(
+                out,
+                "    ^ {kind} at byte {}: {} [{}]",
                 d.offset, d.message, d.rule
-            ));
+            );
         }
     }
     out

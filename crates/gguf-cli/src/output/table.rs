@@ -10,70 +10,145 @@ pub enum Align {
     Right,
 }
 
-/// A table built row by row, rendered with two spaces between columns.
-pub struct Table {
+/// The columns of a table: their headers, alignment and widths. A renderer that can produce its
+/// rows twice measures them with [`Columns::measure`] and then writes each with
+/// [`Columns::line`], holding no row; [`Table`] keeps the rows for the others.
+pub struct Columns {
     header: Vec<String>,
     align: Vec<Align>,
-    rows: Vec<Vec<String>>,
+    /// The widest cell of each column so far, the header included.
+    width: Vec<usize>,
+}
+
+impl Columns {
+    pub fn new(columns: &[(&str, Align)]) -> Self {
+        Columns {
+            header: columns.iter().map(|c| c.0.to_string()).collect(),
+            align: columns.iter().map(|c| c.1).collect(),
+            width: columns.iter().map(|c| visible_width(c.0)).collect(),
+        }
+    }
+
+    /// Widens the columns to fit `cells` (cells past the columns are ignored).
+    pub fn measure<'c>(&mut self, cells: impl IntoIterator<Item = &'c str>) {
+        for (w, c) in self.width.iter_mut().zip(cells) {
+            *w = (*w).max(visible_width(c));
+        }
+    }
+
+    /// Bytes a line takes at most, padding and separators included.
+    fn line_len(&self) -> usize {
+        self.width.iter().sum::<usize>() + 2 * self.width.len() + 1
+    }
+
+    /// Appends `cells` as one line: padded to the widths, two spaces apart, no trailing space.
+    /// Missing cells are empty; cells past the columns are dropped.
+    pub fn line<'c>(&self, out: &mut String, cells: impl IntoIterator<Item = &'c str>) {
+        let n = self.width.len();
+        let start = out.len();
+        let mut cells = cells.into_iter();
+        for (i, w) in self.width.iter().enumerate() {
+            let c = cells.next().unwrap_or("");
+            let pad = w - visible_width(c).min(*w);
+            if i > 0 {
+                out.push_str("  ");
+            }
+            if self.align[i] == Align::Right {
+                out.extend(std::iter::repeat_n(' ', pad));
+                out.push_str(c);
+            } else {
+                out.push_str(c);
+                if i + 1 < n {
+                    out.extend(std::iter::repeat_n(' ', pad));
+                }
+            }
+        }
+        let kept = start + out[start..].trim_end().len();
+        out.truncate(kept);
+        out.push('\n');
+    }
+
+    /// The header line.
+    pub fn header_line(&self, out: &mut String) {
+        self.line(out, self.header.iter().map(String::as_str));
+    }
+
+    /// A string sized for `lines` lines and `extra` more bytes.
+    pub fn buffer_for(&self, lines: usize, extra: usize) -> String {
+        String::with_capacity(self.line_len().saturating_mul(lines).saturating_add(extra))
+    }
+}
+
+/// A table built row by row, rendered with two spaces between columns.
+///
+/// The cells are kept in one string with their ends: a `String` per cell cost some 50 bytes
+/// before its text, which made a hostile header's million fields take 400 MB of cells.
+pub struct Table {
+    columns: Columns,
+    /// Every body cell's text, one after the other, a row being as many cells as columns.
+    text: String,
+    /// Where each body cell ends in `text`.
+    ends: Vec<usize>,
 }
 
 impl Table {
     pub fn new(columns: &[(&str, Align)]) -> Self {
         Table {
-            header: columns.iter().map(|c| c.0.to_string()).collect(),
-            align: columns.iter().map(|c| c.1).collect(),
-            rows: Vec::new(),
+            columns: Columns::new(columns),
+            text: String::new(),
+            ends: Vec::new(),
         }
     }
 
+    fn n(&self) -> usize {
+        self.columns.width.len()
+    }
+
+    /// Adds a row; cells past the columns are dropped, missing ones are empty.
     pub fn row(&mut self, cells: Vec<String>) {
-        self.rows.push(cells);
+        self.columns.measure(cells.iter().map(String::as_str));
+        for i in 0..self.n() {
+            self.text
+                .push_str(cells.get(i).map(String::as_str).unwrap_or(""));
+            self.ends.push(self.text.len());
+        }
+    }
+
+    fn rows(&self) -> usize {
+        self.ends.len() / self.n().max(1)
+    }
+
+    /// The cells of body row `r`.
+    fn cells(&self, r: usize) -> impl Iterator<Item = &str> {
+        let n = self.n();
+        (r * n..(r + 1) * n).map(move |k| {
+            let start = if k == 0 { 0 } else { self.ends[k - 1] };
+            &self.text[start..self.ends[k]]
+        })
     }
 
     /// The table as text; `footer` rows (totals) follow a rule line.
     pub fn render(&self, footer: &[Vec<String>]) -> String {
-        let n = self.header.len();
-        let mut width = vec![0usize; n];
-        for row in std::iter::once(&self.header)
-            .chain(&self.rows)
-            .chain(footer)
-        {
-            for (i, c) in row.iter().enumerate().take(n) {
-                width[i] = width[i].max(visible_width(c));
-            }
-        }
-        let mut out = String::new();
-        let line = |out: &mut String, row: &[String]| {
-            let mut s = String::new();
-            for (i, w) in width.iter().enumerate() {
-                let c = row.get(i).map(String::as_str).unwrap_or("");
-                let pad = w - visible_width(c).min(*w);
-                if i > 0 {
-                    s.push_str("  ");
-                }
-                if self.align[i] == Align::Right {
-                    s.extend(std::iter::repeat_n(' ', pad));
-                    s.push_str(c);
-                } else {
-                    s.push_str(c);
-                    if i + 1 < n {
-                        s.extend(std::iter::repeat_n(' ', pad));
-                    }
-                }
-            }
-            out.push_str(s.trim_end());
-            out.push('\n');
+        let mut columns = Columns {
+            header: self.columns.header.clone(),
+            align: self.columns.align.clone(),
+            width: self.columns.width.clone(),
         };
-        line(&mut out, &self.header);
-        for r in &self.rows {
-            line(&mut out, r);
+        for row in footer {
+            columns.measure(row.iter().map(String::as_str));
+        }
+        let mut out = columns.buffer_for(self.rows() + footer.len() + 2, 0);
+        columns.header_line(&mut out);
+        for r in 0..self.rows() {
+            columns.line(&mut out, self.cells(r));
         }
         if !footer.is_empty() {
-            let total: usize = width.iter().sum::<usize>() + 2 * (n.saturating_sub(1));
+            let n = self.n();
+            let total: usize = columns.width.iter().sum::<usize>() + 2 * (n.saturating_sub(1));
             out.push_str(&"-".repeat(total));
             out.push('\n');
             for r in footer {
-                line(&mut out, r);
+                columns.line(&mut out, r.iter().map(String::as_str));
             }
         }
         out
@@ -94,5 +169,13 @@ mod tests {
             s,
             "name     n\na        1\nlong   100\n----------\ntotal  101\n"
         );
+    }
+
+    #[test]
+    fn short_rows_pad_and_long_rows_drop() {
+        let mut t = Table::new(&[("a", Align::Left), ("b", Align::Right), ("c", Align::Left)]);
+        t.row(vec!["x".into()]);
+        t.row(vec!["yy".into(), "12".into(), "z".into(), "dropped".into()]);
+        assert_eq!(t.render(&[]), "a    b  c\nx\nyy  12  z\n");
     }
 }
