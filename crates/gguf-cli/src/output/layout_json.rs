@@ -5,7 +5,7 @@ use std::io::Write;
 
 use ggufkit::layout::{Field, FieldValue};
 
-use super::json::Json;
+use super::json::{diagnostic_json, Json};
 
 fn value_json(j: &mut Json, v: &FieldValue<'_>) {
     match v {
@@ -59,13 +59,10 @@ fn field_json(j: &mut Json, f: &Field<'_>) {
     if !f.findings.is_empty() {
         j.raw(",").key("errors").raw("[");
         for (k, x) in f.findings.iter().enumerate() {
-            let d = &x.diagnostic;
             if k > 0 {
                 j.raw(",");
             }
-            j.raw("{").key("rule").str(d.rule.id());
-            j.raw(",").key("offset").u64(d.offset);
-            j.raw(",").key("message").str(&d.message).raw("}");
+            diagnostic_json(j, &x.diagnostic);
         }
         j.raw("]");
     }

@@ -3,7 +3,7 @@
 
 use ggufkit::{Diagnostic, Report};
 
-use super::json::Json;
+use super::json::{diagnostic_json, Json};
 
 /// The contract's JSON object for one file, with a newline.
 pub fn validation_json(file: &str, r: &Report) -> String {
@@ -25,9 +25,7 @@ fn diagnostics(j: &mut Json, list: &[Diagnostic]) {
         if i > 0 {
             j.raw(",");
         }
-        j.raw("{").key("rule").str(d.rule.id());
-        j.raw(",").key("offset").u64(d.offset);
-        j.raw(",").key("message").str(&d.message).raw("}");
+        diagnostic_json(j, d);
     }
     j.raw("]");
 }
