@@ -61,7 +61,7 @@ pub fn run(args: Args) -> CmdResult {
     Ok(if report.valid() { OK } else { FOUND })
 }
 
-/// The layout as JSON on stdout, ignoring a closed pipe as [`print`] does.
+/// The layout as JSON on stdout, ignoring a closed pipe as [`print()`] does.
 fn print_json(layout: &ByteLayout<'_>) {
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     let _ = write_layout_json(&layout.fields, &mut out);
