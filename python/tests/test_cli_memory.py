@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import struct
+import subprocess
 import sys
 from pathlib import Path
 
@@ -90,19 +91,31 @@ COMMANDS = [
 ]
 
 
+# Run in a fresh interpreter, which forks and execs the command: a child's peak counts the pages
+# it had before exec, so forking the test process itself (hundreds of MB once numpy, pyarrow and
+# Ray are imported) would report the test's own size.
+MEASURE = """
+import os, sys
+pid = os.fork()
+if pid == 0:
+    fd = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(fd, 1)
+    os.dup2(fd, 2)
+    try:
+        os.execv(sys.argv[1], sys.argv[1:])
+    finally:
+        os._exit(127)
+_, status, usage = os.wait4(pid, 0)
+print(os.waitstatus_to_exitcode(status), usage.ru_maxrss * 1024)
+"""
+
+
 def peak_of(argv: list) -> tuple:
-    """The exit code and peak resident bytes of `argv` run as a child, its output discarded."""
-    pid = os.fork()
-    if pid == 0:  # the child: no Python code after exec
-        fd = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(fd, 1)
-        os.dup2(fd, 2)
-        try:
-            os.execv(argv[0], argv)
-        finally:
-            os._exit(127)
-    _, status, usage = os.wait4(pid, 0)
-    return os.waitstatus_to_exitcode(status), usage.ru_maxrss * 1024
+    """The exit code and peak resident bytes of `argv`, its output discarded."""
+    out = subprocess.run([sys.executable, "-c", MEASURE, *argv], capture_output=True, text=True,
+                         timeout=600, check=True)
+    code, peak = out.stdout.split()
+    return int(code), int(peak)
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="SKIP: ru_maxrss in kilobytes is Linux's")
