@@ -108,6 +108,14 @@ def test_writer_refuses_what_it_cannot_write(tmp_path):
         w.add_tensor("q", np.zeros(100, dtype=np.float32), type="q4_k")
     with pytest.raises(TypeError):
         w.add_tensor("r", raw=b"\0" * 4)
+    # a refused value does not take its key; a tensor name is taken once
+    w.add("b", 3, type="uint8")
+    w.add_tensor("t", np.zeros(4, dtype=np.float32))
+    with pytest.raises(ValueError):
+        w.add_tensor("t", np.zeros(4, dtype=np.float32))
+    # the alignment given to the constructor is a key already added
+    with pytest.raises(ValueError):
+        ggufkit.Writer(tmp_path / "z.gguf", alignment=64).add("general.alignment", 64, type="uint32")
     with pytest.raises(ValueError):
         ggufkit.Writer(tmp_path / "y.gguf", alignment=3)
     with pytest.raises(ValueError):
