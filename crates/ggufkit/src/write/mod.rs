@@ -221,7 +221,8 @@ pub fn convert(
         let mut buf = Vec::new();
         for (i, t) in g.tensors().enumerate() {
             match opts.quantize {
-                Some(ty) if targets.contains(&i) => {
+                // the plan is in file order: a search, not a scan per tensor
+                Some(ty) if targets.binary_search(&i).is_ok() => {
                     muted.set(true);
                     requantize(&t, ty, to, &mut dw, &mut buf, &mut consumed)?;
                     muted.set(false);
