@@ -11,6 +11,9 @@ use super::{Field, FieldPath, FieldValue, Finding};
 /// search, skipping those already taken: O((fields + findings) · log findings), where asking
 /// every field for every finding cost 512 passes over a million fields of a hostile header.
 pub(super) fn attach_findings(fields: &mut Vec<Field<'_>>, len: u64, findings: Vec<Finding>) {
+    if findings.is_empty() {
+        return;
+    }
     let mut by_offset: Vec<usize> = (0..findings.len()).collect();
     by_offset.sort_by_key(|&i| findings[i].diagnostic.offset);
     let offsets: Vec<u64> = by_offset
@@ -35,7 +38,7 @@ pub(super) fn attach_findings(fields: &mut Vec<Field<'_>>, len: u64, findings: V
             j = free_from(&mut next_free, j + 1);
         }
     }
-    if fields.is_empty() && !findings.is_empty() {
+    if fields.is_empty() {
         fields.push(Field {
             path: FieldPath::File,
             offset: 0,
@@ -121,7 +124,19 @@ mod tests {
         }
     }
 
+    #[test]
+    fn no_fields_and_no_findings_stay_empty() {
+        let mut fields = Vec::new();
+        attach_findings(&mut fields, 50, Vec::new());
+        assert!(fields.is_empty());
+        attach_findings(&mut fields, 50, vec![finding(7, 0)]);
+        assert_eq!(fields.len(), 1);
+        assert_eq!((fields[0].path, fields[0].length), (FieldPath::File, 50));
+    }
+
     proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+
         /// Overlapping, empty and out-of-order fields, findings inside, between and past them,
         /// several at one offset: the same attachment as asking every field.
         #[test]
