@@ -19,7 +19,7 @@ pub struct Json {
 
 impl Json {
     /// An empty writer. It allocates nothing until written to: a renderer may keep a short value
-    /// of every key of a hostile header (a 4 KiB start each made 65,000 one-byte values 270 MB).
+    /// of every key of a hostile header, and a reserved start each would multiply their size.
     pub fn new() -> Self {
         Json { out: String::new() }
     }

@@ -81,8 +81,8 @@ const SCRIPT: &str = r#"
 "#;
 
 /// Rows each table of the page shows at most. A hostile header of a million tiny fields would
-/// otherwise make a page 35 times its own size (a 4 MB header, a 147 MB page) that no browser
-/// opens; a real model's tables stay far below it (5,000 tensors lay out in about 40,000 fields).
+/// otherwise make a page many times its own size that no browser opens; a real model's tables
+/// stay far below it (5,000 tensors lay out in about 40,000 fields).
 const MAX_ROWS: usize = 50_000;
 
 /// The footer of a table that shows `shown` of `total` rows: how many are left out, and the

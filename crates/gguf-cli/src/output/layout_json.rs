@@ -31,7 +31,7 @@ fn value_json(j: &mut Json, v: &FieldValue<'_>) {
 }
 
 /// Writes the JSON list of `fields`, with a newline, to `out` a piece at a time: a hostile header
-/// has a million fields, whose list would be a 100 MB string.
+/// has a million fields, whose whole list would be a string many times the file.
 pub fn write_layout_json(fields: &[Field<'_>], out: &mut dyn Write) -> std::io::Result<()> {
     let mut j = Json::new();
     j.raw("[");

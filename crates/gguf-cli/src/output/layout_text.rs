@@ -1,9 +1,9 @@
 //! The byte layout for people, as `gguf layout` prints it: a table of fields, each marked field
 //! followed by its findings.
 
-use ggufkit::layout::{Field, FieldValue};
-
 use std::fmt::Write as _;
+
+use ggufkit::layout::{Field, FieldValue};
 
 use super::table::{Align, Columns};
 use super::value::human_value;

@@ -150,7 +150,7 @@ pub fn layer_chart(layers: &[(u64, Vec<(&str, u64)>)], palette: &Palette) -> Str
 
 /// Tensors the strip draws one by one; the rest share a segment. The strip is 900 units wide, so
 /// more could not be told apart, and a hostile header of 100,000 empty tensors would otherwise
-/// add 14 MB of rectangles to the page.
+/// fill the page with rectangles.
 const MAX_STRIP_TENSORS: usize = 10_000;
 
 /// The file as one strip: the header's parts and each tensor's data (the first

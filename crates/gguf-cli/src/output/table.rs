@@ -13,6 +13,7 @@ pub enum Align {
 /// The columns of a table: their headers, alignment and widths. A renderer that can produce its
 /// rows twice measures them with [`Columns::measure`] and then writes each with
 /// [`Columns::line`], holding no row; [`Table`] keeps the rows for the others.
+#[derive(Clone)]
 pub struct Columns {
     header: Vec<String>,
     align: Vec<Align>,
@@ -81,8 +82,8 @@ impl Columns {
 
 /// A table built row by row, rendered with two spaces between columns.
 ///
-/// The cells are kept in one string with their ends: a `String` per cell cost some 50 bytes
-/// before its text, which made a hostile header's million fields take 400 MB of cells.
+/// The cells are kept in one string with their ends: a `String` per cell costs more than its
+/// text, and a hostile header has a million of them.
 pub struct Table {
     columns: Columns,
     /// Every body cell's text, one after the other, a row being as many cells as columns.
@@ -129,11 +130,7 @@ impl Table {
 
     /// The table as text; `footer` rows (totals) follow a rule line.
     pub fn render(&self, footer: &[Vec<String>]) -> String {
-        let mut columns = Columns {
-            header: self.columns.header.clone(),
-            align: self.columns.align.clone(),
-            width: self.columns.width.clone(),
-        };
+        let mut columns = self.columns.clone();
         for row in footer {
             columns.measure(row.iter().map(String::as_str));
         }

@@ -183,8 +183,8 @@ pub struct GgufBuilder<'a> {
     endian: Endian,
     version: u32,
     entries: Vec<Entry<'a>>,
-    /// Where each key first appears in `entries`: setting n keys takes n lookups, not n²/2
-    /// comparisons (65,000 keys set one by one took seconds).
+    /// Where each key first appears in `entries`: setting n keys takes n lookups, not a scan of
+    /// every key before each one.
     key_positions: HashMap<Vec<u8>, usize>,
     tensors: Vec<TensorSpec<'a>>,
     /// The names in `tensors`, for the duplicate check.
