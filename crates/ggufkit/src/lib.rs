@@ -54,6 +54,7 @@ pub mod stats;
 pub mod summary;
 mod tensor_data;
 pub mod tensor_type;
+pub mod tokenizer;
 pub mod types;
 pub mod validate;
 pub mod value;
