@@ -8,6 +8,12 @@
 # $GGUFKIT_VENV, else ${XDG_CACHE_HOME:-~/.cache}/ggufkit/venv (maturin, numpy, pytest from PyPI).
 # The Rust hostile suites write their crafted files to a temporary GGUFKIT_CASES_DIR on the way,
 # and the Python tests run those very files through Python.
+#
+# Skips: every test that skips for want of something outside the repository (../shared, the
+# Gemma 3 model, a reference tool) appends a line to $GGUFKIT_SKIP_LOG, a file made here; at the
+# end (pass or fail) they are printed, then one line: `SKIPPED n tests: need (count), ...`.
+# With GGUFKIT_REQUIRE=need,need... (.ci/run sets it to what it set up) those skips fail instead
+# (crates/ggufkit-testkit/src/skip.rs, python/tests/conftest.py).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$(pwd)
@@ -19,7 +25,23 @@ fi
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "maturin>=1.5,<2" numpy pytest
 
 cases=$(mktemp -d)
-trap 'rm -rf "$cases"' EXIT
+GGUFKIT_SKIP_LOG=$(mktemp)
+export GGUFKIT_SKIP_LOG
+# what skipped and why, then one summary line, however the run ends
+report_skips() {
+  local rc=$?
+  if [ -s "$GGUFKIT_SKIP_LOG" ]; then
+    echo "== skipped (need, test, why)"
+    sort "$GGUFKIT_SKIP_LOG" | sed 's/\t/ | /g'
+    echo "SKIPPED $(wc -l <"$GGUFKIT_SKIP_LOG") tests: $(cut -f1 "$GGUFKIT_SKIP_LOG" | sort | uniq -c \
+      | awk '{printf "%s%s (%d)", sep, $2, $1; sep=", "}'; echo) (required by GGUFKIT_REQUIRE: ${GGUFKIT_REQUIRE:-none})"
+  else
+    echo "SKIPPED 0 tests (required by GGUFKIT_REQUIRE: ${GGUFKIT_REQUIRE:-none})"
+  fi
+  rm -rf "$cases" "$GGUFKIT_SKIP_LOG"
+  return $rc
+}
+trap report_skips EXIT
 
 echo "== cargo test --workspace"
 GGUFKIT_CASES_DIR="$cases" cargo test --workspace

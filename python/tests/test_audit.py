@@ -79,7 +79,7 @@ def test_a_broken_file_raises(tmp_path: Path) -> None:
 def test_the_cli_agrees(tmp_path: Path) -> None:
     gguf = os.environ.get("GGUF_BIN")
     if not gguf or not Path(gguf).is_file():
-        pytest.skip("SKIPPED: GGUF_BIN (the gguf CLI) is not set")
+        need("gguf-cli", "GGUF_BIN (the gguf CLI) is not set (scripts/test.sh sets it)")
     p = model(tmp_path / "h.gguf", template=HOSTILE)
     out = subprocess.run(
         [gguf, "audit", "--json", "--severity", "note", str(p)], capture_output=True, text=True

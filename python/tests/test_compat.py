@@ -16,10 +16,10 @@ import pytest
 import ggufkit
 from ggufkit import compat
 
+from conftest import corpus_files as shared_corpus_files, need, shared_or_skip
+
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
-CORPUS = REPO.parent / "shared" / "corpus"
-GEMMA = Path("/tmp/gemma/gemma-3-270m-q4_k_m.gguf")
 GGUFPY = os.environ.get("GGUFPY_PYTHON", "/tmp/ggufpy/bin/python")
 PER_FILE_TIMEOUT = 180  # seconds; gguf-py needs ~40 s for four renderings of the Gemma header
 
@@ -47,13 +47,11 @@ BIG = 4 << 20
 
 
 def corpus_files():
-    files = sorted(str(p) for p in CORPUS.rglob("*.gguf")) if CORPUS.is_dir() else []
-    if GEMMA.is_file():
-        files.append(str(GEMMA))
+    files = [str(p) for p in shared_corpus_files()]
     if not os.environ.get("GGUFKIT_BIG_TESTS"):
         big = [f for f in files if os.path.getsize(f) > BIG]
         if big:
-            print("SKIP (set GGUFKIT_BIG_TESTS=1): " + ", ".join(Path(f).name for f in big))
+            print("left out (set GGUFKIT_BIG_TESTS=1): " + ", ".join(Path(f).name for f in big))
         files = [f for f in files if os.path.getsize(f) <= BIG]
     return files
 
@@ -104,10 +102,9 @@ def output_of(out, f, mode):
 
 def test_gguf_dump_output_is_the_same_with_either_reader(tmp_path):
     if not Path(GGUFPY).exists():
-        pytest.skip("SKIP: gguf-py is not installed (run scripts/setup-ggufpy.sh, set GGUFPY_PYTHON)")
+        need("gguf-py", f"no gguf-py at {GGUFPY} (bash scripts/setup-ggufpy.sh prints the interpreter to set as GGUFPY_PYTHON)")
+    shared_or_skip("corpus")
     files = corpus_files()
-    if not files:
-        pytest.skip("SKIP: ../shared/corpus is absent")
     outs = {}
     for which in ("gguf", "compat"):
         d = tmp_path / which

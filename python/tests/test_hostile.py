@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO, shared_dir
+from conftest import REPO, need, shared_or_skip
 
 CHILD = textwrap.dedent(
     r"""
@@ -88,7 +88,7 @@ def cases_dir(tmp_path_factory) -> Path:
             cwd=REPO, env=env, capture_output=True, timeout=1800,
         )
     except FileNotFoundError:
-        pytest.skip("SKIP: cargo not found and GGUFKIT_CASES_DIR not set: no hostile cases to run")
+        need("hostile-cases", "cargo not found and GGUFKIT_CASES_DIR not set: no hostile cases to run")
     assert r.returncode == 0, r.stderr.decode()[-2000:]
     return d
 
@@ -131,12 +131,10 @@ def test_rust_hostile_cases_through_python(tmp_path_factory):
 
 
 def test_malformed_corpus_through_python():
-    d = shared_dir()
-    if d is None:
-        pytest.skip("SKIP: ../shared not found")
+    d = shared_or_skip("")
     paths = sorted(p for sub in ("corpus/malformed", "corpus/synthetic/malformed", "corpus/synthetic/edge")
                    for p in (d / sub).rglob("*") if p.is_file() and p.suffix in (".gguf", ".bin", ""))
     if not paths:
-        pytest.skip("SKIP: no malformed corpus files")
+        need("shared", "no malformed corpus files in ../shared/corpus")
     results = run_child(paths)
     assert len(results) == len(paths)

@@ -13,11 +13,12 @@ import pytest
 
 import ggufkit
 
-from conftest import SAMPLE, corpus_files
+from conftest import SAMPLE, corpus_files, import_or_skip
 
-pa = pytest.importorskip("pyarrow", reason="SKIP: pyarrow is not installed")
-pytest.importorskip("pyarrow.compute", reason="SKIP: pyarrow is not installed")
-pq = pytest.importorskip("pyarrow.parquet", reason="SKIP: pyarrow is not installed")
+PIP = "pip install it in the venv scripts/test.sh uses (.ci/run does)"
+pa = import_or_skip("pyarrow", "pyarrow", PIP)
+import_or_skip("pyarrow.compute", "pyarrow", PIP)
+pq = import_or_skip("pyarrow.parquet", "pyarrow", PIP)
 
 
 def locations() -> List[str]:
@@ -80,7 +81,7 @@ def test_full_audit_adds_the_per_token_rules(tmp_path, gguf):
 
 
 def test_duckdb_reads_the_parquet(scanned):
-    duckdb = pytest.importorskip("duckdb", reason="SKIP: duckdb is not installed")
+    duckdb = import_or_skip("duckdb", "duckdb", PIP)
     locs, out, tables = scanned
     con = duckdb.connect()
     files = str(out / "files" / "*.parquet")
@@ -126,8 +127,8 @@ def test_all_tables_in_one_batch_split_back():
 
 
 def test_a_local_ray_cluster_gives_the_same_tables(scanned, tmp_path):
-    ray = pytest.importorskip("ray", reason="SKIP: ray is not installed")
-    pytest.importorskip("ray.data", reason="SKIP: ray[data] is not installed")
+    ray = import_or_skip("ray", "ray", PIP)
+    import_or_skip("ray.data", "ray", PIP)
     locs, _, tables = scanned
     ray.init(num_cpus=2, include_dashboard=False, ignore_reinit_error=True, log_to_driver=False)
     try:

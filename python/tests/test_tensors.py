@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import ggufkit
-from conftest import SAMPLE, corpus_files, run_cli, shared_dir
+from conftest import SAMPLE, corpus_files, note_missing, run_cli, shared_dir, shared_or_skip
 
 SAFETENSORS_DTYPES = {"F32": "<f4", "I8": "<i1", "I16": "<i2", "I32": "<i4", "I64": "<i8"}
 
@@ -38,6 +38,7 @@ def read_safetensors(path):
 def vector_files():
     d = shared_dir()
     if d is None or not (d / "vectors" / "dequant").is_dir():
+        note_missing("shared", "../shared/vectors/dequant not found: the tensor tests run without ggml's vectors")
         return []
     return sorted((d / "vectors" / "dequant").glob("*.gguf"))
 
@@ -183,11 +184,9 @@ def test_touching_every_view_reads_nothing(tmp_path):
 
 
 def test_quantize_dequantize_against_ggml_vectors():
-    d = shared_dir()
-    if d is None or not (d / "vectors" / "quant").is_dir():
-        pytest.skip("SKIP: ../shared/vectors/quant not found")
+    quant = shared_or_skip("vectors/quant")
     checked = 0
-    for path in sorted((d / "vectors" / "quant").glob("*.gguf")):
+    for path in sorted(quant.glob("*.gguf")):
         f = ggufkit.open(path)
         names = {t.name for t in f.tensors}
         if "case0.input" not in names or "case0.expected" not in names:

@@ -155,14 +155,9 @@ def test_iterating_a_vocabulary_stays_near_the_header(tmp_path):
     import sys
     import textwrap
 
-    from conftest import shared_dir
+    from conftest import shared_or_skip
 
-    d = shared_dir()
-    path = d / "corpus" / "vocab" / "ggml-vocab-gemma-4.gguf" if d else None
-    if path is None or not path.is_file():
-        import pytest
-
-        pytest.skip("SKIP: ../shared/corpus/vocab/ggml-vocab-gemma-4.gguf not found")
+    path = shared_or_skip("corpus/vocab/ggml-vocab-gemma-4.gguf")
     code = textwrap.dedent(
         f"""
         import numpy, ggufkit

@@ -269,14 +269,12 @@ fn sarif_is_one_valid_2_1_0_document() {
 
 #[test]
 fn gemma3_is_clean() {
-    let p = Path::new("/tmp/gemma/gemma-3-270m-q4_k_m.gguf");
-    if !p.exists() {
-        println!("SKIPPED gemma3: {} is absent", p.display());
+    let Some(p) = ggufkit_testkit::reference::gemma() else {
         return;
-    }
+    };
     let (code, out, err) = run(
-        Path::new("/tmp/gemma"),
-        &["audit", "gemma-3-270m-q4_k_m.gguf"],
+        p.parent().unwrap(),
+        &["audit", p.file_name().unwrap().to_str().unwrap()],
     );
     assert_eq!((code, err.as_str()), (0, ""), "{out}");
 }

@@ -16,7 +16,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use ggufkit::{Endian, GgmlType};
-use ggufkit_testkit::{shared, Model, T, V};
+use ggufkit_testkit::skip::{skip, Need};
+use ggufkit_testkit::{reference, shared, Model, T, V};
 use serde_json::Value as J;
 
 fn repo() -> PathBuf {
@@ -117,8 +118,15 @@ fn first_difference(a: &J, b: &J, path: &str) -> String {
     format!("{path}: {} vs {}", cut(a), cut(b))
 }
 
-/// Runs a Python script over files; one JSON object per file, in order.
-fn run_python(python: &Path, script: &Path, extra: &[&str], files: &[PathBuf]) -> Option<Vec<J>> {
+/// Runs a Python script of the reference `need` over files; one JSON object per file, in order.
+/// `None` after a skip when the script cannot run.
+fn run_python(
+    need: Need,
+    python: &Path,
+    script: &Path,
+    extra: &[&str],
+    files: &[PathBuf],
+) -> Option<Vec<J>> {
     let mut out = Vec::new();
     for chunk in files.chunks(64) {
         let o = Command::new(python)
@@ -128,10 +136,13 @@ fn run_python(python: &Path, script: &Path, extra: &[&str], files: &[PathBuf]) -
             .output()
             .ok()?;
         if o.status.code() == Some(2) || (o.stdout.is_empty() && !o.status.success()) {
-            println!(
-                "SKIP: {} failed to run: {}",
-                script.display(),
-                String::from_utf8_lossy(&o.stderr)
+            skip(
+                need,
+                format!(
+                    "{} failed to run: {}",
+                    script.display(),
+                    String::from_utf8_lossy(&o.stderr)
+                ),
             );
             return None;
         }
@@ -146,22 +157,7 @@ fn run_python(python: &Path, script: &Path, extra: &[&str], files: &[PathBuf]) -
 // ---- gguf-py -----------------------------------------------------------------------------------
 
 fn ggufpy_python() -> Option<PathBuf> {
-    let p = std::env::var_os("GGUFPY_PYTHON")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| std::env::temp_dir().join("ggufpy/bin/python"));
-    let ok = Command::new(&p)
-        .args(["-c", "import gguf, numpy"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if ok {
-        Some(p)
-    } else {
-        println!(
-            "SKIP: no gguf-py at {} (run scripts/setup-ggufpy.sh and set GGUFPY_PYTHON)",
-            p.display()
-        );
-        None
-    }
+    reference::gguf_py()
 }
 
 /// gguf-py's known differences, applied to its dump so that what remains must be equal:
@@ -224,7 +220,7 @@ fn corpus_equals_ggufpy() {
     };
     let files = corpus_files(&shared);
     let script = repo().join("scripts/ggufpy_dump.py");
-    let Some(theirs) = run_python(&python, &script, &[], &files) else {
+    let Some(theirs) = run_python(Need::GgufPy, &python, &script, &[], &files) else {
         return;
     };
     let mut failures = Vec::new();
@@ -319,8 +315,13 @@ fn ggufpy_known_differences() {
     std::fs::write(&bare, m.encode()).unwrap();
 
     let files = vec![q81.clone(), q20.clone(), bare.clone()];
-    let Some(theirs) = run_python(&python, &repo().join("scripts/ggufpy_dump.py"), &[], &files)
-    else {
+    let Some(theirs) = run_python(
+        Need::GgufPy,
+        &python,
+        &repo().join("scripts/ggufpy_dump.py"),
+        &[],
+        &files,
+    ) else {
         return;
     };
     // q8_1
@@ -351,21 +352,8 @@ fn ggufpy_known_differences() {
 
 fn kaitai(shared: &Path) -> Option<(PathBuf, PathBuf, String)> {
     let script = shared.join("spec/kaitai/ksy_dump.py");
-    let ksc = std::env::var("GGUF_KSC_DIR").unwrap_or_else(|_| {
-        std::env::temp_dir()
-            .join("gguf-ksc")
-            .to_string_lossy()
-            .into_owned()
-    });
-    let python = PathBuf::from(&ksc).join("venv/bin/python");
-    let ready = python.exists() && Path::new(&ksc).join("generated/gguf.py").exists();
-    if !ready {
-        println!(
-            "SKIP: no Kaitai setup in {ksc} (run bash ../shared/spec/kaitai/setup.sh and set GGUF_KSC_DIR)"
-        );
-        return None;
-    }
-    Some((python, script, ksc))
+    let (python, ksc) = reference::kaitai()?;
+    Some((python, script, ksc.to_string_lossy().into_owned()))
 }
 
 /// Files our encoder crafts: valid ones of every kind, and damaged copies of them.
@@ -519,7 +507,7 @@ fn corpus_and_crafted_files_agree_with_kaitai() {
     let mut files = corpus_files(&shared);
     let n_corpus = files.len();
     files.extend(crafted(dir.path()));
-    let Some(recs) = run_python(&python, &script, &["--ksc", &ksc], &files) else {
+    let Some(recs) = run_python(Need::Kaitai, &python, &script, &["--ksc", &ksc], &files) else {
         return;
     };
     let (equal, invalid, failures) = check_against_kaitai(&files, &recs);

@@ -758,22 +758,33 @@ fn a_file_without_quantizable_tensors_tells_no_preset() {
     assert!(j["preset"].is_null(), "{out}");
 }
 
-/// llama-quantize as `../shared/tools/llama-quantize.sh` builds it: `$GGUFKIT_LLAMA_QUANTIZE`,
-/// else `$TMPDIR/llama-quantize/build/bin/llama-quantize`; `None` (with a SKIPPED line) when
-/// absent.
+/// llama-quantize as `../shared/tools/llama-quantize.sh` builds it, or `None` after a skip.
 fn llama_quantize() -> Option<PathBuf> {
-    let p = match std::env::var_os("GGUFKIT_LLAMA_QUANTIZE") {
-        Some(p) => PathBuf::from(p),
-        None => std::env::temp_dir().join("llama-quantize/build/bin/llama-quantize"),
-    };
-    if p.is_file() {
-        return Some(p);
+    ggufkit_testkit::reference::llama_quantize()
+}
+
+/// The F16 Gemma 3 llama-quantize started from (sha256 2fc5918b...): `gemma-3-270m-f16.gguf`
+/// beside the Q4_K_M original (`ggufkit_testkit::reference::gemma`), or the one ggufkit's
+/// `quantize_vectors` test makes in the temporary folder. Not made here: the tests that use it
+/// quantize the whole model, minutes in a debug build, so they run where it was made on purpose.
+fn gemma_f16() -> Option<PathBuf> {
+    let orig = ggufkit_testkit::reference::gemma()?;
+    let candidates = [
+        orig.with_file_name("gemma-3-270m-f16.gguf"),
+        std::env::temp_dir().join("ggufkit-quantize-gemma-3-270m-f16.gguf"),
+    ];
+    let found = candidates.iter().find(|p| p.exists()).cloned();
+    if found.is_none() {
+        ggufkit_testkit::skip::skip(
+            ggufkit_testkit::skip::Need::GemmaF16,
+            format!(
+                "neither {} nor {} exists (ggufkit's quantize_vectors test makes the second)",
+                candidates[0].display(),
+                candidates[1].display()
+            ),
+        );
     }
-    println!(
-        "SKIPPED: {} is absent (bash ../shared/tools/llama-quantize.sh DIR builds it)",
-        p.display()
-    );
-    None
+    found
 }
 
 /// [`model`] with the hyperparameters llama.cpp's loader wants besides those the rules read, so
@@ -882,18 +893,10 @@ fn recipes_of_llama_quantize_outputs() {
 
 /// Gemma 3 with llama-quantize's importance matrix, run as the vectors' command is (in a folder
 /// holding the inputs under its names, since the output records the matrix's path as given):
-/// the whole file is llama-quantize's. The F16 source is `/tmp/gemma/gemma-3-270m-f16.gguf`
-/// (ggufkit's `quantize_vectors` test says how it is made).
+/// the whole file is llama-quantize's. The F16 source is [`gemma_f16`]'s.
 #[test]
 fn gemma_with_an_imatrix_as_llama_quantize_writes_it() {
-    let src = Path::new("/tmp/gemma/gemma-3-270m-f16.gguf");
-    if !src.exists() {
-        println!(
-            "SKIPPED: {} is absent (gguf convert --type f16 of the Q4_K_M, general.file_type set to 1)",
-            src.display()
-        );
-        return;
-    }
+    let Some(src) = gemma_f16() else { return };
     let Some(vectors) = shared::find("vectors/quantize") else {
         return;
     };
@@ -910,7 +913,7 @@ fn gemma_with_an_imatrix_as_llama_quantize_writes_it() {
         #[cfg(not(unix))]
         fs::copy(from, dir.path().join(name)).unwrap();
     };
-    link(src, "gemma-3-270m-f16.gguf");
+    link(&src, "gemma-3-270m-f16.gguf");
     link(
         &vectors.join("gemma-3-270m-f16.imatrix.gguf"),
         "gemma-3-270m-f16.imatrix.gguf",
@@ -1289,26 +1292,14 @@ fn split_models_as_llama_quantize_writes_them() {
 
 /// Gemma 3 in F16, split in four by `gguf split`, quantized to Q4_K_M with llama-quantize's
 /// importance matrix and `--keep-split` by both tools: each of the four output shards is
-/// llama-quantize's. The source is `/tmp/gemma/gemma-3-270m-f16.gguf` or the one ggufkit's
-/// `quantize_vectors` test makes in the temporary folder.
+/// llama-quantize's. The F16 source is [`gemma_f16`]'s.
 #[test]
 fn gemma_split_in_four_as_llama_quantize_writes_it() {
     let Some(lq) = llama_quantize() else { return };
     let Some(vectors) = shared::find("vectors/quantize") else {
         return;
     };
-    let candidates = [
-        PathBuf::from("/tmp/gemma/gemma-3-270m-f16.gguf"),
-        std::env::temp_dir().join("ggufkit-quantize-gemma-3-270m-f16.gguf"),
-    ];
-    let Some(src) = candidates.iter().find(|p| p.exists()) else {
-        println!(
-            "SKIPPED: neither {} nor {} exists (ggufkit's quantize_vectors test makes the second)",
-            candidates[0].display(),
-            candidates[1].display()
-        );
-        return;
-    };
+    let Some(src) = gemma_f16() else { return };
     let dir = tempfile::tempdir().unwrap();
     fs::copy(
         vectors.join("gemma-3-270m-f16.imatrix.gguf"),

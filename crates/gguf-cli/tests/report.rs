@@ -156,8 +156,10 @@ fn headless(browser: &Path, url: &str, extra: &[&str]) -> String {
 #[test]
 fn report_renders_in_a_real_browser() {
     let Some(browser) = chromium() else {
-        eprintln!("SKIPPED: no chromium found (apt-get install chromium, or set CHROMIUM=/path); the browser test of `gguf report` did not run");
-        return;
+        return ggufkit_testkit::skip::skip(
+            ggufkit_testkit::skip::Need::Chromium,
+            "no chromium found (apt-get install chromium, or set CHROMIUM=/path); the browser test of `gguf report` did not run",
+        );
     };
     let dir = tempfile::tempdir().unwrap();
     let mut files = vec![(

@@ -11,7 +11,11 @@
 //! - [`checks`]: the agreement of the library's entry points on any bytes.
 //! - [`chunked`]: a reader that hands out its bytes in small chunks.
 //! - [`growth`]: whether work grows linearly with its input (timed beside a quarter of it).
-//! - [`shared`]: the corpus and reference files of `../shared`, or a `SKIPPED` line.
+//! - [`skip`]: how a test skips for want of something outside the repository: a `SKIPPED` line,
+//!   a line in `$GGUFKIT_SKIP_LOG`, or a failure when `$GGUFKIT_REQUIRE` names it (CI).
+//! - [`shared`]: the corpus and reference files of `../shared`, or a skip.
+//! - [`reference`](mod@reference): the reference tools (llama.cpp's sources, the pinned Python and
+//!   node-llama-cpp, llama-quantize, gguf-py, Kaitai) and the Gemma 3 model, or a skip.
 //! - [`sparse`]: sparse files for headers that declare more than a test can hold.
 //! - [`sample`]: the committed sample model, as the library's writer makes it.
 //! - `server` (feature `server`): an HTTP/1.1 test server that injects faults.
@@ -25,10 +29,12 @@ pub mod encode;
 pub mod fixtures;
 pub mod growth;
 pub mod header_walk;
+pub mod reference;
 pub mod sample;
 #[cfg(feature = "server")]
 pub mod server;
 pub mod shared;
+pub mod skip;
 pub mod sparse;
 pub mod walk;
 

@@ -1,9 +1,17 @@
 //! `../shared` beside the repository: the real GGUF files (`corpus/`), ggml's reference vectors
-//! (`vectors/`) and the spec. Nothing from it is committed; a test that needs a part of it that
-//! is absent prints one `SKIPPED` line saying what and where, and passes.
+//! (`vectors/`), the spec and the reference tools' scripts (`tools/`). Nothing from it is
+//! committed. A test that needs a part of it that is absent [`skip`]s for [`Need::Shared`]:
+//! one `SKIPPED` line saying what and where, and a failure when `GGUFKIT_REQUIRE` names `shared`.
+//!
+//! ```no_run
+//! let Some(corpus) = ggufkit_testkit::shared::corpus() else { return };
+//! let Some(vectors) = ggufkit_testkit::shared::find("vectors/quant") else { return };
+//! ```
 #![forbid(unsafe_code)]
 
 use std::path::{Path, PathBuf};
+
+use crate::skip::{skip, Need};
 
 /// Where `../shared` is expected: beside the repository's root (so beside a worktree too).
 pub fn root() -> PathBuf {
@@ -12,7 +20,7 @@ pub fn root() -> PathBuf {
 }
 
 /// `../shared/<part>` (a file or a folder; `""` for `../shared` itself) when it exists;
-/// otherwise prints why the calling test skips and returns `None`.
+/// otherwise [`skip`]s for [`Need::Shared`] and returns `None`.
 pub fn find(part: &str) -> Option<PathBuf> {
     let p = if part.is_empty() {
         root()
@@ -27,20 +35,17 @@ pub fn find(part: &str) -> Option<PathBuf> {
     } else {
         format!("../shared/{part}")
     };
-    // libtest runs each test on a thread named after it
-    let thread = std::thread::current();
-    let test = match thread.name() {
-        Some(n) if n != "main" => format!(" {n}"),
-        _ => String::new(),
-    };
-    println!(
-        "SKIPPED{test}: {name} is absent (looked in {}; it lives beside the repository)",
-        p.display()
+    skip(
+        Need::Shared,
+        format!(
+            "{name} is absent (looked in {}; it lives beside the repository)",
+            p.display()
+        ),
     );
     None
 }
 
-/// `../shared/corpus`, the real files, when present (else `SKIPPED`, as [`find`]).
+/// `../shared/corpus`, the real files, when present (else a skip, as [`find`]).
 pub fn corpus() -> Option<PathBuf> {
     find("corpus")
 }

@@ -274,51 +274,31 @@ fn real_templates() -> Vec<(String, String)> {
             }
         }
     }
-    let gemma = std::path::Path::new("/tmp/gemma");
-    if gemma.exists() {
-        for p in ggufkit_testkit::shared::gguf_files(gemma) {
-            if let Ok(g) = Gguf::open(&p) {
-                if let Some(s) = g.get_str("tokenizer.chat_template") {
-                    out.push((p.display().to_string(), s.to_string()));
-                }
-            }
+    if let Some(p) = ggufkit_testkit::reference::gemma() {
+        let g = Gguf::open(&p).unwrap();
+        if let Some(s) = g.get_str("tokenizer.chat_template") {
+            out.push((p.display().to_string(), s.to_string()));
         }
-    } else {
-        println!("SKIPPED gemma: /tmp/gemma is absent");
     }
     out
 }
 
-/// The templates shipped in the llama.cpp sources that `shared/tools/llama-quantize.sh` unpacks
-/// (`$GGUFKIT_LLAMA_CPP_SRC/models/templates`, as `.ci/run` sets it, else
-/// `/tmp/llama-quantize/src/*/[vendor/llama.cpp/]models/templates/*.jinja`), by path.
-fn llama_cpp_templates() -> Vec<(String, String)> {
+/// The templates shipped in llama.cpp's sources (`models/templates/*.jinja` of
+/// `ggufkit_testkit::reference::llama_cpp_src`), by path; `None` (a skip) without the sources.
+fn llama_cpp_templates() -> Option<Vec<(String, String)>> {
+    let dir = ggufkit_testkit::reference::llama_cpp_src()?.join("models/templates");
     let mut out = Vec::new();
-    let mut dirs = Vec::new();
-    if let Some(src) = std::env::var_os("GGUFKIT_LLAMA_CPP_SRC") {
-        dirs.push(std::path::PathBuf::from(src).join("models/templates"));
-    } else if let Ok(rd) = std::fs::read_dir("/tmp/llama-quantize/src") {
-        for e in rd.flatten() {
-            for sub in ["models/templates", "vendor/llama.cpp/models/templates"] {
-                dirs.push(e.path().join(sub));
-            }
-        }
-    }
-    for dir in dirs {
-        let Ok(files) = std::fs::read_dir(dir) else {
-            continue;
-        };
-        for f in files.flatten() {
-            let p = f.path();
-            if p.extension().is_some_and(|x| x == "jinja") {
-                if let Ok(s) = std::fs::read_to_string(&p) {
-                    out.push((p.display().to_string(), s));
-                }
+    let files = std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+    for f in files.flatten() {
+        let p = f.path();
+        if p.extension().is_some_and(|x| x == "jinja") {
+            if let Ok(s) = std::fs::read_to_string(&p) {
+                out.push((p.display().to_string(), s));
             }
         }
     }
     out.sort();
-    out
+    Some(out)
 }
 
 /// The findings at warning or above of each template, one line each.
@@ -339,13 +319,10 @@ fn alarms(templates: &[(String, String)]) -> Vec<String> {
 
 #[test]
 fn llama_cpp_templates_give_no_error_or_warning() {
-    let all = llama_cpp_templates();
-    if all.is_empty() {
-        println!(
-            "SKIPPED llama.cpp templates: neither $GGUFKIT_LLAMA_CPP_SRC/models/templates nor /tmp/llama-quantize/src/*/models/templates is there"
-        );
+    let Some(all) = llama_cpp_templates() else {
         return;
-    }
+    };
+    assert!(!all.is_empty(), "llama.cpp's sources hold no templates");
     println!("{} llama.cpp templates audited", all.len());
     let bad = alarms(&all);
     assert!(bad.is_empty(), "{} alarms:\n{}", bad.len(), bad.join("\n"));
@@ -552,12 +529,10 @@ fn a_file_type_its_tensors_agree_with_gives_nothing() {
 
 #[test]
 fn gemma3_gives_no_error_or_warning() {
-    let p = std::path::Path::new("/tmp/gemma/gemma-3-270m-q4_k_m.gguf");
-    if !p.exists() {
-        println!("SKIPPED gemma3: {} is absent", p.display());
+    let Some(p) = ggufkit_testkit::reference::gemma() else {
         return;
-    }
-    let g = Gguf::open(p).unwrap();
+    };
+    let g = Gguf::open(&p).unwrap();
     let bad: Vec<_> = audit(&g)
         .into_iter()
         .filter(|f| f.severity >= Severity::Warning)

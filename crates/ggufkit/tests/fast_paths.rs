@@ -86,7 +86,10 @@ fn fuzz_seeds_and_corpora() {
         }
     }
     if corpora == 0 {
-        println!("SKIPPED the fuzz corpora: fuzz/corpus is empty here (fuzz/run.sh fills it)");
+        ggufkit_testkit::skip::skip(
+            ggufkit_testkit::skip::Need::FuzzCorpus,
+            "the fuzz corpora: fuzz/corpus is empty here (fuzz/run.sh fills it)",
+        );
     }
 }
 

@@ -32,24 +32,9 @@ fn iq1_m_tie_vectors() {
     }
 }
 
-/// The `quantize_chunk` program of `scripts/ggml-harness.sh`: `$GGUFKIT_GGML_HARNESS`, else the
-/// script's default place. `None` (and a `SKIPPED` line) when it has not been built.
+/// The `quantize_chunk` program of `scripts/ggml-harness.sh`, or `None` after a skip.
 fn harness() -> Option<PathBuf> {
-    let p = match std::env::var_os("GGUFKIT_GGML_HARNESS") {
-        Some(p) => PathBuf::from(p),
-        None => std::env::temp_dir().join("llama-quantize/harness/quantize_chunk"),
-    };
-    if p.is_file() {
-        return Some(p);
-    }
-    let thread = std::thread::current();
-    println!(
-        "SKIPPED {}: ggml's quantize_chunk is absent at {} (build it with scripts/ggml-harness.sh, \
-         or set GGUFKIT_GGML_HARNESS)",
-        thread.name().unwrap_or("test"),
-        p.display()
-    );
-    None
+    ggufkit_testkit::reference::ggml_harness()
 }
 
 fn f32_bytes(v: &[f32]) -> Vec<u8> {

@@ -238,37 +238,30 @@ fn tiny_outputs_are_llama_quantize_bytes() {
     assert_eq!(n, 5);
 }
 
-/// The F16 Gemma 3 llama-quantize started from: `/tmp/gemma/gemma-3-270m-f16.gguf` when it is
-/// there, else made as the vectors' README says: our `convert --type f16` of the Q4_K_M
-/// original with `general.file_type` set to 1, once, into the temporary folder. Checked by its
-/// sha256 either way.
+/// The F16 Gemma 3 llama-quantize started from: `gemma-3-270m-f16.gguf` beside the Q4_K_M
+/// original (`ggufkit_testkit::reference::gemma`) when it is there, else made as the vectors'
+/// README says: our `convert --type f16` of the original with `general.file_type` set to 1,
+/// once, into the temporary folder. Checked by its sha256 either way.
 fn gemma_source() -> Option<PathBuf> {
     const SHA: &str = "2fc5918b02d754e17a06566a9a3aaea876575e6a3d33800628a6f38546547d85";
-    let ready = Path::new("/tmp/gemma/gemma-3-270m-f16.gguf");
+    let orig = ggufkit_testkit::reference::gemma()?;
+    let ready = orig.with_file_name("gemma-3-270m-f16.gguf");
     if ready.exists() {
-        let bytes = std::fs::read(ready).unwrap();
+        let bytes = std::fs::read(&ready).unwrap();
         assert_eq!(
             sha256(&bytes),
             SHA,
             "{} is not llama-quantize's F16 source",
             ready.display()
         );
-        return Some(ready.to_path_buf());
-    }
-    let orig = Path::new("/tmp/gemma/gemma-3-270m-q4_k_m.gguf");
-    if !orig.exists() {
-        println!(
-            "SKIPPED: {} is absent (../shared/corpus/get-gemma3-270m.sh fetches it)",
-            orig.display()
-        );
-        return None;
+        return Some(ready);
     }
     let made = std::env::temp_dir().join("ggufkit-quantize-gemma-3-270m-f16.gguf");
     // the tests of this file run on threads of one process: one of them makes the file
     static MAKING: std::sync::Mutex<()> = std::sync::Mutex::new(());
     let _making = MAKING.lock().unwrap_or_else(|e| e.into_inner());
     if !made.exists() {
-        let g = Gguf::open(orig).unwrap();
+        let g = Gguf::open(&orig).unwrap();
         let tmp = made.with_extension(format!("{}.part", std::process::id()));
         let opts = ggufkit::write::ConvertOptions {
             quantize: Some(GgmlType::F16),

@@ -604,16 +604,13 @@ fn split_models_are_read_as_one_with_shards_fetched_concurrently() {
 
 /// Gemma 3 270M (253 MB, 6.5 MB header) over loopback: the header plus at most one chunk, in a
 /// handful of requests, in less than twice the time of reading the same bytes locally plus the
-/// requests' round trips. Needs the model (`shared/corpus/get-gemma3-270m.sh /tmp/gemma`, or
-/// `GGUF_GEMMA=path`); skipped without it.
+/// requests' round trips. Needs the model (`ggufkit_testkit::reference::gemma`); skipped
+/// without it.
 #[test]
 fn gemma_header_costs_the_header_plus_one_chunk() {
-    let path = std::env::var("GGUF_GEMMA")
-        .unwrap_or_else(|_| "/tmp/gemma/gemma-3-270m-q4_k_m.gguf".to_string());
-    if !std::path::Path::new(&path).exists() {
-        eprintln!("SKIP: {path} not found (make it with shared/corpus/get-gemma3-270m.sh)");
+    let Some(path) = ggufkit_testkit::reference::gemma() else {
         return;
-    }
+    };
     let bytes = std::fs::read(&path).unwrap();
     let total = bytes.len() as u64;
     let header_len = Gguf::from_bytes(&bytes).unwrap().data_offset();
@@ -698,15 +695,12 @@ fn outline_of_a_fetched_prefix_is_the_local_outline() {
 /// The requests and bytes a header costs with the default first chunk, counted by the server:
 /// Gemma 3's 6.5 MB header in at most 2 (the first range, then the rest as far as the parser
 /// guesses the header goes), and every vocabulary of the corpus in at most 3, never more than
-/// the header and the last request's bytes. Gemma needs `/tmp/gemma` (or `GGUF_GEMMA`).
+/// the header and the last request's bytes. Gemma as `ggufkit_testkit::reference::gemma` finds it.
 #[test]
 fn large_headers_cost_two_requests() {
     let mut files: Vec<(String, Vec<u8>)> = Vec::new();
-    let gemma = std::env::var("GGUF_GEMMA")
-        .unwrap_or_else(|_| "/tmp/gemma/gemma-3-270m-q4_k_m.gguf".to_string());
-    match std::fs::read(&gemma) {
-        Ok(b) => files.push(("gemma-3-270m".into(), b)),
-        Err(_) => eprintln!("SKIP gemma: {gemma} not found (shared/corpus/get-gemma3-270m.sh)"),
+    if let Some(gemma) = ggufkit_testkit::reference::gemma() {
+        files.push(("gemma-3-270m".into(), std::fs::read(&gemma).unwrap()));
     }
     if let Some(vocab) = shared::find("corpus/vocab") {
         for p in shared::gguf_files(&vocab) {

@@ -16,6 +16,7 @@ use ggufkit::scan::{
     self, Collect, FileRows, Format, Location, NoScanProgress, Row, ScanOptions, ScanOutput,
 };
 use ggufkit::{Gguf, ReadOptions, Rule};
+use ggufkit_testkit::skip::{skip, Need};
 use ggufkit_testkit::Encoder;
 
 /// moto_server from `GGUF_MOTO_SERVER`, the venv `scripts/setup-moto.sh` makes, or `PATH`.
@@ -108,12 +109,16 @@ fn model(tensors: &[(&str, u64)], extra: &[(&str, u16)]) -> Vec<u8> {
 #[test]
 fn s3_objects_read_like_local_files() {
     let Some(bin) = moto_server() else {
-        eprintln!("SKIP: moto_server not found; run scripts/setup-moto.sh to test S3 (HTTP is tested in remote.rs)");
-        return;
+        return skip(
+            Need::Moto,
+            "moto_server not found; run scripts/setup-moto.sh to test S3 (HTTP is tested in remote.rs)",
+        );
     };
     let Some(moto) = start_moto(&bin) else {
-        eprintln!("SKIP: {} did not start; S3 untested", bin.display());
-        return;
+        return skip(
+            Need::Moto,
+            format!("{} did not start; S3 untested", bin.display()),
+        );
     };
     let port = moto.port;
     // configured as S3 users do; this test binary holds no other test, so no one else reads these

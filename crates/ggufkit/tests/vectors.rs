@@ -1,7 +1,7 @@
 //! ggml's own reference vectors (`../shared/vectors`): every dequantization, quantization and
 //! conversion case must match bit for bit.
 //!
-//! The vectors live outside the repository; without them the tests print `SKIP` and pass.
+//! The vectors live outside the repository; without them the tests skip (`ggufkit_testkit::skip`).
 
 use std::path::{Path, PathBuf};
 
