@@ -8,6 +8,7 @@ mod quant;
 mod quantize;
 mod remote;
 mod shard;
+mod tokenizer;
 mod write;
 
 use std::fmt;
@@ -20,6 +21,7 @@ pub use quant::QuantError;
 pub use quantize::QuantizeError;
 pub use remote::{LocationProblem, RemoteError};
 pub use shard::ShardError;
+pub use tokenizer::TokenizerError;
 pub use write::WriteError;
 
 /// A rule of the format, as the CLI contract's rule table names it.
@@ -197,6 +199,9 @@ pub enum Error {
     /// An importance-matrix file that cannot be read.
     #[error(transparent)]
     Imatrix(#[from] ImatrixError),
+    /// A vocabulary that cannot be tokenized with, or a tokenizer call that failed.
+    #[error(transparent)]
+    Tokenizer(#[from] TokenizerError),
     /// A tensor's data is not in the file (the file is cut short, or only its header was read).
     #[error("at byte {offset}: tensor '{tensor}' has no data in the file")]
     TensorDataMissing {

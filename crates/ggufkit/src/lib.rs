@@ -69,6 +69,7 @@ pub use read::{outline, Gguf, Kv, MappedFile, Outline, ReadOptions, TensorInfo};
 pub use shard::ShardedModel;
 pub use tensor_data::tensor_bytes;
 pub use tensor_type::TensorType;
+pub use tokenizer::Tokenizer;
 pub use types::GgmlType;
 pub use validate::{validate_bytes, validate_file, Report};
 pub use value::{ArrayView, Str, Value, ValueType};

@@ -1,5 +1,331 @@
 //! Tokenizing and detokenizing exactly as llama.cpp does, from a GGUF's `tokenizer.ggml.*`.
+//!
+//! [`Tokenizer::from_gguf`] loads the vocabulary as llama.cpp's loader does (the token texts stay
+//! borrowed from the file); [`Tokenizer::encode`] is `llama_tokenize`, [`Tokenizer::decode`] is
+//! `llama_detokenize` and [`Tokenizer::piece`] is `llama_token_to_piece`. The pipeline: the
+//! special-token partition (`partition.rs`), then the vocabulary's model on each text fragment
+//! (SentencePiece `spm.rs`, byte-level BPE, WordPiece, Unigram, `rwkv.rs`, PLaMo-2, llama.cpp's
+//! test model `hashed.rs`), then BOS/EOS/SEP as the file's flags say.
 #![forbid(unsafe_code)]
 
+pub mod attr;
+mod decode;
+mod hashed;
+mod keys;
+mod matcher;
+pub mod model;
+mod partition;
+mod pre_name;
 pub mod pre_type;
+mod rwkv;
+mod spm;
 pub mod unicode;
+mod vocab;
+
+use std::sync::OnceLock;
+
+pub use attr::TokenAttr;
+pub use model::Model;
+pub use vocab::SpecialIds;
+
+pub use crate::error::TokenizerError;
+use crate::read::Gguf;
+use partition::Fragment;
+use vocab::Vocab;
+
+/// A GGUF's tokenizer, borrowing its vocabulary from the file.
+///
+/// `Send + Sync`: one tokenizer encodes from many threads at once. Indexes a model needs
+/// beyond the text-to-id table (tries, merge ranks) are built on first use.
+pub struct Tokenizer<'g> {
+    vocab: Vocab<'g>,
+    /// The byte-fallback tokens (SPM, UGM), by byte.
+    byte_tokens: [Option<u32>; 256],
+    partition: OnceLock<partition::SpecialMatcher>,
+    rwkv: OnceLock<rwkv::Rwkv>,
+}
+
+impl std::fmt::Debug for Tokenizer<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Tokenizer")
+            .field("model", &self.vocab.model_name)
+            .field("pre", &self.vocab.pre_name)
+            .field("vocab_size", &self.vocab.n_tokens)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<'g> Tokenizer<'g> {
+    /// Loads the tokenizer of `gguf` as llama.cpp's loader does; a vocabulary llama.cpp refuses
+    /// is refused with the key (or token) at fault.
+    pub fn from_gguf(gguf: &'g Gguf<'_>) -> Result<Tokenizer<'g>, TokenizerError> {
+        let vocab = Vocab::load(gguf)?;
+        let mut byte_tokens = [None; 256];
+        if matches!(vocab.model, Model::Spm | Model::Ugm) {
+            for (b, slot) in byte_tokens.iter_mut().enumerate() {
+                let hex = format!("<0x{b:02X}>");
+                *slot = vocab
+                    .text_to_token(hex.as_bytes())
+                    .or_else(|| vocab.text_to_token(&[b as u8]));
+            }
+        }
+        let t = Tokenizer {
+            vocab,
+            byte_tokens,
+            partition: OnceLock::new(),
+            rwkv: OnceLock::new(),
+        };
+        Ok(t)
+    }
+
+    /// Number of tokens (`llama_vocab_n_tokens`).
+    pub fn vocab_size(&self) -> u32 {
+        self.vocab.n_tokens
+    }
+
+    /// The model (`LLAMA_VOCAB_TYPE_*`).
+    pub fn model_type(&self) -> Model {
+        self.vocab.model
+    }
+
+    /// `tokenizer.ggml.model` (`llama`, `gpt2`, `bert`, `t5`, ...).
+    pub fn model(&self) -> &'g str {
+        self.vocab.model_name
+    }
+
+    /// The pre-tokenizer's name as llama.cpp keeps it: `tokenizer.ggml.pre`, empty when absent
+    /// (`gemma4` for the gemma4 model).
+    pub fn pre(&self) -> &'g str {
+        self.vocab.pre_name
+    }
+
+    /// The pre-tokenizer type (BPE vocabularies; `Default` for the others).
+    pub fn pre_type(&self) -> pre_type::PreType {
+        self.vocab.pre
+    }
+
+    /// Beginning-of-sequence token.
+    pub fn bos_id(&self) -> Option<u32> {
+        self.vocab.special.bos
+    }
+
+    /// End-of-sequence token.
+    pub fn eos_id(&self) -> Option<u32> {
+        self.vocab.special.eos
+    }
+
+    /// Every special id (BOS, EOS, EOT, EOM, UNK, SEP, PAD, MASK, FIM).
+    pub fn special_ids(&self) -> SpecialIds {
+        self.vocab.special
+    }
+
+    /// The tokens that end generation (`llama_vocab_is_eog`), ascending.
+    pub fn eog_ids(&self) -> &[u32] {
+        &self.vocab.eog
+    }
+
+    /// True when `id` ends generation.
+    pub fn is_eog(&self, id: u32) -> bool {
+        self.vocab.is_eog(id)
+    }
+
+    /// Whether encoding with `add_special` adds BOS, EOS and SEP.
+    pub fn adds_bos(&self) -> bool {
+        self.vocab.flags.add_bos
+    }
+
+    /// See [`Tokenizer::adds_bos`].
+    pub fn adds_eos(&self) -> bool {
+        self.vocab.flags.add_eos
+    }
+
+    /// See [`Tokenizer::adds_bos`].
+    pub fn adds_sep(&self) -> bool {
+        self.vocab.flags.add_sep
+    }
+
+    /// `tokenizer.ggml.token_type_count` (BERT-style token types; 0 when absent).
+    pub fn token_type_count(&self) -> u32 {
+        self.vocab.n_token_types
+    }
+
+    /// Token `id`'s text as the file stores it (`None` past the vocabulary, and for a text that
+    /// is not UTF-8).
+    pub fn token(&self, id: u32) -> Option<&'g str> {
+        let t = *self.vocab.texts.get(id as usize)?;
+        std::str::from_utf8(t).ok()
+    }
+
+    /// Token `id`'s text as bytes, as the file stores it.
+    pub fn token_bytes(&self, id: u32) -> Option<&'g [u8]> {
+        self.vocab.texts.get(id as usize).copied()
+    }
+
+    /// Token `id`'s score (0 when the file has none).
+    pub fn score(&self, id: u32) -> Option<f32> {
+        (id < self.vocab.n_tokens && self.vocab.model != Model::None).then(|| self.vocab.score(id))
+    }
+
+    /// Token `id`'s attributes after llama.cpp's adjustments.
+    pub fn attr(&self, id: u32) -> Option<TokenAttr> {
+        self.vocab.attrs.get(id as usize).copied()
+    }
+
+    /// The id of the token whose text is `text`.
+    pub fn token_id(&self, text: &str) -> Option<u32> {
+        if self.vocab.model == Model::None {
+            return None;
+        }
+        self.vocab.text_to_token(text.as_bytes())
+    }
+
+    /// `llama_tokenize`: the ids of `text`. `add_special` adds BOS/EOS/SEP as the vocabulary's
+    /// flags say; `parse_special` matches control tokens' texts as those tokens (user-defined
+    /// tokens are always matched).
+    pub fn encode(
+        &self,
+        text: &str,
+        add_special: bool,
+        parse_special: bool,
+    ) -> Result<Vec<u32>, TokenizerError> {
+        let mut out = Vec::new();
+        self.encode_into(text, add_special, parse_special, &mut out)?;
+        Ok(out)
+    }
+
+    /// [`Tokenizer::encode`] into `out` (cleared first), for reusing its allocation.
+    pub fn encode_into(
+        &self,
+        text: &str,
+        add_special: bool,
+        parse_special: bool,
+        out: &mut Vec<u32>,
+    ) -> Result<(), TokenizerError> {
+        out.clear();
+        let v = &self.vocab;
+        if v.model == Model::None {
+            return Err(TokenizerError::NoVocab {
+                model: v.model_name.to_string(),
+            });
+        }
+        let fragments = if text.is_empty() {
+            Vec::new()
+        } else {
+            self.partition(text, parse_special)
+        };
+        let f = v.flags;
+        let sp = v.special;
+        let bos = || {
+            sp.bos
+                .ok_or(TokenizerError::MissingSpecial { which: "BOS" })
+        };
+        let eos = || {
+            sp.eos
+                .ok_or(TokenizerError::MissingSpecial { which: "EOS" })
+        };
+        match v.model {
+            Model::Spm => {
+                if add_special && f.add_bos {
+                    out.push(bos()?);
+                }
+                let mut is_prev_special = true;
+                let mut buf = String::new();
+                for frag in &fragments {
+                    match *frag {
+                        Fragment::Text(a, b) => {
+                            buf.clear();
+                            if f.add_space_prefix && is_prev_special {
+                                buf.push(' ');
+                            }
+                            buf.push_str(&text[a..b]);
+                            spm::escape_whitespace(&mut buf);
+                            spm::encode(v, &self.byte_tokens, buf.as_bytes(), out)?;
+                            is_prev_special = false;
+                        }
+                        Fragment::Token(id) => {
+                            out.push(id);
+                            is_prev_special = true;
+                        }
+                    }
+                }
+                if add_special && f.add_eos {
+                    out.push(eos()?);
+                }
+            }
+            Model::Bpe | Model::Wpm | Model::Ugm | Model::Plamo2 => {
+                return Err(TokenizerError::Unsupported {
+                    what: format!("{} ({})", v.model.type_name(), v.model_name),
+                });
+            }
+            Model::Rwkv => {
+                let rwkv = self.rwkv();
+                for frag in &fragments {
+                    match *frag {
+                        Fragment::Text(a, b) => rwkv.encode(v, &text.as_bytes()[a..b], out)?,
+                        Fragment::Token(id) => out.push(id),
+                    }
+                }
+            }
+            Model::Test => {
+                for frag in &fragments {
+                    match *frag {
+                        Fragment::Text(a, b) => {
+                            hashed::encode(v.n_tokens, &text.as_bytes()[a..b], out)
+                        }
+                        Fragment::Token(id) => out.push(id),
+                    }
+                }
+            }
+            Model::None => unreachable!("refused above"),
+        }
+        Ok(())
+    }
+
+    /// `llama_token_to_piece` with no leading spaces stripped: the bytes token `id` stands
+    /// for. Control and unknown tokens give nothing unless `special`.
+    pub fn piece(&self, id: u32, special: bool) -> Result<Vec<u8>, TokenizerError> {
+        let mut out = Vec::new();
+        self.piece_into(id, 0, special, &mut out)?;
+        Ok(out)
+    }
+
+    /// `llama_token_to_piece` appended to `out`, with up to `lstrip` leading spaces skipped.
+    pub fn piece_into(
+        &self,
+        id: u32,
+        lstrip: u32,
+        special: bool,
+        out: &mut Vec<u8>,
+    ) -> Result<(), TokenizerError> {
+        decode::piece(self, id, lstrip, special, out)
+    }
+
+    /// `llama_detokenize`: the bytes of `ids` (pieces may be partial UTF-8). `remove_special`
+    /// drops a leading BOS and a trailing EOS the vocabulary adds; `unparse_special` renders
+    /// control tokens. An id out of range is an error naming it.
+    pub fn decode(
+        &self,
+        ids: &[u32],
+        remove_special: bool,
+        unparse_special: bool,
+    ) -> Result<Vec<u8>, TokenizerError> {
+        let mut out = Vec::new();
+        decode::detokenize(self, ids, remove_special, unparse_special, &mut out)?;
+        Ok(out)
+    }
+
+    /// The special-token partition of `text`.
+    fn partition(&self, text: &str, parse_special: bool) -> Vec<Fragment> {
+        let m = self
+            .partition
+            .get_or_init(|| partition::SpecialMatcher::new(&self.vocab));
+        m.split(&self.vocab, text.as_bytes(), parse_special)
+    }
+
+    fn rwkv(&self) -> &rwkv::Rwkv {
+        self.rwkv.get_or_init(|| rwkv::Rwkv::new(&self.vocab))
+    }
+}
+
+#[cfg(test)]
+mod tests;

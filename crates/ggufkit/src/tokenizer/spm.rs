@@ -1,0 +1,156 @@
+//! SentencePiece BPE (`llama`, llama.cpp's `llm_tokenizer_spm`): the text, spaces written `▁`,
+//! starts as one symbol per character; the adjacent pair whose joined text is the token of the
+//! highest score (leftmost on ties) is merged, again and again. A final symbol that is not a
+//! token is written as its bytes' fallback tokens.
+//!
+//! llama.cpp also records how each merged text was made, to re-split symbols that are not
+//! tokens; but a merge only happens when the joined text is a token, so only single characters
+//! can fail to be tokens, and they have no record: the bytes are all that is ever used.
+#![forbid(unsafe_code)]
+
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
+
+use super::vocab::Vocab;
+use crate::error::TokenizerError;
+
+/// Spaces become `▁` (U+2581), as llama.cpp's `llama_escape_whitespace`.
+pub(crate) fn escape_whitespace(s: &mut String) {
+    if s.contains(' ') {
+        *s = s.replace(' ', "\u{2581}");
+    }
+}
+
+/// The byte length of the UTF-8 sequence that `first` starts (llama.cpp's `unicode_len_utf8`:
+/// 1 for continuation bytes).
+#[inline]
+pub(crate) fn utf8_len(first: u8) -> usize {
+    const LOOKUP: [u8; 16] = [1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 3, 4];
+    LOOKUP[usize::from(first >> 4)] as usize
+}
+
+/// A symbol: a run of the text, linked to its neighbours.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Symbol {
+    pub prev: i32,
+    pub next: i32,
+    pub start: u32,
+    pub len: u32,
+}
+
+/// A candidate merge of two adjacent symbols.
+#[derive(Clone, Copy, Debug)]
+struct Bigram {
+    left: i32,
+    right: i32,
+    score: f32,
+    size: u32,
+}
+
+impl PartialEq for Bigram {
+    fn eq(&self, o: &Self) -> bool {
+        self.cmp(o) == Ordering::Equal
+    }
+}
+impl Eq for Bigram {}
+impl PartialOrd for Bigram {
+    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
+        Some(self.cmp(o))
+    }
+}
+impl Ord for Bigram {
+    /// The greatest is popped first: the highest score, then the leftmost.
+    fn cmp(&self, o: &Self) -> Ordering {
+        self.score
+            .partial_cmp(&o.score)
+            .unwrap_or(Ordering::Equal)
+            .then_with(|| o.left.cmp(&self.left))
+    }
+}
+
+/// Splits `text` into one symbol per UTF-8 sequence.
+pub(crate) fn symbols_of(text: &[u8], symbols: &mut Vec<Symbol>) {
+    symbols.clear();
+    let mut offs = 0;
+    let mut index = 0i32;
+    while offs < text.len() {
+        let n = utf8_len(text[offs]).min(text.len() - offs);
+        symbols.push(Symbol {
+            prev: index - 1,
+            next: if offs + n == text.len() {
+                -1
+            } else {
+                index + 1
+            },
+            start: offs as u32,
+            len: n as u32,
+        });
+        offs += n;
+        index += 1;
+    }
+}
+
+/// Tokenizes one escaped fragment, appending to `out`.
+pub(crate) fn encode(
+    v: &Vocab<'_>,
+    byte_tokens: &[Option<u32>; 256],
+    text: &[u8],
+    out: &mut Vec<u32>,
+) -> Result<(), TokenizerError> {
+    let mut symbols = Vec::with_capacity(text.len());
+    symbols_of(text, &mut symbols);
+    let mut queue = BinaryHeap::new();
+    let try_add = |symbols: &[Symbol], queue: &mut BinaryHeap<Bigram>, left: i32, right: i32| {
+        if left < 0 || right < 0 {
+            return;
+        }
+        let (l, r) = (symbols[left as usize], symbols[right as usize]);
+        let start = l.start as usize;
+        let end = start + (l.len + r.len) as usize;
+        if let Some(id) = v.text_to_token(&text[start..end]) {
+            queue.push(Bigram {
+                left,
+                right,
+                score: v.score(id),
+                size: l.len + r.len,
+            });
+        }
+    };
+    for i in 1..symbols.len() as i32 {
+        try_add(&symbols, &mut queue, i - 1, i);
+    }
+    while let Some(b) = queue.pop() {
+        let (l, r) = (symbols[b.left as usize], symbols[b.right as usize]);
+        if l.len == 0 || r.len == 0 || l.len + r.len != b.size {
+            continue;
+        }
+        symbols[b.left as usize].len += r.len;
+        symbols[b.right as usize].len = 0;
+        symbols[b.left as usize].next = r.next;
+        if r.next >= 0 {
+            symbols[r.next as usize].prev = b.left;
+        }
+        try_add(&symbols, &mut queue, l.prev, b.left);
+        try_add(&symbols, &mut queue, b.left, r.next);
+    }
+    if symbols.is_empty() {
+        return Ok(());
+    }
+    let mut i = 0i32;
+    while i != -1 {
+        let s = symbols[i as usize];
+        let piece = &text[s.start as usize..(s.start + s.len) as usize];
+        match v.text_to_token(piece) {
+            Some(id) => out.push(id),
+            None => {
+                for &byte in piece {
+                    out.push(
+                        byte_tokens[byte as usize].ok_or(TokenizerError::NoByteToken { byte })?,
+                    );
+                }
+            }
+        }
+        i = s.next;
+    }
+    Ok(())
+}
