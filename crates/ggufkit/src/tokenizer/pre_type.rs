@@ -7,6 +7,9 @@
 //! business, not this file's.
 #![forbid(unsafe_code)]
 
+use super::unicode::split::{RegexSplitError, RegexSplitter};
+use std::ops::Range;
+
 /// One of llama.cpp's pre-tokenizer types, with its numeric value in `llama-vocab.h`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[repr(u8)]
@@ -447,6 +450,36 @@ const RE_DEFAULT: &[&str] = &[
     "\\p{N}+",
     "[0-9][0-9][0-9]",
 ];
+
+/// The pre-tokenizer of a [`PreType`], compiled once: splits text into the words llama.cpp's
+/// BPE tokenizer then encodes one by one. `Send + Sync`; [`PreTokenizer::split`] takes `&self`.
+#[derive(Debug)]
+pub struct PreTokenizer {
+    pre: PreType,
+    splitter: RegexSplitter,
+}
+
+impl PreTokenizer {
+    /// Compiles the expressions of `pre`.
+    pub fn new(pre: PreType) -> Result<PreTokenizer, RegexSplitError> {
+        Ok(PreTokenizer {
+            pre,
+            splitter: RegexSplitter::new(pre.regex_exprs())?,
+        })
+    }
+
+    /// The type this pre-tokenizer was made for.
+    pub fn pre_type(&self) -> PreType {
+        self.pre
+    }
+
+    /// Appends to `out` the byte ranges of the words of `text`, in order and covering it,
+    /// exactly as llama.cpp's `unicode_regex_split` splits it with this type's expressions
+    /// (empty words included where llama.cpp makes them; none for empty text).
+    pub fn split(&self, text: &str, out: &mut Vec<Range<usize>>) {
+        self.splitter.split(text, out)
+    }
+}
 
 #[cfg(test)]
 mod tests {

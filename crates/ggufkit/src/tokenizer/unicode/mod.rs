@@ -10,6 +10,7 @@
 mod bytes;
 mod flags;
 mod mapping;
+pub mod split;
 mod tables;
 mod utf8;
 
