@@ -79,32 +79,9 @@ pub fn gguf_files(dir: &Path) -> Vec<PathBuf> {
 pub const GGML_CHANGED_SINCE_VECTORS: &[(&str, usize)] = &[("iq1_m", 2)];
 
 /// llama.cpp's sources as vendored in the llama-cpp-python sdist (`src/unicode.cpp`,
-/// `src/llama-vocab.cpp`, ...), made by `../shared/tools/reference-env.sh --sdist`: the folder
-/// named by `GGUFKIT_LLAMA_CPP_SRC`, else the tool's default place. When absent, prints why the
-/// calling test skips and returns `None`.
+/// `src/llama-vocab.cpp`, ...): [`crate::reference::llama_cpp_src`], which finds them
+/// (`$GGUFKIT_LLAMA_CPP_SRC`, else `reference-env.sh --sdist`) or skips for
+/// [`Need::LlamaCppSrc`].
 pub fn llama_cpp_src() -> Option<PathBuf> {
-    let p = match std::env::var_os("GGUFKIT_LLAMA_CPP_SRC") {
-        Some(p) => PathBuf::from(p),
-        None => {
-            let cache = std::env::var_os("XDG_CACHE_HOME")
-                .map(PathBuf::from)
-                .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".cache")))
-                .unwrap_or_default();
-            cache.join("ggufkit-reference/src/llama_cpp_python-0.3.36/vendor/llama.cpp")
-        }
-    };
-    if p.join("src/unicode-data.cpp").is_file() {
-        return Some(p);
-    }
-    let thread = std::thread::current();
-    let test = match thread.name() {
-        Some(n) if n != "main" => format!(" {n}"),
-        _ => String::new(),
-    };
-    println!(
-        "SKIPPED{test}: llama.cpp's sources are absent (looked in {}; made by \
-         ../shared/tools/reference-env.sh --sdist, or set GGUFKIT_LLAMA_CPP_SRC)",
-        p.display()
-    );
-    None
+    crate::reference::llama_cpp_src()
 }
