@@ -2,6 +2,7 @@
 //! and the rule ids of the CLI contract.
 #![forbid(unsafe_code)]
 
+mod chat;
 mod imatrix;
 mod missing;
 mod quant;
@@ -15,6 +16,7 @@ use std::fmt;
 use std::io;
 use std::path::{Path, PathBuf};
 
+pub use chat::ChatError;
 pub use imatrix::ImatrixError;
 pub use missing::Missing;
 pub use quant::QuantError;
@@ -202,6 +204,9 @@ pub enum Error {
     /// A vocabulary that cannot be tokenized with, or a tokenizer call that failed.
     #[error(transparent)]
     Tokenizer(#[from] TokenizerError),
+    /// A chat template that cannot be found, parsed or rendered.
+    #[error(transparent)]
+    Chat(#[from] ChatError),
     /// A tensor's data is not in the file (the file is cut short, or only its header was read).
     #[error("at byte {offset}: tensor '{tensor}' has no data in the file")]
     TensorDataMissing {

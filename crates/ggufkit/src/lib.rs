@@ -31,6 +31,7 @@
 #![deny(unsafe_code)]
 
 pub mod audit;
+pub mod chat;
 pub mod diff;
 pub mod endian;
 pub mod error;

@@ -1,0 +1,74 @@
+//! Chat templates that cannot be found, parsed or rendered.
+#![forbid(unsafe_code)]
+
+/// Why a chat template could not be rendered ([`Error::Chat`](super::Error::Chat)).
+///
+/// A template's own `raise_exception(...)` is [`ChatError::Raised`] with the template's message,
+/// word for word; every other failure while rendering is [`ChatError::Render`].
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ChatError {
+    /// The file has no template under this key.
+    #[error(
+        "no chat template '{key}' in the metadata{}",
+        available_list(available)
+    )]
+    NoTemplate {
+        /// The key asked for (`tokenizer.chat_template` or `tokenizer.chat_template.NAME`).
+        key: String,
+        /// The template keys the file has.
+        available: Vec<String>,
+    },
+    /// The template key holds something other than a UTF-8 string.
+    #[error("key '{key}' is not a UTF-8 string, so it is not a chat template")]
+    NotText {
+        /// The key.
+        key: String,
+    },
+    /// The template's syntax is not Jinja's.
+    #[error("{key}: the template does not parse: {message} (line {line})")]
+    Syntax {
+        /// Where the template came from (its key, or `template` for a string).
+        key: String,
+        /// minijinja's description of the syntax error.
+        message: String,
+        /// The line of the error, from 1.
+        line: usize,
+    },
+    /// The request is not what `apply_chat_template` accepts (an empty conversation, a message
+    /// that is not a mapping, a keyword argument that shadows a fixed variable).
+    #[error("{message}")]
+    Input {
+        /// What is wrong.
+        message: String,
+    },
+    /// The template called `raise_exception(message)`.
+    #[error("{message}")]
+    Raised {
+        /// The template's message, as it gave it.
+        message: String,
+    },
+    /// The template failed while rendering (an undefined attribute, a type error, an unknown
+    /// filter, an unsafe operation).
+    #[error("{message} (line {line})")]
+    Render {
+        /// minijinja's description of the failure.
+        message: String,
+        /// The line of the template being rendered, from 1 (0 when unknown).
+        line: usize,
+    },
+    /// The template used more work or memory than a render may (a huge loop, runaway
+    /// recursion): the sandbox stopped it.
+    #[error("the template exceeded the rendering limits: {message}")]
+    Limit {
+        /// Which limit.
+        message: String,
+    },
+}
+
+fn available_list(keys: &[String]) -> String {
+    if keys.is_empty() {
+        " (the file has no chat template)".to_string()
+    } else {
+        format!(" (the file has: {})", keys.join(", "))
+    }
+}

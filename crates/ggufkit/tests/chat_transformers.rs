@@ -1,0 +1,218 @@
+//! Chat templates rendered by ggufkit against transformers' `apply_chat_template` (the
+//! reference): every real template we have (the corpus's `tokenizer.chat_template*` keys and
+//! llama.cpp's models/templates/*.jinja) over conversations of many shapes, as
+//! `scripts/chat_reference.py` rendered them with transformers into a cache outside the clone
+//! (`.ci/run` makes it). Identical text, the same `raise_exception` message, an error where
+//! transformers errs. Prints the first difference of each template and the counts; SKIPPED
+//! when the reference file is absent.
+#![forbid(unsafe_code)]
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use ggufkit::chat::{ChatTemplate, RenderRequest, SpecialTokens, TemplateValue};
+use ggufkit::error::ChatError;
+use ggufkit::Gguf;
+
+/// 2025-03-07 14:05:09, the instant the reference froze `datetime.now()` at.
+const FIXED_NOW: i64 = 1_741_356_309;
+
+/// Templates where minijinja cannot do what Jinja2 does, and why. Their differing cases are
+/// counted apart (and each must still differ, so that the list does not go stale).
+const KNOWN: &[(&str, &str)] = &[(
+    "llama.cpp:meetkai-functionary-medium-v3.1.jinja",
+    "`'text'|safe + value` is a markupsafe Markup in Jinja2, whose + escapes the other operand as \
+     HTML (`\"` becomes `&#34;`); minijinja's + joins the strings (operators cannot be overridden)",
+)];
+
+/// The version of transformers the reference was made with (the cache is keyed by it).
+const TRANSFORMERS: &str = "5.25.0";
+
+fn reference_file() -> PathBuf {
+    if let Some(p) = std::env::var_os("GGUFKIT_CHAT_REFERENCE") {
+        return PathBuf::from(p);
+    }
+    let cache = std::env::var_os("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
+        .unwrap_or_else(|| PathBuf::from(".cache"));
+    cache
+        .join("ggufkit/chat-reference")
+        .join(format!("transformers-{TRANSFORMERS}"))
+        .join("cases.jsonl")
+}
+
+fn template_of(row: &serde_json::Value) -> Result<ChatTemplate, String> {
+    let source = &row["source"];
+    if let Some(path) = source["gguf"].as_str() {
+        let g = Gguf::open(path).map_err(|e| format!("{path}: {e}"))?;
+        return ChatTemplate::from_gguf(&g, source["name"].as_str()).map_err(|e| e.to_string());
+    }
+    let path = source["jinja"].as_str().ok_or("no source")?;
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
+    let mut tokens = SpecialTokens::new();
+    if let Some(map) = row["special_tokens"].as_object() {
+        for (k, v) in map {
+            tokens.set(k, v.as_str().unwrap_or_default());
+        }
+    }
+    ChatTemplate::new(&text, tokens).map_err(|e| e.to_string())
+}
+
+/// The request of one case, its maps in the reference file's key order.
+fn request_of(line: &str) -> RenderRequest {
+    let v: TemplateValue = serde_json::from_str(line).expect("a JSON line");
+    let get = |k: &str| {
+        v.get_attr(k)
+            .ok()
+            .filter(|x| !x.is_undefined() && !x.is_none())
+    };
+    RenderRequest {
+        messages: get("messages").unwrap_or_default(),
+        tools: get("tools"),
+        documents: None,
+        add_generation_prompt: get("add_generation_prompt").is_some_and(|x| x.is_true()),
+        kwargs: get("kwargs")
+            .map(|k| {
+                k.try_iter()
+                    .unwrap()
+                    .map(|key| (key.to_string(), k.get_item(&key).unwrap()))
+                    .collect()
+            })
+            .unwrap_or_default(),
+    }
+}
+
+/// Where two texts first differ, with a little context.
+fn first_difference(want: &str, got: &str) -> String {
+    let at = want
+        .char_indices()
+        .zip(got.chars())
+        .find(|((_, a), b)| a != b)
+        .map(|((i, _), _)| i)
+        .unwrap_or(want.len().min(got.len()));
+    let at = (0..=at)
+        .rev()
+        .find(|i| want.is_char_boundary(*i) && got.is_char_boundary(*i))
+        .unwrap_or(0);
+    let from = (0..=at.saturating_sub(40))
+        .rev()
+        .find(|i| want.is_char_boundary(*i) && got.is_char_boundary(*i))
+        .unwrap_or(0);
+    let end = |s: &str| {
+        (at + 60..=s.len())
+            .find(|i| s.is_char_boundary(*i))
+            .unwrap_or(s.len())
+    };
+    format!(
+        "at byte {at}:\n      want {:?}\n      got  {:?}",
+        &want[from..end(want)],
+        &got[from..end(got)]
+    )
+}
+
+#[test]
+fn identical_to_transformers_on_every_real_template() {
+    let path = reference_file();
+    let Ok(text) = std::fs::read_to_string(&path) else {
+        println!(
+            "SKIPPED identical_to_transformers_on_every_real_template: no reference at {} (scripts/chat-reference.sh makes it with transformers {TRANSFORMERS})",
+            path.display()
+        );
+        return;
+    };
+    let mut templates: HashMap<String, Result<ChatTemplate, String>> = HashMap::new();
+    let (mut total, mut same_text, mut same_error, mut differ) = (0, 0, 0, 0);
+    let mut reported: HashMap<String, usize> = HashMap::new();
+    let mut differing_templates = Vec::new();
+    let (mut known, mut known_seen) = (0, Vec::new());
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        let row: serde_json::Value = serde_json::from_str(line).expect("a JSON line");
+        let id = row["template"].as_str().unwrap_or_default().to_string();
+        let case = row["case"].as_str().unwrap_or_default();
+        total += 1;
+        let template = templates.entry(id.clone()).or_insert_with(|| {
+            let t = template_of(&row);
+            if let Ok(t) = &t {
+                t.set_fixed_time(Some(FIXED_NOW));
+            }
+            t
+        });
+        let got = match template {
+            Ok(t) => t.render(&request_of(line)),
+            Err(e) => Err(ChatError::Input {
+                message: format!("cannot load: {e}"),
+            }),
+        };
+        let expect = &row["expect"];
+        let problem = match (expect["text"].as_str(), &got) {
+            (Some(want), Ok(got)) if want == got => {
+                same_text += 1;
+                None
+            }
+            (Some(want), Ok(got)) => Some(first_difference(want, got)),
+            (Some(_), Err(e)) => Some(format!("transformers renders, ggufkit fails: {e}")),
+            (None, Ok(got)) => Some(format!(
+                "transformers fails ({}), ggufkit renders {:?}",
+                expect["error"],
+                got.chars().take(120).collect::<String>()
+            )),
+            (None, Err(e)) => {
+                let kind = expect["kind"].as_str().unwrap_or_default();
+                let want = expect["error"].as_str().unwrap_or_default();
+                match (kind, e) {
+                    ("raise", ChatError::Raised { message }) if message == want => {
+                        same_error += 1;
+                        None
+                    }
+                    ("raise", _) => Some(format!("transformers raises {want:?}, ggufkit: {e}")),
+                    ("input", ChatError::Input { .. }) => {
+                        same_error += 1;
+                        None
+                    }
+                    (
+                        "template",
+                        ChatError::Render { .. }
+                        | ChatError::Limit { .. }
+                        | ChatError::Input { .. },
+                    ) => {
+                        same_error += 1;
+                        None
+                    }
+                    _ => Some(format!("transformers fails ({kind}: {want}), ggufkit: {e}")),
+                }
+            }
+        };
+        if let Some(p) = problem {
+            if let Some((_, why)) = KNOWN.iter().find(|(t, _)| *t == id) {
+                if !known_seen.contains(&id) {
+                    println!("KNOWN {id} [{case}]: {p}\n      why: {why}");
+                    known_seen.push(id.clone());
+                }
+                known += 1;
+                continue;
+            }
+            differ += 1;
+            let n = reported.entry(id.clone()).or_insert(0);
+            if *n == 0 {
+                println!("DIFFERENT {id} [{case}]: {p}");
+                differing_templates.push(id.clone());
+            }
+            *n += 1;
+        }
+    }
+    println!(
+        "{} templates, {total} cases: {} identical ({same_text} texts, {same_error} errors), \
+         {known} known differences, {differ} other differences in {} templates",
+        templates.len(),
+        same_text + same_error,
+        differing_templates.len()
+    );
+    assert_eq!(differ, 0, "cases that differ from transformers (see above)");
+    for (t, _) in KNOWN {
+        assert!(
+            known_seen.iter().any(|s| s == t) || !templates.contains_key(*t),
+            "{t} is listed as a known difference but renders identically: remove it from KNOWN"
+        );
+    }
+}

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# The chat-template reference of crates/ggufkit/tests/chat_transformers.rs: transformers'
+# apply_chat_template over every real template we have (scripts/chat_reference.py), written once
+# per transformers version into a cache outside the clone and reused while the script is older.
+#
+#   scripts/chat-reference.sh      prints the path of the cases file (the test's default path)
+#
+# Needs ../shared/tools/reference-env.sh (the venv with transformers, llama.cpp's sources).
+# The Gemma 3 model joins when assembled ($GGUFKIT_GEMMA3, else ~/.cache/ggufkit/gemma/).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cache=${XDG_CACHE_HOME:-$HOME/.cache}
+ref=$(bash ../shared/tools/reference-env.sh --python --sdist)
+python=$(printf '%s\n' "$ref" | sed -n 's/^python=//p')
+src=$(printf '%s\n' "$ref" | sed -n 's/^llama_cpp_src=//p')
+version=$("$python" -c 'import transformers; print(transformers.__version__)')
+out="$cache/ggufkit/chat-reference/transformers-$version/cases.jsonl"
+gemma=${GGUFKIT_GEMMA3:-$cache/ggufkit/gemma/gemma-3-270m-q4_k_m.gguf}
+if [ -s "$out" ] && [ "$out" -nt scripts/chat_reference.py ]; then
+  echo "$out"
+  exit 0
+fi
+args=("$out" --corpus ../shared/corpus --llama-cpp-src "$src")
+[ -f "$gemma" ] && args+=(--gemma "$gemma")
+"$python" scripts/chat_reference.py "${args[@]}" >&2
+echo "$out"
