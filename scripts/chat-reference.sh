@@ -6,7 +6,8 @@
 #   scripts/chat-reference.sh      prints the path of the cases file (the test's default path)
 #
 # Needs ../shared/tools/reference-env.sh (the venv with transformers, llama.cpp's sources).
-# The Gemma 3 model joins when assembled ($GGUFKIT_GEMMA3, else ~/.cache/ggufkit/gemma/).
+# The Gemma 3 model joins when assembled ($GGUF_GEMMA, else /tmp/gemma or ~/.cache/ggufkit/gemma);
+# its GGUF (gemma-3-270m Q4_K_M) carries no chat template, so it adds no case today.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cache=${XDG_CACHE_HOME:-$HOME/.cache}
@@ -15,12 +16,15 @@ python=$(printf '%s\n' "$ref" | sed -n 's/^python=//p')
 src=$(printf '%s\n' "$ref" | sed -n 's/^llama_cpp_src=//p')
 version=$("$python" -c 'import transformers; print(transformers.__version__)')
 out="$cache/ggufkit/chat-reference/transformers-$version/cases.jsonl"
-gemma=${GGUFKIT_GEMMA3:-$cache/ggufkit/gemma/gemma-3-270m-q4_k_m.gguf}
+gemma=${GGUF_GEMMA:-}
+for g in /tmp/gemma/gemma-3-270m-q4_k_m.gguf "$cache/ggufkit/gemma/gemma-3-270m-q4_k_m.gguf"; do
+  [ -z "$gemma" ] && [ -f "$g" ] && gemma=$g
+done
 if [ -s "$out" ] && [ "$out" -nt scripts/chat_reference.py ]; then
   echo "$out"
   exit 0
 fi
 args=("$out" --corpus ../shared/corpus --llama-cpp-src "$src")
-[ -f "$gemma" ] && args+=(--gemma "$gemma")
+[ -n "$gemma" ] && args+=(--gemma "$gemma")
 "$python" scripts/chat_reference.py "${args[@]}" >&2
 echo "$out"

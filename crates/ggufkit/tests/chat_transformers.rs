@@ -13,6 +13,7 @@ use std::path::PathBuf;
 use ggufkit::chat::{ChatTemplate, RenderRequest, SpecialTokens, TemplateValue};
 use ggufkit::error::ChatError;
 use ggufkit::Gguf;
+use ggufkit_testkit::skip::{skip, Need};
 
 /// 2025-03-07 14:05:09, the instant the reference froze `datetime.now()` at.
 const FIXED_NOW: i64 = 1_741_356_309;
@@ -115,11 +116,13 @@ fn first_difference(want: &str, got: &str) -> String {
 fn identical_to_transformers_on_every_real_template() {
     let path = reference_file();
     let Ok(text) = std::fs::read_to_string(&path) else {
-        println!(
-            "SKIPPED identical_to_transformers_on_every_real_template: no reference at {} (scripts/chat-reference.sh makes it with transformers {TRANSFORMERS})",
-            path.display()
+        return skip(
+            Need::RefPython,
+            format!(
+                "no chat reference at {} (scripts/chat-reference.sh renders it with transformers {TRANSFORMERS})",
+                path.display()
+            ),
         );
-        return;
     };
     let mut templates: HashMap<String, Result<ChatTemplate, String>> = HashMap::new();
     let (mut total, mut same_text, mut same_error, mut differ) = (0, 0, 0, 0);
