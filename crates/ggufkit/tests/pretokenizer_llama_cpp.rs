@@ -9,9 +9,12 @@ use std::process::{Command, Stdio};
 
 /// Builds the oracle once per target directory (again when a source is newer than it).
 fn oracle() -> Option<PathBuf> {
-    let src = ggufkit_testkit::shared::llama_cpp_src()?;
+    let src = ggufkit_testkit::reference::llama_cpp_src()?;
     if Command::new("g++").arg("--version").output().is_err() {
-        println!("SKIPPED: g++ is absent (needed to build llama.cpp's unicode.cpp as the oracle)");
+        ggufkit_testkit::skip::skip(
+            ggufkit_testkit::skip::Need::LlamaCppSrc,
+            "g++ is absent (it builds llama.cpp's unicode.cpp into the oracle)",
+        );
         return None;
     }
     let main = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/oracle/unicode_split.cpp");

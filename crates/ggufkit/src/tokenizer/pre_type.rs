@@ -543,7 +543,7 @@ mod tests {
 
     #[test]
     fn lists_are_llama_vocab_cpps() {
-        let Some(dir) = ggufkit_testkit::shared::llama_cpp_src() else {
+        let Some(dir) = ggufkit_testkit::reference::llama_cpp_src() else {
             return;
         };
         let src = std::fs::read_to_string(dir.join("src/llama-vocab.cpp")).unwrap();

@@ -67,7 +67,7 @@ fn reference(dir: &Path) -> Reference {
 
 #[test]
 fn every_codepoint_matches_llama_cpp_unicode_data() {
-    let Some(dir) = ggufkit_testkit::shared::llama_cpp_src() else {
+    let Some(dir) = ggufkit_testkit::reference::llama_cpp_src() else {
         return;
     };
     let r = reference(&dir);
