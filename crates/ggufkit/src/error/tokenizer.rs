@@ -124,6 +124,14 @@ pub enum TokenizerError {
         /// The byte offset in the fragment.
         offset: usize,
     },
+    /// The pre-tokenizer's expressions cannot be used (llama.cpp throws while tokenizing).
+    #[error("pre-tokenizer '{pre}': {message}")]
+    PreTokenizer {
+        /// The pre-tokenizer type.
+        pre: String,
+        /// Why its expressions fail.
+        message: String,
+    },
     /// A model or pre-tokenizer that this version of ggufkit cannot run yet.
     #[error("the {what} tokenizer is not available in this build")]
     Unsupported {

@@ -9,10 +9,12 @@
 #![forbid(unsafe_code)]
 
 pub mod attr;
+mod bpe;
 mod decode;
 mod hashed;
 mod keys;
 mod matcher;
+mod merges;
 pub mod model;
 mod partition;
 mod pre_name;
@@ -21,6 +23,7 @@ mod rwkv;
 mod spm;
 pub mod unicode;
 mod vocab;
+mod wpm;
 
 use std::sync::OnceLock;
 
@@ -43,6 +46,9 @@ pub struct Tokenizer<'g> {
     byte_tokens: [Option<u32>; 256],
     partition: OnceLock<partition::SpecialMatcher>,
     rwkv: OnceLock<rwkv::Rwkv>,
+    merges: OnceLock<merges::Merges<'g>>,
+    pre_tokenizer: OnceLock<Result<pre_type::PreTokenizer, TokenizerError>>,
+    wpm: OnceLock<wpm::Wpm>,
 }
 
 impl std::fmt::Debug for Tokenizer<'_> {
@@ -74,6 +80,9 @@ impl<'g> Tokenizer<'g> {
             byte_tokens,
             partition: OnceLock::new(),
             rwkv: OnceLock::new(),
+            merges: OnceLock::new(),
+            pre_tokenizer: OnceLock::new(),
+            wpm: OnceLock::new(),
         };
         Ok(t)
     }
@@ -252,7 +261,59 @@ impl<'g> Tokenizer<'g> {
                     out.push(eos()?);
                 }
             }
-            Model::Bpe | Model::Wpm | Model::Ugm | Model::Plamo2 => {
+            Model::Bpe => {
+                let bpe = bpe::Bpe {
+                    vocab: v,
+                    merges: self.merges(),
+                    pre: self.pre_tokenizer()?,
+                };
+                if add_special && f.add_bos {
+                    out.push(bos()?);
+                }
+                let mut scratch = bpe::Scratch::default();
+                let mut escaped = String::new();
+                for frag in &fragments {
+                    match *frag {
+                        Fragment::Text(a, b) => {
+                            let mut piece = &text[a..b];
+                            if f.escape_whitespaces {
+                                escaped.clear();
+                                escaped.push_str(piece);
+                                spm::escape_whitespace(&mut escaped);
+                                piece = &escaped;
+                            }
+                            match v.model_name {
+                                "hybriddna" => bpe.encode_dna(piece, &mut scratch, out),
+                                "whitespace" => bpe.encode_whitespace(piece, &mut scratch, out),
+                                _ => bpe.encode(piece, &mut scratch, out),
+                            }
+                        }
+                        Fragment::Token(id) => out.push(id),
+                    }
+                }
+                if add_special && f.add_eos {
+                    out.push(eos()?);
+                }
+            }
+            Model::Wpm => {
+                if add_special {
+                    out.push(bos()?);
+                }
+                let wpm = self.wpm.get_or_init(|| wpm::Wpm::new(v));
+                for frag in &fragments {
+                    match *frag {
+                        Fragment::Text(a, b) => wpm.encode(v, &text[a..b], out)?,
+                        Fragment::Token(id) => out.push(id),
+                    }
+                }
+                if add_special {
+                    out.push(
+                        sp.sep
+                            .ok_or(TokenizerError::MissingSpecial { which: "SEP" })?,
+                    );
+                }
+            }
+            Model::Ugm | Model::Plamo2 => {
                 return Err(TokenizerError::Unsupported {
                     what: format!("{} ({})", v.model.type_name(), v.model_name),
                 });
@@ -320,6 +381,24 @@ impl<'g> Tokenizer<'g> {
             .partition
             .get_or_init(|| partition::SpecialMatcher::new(&self.vocab));
         m.split(&self.vocab, text.as_bytes(), parse_special)
+    }
+
+    fn merges(&self) -> &merges::Merges<'g> {
+        self.merges
+            .get_or_init(|| merges::Merges::new(self.vocab.merges))
+    }
+
+    fn pre_tokenizer(&self) -> Result<&pre_type::PreTokenizer, TokenizerError> {
+        let pre = self.vocab.pre;
+        self.pre_tokenizer
+            .get_or_init(|| {
+                pre_type::PreTokenizer::new(pre).map_err(|e| TokenizerError::PreTokenizer {
+                    pre: format!("{pre:?}"),
+                    message: e.to_string(),
+                })
+            })
+            .as_ref()
+            .map_err(Clone::clone)
     }
 
     fn rwkv(&self) -> &rwkv::Rwkv {
