@@ -10,6 +10,7 @@ mod quantize;
 mod remote;
 mod shard;
 mod tokenizer;
+mod value_text;
 mod write;
 
 use std::fmt;
@@ -24,6 +25,7 @@ pub use quantize::QuantizeError;
 pub use remote::{LocationProblem, RemoteError};
 pub use shard::ShardError;
 pub use tokenizer::TokenizerError;
+pub use value_text::ValueTextError;
 pub use write::WriteError;
 
 /// A rule of the format, as the CLI contract's rule table names it.
@@ -295,7 +297,7 @@ pub enum Error {
     /// Text or a JSON-shaped value that is not a metadata value of the type asked for (see
     /// [`crate::write::value_text`]).
     #[error(transparent)]
-    ValueText(#[from] crate::write::ValueTextError),
+    ValueText(#[from] ValueTextError),
 }
 
 /// What is wrong with a line of a hash manifest.

@@ -37,6 +37,7 @@ pub mod endian;
 pub mod error;
 pub mod escape;
 pub mod export;
+pub mod file_type;
 pub mod forks;
 pub mod hash;
 pub mod json;
@@ -48,6 +49,7 @@ pub mod quantize;
 pub mod read;
 #[cfg(feature = "remote")]
 pub mod remote;
+mod rules;
 pub mod scan;
 pub mod select;
 pub mod shard;
@@ -58,7 +60,6 @@ pub mod tensor_type;
 pub mod tokenizer;
 pub mod types;
 pub mod validate;
-pub mod value;
 pub mod wire;
 pub mod write;
 
@@ -66,6 +67,7 @@ pub use endian::Endian;
 pub use error::{Diagnostic, Error, Result, Rule};
 #[cfg(feature = "remote")]
 pub use read::outline_sized;
+pub use read::value;
 pub use read::{outline, Gguf, Kv, MappedFile, Outline, ReadOptions, TensorInfo};
 pub use shard::ShardedModel;
 pub use tensor_data::tensor_bytes;

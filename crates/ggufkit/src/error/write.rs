@@ -5,8 +5,8 @@ use std::path::PathBuf;
 
 use super::Error;
 use crate::types::GgmlType;
-use crate::value::ValueType;
-use crate::write::writer::{ALIGNMENT_KEY, MAX_TENSOR_NAME};
+use crate::wire::ValueType;
+use crate::wire::{ALIGNMENT_KEY, MAX_TENSOR_NAME};
 
 /// Why a write was refused or stopped ([`Error::Write`](super::Error::Write)).
 #[derive(Debug, thiserror::Error)]

@@ -165,7 +165,7 @@ pub(super) fn fields<'a>(bytes: &'a [u8], len: u64, o: &Outline<'a>) -> Vec<Fiel
             for (index, t) in o.tensors.iter().enumerate() {
                 let at = t.absolute_offset();
                 let size = t.size();
-                let pad = (align - size % align) % align;
+                let pad = wire::padding(size, align);
                 // data cut short: the fields stop at the end of the file
                 let clip = |from: u64, n: u64| (from.min(len), n.min(len.saturating_sub(from)));
                 let (o1, l1) = clip(at, size);

@@ -23,6 +23,7 @@
 //! ```
 #![forbid(unsafe_code)]
 
+mod declared;
 pub mod encode;
 mod execute;
 pub mod imatrix;
@@ -36,6 +37,7 @@ pub mod prune;
 pub mod recipe;
 pub mod rules;
 
+pub use declared::{file_type_mismatch, FileTypeMismatch};
 pub use execute::{
     check, output_builder, output_builders, output_paths, quantize_file, QUANTIZATION_VERSION,
 };

@@ -13,7 +13,7 @@ use super::preset::{Ftype, Preset};
 use super::prune::Pruner;
 use super::rules::{fallback, requires_imatrix, Rules};
 use crate::error::{QuantizeError, Result};
-use crate::summary::FileType;
+use crate::file_type::FileType;
 use crate::types::GgmlType;
 
 /// Importance values per tensor name: for each tensor, one value per column of each expert's

@@ -1,113 +1,13 @@
-//! llama-quantize's presets: every name `llama-quantize` accepts, the `llama_ftype` number it
-//! writes as `general.file_type`, and the tensor type a preset starts each tensor from.
+//! llama-quantize's presets: every name `llama-quantize` accepts, the file type (`crate::file_type`)
+//! it writes as `general.file_type`, and the tensor type a preset starts each tensor from.
 #![forbid(unsafe_code)]
 
 use std::fmt;
 
+pub use crate::file_type::Ftype;
 use crate::types::GgmlType;
 
-/// A llama.cpp file type (`llama_ftype`) that a preset asks for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[allow(non_camel_case_types)]
-pub enum Ftype {
-    AllF32,
-    F16,
-    Q4_0,
-    Q4_1,
-    Q8_0,
-    Q5_0,
-    Q5_1,
-    Q2_K,
-    Q3_K_S,
-    Q3_K_M,
-    Q3_K_L,
-    Q4_K_S,
-    Q4_K_M,
-    Q5_K_S,
-    Q5_K_M,
-    Q6_K,
-    IQ2_XXS,
-    IQ2_XS,
-    Q2_K_S,
-    IQ3_XS,
-    IQ3_XXS,
-    IQ1_S,
-    IQ4_NL,
-    IQ3_S,
-    IQ3_M,
-    IQ2_S,
-    IQ2_M,
-    IQ4_XS,
-    IQ1_M,
-    BF16,
-    TQ1_0,
-    TQ2_0,
-    MXFP4_MOE,
-    NVFP4,
-    Q1_0,
-    Q2_0,
-}
-
 impl Ftype {
-    /// Every file type, in `llama_ftype` order.
-    pub const ALL: [Ftype; 36] = {
-        use Ftype::*;
-        [
-            AllF32, F16, Q4_0, Q4_1, Q8_0, Q5_0, Q5_1, Q2_K, Q3_K_S, Q3_K_M, Q3_K_L, Q4_K_S,
-            Q4_K_M, Q5_K_S, Q5_K_M, Q6_K, IQ2_XXS, IQ2_XS, Q2_K_S, IQ3_XS, IQ3_XXS, IQ1_S, IQ4_NL,
-            IQ3_S, IQ3_M, IQ2_S, IQ2_M, IQ4_XS, IQ1_M, BF16, TQ1_0, TQ2_0, MXFP4_MOE, NVFP4, Q1_0,
-            Q2_0,
-        ]
-    };
-
-    /// The `llama_ftype` number, as `general.file_type` stores it.
-    pub fn id(self) -> u32 {
-        use Ftype::*;
-        match self {
-            AllF32 => 0,
-            F16 => 1,
-            Q4_0 => 2,
-            Q4_1 => 3,
-            Q8_0 => 7,
-            Q5_0 => 8,
-            Q5_1 => 9,
-            Q2_K => 10,
-            Q3_K_S => 11,
-            Q3_K_M => 12,
-            Q3_K_L => 13,
-            Q4_K_S => 14,
-            Q4_K_M => 15,
-            Q5_K_S => 16,
-            Q5_K_M => 17,
-            Q6_K => 18,
-            IQ2_XXS => 19,
-            IQ2_XS => 20,
-            Q2_K_S => 21,
-            IQ3_XS => 22,
-            IQ3_XXS => 23,
-            IQ1_S => 24,
-            IQ4_NL => 25,
-            IQ3_S => 26,
-            IQ3_M => 27,
-            IQ2_S => 28,
-            IQ2_M => 29,
-            IQ4_XS => 30,
-            IQ1_M => 31,
-            BF16 => 32,
-            TQ1_0 => 36,
-            TQ2_0 => 37,
-            MXFP4_MOE => 38,
-            NVFP4 => 39,
-            Q1_0 => 40,
-            Q2_0 => 41,
-        }
-    }
-
-    /// The file type with this `llama_ftype` number.
-    pub fn from_id(id: u32) -> Option<Ftype> {
-        Ftype::ALL.into_iter().find(|f| f.id() == id)
-    }
-
     /// The tensor type every quantizable tensor starts from before the preset's rules
     /// (`llama_ftype_get_default_type`).
     pub fn default_type(self) -> GgmlType {
@@ -147,7 +47,7 @@ impl Ftype {
     }
 
     /// The file type a loader assumes for a file without `general.file_type`, from its most
-    /// common tensor type (llama.cpp adds [`crate::summary::FileType::GUESSED`] to it).
+    /// common tensor type (llama.cpp adds [`crate::file_type::FileType::GUESSED`] to it).
     pub fn guess_from(ty: GgmlType) -> Ftype {
         use Ftype as F;
         use GgmlType as T;
@@ -332,7 +232,7 @@ mod tests {
         assert_eq!(Preset::parse("Q4_K_X"), None);
         // the numbers agree with the file-type names the summary prints
         for f in Ftype::ALL {
-            assert!(crate::summary::FileType(f.id()).name().is_some(), "{f:?}");
+            assert!(crate::file_type::FileType(f.id()).name().is_some(), "{f:?}");
             assert_eq!(Ftype::from_id(f.id()), Some(f));
         }
     }

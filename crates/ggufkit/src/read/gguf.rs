@@ -16,8 +16,9 @@ use super::ReadOptions;
 use crate::endian::Endian;
 use crate::error::{Error, Result};
 use crate::map;
-use crate::validate::{data::check_data, Report};
-use crate::value::{ArrayView, Value};
+use crate::read::data::check_data;
+use crate::read::value::{ArrayView, Value};
+use crate::rules::Report;
 
 /// Where the bytes of a [`Gguf`] live.
 enum Bytes<'a> {
@@ -112,7 +113,7 @@ impl Gguf<'static> {
         let header = r?;
         let (mut buf, reader) = src.into_parts();
         buf.truncate(header.data_offset as usize);
-        let report = Report::from_findings(found, None);
+        let report = found.into_report(None);
         Ok((
             Gguf {
                 bytes: Bytes::Streamed(buf),
@@ -153,7 +154,7 @@ impl Gguf<'static> {
         found: parser::Findings,
         mode: Mode,
     ) -> Result<Self> {
-        let mut report = Report::from_findings(found, None);
+        let mut report = found.into_report(None);
         check_data(&header, &bytes, total_len, &mut report);
         if mode == Mode::Strict {
             if let Some(e) = report.errors.first() {
@@ -188,7 +189,7 @@ impl<'a> Gguf<'a> {
     fn from_storage(bytes: Bytes<'a>, mode: Mode) -> Result<Self> {
         let (r, found) = parser::parse(&mut SliceSource(bytes.get()), mode);
         let header = r?;
-        let mut report = Report::from_findings(found, None);
+        let mut report = found.into_report(None);
         check_data(&header, bytes.get(), bytes.get().len() as u64, &mut report);
         if mode == Mode::Strict {
             if let Some(e) = report.errors.first() {

@@ -8,9 +8,9 @@ use hashbrown::HashTable;
 
 use super::name_table::NameTable;
 use crate::endian::Endian;
+use crate::read::value_index::ValueIndex;
+use crate::rules::{element_count, MAX_DIMS};
 use crate::tensor_type::TensorType;
-use crate::validate::rules::{element_count, MAX_DIMS};
-use crate::value::ValueIndex;
 use crate::wire::{rd32, rd64, INFO_TAIL};
 
 /// One key-value pair: where it starts and ends in the header.

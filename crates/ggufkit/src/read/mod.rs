@@ -5,14 +5,18 @@
 //! block that turns strings the parser checked into `&str`).
 #![deny(unsafe_code)]
 
+pub(crate) mod data;
 mod gguf;
 pub(crate) mod index;
+mod line_endings;
 mod name_table;
 mod outline;
 pub(crate) mod parser;
 pub(crate) mod source;
 mod stream_buffer;
 pub(crate) mod text;
+pub mod value;
+pub(crate) mod value_index;
 mod views;
 
 pub use crate::wire::DEFAULT_ALIGNMENT;

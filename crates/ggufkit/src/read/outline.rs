@@ -12,8 +12,9 @@ use super::views::{make_kv, make_tensor_info, Kv, TensorInfo};
 use crate::endian::Endian;
 use crate::error::{Error, Result};
 use crate::map;
-use crate::validate::{data::check_data, incomplete, Report};
-use crate::value::ValueIndex;
+use crate::read::data::check_data;
+use crate::read::value_index::ValueIndex;
+use crate::rules::Report;
 
 /// A whole file, memory-mapped read-only: for callers that need the bytes themselves, such as
 /// [`outline`] of a file that may not parse.
@@ -121,7 +122,7 @@ fn outline_of<'a>(
 ) -> Outline<'a> {
     match r {
         Ok(h) => {
-            let mut report = Report::from_findings(found, None);
+            let mut report = found.into_report(None);
             check_data(&h, bytes, total, &mut report);
             Outline {
                 endian: h.endian,
@@ -151,8 +152,8 @@ fn outline_of<'a>(
         }
         Err(stop) => {
             let report = match stop {
-                Stop::Rule(d) => Report::from_findings(found, Some(d)),
-                Stop::Io(e) => incomplete(found, e),
+                Stop::Rule(d) => found.into_report(Some(d)),
+                Stop::Io(e) => found.into_incomplete(e),
             };
             let e = reached.endian;
             Outline {

@@ -6,9 +6,10 @@ use super::index::{self, KvEntry, TensorList};
 use super::text::CheckedText;
 use crate::endian::Endian;
 use crate::error::Error;
+use crate::read::value::{decode_exact, Str, Value, ValueType};
+use crate::read::value_index::{IndexRef, ValueIndex};
 use crate::tensor_type::TensorType;
 use crate::types::GgmlType;
-use crate::value::{decode_exact, IndexRef, Str, Value, ValueIndex, ValueType};
 
 /// A key-value pair from its parsed position (the parser checked every byte of it).
 ///
@@ -102,7 +103,12 @@ impl<'a> Kv<'a> {
 
     /// Where each field of the pair lies in the file.
     pub fn spans(&self) -> crate::wire::KvSpans {
-        crate::wire::KvSpans::of(self)
+        crate::wire::KvSpans::new(
+            self.offset,
+            self.key.len() as u64,
+            self.value.value_type(),
+            self.offset + self.raw.len() as u64,
+        )
     }
 }
 
@@ -234,7 +240,11 @@ impl<'a> TensorInfo<'a> {
 
     /// Where each field of the info lies in the file.
     pub fn spans(&self) -> crate::wire::InfoSpans {
-        crate::wire::InfoSpans::of(self)
+        crate::wire::InfoSpans::new(
+            self.info_offset(),
+            self.name_bytes().len() as u64,
+            self.shape().len(),
+        )
     }
 
     /// Where the data lies in the file (without its padding).

@@ -160,7 +160,7 @@ pub fn plan_split(g: &Gguf<'_>, prefix: &Path, opts: &SplitOptions) -> Result<Ve
     }
     let mut current: u64 = 0;
     for (i, t) in g.tensors().enumerate() {
-        let padded = t.size().div_ceil(SPLIT_SIZE_PADDING) * SPLIT_SIZE_PADDING;
+        let padded = crate::wire::align_up(t.size(), SPLIT_SIZE_PADDING).unwrap_or(u64::MAX);
         let next = current.saturating_add(padded);
         let cut = match opts.limit {
             SplitLimit::MaxSize(max) => next > max,

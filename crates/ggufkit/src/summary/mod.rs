@@ -7,13 +7,12 @@
 //! contract JSON form, [`summary_json`], shared by `gguf info --json` and the Python package.
 #![forbid(unsafe_code)]
 
-mod file_type;
 mod json;
 mod kv_cache;
 mod layers;
 mod tokenizer;
 
-pub use file_type::FileType;
+pub use crate::file_type::FileType;
 pub use json::summary_json;
 pub use kv_cache::KvCache;
 pub use layers::{LayerBytes, PrefixBytes};
@@ -157,7 +156,7 @@ impl Summary {
             architecture: g.architecture().map(str::to_string),
             name: g.model_name().map(str::to_string),
             file_type: FileType::of(g),
-            file_type_mismatch: crate::audit::file_type_finding(g).map(|f| f.message),
+            file_type_mismatch: crate::quantize::file_type_mismatch(g).map(|m| m.to_string()),
             parameters: g.parameter_count(),
             tensor_data_bytes,
             types: type_shares(g.tensors(), tensor_data_bytes),

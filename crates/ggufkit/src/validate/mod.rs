@@ -1,10 +1,9 @@
-//! What is checked, and the verdicts: the one place to learn the rules of the format.
+//! The verdicts: the whole check of a file, above the parser that applies the rules.
 //!
-//! - `rules`: every rule of the CLI contract's table as a named check, with the diagnostic
-//!   its violation produces. The parser (`read/parser/`) calls these checks on every field as it
-//!   reads the header, on its field-by-field path and its fast paths alike.
-//! - `data`: the checks after the header, against the file's length (`truncated` tensor data,
-//!   `trailing_data`).
+//! The rules themselves are below the parser, in `rules/` (one named check per rule of the CLI
+//! contract's table, with the diagnostic its violation produces, and the [`Report`]); the checks
+//! after the header (data cut short, trailing bytes) are the reader's (`read/data.rs`).
+//!
 //! - [`Report`]: everything found about a file, and its two verdicts, `valid` (the spec) and
 //!   `ggml_compatible` (what ggml v0.27.0 loads).
 //! - [`check_fast_paths`]: proof that the parser's fast paths read what its field-by-field path
@@ -15,22 +14,19 @@
 //! error unless opened permissively.
 #![forbid(unsafe_code)]
 
-pub(crate) mod data;
-pub(crate) mod line_endings;
 mod paths;
-mod report;
-pub(crate) mod rules;
 
 use std::path::Path;
 
 use crate::error::{Error, Result};
 use crate::map;
-use crate::read::parser::{self, Mode};
+use crate::read::data::check_data;
+use crate::read::index::Header;
+use crate::read::parser::{self, Findings, Mode, Stop};
 use crate::read::source::SliceSource;
 
+pub use crate::rules::Report;
 pub use paths::check_fast_paths;
-pub use report::Report;
-pub(crate) use report::{incomplete, verdicts};
 
 /// Runs the whole check of a GGUF in memory and reports every finding: the two verdicts of
 /// `gguf validate`. Never fails: a file that cannot be parsed is an invalid file, and one whose
@@ -55,5 +51,24 @@ pub fn validate_file(path: impl AsRef<Path>) -> Result<Report> {
             reason,
         }),
         None => Ok(report),
+    }
+}
+
+/// The report of a permissive parse of a file `total` bytes long whose first bytes are `bytes`
+/// (see [`check_data`]): shared by local and remote validation.
+pub(crate) fn verdicts(
+    r: std::result::Result<Header, Stop>,
+    found: Findings,
+    bytes: &[u8],
+    total: u64,
+) -> Report {
+    match r {
+        Ok(h) => {
+            let mut report = found.into_report(None);
+            check_data(&h, bytes, total, &mut report);
+            report
+        }
+        Err(Stop::Rule(d)) => found.into_report(Some(d)),
+        Err(Stop::Io(e)) => found.into_incomplete(e),
     }
 }

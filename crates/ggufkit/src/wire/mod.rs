@@ -9,9 +9,11 @@
 #![forbid(unsafe_code)]
 
 mod spans;
+mod value_type;
 mod value_walk;
 
 pub use spans::{InfoSpans, KvSpans, ValueSpans};
+pub use value_type::ValueType;
 pub use value_walk::{Cut, Field, Piece, ValueWalk};
 
 /// Where a field lies: its first byte from the start of the GGUF, and its length in bytes.
@@ -61,6 +63,31 @@ pub const MIN_TENSOR_INFO: u64 = 24;
 pub const INFO_TAIL: usize = 4 + 8 * 4 + 4 + 8;
 /// Alignment of tensor data when `general.alignment` is absent.
 pub const DEFAULT_ALIGNMENT: u32 = 32;
+/// The key whose uint32 value sets the alignment of tensor data.
+pub const ALIGNMENT_KEY: &str = "general.alignment";
+/// Longest tensor name the spec allows, in bytes (ggml's `GGML_MAX_NAME` less its NUL).
+pub const MAX_TENSOR_NAME: usize = 63;
+
+/// Bytes of zero padding after `pos` up to the next multiple of `align`: what follows the header
+/// and each tensor's data. The one spelling of the rule; every alignment the reader and the
+/// writer use is a power of two (the `alignment` rule), which takes a mask, and any other
+/// non-zero one still gets the exact answer (0 gets none).
+#[inline(always)]
+pub const fn padding(pos: u64, align: u64) -> u64 {
+    if align.is_power_of_two() {
+        pos.wrapping_neg() & (align - 1)
+    } else if align == 0 {
+        0
+    } else {
+        (align - pos % align) % align
+    }
+}
+
+/// `pos` rounded up to a multiple of `align` (see [`padding`]); `None` beyond `u64::MAX`.
+#[inline(always)]
+pub const fn align_up(pos: u64, align: u64) -> Option<u64> {
+    pos.checked_add(padding(pos, align))
+}
 
 /// A `u64` from 8 bytes in the byte order `BIG` names (fixed at compile time, so no branch).
 #[inline(always)]

@@ -1,11 +1,8 @@
-//! Where each field of a key-value pair and of a tensor info lies, from what the parser found:
-//! the byte map that `gguf layout` shows, without reading the bytes again.
+//! Where each field of a key-value pair and of a tensor info lies, from where the parser found
+//! it and its few lengths: the byte map that `gguf layout` shows, without reading the bytes again.
 #![forbid(unsafe_code)]
 
-use crate::read::{Kv, TensorInfo};
-use crate::value::Value;
-
-use super::{Span, ARRAY_HEAD, STRING_LEN};
+use super::{Span, ValueType, ARRAY_HEAD, STRING_LEN};
 
 /// The fields of a key-value pair.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -49,19 +46,20 @@ impl ValueSpans {
 }
 
 impl KvSpans {
-    /// The fields of the pair `kv`, as the parser delimited it.
-    pub fn of(kv: &Kv<'_>) -> KvSpans {
-        let key_len = Span::new(kv.offset, STRING_LEN);
-        let key = Span::new(key_len.end(), kv.key.len() as u64);
+    /// The fields of the pair that starts at `offset` and ends before `end`, whose key is
+    /// `key_len` bytes long and whose value is of type `ty` (a string's bytes and an array's
+    /// elements run to the end of the pair).
+    pub fn new(offset: u64, key_len: u64, ty: ValueType, end: u64) -> KvSpans {
+        let key_len_field = Span::new(offset, STRING_LEN);
+        let key = Span::new(key_len_field.end(), key_len);
         let value_type = Span::new(key.end(), 4);
         let at = value_type.end();
-        let end = kv.offset + kv.raw.len() as u64;
-        let value = match kv.value {
-            Value::String(s) => ValueSpans::String {
+        let value = match ty {
+            ValueType::String => ValueSpans::String {
                 len: Span::new(at, STRING_LEN),
-                bytes: Span::new(at + STRING_LEN, s.len() as u64),
+                bytes: Span::new(at + STRING_LEN, end.saturating_sub(at + STRING_LEN)),
             },
-            Value::Array(_) => ValueSpans::Array {
+            ValueType::Array => ValueSpans::Array {
                 elem_type: Span::new(at, 4),
                 count: Span::new(at + 4, 8),
                 elems: Span::new(at + ARRAY_HEAD, end.saturating_sub(at + ARRAY_HEAD)),
@@ -69,7 +67,7 @@ impl KvSpans {
             _ => ValueSpans::Scalar(Span::new(at, end.saturating_sub(at))),
         };
         KvSpans {
-            key_len,
+            key_len: key_len_field,
             key,
             value_type,
             value,
@@ -96,21 +94,22 @@ pub struct InfoSpans {
 }
 
 impl InfoSpans {
-    /// The fields of the tensor info `t`.
-    pub fn of(t: &TensorInfo<'_>) -> InfoSpans {
-        let name_len = Span::new(t.info_offset(), STRING_LEN);
-        let name = Span::new(name_len.end(), t.name_bytes().len() as u64);
-        let n_dims = Span::new(name.end(), 4);
-        let n = t.shape().len();
+    /// The fields of the tensor info that starts at `offset`, whose name is `name_len` bytes
+    /// long and which has `n_dims` dimensions (at most 4).
+    pub fn new(offset: u64, name_len: u64, n_dims: usize) -> InfoSpans {
+        let name_len_field = Span::new(offset, STRING_LEN);
+        let name = Span::new(name_len_field.end(), name_len);
+        let n_dims_field = Span::new(name.end(), 4);
+        let n = n_dims.min(4);
         let mut dims = [Span::default(); 4];
         for (d, s) in dims.iter_mut().enumerate().take(n) {
-            *s = Span::new(n_dims.end() + 8 * d as u64, 8);
+            *s = Span::new(n_dims_field.end() + 8 * d as u64, 8);
         }
-        let ggml_type = Span::new(n_dims.end() + 8 * n as u64, 4);
+        let ggml_type = Span::new(n_dims_field.end() + 8 * n as u64, 4);
         InfoSpans {
-            name_len,
+            name_len: name_len_field,
             name,
-            n_dims,
+            n_dims: n_dims_field,
             dims,
             n,
             ggml_type,

@@ -6,8 +6,8 @@
 
 use std::fmt;
 
+use super::ValueType;
 use crate::endian::Endian;
-use crate::value::ValueType;
 
 use super::{ARRAY_HEAD, STRING_LEN};
 

@@ -23,13 +23,14 @@ use std::io::Write;
 use std::path::Path;
 use std::rc::Rc;
 
+pub use crate::error::ValueTextError;
 pub use atomic::{write_atomically, write_atomically_from, AtomicFile};
 pub use carve::{carve_file, carve_file_with, find_gguf, Found};
 pub use edit::{edit, EditOutcome, EditTarget, MetaEdit};
 pub use endian::{reencode_pair, swap_pair_in_place, swap_tensor_data};
 pub use known_keys::{known_key_type, needed_by_loaders};
 pub use value::{OwnedArray, OwnedValue};
-pub use value_text::{TypeSpec, Untyped, ValueTextError};
+pub use value_text::{TypeSpec, Untyped};
 pub use writer::{
     tensor_size, GgufBuilder, Layout, ProgressFn, TensorDataWriter, TensorSpec, ALIGNMENT_KEY,
     DEFAULT_VERSION,

@@ -19,10 +19,8 @@ use crate::write::value::{put_str, OwnedValue};
 
 /// The version written unless another is asked for.
 pub const DEFAULT_VERSION: u32 = 3;
-/// The key whose uint32 value sets the alignment of tensor data.
-pub const ALIGNMENT_KEY: &str = "general.alignment";
-/// Longest tensor name the spec allows, in bytes.
-pub const MAX_TENSOR_NAME: usize = 63;
+use crate::wire::{align_up, padding};
+pub use crate::wire::{ALIGNMENT_KEY, MAX_TENSOR_NAME};
 
 /// A key-value pair held by the builder: a value to encode, or a pair copied as it was read.
 #[derive(Clone, Debug)]
@@ -504,23 +502,20 @@ impl<'a> GgufBuilder<'a> {
             header_len += 8 + t.name.len() as u64 + 4 + 8 * t.shape.len() as u64 + 4 + 8;
             offsets.push(next);
             sizes.push(t.size);
-            next = t
-                .size
-                .checked_add(align - 1)
-                .map(|s| s / align * align)
+            next = align_up(t.size, align)
                 .and_then(|s| next.checked_add(s))
                 .ok_or(WriteError::DataTooLarge)?;
         }
         let data_offset = if self.tensors.is_empty() {
             header_len
         } else {
-            header_len.div_ceil(align) * align
+            align_up(header_len, align).ok_or(WriteError::FileTooLarge)?
         };
         let mut total_len = data_offset
             .checked_add(next)
             .ok_or(WriteError::FileTooLarge)?;
         if self.tensors.is_empty() && self.tensorless_padding {
-            total_len = header_len.div_ceil(align) * align;
+            total_len = align_up(header_len, align).ok_or(WriteError::FileTooLarge)?;
         }
         Ok(Layout {
             alignment,
@@ -700,7 +695,9 @@ pub(crate) fn has_tensorless_padding(g: &Gguf<'_>) -> bool {
     };
     let end = g.expected_len();
     let align = u64::from(g.alignment());
-    let padded = end.div_ceil(align) * align;
+    let Some(padded) = align_up(end, align) else {
+        return false;
+    };
     padded != end
         && actual == padded
         && g.as_bytes()[end as usize..padded as usize]
@@ -801,7 +798,7 @@ impl<'a, W: Write> TensorDataWriter<'a, W> {
     fn end_if_complete(&mut self) -> Result<()> {
         let (i, size) = self.current()?;
         if self.written_in_tensor == size {
-            let pad = (self.align - size % self.align) % self.align;
+            let pad = padding(size, self.align);
             self.zeros(pad).map_err(|e| {
                 Error::io(
                     format!("writing the padding after tensor '{}'", self.name(i)),

@@ -6,7 +6,7 @@
 use super::{PResult, Stop};
 use crate::endian::Endian;
 use crate::read::source::Source;
-use crate::validate::rules;
+use crate::rules;
 
 /// Names the field being read, for the message of a cut; given the bytes so far, so that a name
 /// read earlier (a tensor's) can be shown without being formatted on the way.

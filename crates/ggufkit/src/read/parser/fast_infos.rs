@@ -5,7 +5,7 @@
 #![forbid(unsafe_code)]
 
 use crate::read::name_table::NameSeed;
-use crate::validate::rules;
+use crate::rules;
 use crate::wire::{rd32, rd64, INFO_TAIL};
 
 /// Tensor names entered in the index at a time (see `enter_names`).

@@ -7,7 +7,7 @@ use super::guess::header_end_guess;
 use super::{PResult, Parser, Stop};
 use crate::endian::Endian;
 use crate::read::source::Source;
-use crate::validate::rules;
+use crate::rules;
 use crate::wire::u64_in;
 
 /// Bytes of strings checked as UTF-8 at a time while they are in the cache.

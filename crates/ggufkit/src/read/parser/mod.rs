@@ -1,5 +1,5 @@
 //! The one parser of the format, front to back, over any [`Source`]: one function per structure
-//! of the spec, each checking its fields with the rules of [`crate::validate::rules`].
+//! of the spec, each checking its fields with the rules of `crate::rules`.
 //!
 //! It produces a compact [`Header`] index (positions, not copies) and a list of diagnostics. What
 //! it does with a broken rule depends on [`Mode`]: stop at the first error (opening a file), go on
@@ -28,8 +28,8 @@ use super::source::Source;
 use super::text::CheckedText;
 use crate::endian::Endian;
 use crate::error::{Diagnostic, Error};
-use crate::validate::rules;
-use crate::value::ValueIndex;
+use crate::read::value_index::ValueIndex;
+use crate::rules::{self, Report};
 use cursor::Cursor;
 
 /// Diagnostics kept per file; a mangled vocabulary can hold thousands of bad strings.
@@ -63,6 +63,27 @@ pub(crate) struct Findings {
 }
 
 impl Findings {
+    /// The report of what was found, with `stop`, the error parsing stopped at, last.
+    pub(crate) fn into_report(self, stop: Option<Diagnostic>) -> Report {
+        let mut errors = self.errors;
+        errors.extend(stop);
+        Report {
+            errors,
+            warnings: self.warnings,
+            omitted: self.dropped,
+            incomplete: None,
+        }
+    }
+
+    /// The report of a check that stopped early without a broken rule: bytes in memory never
+    /// fail to read, so that is the reader's limit on counts (see [`Report::incomplete`]).
+    pub(crate) fn into_incomplete(self, why: std::io::Error) -> Report {
+        Report {
+            incomplete: Some(why.to_string()),
+            ..self.into_report(None)
+        }
+    }
+
     fn push(list: &mut Vec<Diagnostic>, dropped: &mut usize, d: Diagnostic) {
         if list.len() < MAX_DIAGNOSTICS {
             list.push(d);
@@ -118,7 +139,7 @@ pub(crate) fn parse<S: Source>(src: &mut S, mode: Mode) -> (Result<Header, Stop>
 
 /// [`parse`], also giving back what was read before a stop, for tools that map broken files.
 /// A stop at a rule says so when the file looks like a GGUF whose line endings a text tool
-/// converted ([`crate::validate::line_endings`]).
+/// converted (`read/line_endings.rs`).
 pub(crate) fn parse_reaching<S: Source>(
     src: &mut S,
     mode: Mode,
@@ -137,7 +158,7 @@ pub(crate) fn parse_reaching<S: Source>(
         _ => None,
     };
     if let Some(d) = first {
-        crate::validate::line_endings::explain(bytes, d);
+        crate::read::line_endings::explain(bytes, d);
     }
     (r, found, reached)
 }

@@ -8,7 +8,7 @@ use super::{PResult, Parser};
 use crate::read::index::{hash_bytes, key_bytes, tensor_name, KvList, TensorList};
 use crate::read::name_table::{not_plain, NameTable};
 use crate::read::source::Source;
-use crate::validate::rules;
+use crate::rules;
 
 impl<S: Source> Parser<'_, S> {
     /// Checks a key or tensor name: UTF-8, and whether it holds a NUL byte (ggml compares names

@@ -6,7 +6,7 @@
 use super::{Findings, Parser, MAX_DIAGNOSTICS};
 use crate::read::index::{key_bytes, tensor_name, KvList, TensorList};
 use crate::read::source::Source;
-use crate::validate::rules::{self, ggml_name, NameKind};
+use crate::rules::{self, ggml_name, NameKind};
 
 impl<S: Source> Parser<'_, S> {
     /// Warns about the keys and the tensor names ggml would take for repeats.

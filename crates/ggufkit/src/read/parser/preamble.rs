@@ -5,7 +5,7 @@
 use super::{PResult, Parser, Stop};
 use crate::endian::Endian;
 use crate::read::source::Source;
-use crate::validate::rules;
+use crate::rules;
 use crate::wire::{MIN_KV, MIN_TENSOR_INFO};
 
 /// The counts of the header, checked against the bytes and the reader's index limits.

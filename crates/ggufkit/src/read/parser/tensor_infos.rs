@@ -10,8 +10,8 @@ use crate::forks;
 use crate::read::index::{self, TensorList};
 use crate::read::name_table::NameTable;
 use crate::read::source::Source;
+use crate::rules::{self, show};
 use crate::types::GgmlType;
-use crate::validate::rules::{self, show};
 
 /// Where the info before the one being read starts (the list holds it already).
 fn before_start(tensors: &TensorList) -> u64 {
@@ -378,7 +378,7 @@ impl<S: Source> Parser<'_, S> {
     pub(super) fn data_padding(&mut self, n_tensors: u64, alignment: u32) -> PResult<u64> {
         if n_tensors != 0 {
             let align = u64::from(alignment);
-            let pad = (align - self.cur.pos % align) % align;
+            let pad = crate::wire::padding(self.cur.pos, align);
             let at = self.cur.pos;
             self.cur.need(pad, at, &|_: &[u8]| {
                 "the padding before the tensor data".into()

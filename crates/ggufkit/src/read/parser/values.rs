@@ -7,9 +7,9 @@ use hashbrown::HashTable;
 use super::{guess, PResult, Parser, Paths, Stop};
 use crate::read::index::{KvEntry, KvList};
 use crate::read::source::Source;
-use crate::validate::rules;
-use crate::value::ValueType;
-use crate::wire::DEFAULT_ALIGNMENT;
+use crate::rules;
+use crate::wire::ValueType;
+use crate::wire::{ALIGNMENT_KEY, DEFAULT_ALIGNMENT};
 
 /// What the key-value pairs leave for the rest of the header.
 pub(super) struct Keys {
@@ -54,7 +54,7 @@ impl<S: Source> Parser<'_, S> {
         self.enter_key(keys, kvs, i, start, key_pos, len)?;
         self.key = (key_pos, len);
         let key = self.key;
-        let is_alignment = self.cur.slice(key_pos, len) == b"general.alignment";
+        let is_alignment = self.cur.slice(key_pos, len) == ALIGNMENT_KEY.as_bytes();
 
         let type_pos = self.cur.pos;
         let raw_type = self

@@ -4,9 +4,9 @@
 //! alignment, as ggml's writer does, are not trailing).
 #![forbid(unsafe_code)]
 
-use super::report::Report;
-use super::rules::{self, padded_end, show};
 use crate::read::index::{tensor_extent, tensor_name, Header};
+use crate::rules::{self, padded_end, show, Report};
+use crate::wire::align_up;
 
 /// Checks what the header implies against the file's length `total`: data cut short, trailing
 /// bytes. `bytes` holds the file from its start at least through the header (and, for a file
@@ -54,7 +54,7 @@ pub(crate) fn check_data(h: &Header, bytes: &[u8], total: u64, report: &mut Repo
         if h.tensors.is_empty() {
             // ggml's writer pads a tensor-less file to the alignment: zeros there are not trailing
             let align = u64::from(h.alignment);
-            let pad_end = h.file_size.div_ceil(align).saturating_mul(align).min(total);
+            let pad_end = align_up(h.file_size, align).unwrap_or(u64::MAX).min(total);
             if bytes
                 .get(h.file_size as usize..pad_end as usize)
                 .is_some_and(|pad| pad.iter().all(|&b| b == 0))

@@ -1,5 +1,7 @@
-//! Every rule of the format, one named check each, in the order of the CLI contract's rule table,
-//! with the diagnostic its violation produces.
+//! The leaf rules: every rule of the format, one named check each, in the order of the CLI
+//! contract's rule table, with the diagnostic its violation produces, and the [`Report`] that
+//! collects what was found. The parser (`read/parser/`) calls these checks on every field as it
+//! reads the header; the verdicts (`validate/`) sit above the parser and run it.
 //!
 //! A check is a small pure function over values already read (`true` or `Some` when the rule
 //! holds); the parser's field-by-field path and its fast paths call the same checks, so a rule is
@@ -11,11 +13,14 @@
 use crate::endian::Endian;
 use crate::error::{Diagnostic, Rule};
 use crate::types::GgmlType;
-use crate::value::ValueType;
-use crate::wire::MAGIC;
+use crate::wire::{padding, ValueType, MAGIC};
+
+mod report;
+
+pub use report::Report;
 
 /// Spec: tensor names are shorter than 64 bytes.
-pub(crate) const MAX_NAME: u64 = 64;
+pub(crate) const MAX_NAME: u64 = crate::wire::MAX_TENSOR_NAME as u64 + 1;
 /// Spec: at most 4 dimensions.
 pub(crate) const MAX_DIMS: u32 = 4;
 
@@ -348,7 +353,18 @@ pub(crate) fn value_bool_violation(at: u64, kv: u64, byte: u8) -> Diagnostic {
 /// where their length fields allow: read/parser/fast_strings.rs.)
 #[inline]
 pub(crate) fn utf8(bytes: &[u8]) -> bool {
-    crate::value::utf8(bytes).is_some()
+    utf8_text(bytes).is_some()
+}
+
+/// The text of `bytes` when they are UTF-8: the standard library's check for short strings
+/// (names, tokens), SIMD for long ones.
+#[inline]
+pub(crate) fn utf8_text(b: &[u8]) -> Option<&str> {
+    if b.len() < 64 {
+        std::str::from_utf8(b).ok()
+    } else {
+        simdutf8::basic::from_utf8(b).ok()
+    }
 }
 
 /// `bytes`, the string `what` starting at `start`, is not UTF-8.
@@ -565,10 +581,7 @@ pub(crate) fn byte_size_violation(at: u64, name: &str, ty: GgmlType, n: u64) -> 
 /// beyond `u64::MAX`.
 #[inline(always)]
 pub(crate) fn padded_end(offset: u64, size: u64, align: u64) -> Option<u64> {
-    // alignments are powers of two (checked when read), so a mask replaces the modulo
-    debug_assert!(align.is_power_of_two());
-    let pad = size.wrapping_neg() & (align - 1);
-    offset.checked_add(size)?.checked_add(pad)
+    offset.checked_add(size)?.checked_add(padding(size, align))
 }
 
 #[cold]
@@ -608,7 +621,7 @@ pub(crate) fn tensor_offset_violation(
 /// runs up to this tensor's, which must start at or after `from` (its offset), aligned.
 #[inline]
 pub(crate) fn tensor_offset_after_unsized(offset: u64, from: u64, align: u64) -> bool {
-    offset >= from && offset & (align - 1) == 0
+    offset >= from && padding(offset, align) == 0
 }
 
 #[cold]

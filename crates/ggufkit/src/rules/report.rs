@@ -3,8 +3,6 @@
 #![forbid(unsafe_code)]
 
 use crate::error::{Diagnostic, Rule};
-use crate::read::index::Header;
-use crate::read::parser::{Findings, Stop};
 
 /// Everything found about one file: errors break the spec, warnings do not.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -23,17 +21,6 @@ pub struct Report {
 }
 
 impl Report {
-    pub(crate) fn from_findings(found: Findings, stop: Option<Diagnostic>) -> Report {
-        let mut errors = found.errors;
-        errors.extend(stop);
-        Report {
-            errors,
-            warnings: found.warnings,
-            omitted: found.dropped,
-            incomplete: None,
-        }
-    }
-
     /// The file satisfies every rule of the spec and the contract.
     pub fn valid(&self) -> bool {
         self.errors.is_empty() && self.incomplete.is_none()
@@ -54,33 +41,5 @@ impl Report {
     /// The first error, if any.
     pub fn first_error(&self) -> Option<&Diagnostic> {
         self.errors.first()
-    }
-}
-
-/// The report of a permissive parse of a file `total` bytes long whose first bytes are `bytes`
-/// (see [`check_data`](super::data::check_data)): shared by local and remote validation.
-pub(crate) fn verdicts(
-    r: std::result::Result<Header, Stop>,
-    found: Findings,
-    bytes: &[u8],
-    total: u64,
-) -> Report {
-    match r {
-        Ok(h) => {
-            let mut report = Report::from_findings(found, None);
-            super::data::check_data(&h, bytes, total, &mut report);
-            report
-        }
-        Err(Stop::Rule(d)) => Report::from_findings(found, Some(d)),
-        Err(Stop::Io(e)) => incomplete(found, e),
-    }
-}
-
-/// The report of a check that stopped early without a broken rule: bytes in memory never fail to
-/// read, so that is the reader's limit on counts (see [`Report::incomplete`]).
-pub(crate) fn incomplete(found: Findings, why: std::io::Error) -> Report {
-    Report {
-        incomplete: Some(why.to_string()),
-        ..Report::from_findings(found, None)
     }
 }
