@@ -4,7 +4,6 @@
 
 mod cmd;
 mod output;
-mod remote;
 
 use std::process::ExitCode;
 

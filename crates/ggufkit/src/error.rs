@@ -28,6 +28,8 @@ pub use tokenizer::TokenizerError;
 pub use value_text::ValueTextError;
 pub use write::WriteError;
 
+pub use crate::location::Location;
+
 /// A rule of the format, as the CLI contract's rule table names it.
 ///
 /// Every diagnostic the reader produces carries one, so callers (and `gguf validate --json`) can
@@ -382,30 +384,6 @@ impl Error {
             location: Some(Location::Path(path.to_path_buf())),
             source,
         }
-    }
-}
-
-/// Where a file is: a local path, or the URL of a remote object.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub enum Location {
-    /// A local file.
-    Path(PathBuf),
-    /// A remote object (`https://`, `s3://`, `gs://`, `az://`).
-    Url(String),
-}
-
-impl fmt::Display for Location {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Location::Path(p) => write!(f, "{}", p.display()),
-            Location::Url(u) => f.write_str(u),
-        }
-    }
-}
-
-impl From<&Path> for Location {
-    fn from(p: &Path) -> Self {
-        Location::Path(p.to_path_buf())
     }
 }
 

@@ -42,7 +42,9 @@ pub mod forks;
 pub mod hash;
 pub mod json;
 pub mod layout;
+pub mod location;
 mod map;
+pub mod open;
 pub mod progress;
 pub mod quant;
 pub mod quantize;
@@ -65,6 +67,8 @@ pub mod write;
 
 pub use endian::Endian;
 pub use error::{Diagnostic, Error, Result, Rule};
+pub use location::{Location, ReadCost};
+pub use open::{open, open_model, OpenError, Opened, OpenedModel};
 #[cfg(feature = "remote")]
 pub use read::outline_sized;
 pub use read::value;

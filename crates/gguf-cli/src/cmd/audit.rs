@@ -55,7 +55,7 @@ pub fn run(args: Args) -> CmdResult {
     for file in &args.files {
         let name = file.display().to_string();
         let g = match super::open(file, true) {
-            Ok(g) => g,
+            Ok(opened) => opened.into_gguf(),
             Err(e) => {
                 eprintln!("{e}");
                 code = FAILED;

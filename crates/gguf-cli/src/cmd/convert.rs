@@ -62,7 +62,7 @@ pub fn run(args: Args) -> CmdResult {
         ),
         None => None,
     };
-    let g = open(&args.file, false)?;
+    let g = open(&args.file, false)?.into_gguf();
     let total = g.tensor_data_size();
     let plan = match quantize {
         Some(ty) => Some((ty, requantize_plan(&g, ty, args.all).map_err(lib)?)),

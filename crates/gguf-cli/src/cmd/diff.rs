@@ -23,8 +23,8 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> CmdResult {
-    let ga = open_reporting(&args.a)?;
-    let gb = open_reporting(&args.b)?;
+    let ga = open_reporting(&args.a)?.into_gguf();
+    let gb = open_reporting(&args.b)?.into_gguf();
     let bar = Progress::bytes(0, "comparing");
     let d = diff::diff(&ga, &gb, &bar).map_err(|e| match e {
         Error::InComparison { side, source } => {

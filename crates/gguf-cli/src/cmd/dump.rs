@@ -36,19 +36,17 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> CmdResult {
-    let g = open_reporting(&args.file)?;
+    let opened = open_reporting(&args.file)?;
+    let g = opened.gguf();
     let text = if args.markdown {
-        markdown(&display_name(&args.file), &g, &Summary::of(&g))
+        markdown(&display_name(&args.file), g, &Summary::of(g))
     } else if args.json {
-        let mut j = dump_json(&g);
-        j.out.push('\n');
-        crate::remote::add_member(&mut j.out, &args.file);
-        j.out
+        dump_json(g, opened.cost())
     } else {
-        dump_text(&g, args.max_elements, args.max_chars, &Style::detect())
+        dump_text(g, args.max_elements, args.max_chars, &Style::detect())
     };
     let mut out = std::io::stdout().lock();
     let _ = out.write_all(text.as_bytes());
     let _ = out.flush();
-    Ok(verdict(&g))
+    Ok(verdict(g))
 }

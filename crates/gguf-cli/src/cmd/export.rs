@@ -8,7 +8,7 @@ use ggufkit::Error;
 
 use crate::output::progress::Progress;
 
-use super::{open_reporting, verdict, CliError, CmdResult, OK};
+use super::{open_reporting, verdict, CliError, CmdResult};
 
 /// Float dtype of a .safetensors export.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -58,47 +58,32 @@ pub fn run(args: Args) -> CmdResult {
     ggufkit::write::atomic::refuse_input(&args.out, &[args.file.as_path()])
         .map_err(|e| CliError::failed(e.to_string()))?;
     check_format(&args)?;
-    if crate::remote::is_remote(&args.file) {
-        return run_remote(&args);
-    }
-    let g = open_reporting(&args.file)?;
+    // a remote file: the header with range requests, then the one tensor with one more
+    let opened = open_reporting(&args.file)?;
+    let g = opened.gguf();
     let done = match &args.tensor {
         Some(name) => {
             npy_dtype(&args)?;
             let t = g.tensor(name).ok_or_else(|| no_tensor(&args.file, name))?;
-            ggufkit::tensor_bytes(&t).and_then(|data| {
-                let progress = Progress::bytes(data.len() as u64, "exporting");
-                export::save_npy_with(&t, data, &args.out, args.force, &progress)
-            })
+            let data = opened
+                .tensor_data(&t)
+                .map_err(|e| CliError::from_lib(&args.file, &e))?;
+            let progress = Progress::bytes(data.len() as u64, "exporting");
+            export::save_npy_with(&t, &data, &args.out, args.force, &progress)
+        }
+        None if !opened.holds_data() => {
+            return Err(CliError::failed(format!(
+            "{}: exporting every tensor of a remote file is not supported; name one with --tensor",
+            args.file.display()
+        )))
         }
         None => {
             let progress = Progress::bytes(g.tensor_data_size(), "exporting");
-            export::save_safetensors_with(&g, args.dtype.into(), &args.out, args.force, &progress)
+            export::save_safetensors_with(g, args.dtype.into(), &args.out, args.force, &progress)
         }
     };
     done.map_err(|e| export_error(&args.file, e))?;
-    Ok(verdict(&g))
-}
-
-/// A remote FILE: the header with range requests, then the one tensor with one more.
-fn run_remote(args: &Args) -> CmdResult {
-    let Some(name) = &args.tensor else {
-        return Err(CliError::failed(format!(
-            "{}: exporting every tensor of a remote file is not supported; name one with --tensor",
-            args.file.display()
-        )));
-    };
-    npy_dtype(args)?;
-    let r = crate::remote::open_remote(&args.file, false)?;
-    let t = r
-        .gguf()
-        .tensor(name)
-        .ok_or_else(|| no_tensor(&args.file, name))?;
-    let data = r
-        .tensor_bytes(name)
-        .map_err(|e| CliError::from_lib(&args.file, &e))?;
-    export::save_npy(&t, &data, &args.out, args.force).map_err(|e| export_error(&args.file, e))?;
-    Ok(OK)
+    Ok(verdict(g))
 }
 
 /// The format is the output's extension's, and must fit what is asked: `.npy` for one tensor

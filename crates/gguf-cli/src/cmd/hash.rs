@@ -113,16 +113,21 @@ fn read_manifest(path: &Path) -> Result<Manifest, CliError> {
     })
 }
 
-/// The hashes of `file`, with the exit code its validity owes (docs/exit-codes.md).
+/// The hashes of `file`, with the exit code its validity owes (docs/exit-codes.md). A remote
+/// file's data section is streamed in one request after its header's.
 fn hash_one(file: &Path, algo: HashAlgo) -> Result<(FileHashes, u8), CliError> {
-    if crate::remote::is_remote(file) {
-        return crate::remote::hash(file, algo).map(|h| (h, OK));
-    }
-    let g = open_reporting(file)?;
+    let opened = open_reporting(file)?;
     let bar = Progress::bytes(0, &file.display().to_string());
-    let h = hash::hash_gguf(&g, algo, &bar).map_err(|e| CliError::from_lib(file, &e))?;
+    let h = hash::hash_opened(&opened, algo, &bar).map_err(|e| match e {
+        // a stream goes once through the data, in file order
+        Error::OverlappingTensors { .. } if !opened.holds_data() => CliError::failed(format!(
+            "{}: tensors overlap; hash a local copy",
+            file.display()
+        )),
+        other => CliError::from_lib(file, &other),
+    })?;
     bar.finish();
-    Ok((h, verdict(&g)))
+    Ok((h, verdict(opened.gguf())))
 }
 
 fn check_one(file: &Path, manifest: &Manifest, manifest_path: &Path) -> CmdResult {

@@ -6,9 +6,10 @@ use ggufkit::summary::Summary;
 use ggufkit::Gguf;
 
 use super::{open, verdict, CmdResult, FAILED, FOUND, OK};
+use crate::output::cost::cost_line;
+use crate::output::summary::info_json;
 use crate::output::summary_text::summary_text;
 use crate::output::{print, Style};
-use ggufkit::summary::summary_json;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -24,13 +25,10 @@ pub struct Args {
     context: Option<u64>,
 }
 
-/// The summary of `file` ([`Summary::of_file`]: a split model's first shard describes the
+/// The summary of `file` ([`Summary::of_file`]: a local split model's first shard describes the
 /// whole model); when the other shards cannot be read, this shard's alone, the reason on stderr
 /// and exit code 1. Remote files are described alone.
 fn model_summary(file: &Path, g: &Gguf<'_>) -> (Summary, u8) {
-    if crate::remote::is_remote(file) {
-        return (Summary::of(g), OK);
-    }
     match Summary::of_file(g) {
         (s, None) => (s, OK),
         (s, Some(e)) => {
@@ -53,25 +51,18 @@ pub fn run(args: Args) -> CmdResult {
         // permissive: show what can be shown of a damaged file, and say what is wrong (in the
         // status line, which is the first problem `validate` reports)
         match open(file, true) {
-            Ok(g) => {
-                code = code.max(verdict(&g));
+            Ok(opened) => {
+                let g = opened.gguf();
+                code = code.max(verdict(g));
                 let title = file.display().to_string();
-                let (summary, whole) = model_summary(file, &g);
+                let (summary, whole) = model_summary(file, g);
                 code = code.max(whole);
                 if args.json {
-                    let mut line = summary_json(&title, g.report(), &summary);
-                    if let Some(tokens) = args.context {
-                        crate::output::summary::add_kv_at(
-                            &mut line,
-                            summary.kv_cache.as_ref(),
-                            tokens,
-                        );
-                    }
-                    crate::remote::add_member(&mut line, file);
-                    print(&line);
+                    let cost = opened.cost();
+                    print(&info_json(&title, g.report(), &summary, args.context, cost));
                 } else {
                     let mut text = summary_text(&title, g.report(), &summary, args.context, &style);
-                    if let Some(line) = crate::remote::human_line(file) {
+                    if let Some(line) = cost_line(opened.cost()) {
                         text.push_str(&line);
                     }
                     print(&text)

@@ -5,9 +5,10 @@
 use std::path::PathBuf;
 
 use ggufkit::layout::ByteLayout;
-use ggufkit::MappedFile;
+use ggufkit::open::header_bytes;
 
 use super::{CliError, CmdResult, FAILED, FOUND, OK};
+use crate::output::cost::cost_line;
 use crate::output::layout_json::write_layout_json;
 use crate::output::layout_text::layout_text;
 use crate::output::{print, Style};
@@ -23,33 +24,20 @@ pub struct Args {
 
 pub fn run(args: Args) -> CmdResult {
     let file = &args.file;
-    if crate::remote::is_remote(file) {
-        // the header's bytes with range requests; the object's length decides the data fields
-        let (bytes, total) = crate::remote::header_prefix(file)?;
-        let layout = ByteLayout::of_prefix(&bytes, total);
-        if args.json {
-            // an array: no place for a "remote" member without changing its shape
-            print_json(&layout);
-        } else {
-            let mut text = layout_text(&layout.fields, &Style::detect());
-            if let Some(line) = crate::remote::human_line(file) {
-                text.push_str(line.trim_start());
-            }
-            print(&text);
-        }
-        return Ok(if layout.outline.report.valid() {
-            OK
-        } else {
-            FOUND
-        });
-    }
-    super::readable(file)?;
-    let map = MappedFile::open(file).map_err(|e| CliError::from_lib(file, &e))?;
-    let layout = ByteLayout::of(map.bytes());
+    let location = super::locate(file)?;
+    // a local file mapped; a remote one's header with range requests, its length deciding the
+    // data fields
+    let bytes = header_bytes(&location).map_err(|e| CliError::from_lib(file, &e.error))?;
+    let layout = bytes.layout();
     if args.json {
+        // an array: no place for a "remote" member without changing its shape
         print_json(&layout);
     } else {
-        print(&layout_text(&layout.fields, &Style::detect()));
+        let mut text = layout_text(&layout.fields, &Style::detect());
+        if let Some(line) = cost_line(bytes.cost()) {
+            text.push_str(line.trim_start());
+        }
+        print(&text);
     }
     let report = &layout.outline.report;
     super::report_findings(file, report);

@@ -23,9 +23,7 @@ pub mod validate;
 use std::fmt;
 use std::path::Path;
 
-use ggufkit::{Error, Gguf, ReadOptions};
-
-use crate::remote;
+use ggufkit::{Error, Gguf, Location, Opened};
 
 /// Exit code: the command ran and found nothing wrong.
 pub const OK: u8 = 0;
@@ -77,13 +75,20 @@ pub fn describe(file: &Path, e: &Error) -> String {
     }
 }
 
-/// Refuses, in plain words, an input that is not a file `gguf` can read: missing, a directory, a
-/// pipe or a device, or unreadable. Remote locations are left to their own checks.
-pub fn readable(file: &Path) -> Result<(), CliError> {
-    if remote::is_remote(file) {
-        return Ok(());
+/// The location a FILE argument names ([`Location::from_path`]): a remote object as given (the
+/// library reads it and says what fails), or a local path, refused in plain words when it is not
+/// a file `gguf` can read: missing, a directory, a pipe or a device, or unreadable.
+pub fn locate(file: &Path) -> Result<Location, CliError> {
+    let location = Location::from_path(file);
+    if let Some(p) = location.path() {
+        readable_as(p, "a .gguf file", false)?;
     }
-    readable_as(file, "a .gguf file", false)
+    Ok(location)
+}
+
+/// [`locate`], for a command that reads the path itself.
+pub fn readable(file: &Path) -> Result<(), CliError> {
+    locate(file).map(drop)
 }
 
 /// [`readable`] for an input of another `kind` (`a manifest`), named in the message about a
@@ -130,20 +135,16 @@ pub fn display_name(file: &Path) -> String {
         .unwrap_or_else(|| file.display().to_string())
 }
 
-/// Opens a file with the spec's rules (or permissively), as a command that needs its header.
-/// A FILE that is a remote location (`http(s)://`, `s3://`, `gs://`, `az://`) is read with range
-/// requests, its header only.
-pub fn open(file: &Path, permissive: bool) -> Result<Gguf<'static>, CliError> {
-    if remote::is_remote(file) {
-        return remote::open(file, permissive);
-    }
-    readable(file)?;
-    let opts = ReadOptions { permissive };
-    match Gguf::open_with(file, &opts) {
-        Ok(g) => Ok(g),
-        Err(e @ Error::Format(_)) if permissive => Err(unreadable(file, &e)),
-        Err(e) => Err(CliError::from_lib(file, &e)),
-    }
+/// Opens a FILE with the spec's rules (or permissively), as a command that needs its header
+/// ([`ggufkit::open()`]): a path is mapped; a remote location (`http(s)://`, `s3://`, `gs://`,
+/// `az://`) is read with range requests, its header only, and says what that cost.
+pub fn open(file: &Path, permissive: bool) -> Result<Opened, CliError> {
+    let location = locate(file)?;
+    ggufkit::open(&location, permissive).map_err(|e| match (&e.error, location.path()) {
+        // a local file: every problem validate finds (a remote one is not fetched again)
+        (Error::Format(_), Some(p)) if permissive => unreadable(p, &e.error),
+        (other, _) => CliError::from_lib(file, other),
+    })
 }
 
 /// A file even a permissive reading cannot get through: every problem `validate` finds, first
@@ -191,10 +192,10 @@ pub fn verdict(g: &Gguf<'_>) -> u8 {
 /// Opens a file permissively, as a read-only command does (docs/exit-codes.md): it shows what it
 /// can of a damaged file; what is wrong goes to stderr, one line per finding, the first the one
 /// `validate` reports first; the command goes on and ends with [`verdict`]'s code at least.
-pub fn open_reporting(file: &Path) -> Result<Gguf<'static>, CliError> {
-    let g = open(file, true)?;
-    report_errors(file, &g);
-    Ok(g)
+pub fn open_reporting(file: &Path) -> Result<Opened, CliError> {
+    let opened = open(file, true)?;
+    report_errors(file, opened.gguf());
+    Ok(opened)
 }
 
 /// Prints what is wrong with a permissively opened file to stderr, one line per finding.

@@ -26,7 +26,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> CmdResult {
-    let g = open(&args.file, false)?;
+    let g = open(&args.file, false)?.into_gguf();
     let r = Recipe::of(&g).map_err(|e| CliError::from_lib(&args.file, &e))?;
     let file = args.file.display().to_string();
     if args.json {

@@ -48,7 +48,7 @@ pub fn run(args: Args) -> CmdResult {
     html_name(&args.output)?;
     let mut af = AtomicFile::create_from(&args.output, args.force, &[args.file.as_path()])
         .map_err(out_error)?;
-    let g = open_reporting(&args.file)?;
+    let g = open_reporting(&args.file)?.into_gguf();
     let layout = ByteLayout::of(g.as_bytes());
     let html = page(&display_name(&args.file), &g, &Summary::of(&g), &layout);
     let write_error = |e: std::io::Error| {

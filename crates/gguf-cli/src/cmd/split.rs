@@ -60,7 +60,7 @@ pub fn run(args: Args) -> CmdResult {
         overwrite: args.force,
     };
     let lib = |e: ggufkit::Error| CliError::from_lib(&args.file, &e);
-    let g = open(&args.file, false)?;
+    let g = open(&args.file, false)?.into_gguf();
     let plan = plan_split(&g, &args.prefix, &opts).map_err(lib)?;
     let total = g.tensor_data_size();
     if let SplitLimit::MaxSize(max) = limit {

@@ -61,16 +61,17 @@ pub fn run(args: Args) -> CmdResult {
     let mut code = OK;
     let many = args.files.len() > 1;
     for (i, file) in args.files.iter().enumerate() {
-        let g = match open_reporting(file) {
-            Ok(g) => g,
+        let opened = match open_reporting(file) {
+            Ok(o) => o,
             Err(e) => {
                 eprintln!("{e}");
                 code = FAILED;
                 continue;
             }
         };
-        code = code.max(verdict(&g));
-        let rows = select_tensors(&g, args.filter.as_deref(), args.sort.into());
+        let g = opened.gguf();
+        code = code.max(verdict(g));
+        let rows = select_tensors(g, args.filter.as_deref(), args.sort.into());
         let name = file.display().to_string();
         let body = if args.stats {
             let rows: Vec<TensorInfo<'_>> = rows
@@ -88,19 +89,17 @@ pub fn run(args: Args) -> CmdResult {
                 code = FAILED;
             }
             if args.json {
-                tensor_stats::json_line(&name, &rows, &stats)
+                tensor_stats::json_line(&name, &rows, &stats, opened.cost())
             } else {
                 tensor_stats::human(&rows, &stats)
             }
         } else if args.json {
-            tensor_table::json_line(&name, &rows)
+            tensor_table::json_line(&name, &rows, opened.cost())
         } else {
             tensor_table::human(&rows)
         };
         if args.json {
-            let mut line = body;
-            crate::remote::add_member(&mut line, file);
-            print(&line);
+            print(&body);
         } else {
             // files after the first are set apart, and named when there are several
             if i > 0 {

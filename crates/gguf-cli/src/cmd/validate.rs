@@ -22,20 +22,18 @@ pub fn run(args: Args) -> CmdResult {
     let style = Style::detect();
     let mut code = OK;
     for file in &args.files {
-        if let Err(e) = super::readable(file) {
-            eprintln!("{e}");
-            code = FAILED;
-            continue;
-        }
-        let checked = if crate::remote::is_remote(file) {
-            crate::remote::validate(file)
-        } else {
-            ggufkit::validate_file(file).map_err(|e| describe(file, &e))
-        };
-        let report = match checked {
-            Ok(r) => r,
+        let location = match super::locate(file) {
+            Ok(l) => l,
             Err(e) => {
-                eprintln!("gguf: {e}");
+                eprintln!("{e}");
+                code = FAILED;
+                continue;
+            }
+        };
+        let (report, cost) = match ggufkit::open::validate(&location) {
+            Ok(checked) => checked,
+            Err(e) => {
+                eprintln!("gguf: {}", describe(file, &e.error));
                 code = FAILED;
                 continue;
             }
@@ -44,9 +42,7 @@ pub fn run(args: Args) -> CmdResult {
             code = FOUND;
         }
         if args.json {
-            let mut line = validation_json(&file.display().to_string(), &report);
-            crate::remote::add_member(&mut line, file);
-            print(&line);
+            print(&validation_json(&file.display().to_string(), &report, cost));
         } else {
             print(&validation_text(
                 &file.display().to_string(),

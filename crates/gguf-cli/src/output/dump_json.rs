@@ -1,13 +1,15 @@
 //! The header as `gguf dump --json` writes it: the contract's object, complete (no array
 //! shortened).
 
-use ggufkit::Gguf;
+use ggufkit::{Gguf, ReadCost};
 
+use super::cost::cost_member;
 use super::json::Json;
 use super::value::kv_json;
 
-/// The contract's `dump --json` object.
-pub fn dump_json(g: &Gguf<'_>) -> Json {
+/// The contract's `dump --json` object (with what fetching it cost, for a remote file), with a
+/// newline.
+pub fn dump_json(g: &Gguf<'_>, cost: Option<ReadCost>) -> String {
     let mut j = Json::new();
     j.raw("{").key("version").u64(g.version().into());
     j.raw(",").key("endian").str(g.endian().name());
@@ -34,6 +36,8 @@ pub fn dump_json(g: &Gguf<'_>) -> Json {
         j.raw(",").key("offset").u64(t.offset());
         j.raw(",").key("size").u64(t.size()).raw("}");
     }
-    j.raw("]}");
-    j
+    j.raw("]");
+    cost_member(&mut j, cost);
+    j.raw("}\n");
+    j.out
 }

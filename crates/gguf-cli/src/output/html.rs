@@ -8,26 +8,11 @@ use ggufkit::layout::{ByteLayout, FieldValue};
 use ggufkit::summary::{Summary, TypeShare};
 use ggufkit::{Gguf, Report, Value};
 
+use super::markup::esc;
 use super::summary::{kv_formula, KV_TOKENS};
 use super::svg::{bars, layer_chart, strip, Palette};
 use super::value::human_value;
 use super::{counted, grouped, human_bytes, shape_text, short_count, shorten};
-
-/// HTML-escapes text for element content and quoted attributes.
-pub fn esc(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
 
 const STYLE: &str = r#"
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;color:#1d2330;background:#f6f7f9}

@@ -4,6 +4,7 @@
 pub mod audit_json;
 pub mod audit_sarif;
 pub mod audit_text;
+pub mod cost;
 pub mod diff;
 pub mod dump_json;
 pub mod dump_text;
@@ -13,6 +14,7 @@ pub mod json;
 pub mod layout_json;
 pub mod layout_text;
 pub mod markdown;
+pub mod markup;
 pub mod progress;
 pub mod quantize_plan;
 pub mod recipe;

@@ -1,8 +1,12 @@
 //! What the renderers of the model summary ([`ggufkit::summary::Summary`]) say alike: the KV
-//! cache's reference length and its formula with the numbers put in.
+//! cache's reference length and its formula with the numbers put in; and the summary's JSON object
+//! as `gguf info --json` writes it.
 
-use ggufkit::summary::KvCache;
+use ggufkit::summary::{summary_members, KvCache, Summary};
+use ggufkit::{ReadCost, Report};
 
+use super::cost::cost_member;
+use super::json::Json;
 use super::{counted, grouped};
 
 /// Tokens of context in the "per 1,024 tokens" KV-cache figure.
@@ -42,30 +46,33 @@ pub fn kv_formula(kv: &KvCache) -> String {
     )
 }
 
-/// Adds `"kv_cache_at":{"tokens":N,"bytes":B}` (`bytes` null without an estimate) to the end of
-/// one JSON object of `info --json --context N`.
-pub fn add_kv_at(out: &mut String, kv: Option<&KvCache>, tokens: u64) {
-    let newline = out.ends_with('\n');
-    let Some(body) = out.trim_end_matches('\n').strip_suffix('}') else {
-        return;
-    };
-    let mut j = super::json::Json::new();
-    j.raw(",")
-        .key("kv_cache_at")
-        .raw("{")
-        .key("tokens")
-        .u64(tokens);
-    j.raw(",").key("bytes");
-    match kv {
-        Some(kv) => j.u64(kv.bytes_for(tokens)),
-        None => j.raw("null"),
-    };
-    j.raw("}}");
-    let mut new = String::with_capacity(out.len() + j.out.len() + 1);
-    new.push_str(body);
-    new.push_str(&j.out);
-    if newline {
-        new.push('\n');
+/// The object of one file of `gguf info --json`: the library's summary members, then
+/// `"kv_cache_at":{"tokens":N,"bytes":B}` with `--context N` (`bytes` null without an estimate),
+/// then what fetching a remote file cost; one line.
+pub fn info_json(
+    title: &str,
+    report: &Report,
+    summary: &Summary,
+    context: Option<u64>,
+    cost: Option<ReadCost>,
+) -> String {
+    let mut j = Json::new();
+    j.raw("{");
+    summary_members(&mut j, title, report, summary);
+    if let Some(tokens) = context {
+        j.raw(",")
+            .key("kv_cache_at")
+            .raw("{")
+            .key("tokens")
+            .u64(tokens);
+        j.raw(",").key("bytes");
+        match &summary.kv_cache {
+            Some(kv) => j.u64(kv.bytes_for(tokens)),
+            None => j.raw("null"),
+        };
+        j.raw("}");
     }
-    *out = new;
+    cost_member(&mut j, cost);
+    j.raw("}\n");
+    j.out
 }

@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use ggufkit::layout::ByteLayout;
 use ggufkit::Gguf;
 
-use super::html::esc;
+use super::markup::esc;
 use super::{grouped, human_bytes};
 
 /// The colours of one report's tensor types, far apart from each other: a qualitative palette of

@@ -2,8 +2,9 @@
 //! histogram for people, one JSON object per file for scripts.
 
 use ggufkit::stats::{TensorStats, HISTOGRAM_BINS as BINS};
-use ggufkit::{Error, TensorInfo};
+use ggufkit::{Error, ReadCost, TensorInfo};
 
+use super::cost::cost_member;
 use super::grouped;
 use super::json::Json;
 use super::table::{Align, Table};
@@ -114,11 +115,12 @@ pub fn human(rows: &[TensorInfo<'_>], stats: &[Result<TensorStats, Error>]) -> S
     t.render(&[footer])
 }
 
-/// The JSON object of one file, with a newline.
+/// The JSON object of one file (with what fetching it cost, for a remote file), with a newline.
 pub fn json_line(
     file: &str,
     rows: &[TensorInfo<'_>],
     stats: &[Result<TensorStats, Error>],
+    cost: Option<ReadCost>,
 ) -> String {
     let mut j = Json::new();
     j.raw("{").key("file").str(file);
@@ -162,7 +164,9 @@ pub fn json_line(
         }
         j.raw("}");
     }
-    j.raw("]}\n");
+    j.raw("]");
+    cost_member(&mut j, cost);
+    j.raw("}\n");
     j.out
 }
 

@@ -1,8 +1,9 @@
 //! The tensor table of `gguf tensors`: for people (aligned columns, totals) and as one JSON object
 //! per file.
 
-use ggufkit::TensorInfo;
+use ggufkit::{ReadCost, TensorInfo};
 
+use super::cost::cost_member;
 use super::json::Json;
 use super::table::{Align, Table};
 use super::tensor::tensor_json;
@@ -46,8 +47,8 @@ pub fn human(rows: &[TensorInfo<'_>]) -> String {
     t.render(&[footer])
 }
 
-/// The JSON object of one file, with a newline.
-pub fn json_line(file: &str, rows: &[TensorInfo<'_>]) -> String {
+/// The JSON object of one file (with what fetching it cost, for a remote file), with a newline.
+pub fn json_line(file: &str, rows: &[TensorInfo<'_>], cost: Option<ReadCost>) -> String {
     let mut j = Json::new();
     j.raw("{").key("file").str(file);
     j.raw(",").key("tensors").raw("[");
@@ -64,7 +65,8 @@ pub fn json_line(file: &str, rows: &[TensorInfo<'_>]) -> String {
     j.raw(",").key("total").raw("{");
     j.key("count").u64(rows.len() as u64);
     j.raw(",").key("n_elements").u64(elements);
-    j.raw(",").key("size").u64(bytes);
-    j.raw("}}\n");
+    j.raw(",").key("size").u64(bytes).raw("}");
+    cost_member(&mut j, cost);
+    j.raw("}\n");
     j.out
 }

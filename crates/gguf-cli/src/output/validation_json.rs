@@ -1,12 +1,14 @@
 //! The verdicts of a file as `gguf validate --json` writes them: one object per file, one line
 //! each.
 
-use ggufkit::{Diagnostic, Report};
+use ggufkit::{Diagnostic, ReadCost, Report};
 
+use super::cost::cost_member;
 use super::json::{diagnostic_json, Json};
 
-/// The contract's JSON object for one file, with a newline.
-pub fn validation_json(file: &str, r: &Report) -> String {
+/// The contract's JSON object for one file (with what fetching it cost, for a remote file), with
+/// a newline.
+pub fn validation_json(file: &str, r: &Report, cost: Option<ReadCost>) -> String {
     let mut j = Json::new();
     j.raw("{").key("file").str(file);
     j.raw(",").key("valid").bool(r.valid());
@@ -15,6 +17,7 @@ pub fn validation_json(file: &str, r: &Report) -> String {
     diagnostics(&mut j, &r.errors);
     j.raw(",").key("warnings");
     diagnostics(&mut j, &r.warnings);
+    cost_member(&mut j, cost);
     j.raw("}\n");
     j.out
 }

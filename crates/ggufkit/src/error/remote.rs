@@ -50,4 +50,7 @@ pub enum LocationProblem {
     /// The object store refused its settings (credentials, endpoint, options).
     #[error("{0}")]
     Store(String),
+    /// This build of the library reads no remote locations (its `remote` feature is off).
+    #[error("this build reads local files only (ggufkit's feature `remote` is off)")]
+    NotBuiltIn,
 }

@@ -30,3 +30,17 @@ pub use file::{data_section, hash_gguf, FileHashes, TensorHash};
 pub use manifest::{manifest_section, Manifest, Section};
 #[cfg(feature = "remote")]
 pub use remote::hash_remote;
+
+/// [`hash_gguf`] of a file opened from a location: a mapped file hashed in place, a remote one
+/// streamed with one request for its data section ([`hash_remote`], feature `remote`).
+pub fn hash_opened(
+    opened: &crate::Opened,
+    algo: HashAlgo,
+    progress: &dyn crate::progress::Progress,
+) -> crate::Result<FileHashes> {
+    #[cfg(feature = "remote")]
+    if let Some(r) = opened.remote() {
+        return hash_remote(r, algo, progress);
+    }
+    hash_gguf(opened.gguf(), algo, progress)
+}

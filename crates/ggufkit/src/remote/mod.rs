@@ -51,10 +51,11 @@ use object::{describe, Object};
 use source::RemoteSource;
 use store::{counted, Counters};
 
+pub use crate::location::{is_remote, ReadCost};
 pub use list::{is_prefix, list_gguf, Listed};
 pub use scan::{object_stamp, scan_url, ScannedHeader};
+pub(crate) use shard::shard_url;
 pub use shard::{parse_shard_url, RemoteModel, ShardTensor};
-pub use store::is_remote;
 
 /// Size of the first range request: a 32k-token vocabulary's header (about 700 KB) in one
 /// request, and enough of a larger one to guess where it ends (BENCHMARKS.md, `gguf scan`).
@@ -115,21 +116,11 @@ impl RemoteOptions {
     }
 }
 
-/// What a remote read cost.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct RemoteStats {
-    /// Body bytes received.
-    pub bytes: u64,
-    /// HTTP requests sent, retries included.
-    pub requests: u64,
-}
-
-impl RemoteStats {
-    fn of(c: &Counters) -> Self {
-        RemoteStats {
-            bytes: c.bytes.load(Ordering::Relaxed),
-            requests: c.requests.load(Ordering::Relaxed),
-        }
+/// What the read behind `c` cost so far.
+fn cost_of(c: &Counters) -> ReadCost {
+    ReadCost {
+        bytes: c.bytes.load(Ordering::Relaxed),
+        requests: c.requests.load(Ordering::Relaxed),
     }
 }
 
@@ -211,18 +202,18 @@ fn fetch_header(url: &str, opts: &RemoteOptions, mode: Mode) -> Result<Fetched> 
 
 /// Both verdicts of `gguf validate` for a remote file, and what reading its header cost.
 /// `Err` only when the location cannot be read (I/O), as for a local file that cannot be opened.
-pub fn validate_url(url: &str, opts: &RemoteOptions) -> Result<(Report, RemoteStats)> {
+pub fn validate_url(url: &str, opts: &RemoteOptions) -> Result<(Report, ReadCost)> {
     let f = fetch_header(url, opts, Mode::Permissive)?;
     let report = verdicts(f.parsed, f.found, &f.bytes, f.object.size);
-    Ok((report, RemoteStats::of(&f.counters)))
+    Ok((report, cost_of(&f.counters)))
 }
 
 /// The first bytes of a remote file, as far as the parser reads them (through the header, and a
 /// tensor-less file's padding), with the object's length and what fetching them cost: the input
 /// of [`outline_sized`](crate::read::outline_sized) (`gguf layout`).
-pub fn header_prefix(url: &str, opts: &RemoteOptions) -> Result<(Vec<u8>, u64, RemoteStats)> {
+pub fn header_prefix(url: &str, opts: &RemoteOptions) -> Result<(Vec<u8>, u64, ReadCost)> {
     let f = fetch_header(url, opts, Mode::Permissive)?;
-    Ok((f.bytes, f.object.size, RemoteStats::of(&f.counters)))
+    Ok((f.bytes, f.object.size, cost_of(&f.counters)))
 }
 
 /// A GGUF header read from a remote object, with on-demand access to its tensor data.
@@ -296,8 +287,8 @@ impl RemoteGguf {
     }
 
     /// Bytes received and requests sent so far (the header's, then any data read).
-    pub fn stats(&self) -> RemoteStats {
-        RemoteStats::of(&self.counters)
+    pub fn stats(&self) -> ReadCost {
+        cost_of(&self.counters)
     }
 
     /// Bytes `range` of the object, with one range request.

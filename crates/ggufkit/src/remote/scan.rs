@@ -9,7 +9,7 @@ use object_store::ObjectStoreExt;
 
 use super::object::describe;
 use super::store::{self, counted, Counters};
-use super::{fetch_header, remote_err, runtime, RemoteOptions, RemoteStats};
+use super::{cost_of, fetch_header, remote_err, runtime, ReadCost, RemoteOptions};
 use crate::error::RemoteError;
 use crate::error::Result;
 use crate::read::parser::Mode;
@@ -29,7 +29,7 @@ pub struct ScannedHeader {
     /// The object's ETag, when the server gave one.
     pub etag: Option<String>,
     /// What reading the header cost.
-    pub stats: RemoteStats,
+    pub stats: ReadCost,
 }
 
 /// Reads the header of `url` once and returns the file, its verdicts and its identity. `Err`
@@ -38,7 +38,7 @@ pub fn scan_url(url: &str, opts: &RemoteOptions) -> Result<ScannedHeader> {
     let f = fetch_header(url, opts, Mode::Permissive)?;
     let size = f.object.size;
     let etag = f.object.etag.clone();
-    let stats = RemoteStats::of(&f.counters);
+    let stats = cost_of(&f.counters);
     let (gguf, report) = match f.parsed {
         Ok(header) => {
             let g = Gguf::from_remote_parts(f.bytes, size, header, f.found, Mode::Permissive)?;

@@ -6,7 +6,7 @@
 
 use std::collections::HashMap;
 
-use super::{RemoteGguf, RemoteOptions, RemoteStats};
+use super::{ReadCost, RemoteGguf, RemoteOptions};
 use crate::error::{Error, Location, Missing, RemoteError, Result, ShardError};
 use crate::read::{Kv, ReadOptions, TensorInfo};
 use crate::shard::{SPLIT_COUNT, SPLIT_NO, SPLIT_TENSORS_COUNT};
@@ -38,7 +38,7 @@ pub fn parse_shard_url(url: &str) -> Option<(String, String, u32, u32)> {
 }
 
 /// The URL of shard `i` (from 0) of `n`.
-fn shard_url(stem: &str, query: &str, i: u32, n: u32) -> String {
+pub(crate) fn shard_url(stem: &str, query: &str, i: u32, n: u32) -> String {
     format!("{stem}-{:05}-of-{n:05}.gguf{query}", i + 1)
 }
 
@@ -261,14 +261,10 @@ impl RemoteModel {
     }
 
     /// What reading the model cost so far, over all shards.
-    pub fn stats(&self) -> RemoteStats {
-        self.shards.iter().fold(RemoteStats::default(), |a, s| {
-            let b = s.stats();
-            RemoteStats {
-                bytes: a.bytes + b.bytes,
-                requests: a.requests + b.requests,
-            }
-        })
+    pub fn stats(&self) -> ReadCost {
+        self.shards
+            .iter()
+            .fold(ReadCost::default(), |a, s| a + s.stats())
     }
 }
 

@@ -57,18 +57,6 @@ pub(crate) struct Located {
     pub path: Path,
 }
 
-/// True when `s` names a location the remote reader handles (rather than a local path).
-pub fn is_remote(s: &str) -> bool {
-    let Some((scheme, rest)) = s.split_once("://") else {
-        return false;
-    };
-    !rest.is_empty()
-        && matches!(
-            scheme.to_ascii_lowercase().as_str(),
-            "http" | "https" | "s3" | "s3a" | "gs" | "az" | "azure" | "abfs" | "abfss"
-        )
-}
-
 /// The store for `url` and the object's path in it. Credentials and endpoints come from the
 /// environment (`AWS_*`, `GOOGLE_*`, `AZURE_*`) as each store's builder reads them; timeouts and
 /// retries from `opts`. Stores are shared: the same origin (or bucket, container), options and

@@ -6,6 +6,8 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::location::is_remote;
+
 /// One file to scan.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Location {
@@ -41,20 +43,6 @@ impl Location {
             Location::Remote(u) | Location::Listed { url: u, .. } => u.clone(),
             Location::Unlisted { prefix, .. } => prefix.clone(),
         }
-    }
-}
-
-/// True when `s` names a remote location rather than a local path.
-pub fn is_remote(s: &str) -> bool {
-    #[cfg(feature = "remote")]
-    {
-        crate::remote::is_remote(s)
-    }
-    #[cfg(not(feature = "remote"))]
-    {
-        ["http://", "https://", "s3://", "gs://", "az://"]
-            .iter()
-            .any(|p| s.starts_with(p))
     }
 }
 

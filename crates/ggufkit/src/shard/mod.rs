@@ -25,7 +25,7 @@ use std::rc::Rc;
 
 use crate::endian::Endian;
 use crate::error::{Error, Location, Missing, Result, ShardError, WriteError};
-use crate::read::{Gguf, Kv, TensorInfo};
+use crate::read::{Gguf, Kv, ReadOptions, TensorInfo};
 use crate::value::Value;
 use crate::write::atomic::write_atomically_from;
 use crate::write::writer::{GgufBuilder, ProgressFn};
@@ -60,6 +60,9 @@ pub fn parse_shard_path(path: &Path) -> Option<(PathBuf, u32, u32)> {
     let rest = s.strip_suffix(".gguf")?;
     // "-NNNNN-of-NNNNN" is 15 bytes
     let cut = rest.len().checked_sub(15)?;
+    if !rest.is_char_boundary(cut) {
+        return None;
+    }
     let (prefix, tail) = rest.split_at(cut);
     let tail = tail.strip_prefix('-')?;
     let (no, count) = tail.split_once("-of-")?;
@@ -323,8 +326,13 @@ impl ShardedModel {
     /// `split.tensors.count`, the same byte order, no tensor appears twice, and the tensors add up
     /// to `split.tensors.count`.
     pub fn open(first: impl AsRef<Path>) -> Result<Self> {
+        Self::open_with(first, &ReadOptions::default())
+    }
+
+    /// [`ShardedModel::open`], each shard read with `options` (permissively, for instance).
+    pub fn open_with(first: impl AsRef<Path>, options: &ReadOptions) -> Result<Self> {
         let first = first.as_ref();
-        let g0 = Gguf::open(first)?;
+        let g0 = Gguf::open_with(first, options)?;
         let Some(count) = split_u64(&g0, SPLIT_COUNT, first)? else {
             return Self::from_shards(vec![first.to_path_buf()], vec![g0], None);
         };
@@ -372,7 +380,7 @@ impl ShardedModel {
                 }
                 .into());
             }
-            let g = Gguf::open(&p)?;
+            let g = Gguf::open_with(&p, options)?;
             let no = split_u64(&g, SPLIT_NO, &p)?;
             let c = split_u64(&g, SPLIT_COUNT, &p)?;
             if no != Some(u64::from(i)) || c != Some(u64::from(count)) {

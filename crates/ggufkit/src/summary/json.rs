@@ -24,9 +24,18 @@ fn opt_str(j: &mut Json, v: Option<&str>) {
 
 /// The object for `file`, with the verdicts of `report`, and a newline.
 pub fn summary_json(file: &str, report: &Report, m: &Summary) -> String {
-    let f = &m.format;
     let mut j = Json::new();
-    j.raw("{").key("file").str(file);
+    j.raw("{");
+    summary_members(&mut j, file, report, m);
+    j.raw("}\n");
+    j.out
+}
+
+/// The members of [`summary_json`]'s object, without its braces: for a program that adds members
+/// of its own (`gguf info --json --context N`, what a remote read cost) after them.
+pub fn summary_members(j: &mut Json, file: &str, report: &Report, m: &Summary) {
+    let f = &m.format;
+    j.key("file").str(file);
     j.raw(",").key("valid").bool(report.valid());
     j.raw(",")
         .key("ggml_compatible")
@@ -37,19 +46,19 @@ pub fn summary_json(file: &str, report: &Report, m: &Summary) -> String {
     j.raw(",").key("tensor_data_offset").u64(f.header_bytes);
     j.raw(",").key("file_size").u64(f.file_size);
     j.raw(",").key("bytes_present");
-    opt_u64(&mut j, f.bytes_present);
+    opt_u64(j, f.bytes_present);
     j.raw(",").key("kv_count").u64(f.kv_count);
     j.raw(",").key("tensor_count").u64(m.tensor_count());
     j.raw(",").key("architecture");
-    opt_str(&mut j, m.architecture.as_deref());
+    opt_str(j, m.architecture.as_deref());
     j.raw(",").key("name");
-    opt_str(&mut j, m.name.as_deref());
+    opt_str(j, m.name.as_deref());
     j.raw(",").key("file_type");
     match m.file_type {
         Some(t) => {
             j.raw("{").key("id").u64(t.0.into());
             j.raw(",").key("name");
-            opt_str(&mut j, t.name());
+            opt_str(j, t.name());
             j.raw("}");
         }
         None => {
@@ -57,7 +66,7 @@ pub fn summary_json(file: &str, report: &Report, m: &Summary) -> String {
         }
     }
     j.raw(",").key("file_type_mismatch");
-    opt_str(&mut j, m.file_type_mismatch.as_deref());
+    opt_str(j, m.file_type_mismatch.as_deref());
     j.raw(",").key("parameters").u64(m.parameters);
     j.raw(",").key("tensor_data_size").u64(m.tensor_data_bytes);
     j.raw(",").key("bits_per_weight");
@@ -93,7 +102,7 @@ pub fn summary_json(file: &str, report: &Report, m: &Summary) -> String {
             j.raw(",");
         }
         j.key(k);
-        opt_u64(&mut j, v);
+        opt_u64(j, v);
     }
     j.raw("}");
     j.raw(",").key("kv_cache");
@@ -102,7 +111,7 @@ pub fn summary_json(file: &str, report: &Report, m: &Summary) -> String {
             j.raw("{").key("n_layer").u64(kv.n_layer);
             j.raw(",").key("kv_heads_total").u64(kv.kv_heads_total);
             j.raw(",").key("head_count_kv");
-            opt_u64(&mut j, kv.head_count_kv);
+            opt_u64(j, kv.head_count_kv);
             j.raw(",").key("key_length").u64(kv.key_length);
             j.raw(",").key("value_length").u64(kv.value_length);
             j.raw(",")
@@ -111,11 +120,11 @@ pub fn summary_json(file: &str, report: &Report, m: &Summary) -> String {
             j.raw(",").key("element_bytes").u64(kv.element_bytes);
             j.raw(",").key("bytes_per_token").u64(kv.bytes_per_token);
             j.raw(",").key("context_length");
-            opt_u64(&mut j, kv.context_length);
+            opt_u64(j, kv.context_length);
             j.raw(",").key("bytes_at_context_length");
-            opt_u64(&mut j, kv.at_full_context());
+            opt_u64(j, kv.at_full_context());
             j.raw(",").key("sliding_window");
-            opt_u64(&mut j, kv.sliding_window);
+            opt_u64(j, kv.sliding_window);
             j.raw("}");
         }
         None => {
@@ -126,13 +135,13 @@ pub fn summary_json(file: &str, report: &Report, m: &Summary) -> String {
     match &m.tokenizer {
         Some(t) => {
             j.raw("{").key("model");
-            opt_str(&mut j, t.model.as_deref());
+            opt_str(j, t.model.as_deref());
             j.raw(",").key("pre");
-            opt_str(&mut j, t.pre.as_deref());
+            opt_str(j, t.pre.as_deref());
             j.raw(",").key("vocab_size");
-            opt_u64(&mut j, t.vocab_size);
+            opt_u64(j, t.vocab_size);
             j.raw(",").key("merges");
-            opt_u64(&mut j, t.merges);
+            opt_u64(j, t.merges);
             j.raw(",").key("special").raw("[");
             for (i, x) in t.special.iter().enumerate() {
                 if i > 0 {
@@ -141,7 +150,7 @@ pub fn summary_json(file: &str, report: &Report, m: &Summary) -> String {
                 j.raw("{").key("role").str(x.role.name());
                 j.raw(",").key("id").u64(x.id);
                 j.raw(",").key("text");
-                opt_str(&mut j, x.text.as_deref());
+                opt_str(j, x.text.as_deref());
                 j.raw("}");
             }
             j.raw("]}");
@@ -190,6 +199,5 @@ pub fn summary_json(file: &str, report: &Report, m: &Summary) -> String {
         j.raw("{").key("prefix").str(&p.prefix);
         j.raw(",").key("size").u64(p.bytes).raw("}");
     }
-    j.raw("]}\n");
-    j.out
+    j.raw("]");
 }

@@ -19,7 +19,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> CmdResult {
-    let g = open_reporting(&args.file)?;
+    let g = open_reporting(&args.file)?.into_gguf();
     let Some(kv) = g.get_kv(&args.key) else {
         eprintln!(
             "gguf: {}: no key '{}' among its {} key-value pairs",

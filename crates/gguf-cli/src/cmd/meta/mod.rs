@@ -115,7 +115,7 @@ pub fn run(args: Args) -> CmdResult {
 }
 
 fn set(a: SetArgs) -> CmdResult {
-    let g = open(&a.file, false)?;
+    let g = open(&a.file, false)?.into_gguf();
     let spec = match &a.ty {
         Some(t) => Some(parse_type(t).map_err(CliError::failed)?),
         None => g
@@ -136,7 +136,7 @@ fn set(a: SetArgs) -> CmdResult {
 }
 
 fn rm(a: RmArgs) -> CmdResult {
-    let g = open(&a.file, false)?;
+    let g = open(&a.file, false)?.into_gguf();
     // said once the removal is done (a refused edit removes nothing)
     let warnings: Vec<String> = a
         .keys

@@ -1,0 +1,31 @@
+//! What reading a remote file cost ([`ggufkit::ReadCost`]), as the outputs say it: a
+//! `"remote":{"bytes":N,"requests":M}` member at the end of a `--json` object, a `fetched` line
+//! at the end of a human summary. A local file costs nothing and adds nothing.
+
+use ggufkit::ReadCost;
+
+use super::counted;
+use super::json::Json;
+
+/// Appends `,"remote":{"bytes":N,"requests":M}` to an open JSON object when the file was
+/// fetched.
+pub fn cost_member(j: &mut Json, cost: Option<ReadCost>) {
+    let Some(c) = cost else {
+        return;
+    };
+    j.raw(",").key("remote").raw("{").key("bytes").u64(c.bytes);
+    j.raw(",").key("requests").u64(c.requests).raw("}");
+}
+
+/// The human line `  fetched             N bytes in M requests` (with its newline) when the file
+/// was fetched.
+pub fn cost_line(cost: Option<ReadCost>) -> Option<String> {
+    cost.map(|c| {
+        format!(
+            "  {:<18} {} in {}\n",
+            "fetched",
+            counted(c.bytes, "byte", "bytes"),
+            counted(c.requests, "request", "requests")
+        )
+    })
+}
