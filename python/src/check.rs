@@ -2,8 +2,7 @@
 //! for a path, bytes or a URL. A bad file is a report, never an exception.
 #![forbid(unsafe_code)]
 
-use ggufkit::remote::{is_remote, validate_url, RemoteOptions};
-use ggufkit::{validate_bytes, validate_file, Diagnostic};
+use ggufkit::{validate_bytes, Diagnostic, Location};
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes};
 
@@ -110,12 +109,10 @@ pub fn validate(py: Python<'_>, source: &Bound<'_, PyAny>) -> PyResult<Report> {
     }
     let path: std::path::PathBuf = source.extract()?;
     let name = path.display().to_string();
-    if is_remote(&name) {
-        let (r, _) = py
-            .detach(|| validate_url(&name, &RemoteOptions::from_env()))
-            .or_raise(py, &name)?;
-        return Ok(Report::of(&r));
-    }
-    let r = py.detach(|| validate_file(&path)).or_raise(py, &name)?;
+    let location = Location::from_path(&path);
+    let (r, _) = py
+        .detach(|| ggufkit::open::validate(&location))
+        .map_err(|e| e.error)
+        .or_raise(py, &name)?;
     Ok(Report::of(&r))
 }

@@ -5,9 +5,9 @@
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
-use ggufkit::remote::{is_remote, RemoteGguf, RemoteOptions};
+use ggufkit::open::{open_with, OpenOptions};
 use ggufkit::summary::{summary_json, Summary};
-use ggufkit::{Gguf, ReadOptions};
+use ggufkit::{Gguf, Location, ReadOptions};
 use pyo3::exceptions::{PyKeyError, PyTypeError, PyUserWarning, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyList, PyString, PyTuple};
@@ -18,10 +18,9 @@ use crate::held::{Held, Source};
 use crate::tensor::Tensor;
 use crate::values::{str_to_py, value_to_py};
 
-/// What `open` accepts: a path, a URL, or bytes.
+/// What `open` accepts: a location (a path or a URL) with the name its errors carry, or bytes.
 enum Input {
-    Path(PathBuf, String),
-    Url(String),
+    Location(Location, String),
     Bytes(Vec<u8>),
 }
 
@@ -38,15 +37,12 @@ fn input(source: &Bound<'_, PyAny>) -> PyResult<Input> {
         return Ok(Input::Bytes(b.cast::<PyBytes>()?.as_bytes().to_vec()));
     }
     if let Ok(s) = source.extract::<String>() {
-        if is_remote(&s) {
-            return Ok(Input::Url(s));
-        }
-        return Ok(Input::Path(PathBuf::from(&s), s));
+        return Ok(Input::Location(Location::parse(&s), s));
     }
     match source.extract::<PathBuf>() {
         Ok(p) => {
             let name = p.display().to_string();
-            Ok(Input::Path(p, name))
+            Ok(Input::Location(Location::Path(p), name))
         }
         Err(_) => Err(PyTypeError::new_err(format!(
             "ggufkit.open takes a path, a URL, bytes, bytearray or memoryview, not {}",
@@ -67,12 +63,13 @@ pub fn open(py: Python<'_>, source: &Bound<'_, PyAny>, permissive: bool) -> PyRe
         ReadOptions::default()
     };
     let held = match input(source)? {
-        Input::Path(p, name) => {
-            let g = py
-                .detach(|| Gguf::open_with(&p, &options))
+        Input::Location(location, name) => {
+            let opened = py
+                .detach(|| open_with(&location, &OpenOptions::permissive(permissive)))
+                .map_err(|e| e.error)
                 .or_raise(py, &name)?;
             Held {
-                source: Source::Local(g),
+                source: Source::Opened(opened),
                 name,
             }
         }
@@ -81,17 +78,8 @@ pub fn open(py: Python<'_>, source: &Bound<'_, PyAny>, permissive: bool) -> PyRe
                 .detach(|| Gguf::from_vec_with(b, &options))
                 .or_raise(py, "<bytes>")?;
             Held {
-                source: Source::Local(g),
+                source: Source::Bytes(g),
                 name: "<bytes>".into(),
-            }
-        }
-        Input::Url(url) => {
-            let r = py
-                .detach(|| RemoteGguf::open_with(&url, &RemoteOptions::from_env(), &options))
-                .or_raise(py, &url)?;
-            Held {
-                source: Source::Remote(r),
-                name: url,
             }
         }
     };

@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use ggufkit::remote::RemoteGguf;
-use ggufkit::Gguf;
+use ggufkit::{Gguf, Opened};
 use numpy::ndarray::ArrayView1;
 use numpy::PyArray1;
 use pyo3::prelude::*;
@@ -14,10 +14,11 @@ use pyo3::types::PyDict;
 
 /// Where the parsed file came from.
 pub enum Source {
-    /// A local file (mapped) or a buffer handed over.
-    Local(Gguf<'static>),
-    /// A remote object: its header is held, tensor data is fetched on demand.
-    Remote(RemoteGguf),
+    /// A location the library opened (`ggufkit::open`): a local file, mapped, or a remote object,
+    /// whose header is held and whose tensor data is fetched on demand.
+    Opened(Opened),
+    /// A buffer handed over.
+    Bytes(Gguf<'static>),
 }
 
 /// An opened file and the name its errors carry.
@@ -31,16 +32,16 @@ impl Held {
     /// The parsed file.
     pub fn gguf(&self) -> &Gguf<'static> {
         match &self.source {
-            Source::Local(g) => g,
-            Source::Remote(r) => r.gguf(),
+            Source::Opened(o) => o.gguf(),
+            Source::Bytes(g) => g,
         }
     }
 
     /// The remote object, when the file is one.
     pub fn remote(&self) -> Option<&RemoteGguf> {
         match &self.source {
-            Source::Remote(r) => Some(r),
-            Source::Local(_) => None,
+            Source::Opened(o) => o.remote(),
+            Source::Bytes(_) => None,
         }
     }
 }
