@@ -54,4 +54,23 @@ impl PrefixMatcher {
         let a = ids.partition_point(|&id| key(id)[0] < c);
         a < ids.len() && key(ids[a])[0] == c
     }
+
+    /// How many bytes of `text` some string shares as a prefix, at most (llama.cpp's
+    /// `naive_trie::get_longest_prefix`: the deepest node reached, a string ending there or not).
+    pub fn deepest<'k>(&self, key: impl Fn(u32) -> &'k [u8], text: &[u8]) -> usize {
+        let (mut lo, mut hi) = (0, self.ids.len());
+        for (d, &c) in text.iter().enumerate() {
+            let ids = &self.ids[lo..hi];
+            let skip = ids.partition_point(|&id| key(id).len() <= d);
+            let ids = &ids[skip..];
+            let a = ids.partition_point(|&id| key(id)[d] < c);
+            let b = a + ids[a..].partition_point(|&id| key(id)[d] <= c);
+            if a == b {
+                return d;
+            }
+            lo += skip + a;
+            hi = lo + (b - a);
+        }
+        text.len()
+    }
 }

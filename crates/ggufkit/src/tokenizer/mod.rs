@@ -10,6 +10,7 @@
 
 pub mod attr;
 mod bpe;
+mod charsmap;
 mod decode;
 mod hashed;
 mod keys;
@@ -21,6 +22,7 @@ mod pre_name;
 pub mod pre_type;
 mod rwkv;
 mod spm;
+mod ugm;
 pub mod unicode;
 mod vocab;
 mod wpm;
@@ -49,6 +51,7 @@ pub struct Tokenizer<'g> {
     merges: OnceLock<merges::Merges<'g>>,
     pre_tokenizer: OnceLock<Result<pre_type::PreTokenizer, TokenizerError>>,
     wpm: OnceLock<wpm::Wpm>,
+    ugm: OnceLock<ugm::Ugm<'g>>,
 }
 
 impl std::fmt::Debug for Tokenizer<'_> {
@@ -83,6 +86,7 @@ impl<'g> Tokenizer<'g> {
             merges: OnceLock::new(),
             pre_tokenizer: OnceLock::new(),
             wpm: OnceLock::new(),
+            ugm: OnceLock::new(),
         };
         Ok(t)
     }
@@ -313,7 +317,22 @@ impl<'g> Tokenizer<'g> {
                     );
                 }
             }
-            Model::Ugm | Model::Plamo2 => {
+            Model::Ugm => {
+                if add_special && f.add_bos {
+                    out.push(bos()?);
+                }
+                let ugm = self.ugm.get_or_init(|| ugm::Ugm::new(v));
+                for frag in &fragments {
+                    match *frag {
+                        Fragment::Text(a, b) => ugm.encode(v, &text.as_bytes()[a..b], out)?,
+                        Fragment::Token(id) => out.push(id),
+                    }
+                }
+                if add_special && f.add_eos {
+                    out.push(eos()?);
+                }
+            }
+            Model::Plamo2 => {
                 return Err(TokenizerError::Unsupported {
                     what: format!("{} ({})", v.model.type_name(), v.model_name),
                 });
