@@ -16,6 +16,7 @@
 //! - [`shared`]: the corpus and reference files of `../shared`, or a skip.
 //! - [`reference`](mod@reference): the reference tools (llama.cpp's sources, the pinned Python and
 //!   node-llama-cpp, llama-quantize, gguf-py, Kaitai) and the Gemma 3 model, or a skip.
+//! - [`tokref`]: llama.cpp's tokenizer answers for the differential tests (cached), or a skip.
 //! - [`sparse`]: sparse files for headers that declare more than a test can hold.
 //! - [`sample`]: the committed sample model, as the library's writer makes it.
 //! - `server` (feature `server`): an HTTP/1.1 test server that injects faults.
@@ -36,6 +37,7 @@ pub mod server;
 pub mod shared;
 pub mod skip;
 pub mod sparse;
+pub mod tokref;
 pub mod walk;
 
 pub use chunked::Chunked;
