@@ -2,6 +2,7 @@
 //! subcommand lives in `cmd/`, output formatting in `output/`.
 #![forbid(unsafe_code)]
 
+mod batch;
 mod cmd;
 mod output;
 
@@ -57,6 +58,10 @@ enum Command {
     /// Index files, folders and URLs into Parquet (or JSON Lines) tables: files, metadata,
     /// tensors, findings.
     Scan(cmd::scan::Args),
+    /// Token ids of a text as llama.cpp's llama_tokenize gives them, with the file's tokenizer.
+    Tokenize(cmd::tokenize::Args),
+    /// The text of token ids as llama.cpp's llama_detokenize gives it, with the file's tokenizer.
+    Detokenize(cmd::detokenize::Args),
 }
 
 /// Exit code after an interrupt: 128 + SIGINT, as shells report it.
@@ -88,6 +93,8 @@ fn main() -> ExitCode {
         Command::Layout(a) => cmd::layout::run(a),
         Command::Report(a) => cmd::report::run(a),
         Command::Scan(a) => cmd::scan::run(a),
+        Command::Tokenize(a) => cmd::tokenize::run(a),
+        Command::Detokenize(a) => cmd::detokenize::run(a),
     };
     match result {
         Ok(code) => ExitCode::from(code),

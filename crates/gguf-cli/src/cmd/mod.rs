@@ -4,6 +4,7 @@
 pub mod audit;
 pub mod carve;
 pub mod convert;
+pub mod detokenize;
 pub mod diff;
 pub mod dump;
 pub mod export;
@@ -18,6 +19,7 @@ pub mod report;
 pub mod scan;
 pub mod split;
 pub mod tensors;
+pub mod tokenize;
 pub mod validate;
 
 use std::fmt;

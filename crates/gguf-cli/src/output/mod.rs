@@ -26,6 +26,7 @@ pub mod table;
 pub mod tensor;
 pub mod tensor_stats;
 pub mod tensor_table;
+pub mod tokens;
 pub mod validation_json;
 pub mod validation_text;
 pub mod value;
