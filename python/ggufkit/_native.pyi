@@ -1,7 +1,7 @@
 """Type stubs of the native module (the PyO3 binding of the ggufkit library)."""
 
 from os import PathLike
-from typing import Any, Iterator, List, Mapping, Optional, Sequence, Tuple, Union, overload
+from typing import Any, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple, Union, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -118,6 +118,8 @@ class File:
     def tensor(self, name: str) -> Tensor: ...
     def summary(self) -> dict: ...
     def report(self) -> Report: ...
+    @property
+    def tokenizer(self) -> "Tokenizer": ...
     def close(self) -> None: ...
     def __enter__(self) -> "File": ...
     def __exit__(self, *args: object) -> bool: ...
@@ -129,6 +131,47 @@ class File:
     def _reader_tensors(
         self, reader: Any, types: List[Any], make_type: Any, shapes: List[Any]
     ) -> Tuple[List[ReaderTensor], List[int]]: ...
+
+class Tokenizer:
+    """A GGUF's own tokenizer: ``encode`` and ``decode`` give llama.cpp's ids and text
+    (``llama_tokenize`` and ``llama_detokenize``). It keeps its file's bytes alive."""
+
+    @staticmethod
+    def from_file(source: Union[_Path, str]) -> "Tokenizer":
+        """The tokenizer of a GGUF at a path or an http(s)/s3/gs/az URL (the header only)."""
+    def encode(
+        self, text: Union[str, bytes], add_special: bool = True, parse_special: bool = False
+    ) -> npt.NDArray[np.int32]:
+        """Token ids as ``llama_tokenize(text, add_special, parse_special)``; bytes must be UTF-8."""
+    def encode_batch(
+        self,
+        texts: "Iterable[Union[str, bytes]]",
+        add_special: bool = True,
+        parse_special: bool = False,
+    ) -> List[npt.NDArray[np.int32]]:
+        """``encode`` of each text, on every core with the GIL released."""
+    def count(
+        self, text: Union[str, bytes], add_special: bool = True, parse_special: bool = False
+    ) -> int:
+        """The number of tokens ``encode`` would give."""
+    def decode(
+        self, ids: "Iterable[int]", remove_special: bool = False, unparse_special: bool = False
+    ) -> str:
+        """The text as ``llama_detokenize``; bytes that are not UTF-8 become U+FFFD."""
+    def decode_bytes(
+        self, ids: "Iterable[int]", remove_special: bool = False, unparse_special: bool = False
+    ) -> bytes:
+        """``decode``'s bytes exactly, as llama.cpp writes them."""
+    @property
+    def vocab_size(self) -> int: ...
+    @property
+    def bos_id(self) -> Optional[int]: ...
+    @property
+    def eos_id(self) -> Optional[int]: ...
+    @property
+    def model(self) -> str: ...
+    @property
+    def pre(self) -> str: ...
 
 class ReaderTensor:
     """A tensor of ``ggufkit.compat.GGUFReader``, as gguf-py's ``ReaderTensor``."""

@@ -16,6 +16,7 @@ use crate::check::Report;
 use crate::errors::OrRaise;
 use crate::held::{Held, Source};
 use crate::tensor::Tensor;
+use crate::tokenizer::Tokenizer;
 use crate::values::{str_to_py, value_to_py};
 
 /// What `open` accepts: a location (a path or a URL) with the name its errors carry, or bytes.
@@ -86,6 +87,7 @@ pub fn open(py: Python<'_>, source: &Bound<'_, PyAny>, permissive: bool) -> PyRe
     Ok(File {
         held: Mutex::new(Some(Arc::new(held))),
         tensors: Mutex::new(None),
+        tokenizer: Mutex::new(None),
     })
 }
 
@@ -137,6 +139,7 @@ impl Field {
 pub struct File {
     held: Mutex<Option<Arc<Held>>>,
     tensors: Mutex<Option<Py<PyTuple>>>,
+    tokenizer: Mutex<Option<Py<Tokenizer>>>,
 }
 
 impl File {
@@ -266,6 +269,23 @@ impl File {
         let tuple = PyTuple::new(py, items)?;
         *cache = Some(tuple.clone().unbind());
         Ok(tuple)
+    }
+
+    /// The file's tokenizer (`ggufkit.Tokenizer`), built on first use; it keeps the file's
+    /// bytes alive, even past `close()`.
+    #[getter]
+    fn tokenizer(&self, py: Python<'_>) -> PyResult<Py<Tokenizer>> {
+        let lock = || {
+            self.tokenizer
+                .lock()
+                .map_err(|_| PyValueError::new_err("the file's lock was poisoned"))
+        };
+        if let Some(t) = lock()?.as_ref() {
+            return Ok(t.clone_ref(py));
+        }
+        // built without the lock held: building releases the GIL
+        let built = Py::new(py, Tokenizer::of(py, self.held()?)?)?;
+        Ok(lock()?.get_or_insert(built).clone_ref(py))
     }
 
     /// Every tensor's dimensions for the compat reader: one table of native-order uint64s, a

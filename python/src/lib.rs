@@ -18,6 +18,7 @@ mod scan;
 mod tensor;
 #[allow(unsafe_code)] // one block: str objects from checked text (see its SAFETY comment)
 mod text;
+mod tokenizer;
 mod values;
 mod writer;
 
@@ -35,6 +36,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<audit::AuditFinding>()?;
     m.add_class::<writer::Writer>()?;
     m.add_class::<held::Keep>()?;
+    m.add_class::<tokenizer::Tokenizer>()?;
     m.add_class::<compat::ReaderTensor>()?;
     m.add_function(wrap_pyfunction!(file::open, m)?)?;
     m.add_function(wrap_pyfunction!(check::validate, m)?)?;
