@@ -35,7 +35,7 @@ pub fn gguf_error(py: Python<'_>, message: String) -> PyErr {
 pub fn to_py(py: Python<'_>, e: Error, file: &str) -> PyErr {
     match e {
         Error::Format(d) => {
-            let line = format!("{file}: at byte {}: {} [{}]", d.offset, d.message, d.rule);
+            let line = format!("{file}: {d}");
             match class(py, &FORMAT_ERROR, "FormatError") {
                 Ok(c) => PyErr::from_type(c, (line, d.rule.id(), d.offset, d.message)),
                 Err(e) => e,

@@ -9,7 +9,7 @@ use std::sync::Mutex;
 
 use ggufkit::quant;
 use ggufkit::write::{
-    edit as edit_file, write_atomically, EditOutcome, EditTarget, MetaEdit, TypeSpec,
+    edit as edit_file, type_for_key, write_atomically, EditOutcome, EditTarget, MetaEdit,
 };
 use ggufkit::{Endian, GgmlType, Gguf, GgufBuilder, OwnedValue};
 use numpy::PyReadonlyArrayDyn;
@@ -309,7 +309,7 @@ pub fn edit(
             let key: String = k.extract()?;
             let named = match types.map(|t| t.get_item(&key)).transpose()?.flatten() {
                 Some(t) => Some(type_spec(&t.extract::<String>()?)?),
-                None => g.get(&key).map(|old| TypeSpec::of(&old)),
+                None => type_for_key(&g, &key),
             };
             edits.push(MetaEdit::Set(
                 key.clone(),

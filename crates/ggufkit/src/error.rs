@@ -152,6 +152,9 @@ pub struct Diagnostic {
     pub message: String,
 }
 
+/// The one line a diagnostic reads as everywhere (the CLI's errors and reports, Python's
+/// exceptions): `at byte N: what was found, what was expected [rule]`, which callers prefix with
+/// the file.
 impl fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(

@@ -67,7 +67,7 @@ impl CliError {
 pub fn describe(file: &Path, e: &Error) -> String {
     use ggufkit::error::WriteError;
     match e {
-        Error::Format(d) => format!("{}: at byte {}: {}", file.display(), d.offset, d.message),
+        Error::Format(d) => finding(file, d),
         Error::Write(
             WriteError::OutputExists { .. }
             | WriteError::OutputIsInput { .. }
@@ -170,15 +170,9 @@ fn unreadable(file: &Path, e: &Error) -> CliError {
     }
 }
 
-/// One finding as a line: `FILE: at byte N: what [rule]`.
+/// One finding as a line: `FILE: ` and the diagnostic's own line, `at byte N: what [rule]`.
 fn finding(file: &Path, d: &ggufkit::Diagnostic) -> String {
-    format!(
-        "{}: at byte {}: {} [{}]",
-        file.display(),
-        d.offset,
-        d.message,
-        d.rule
-    )
+    format!("{}: {d}", file.display())
 }
 
 /// The exit code a read-only command owes to the file it read (docs/exit-codes.md): 0 for a

@@ -60,11 +60,7 @@ pub fn layout_text(fields: &[Field<'_>], s: &Style) -> String {
             } else {
                 s.red("error")
             };
-            let _ = writeln!(
-                out,
-                "    ^ {kind} at byte {}: {} [{}]",
-                d.offset, d.message, d.rule
-            );
+            let _ = writeln!(out, "    ^ {kind} {d}");
         }
     }
     out

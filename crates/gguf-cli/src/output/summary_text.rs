@@ -83,10 +83,7 @@ pub fn summary_text(
     let mut out = format!("{}\n", s.bold(title));
     let verdict = if !report.valid() {
         match report.errors.first() {
-            Some(e) => s.red(&format!(
-                "INVALID at byte {}: {} [{}]",
-                e.offset, e.message, e.rule
-            )),
+            Some(e) => s.red(&format!("INVALID {e}")),
             // stopped at the reader's limits without a broken rule
             None => s.red("INVALID"),
         }

@@ -20,22 +20,10 @@ pub fn validation_text(file: &str, r: &Report, s: &Style) -> String {
     };
     out.push_str(&format!("{}: {verdict}\n", s.bold(file)));
     for d in &r.errors {
-        out.push_str(&format!(
-            "  {} at byte {}: {} [{}]\n",
-            s.red("error"),
-            d.offset,
-            d.message,
-            d.rule
-        ));
+        out.push_str(&format!("  {} {d}\n", s.red("error")));
     }
     for d in &r.warnings {
-        out.push_str(&format!(
-            "  {} at byte {}: {} [{}]\n",
-            s.yellow("warning"),
-            d.offset,
-            d.message,
-            d.rule
-        ));
+        out.push_str(&format!("  {} {d}\n", s.yellow("warning")));
     }
     if r.omitted > 0 {
         out.push_str(&format!(

@@ -4,6 +4,8 @@
 #![forbid(unsafe_code)]
 
 use crate::value::ValueType;
+use crate::write::TypeSpec;
+use crate::Gguf;
 
 /// Keys of fixed type, whatever the architecture.
 const GENERAL: &[(&str, ValueType)] = &[
@@ -66,6 +68,16 @@ pub fn known_key_type(key: &str) -> Option<ValueType> {
     PER_ARCH.iter().find(|(s, _)| *s == suffix).map(|&(_, t)| t)
 }
 
+/// The type a value set on `key` of `g` takes when the caller names none: a key the file has
+/// keeps its type (an array its element types), a new key takes the type llama.cpp's
+/// conventions fix for it ([`known_key_type`]); `None` leaves it to the value's own shape.
+/// `gguf meta set` and Python's `ggufkit.edit` both ask this.
+pub fn type_for_key(g: &Gguf<'_>, key: &str) -> Option<TypeSpec> {
+    g.get(key)
+        .map(|old| TypeSpec::of(&old))
+        .or_else(|| known_key_type(key).map(TypeSpec::Scalar))
+}
+
 /// Why a loader needs `key` (of a file whose `general.architecture` is `arch`), when llama.cpp
 /// refuses or misreads a model without it; `None` for a key it can do without.
 pub fn needed_by_loaders(key: &str, arch: Option<&str>) -> Option<&'static str> {
@@ -103,5 +115,24 @@ mod tests {
         assert!(needed_by_loaders("llama.block_count", Some("llama")).is_some());
         assert!(needed_by_loaders("qwen2.block_count", Some("llama")).is_none());
         assert!(needed_by_loaders("general.name", Some("llama")).is_none());
+    }
+
+    #[test]
+    fn an_old_key_keeps_its_type_a_new_one_takes_the_conventions() {
+        let mut b = crate::GgufBuilder::new();
+        b.set("llama.context_length", crate::OwnedValue::I64(7))
+            .expect("a valid pair");
+        let bytes = b.to_vec().expect("a valid file");
+        let g = Gguf::from_bytes(&bytes).expect("a valid file");
+        // the file's own type wins over the conventions' uint32
+        assert_eq!(
+            type_for_key(&g, "llama.context_length"),
+            Some(TypeSpec::Scalar(ValueType::I64))
+        );
+        assert_eq!(
+            type_for_key(&g, "llama.block_count"),
+            Some(TypeSpec::Scalar(ValueType::U32))
+        );
+        assert_eq!(type_for_key(&g, "my.thing"), None);
     }
 }

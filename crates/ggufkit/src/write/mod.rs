@@ -28,7 +28,7 @@ pub use atomic::{write_atomically, write_atomically_from, AtomicFile};
 pub use carve::{carve_file, carve_file_with, find_gguf, Found};
 pub use edit::{edit, EditOutcome, EditTarget, MetaEdit};
 pub use endian::{reencode_pair, swap_pair_in_place, swap_tensor_data};
-pub use known_keys::{known_key_type, needed_by_loaders};
+pub use known_keys::{known_key_type, needed_by_loaders, type_for_key};
 pub use value::{OwnedArray, OwnedValue};
 pub use value_text::{TypeSpec, Untyped};
 pub use writer::{

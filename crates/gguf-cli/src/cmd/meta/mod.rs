@@ -7,9 +7,7 @@ mod value_arg;
 
 use std::path::{Path, PathBuf};
 
-use ggufkit::write::{
-    edit, known_key_type, needed_by_loaders, EditOutcome, EditTarget, MetaEdit, TypeSpec,
-};
+use ggufkit::write::{edit, needed_by_loaders, type_for_key, EditOutcome, EditTarget, MetaEdit};
 use ggufkit::Gguf;
 
 use crate::cmd::{open, CliError, CmdResult, OK};
@@ -118,10 +116,7 @@ fn set(a: SetArgs) -> CmdResult {
     let g = open(&a.file, false)?.into_gguf();
     let spec = match &a.ty {
         Some(t) => Some(parse_type(t).map_err(CliError::failed)?),
-        None => g
-            .get(&a.key)
-            .map(|v| TypeSpec::of(&v))
-            .or_else(|| known_key_type(&a.key).map(TypeSpec::Scalar)),
+        None => type_for_key(&g, &a.key),
     };
     let value = parse_value(&a.value, spec.as_ref())
         .map_err(|e| CliError::failed(format!("value for '{}': {e}", a.key)))?;
