@@ -1,75 +1,104 @@
 #!/usr/bin/env bash
-# Every output of the `gguf` commands that read a file, from two builds, compared byte for byte on
-# a folder of GGUF files (default ../shared/corpus): stdout, stderr and the exit code of info,
-# dump, validate, audit, layout, tensors, hash and recipe in every form, and the files `meta set`
-# writes (a well-known key and a new key of each kind). Prints one line per difference and a
-# count; exits 1 when anything differs.
+# Are two revisions' outputs byte-identical? Builds each git revision (in a temporary worktree,
+# release, one shared target folder) as the `gguf` CLI and the Python package, runs every command
+# of the CLI in each of its forms and the Python package's main calls on every file of
+# ../shared/corpus and on the Gemma 3 model, and reports each (file, command) whose stdout,
+# stderr, exit code or written files differ. Exit 0 when nothing differs, 1 otherwise.
 #
-#   scripts/compare_outputs.sh OLD_GGUF NEW_GGUF [DIR]
-set -uo pipefail
-old=${1:?usage: compare_outputs.sh OLD_GGUF NEW_GGUF [DIR]}
-new=${2:?usage: compare_outputs.sh OLD_GGUF NEW_GGUF [DIR]}
-dir=${3:-$(dirname "$0")/../../shared/corpus}
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+#   scripts/compare_outputs.sh BASE [HEAD]
+#     BASE, HEAD   git revisions (HEAD defaults to HEAD); the same revision twice checks the
+#                  comparison itself (it must report nothing)
+#   scripts/compare_outputs.sh OLD_GGUF NEW_GGUF
+#                  two `gguf` binaries already built: the CLI only (no build, no Python), their
+#                  outputs in a temporary folder
+#   JOBS=2           files run at once
+#   ONLY=REGEX       only the files whose path (relative to the corpus) matches
+#   GGUF_GEMMA=PATH  the model (else ../shared/corpus/get-gemma3-270m.sh assembles it, cached)
+#
+# Cached under ${XDG_CACHE_HOME:-~/.cache}/ggufkit/outputs: per commit the binary, a venv with the
+# wheel, and the outputs (made once per commit; delete $cache/<sha>/out to run again; a
+# revision against itself is run twice, into out and out-again); a
+# venv with maturin; the shared target folder. The run's commands are listed in
+# scripts/compare_outputs.py. Expect about 10-20 minutes per cold revision on two cores.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+repo=$(pwd)
 
-commands=(
-  "info" "info --json" "info --context 4096 --json"
-  "dump" "dump --json" "dump --markdown"
-  "validate" "validate --json"
-  "audit" "audit --json" "audit --sarif" "audit --severity note"
-  "layout" "layout --json"
-  "tensors" "tensors --json"
-  "hash" "recipe"
-)
-# meta set: a well-known key (its type from the table), new keys typed by their text
-sets=(
-  "general.alignment 64" "general.name renamed" "tokenizer.ggml.bos_token_id 7"
-  "x.new.int 42" "x.new.float 1.5" "x.new.bool true" "x.new.text hello" "x.new.array [1,2,3]"
-  "x.new.strings [\"a\",\"b\"]"
-)
-files=0
-diffs=0
-run() { # bin out args...
-  local bin=$1 out=$2
-  shift 2
-  "$bin" "$@" >"$out.stdout" 2>"$out.stderr"
-  echo $? >"$out.rc"
+base=${1:?usage: compare_outputs.sh BASE [HEAD] | OLD_GGUF NEW_GGUF}
+head=${2:-HEAD}
+jobs=${JOBS:-2}
+cache=${XDG_CACHE_HOME:-$HOME/.cache}/ggufkit/outputs
+mkdir -p "$cache"
+shared=$(cd "$repo/../shared" && pwd)
+corpus=$shared/corpus
+
+tools=$cache/tools-venv
+if [ ! -x "$tools/bin/maturin" ]; then
+  python3 -m venv "$tools"
+  "$tools/bin/python" -m pip install --quiet --disable-pip-version-check "maturin>=1.5,<2"
+fi
+
+gemma=${GGUF_GEMMA:-}
+if [ -z "$gemma" ]; then
+  gemma=$(bash "$corpus/get-gemma3-270m.sh" "$cache/gemma")
+fi
+
+# Builds the CLI and the Python package of a commit unless cached; prints the commit.
+build() {
+  local sha wt dir
+  sha=$(git rev-parse --verify "$1^{commit}")
+  dir=$cache/$sha
+  if [ ! -x "$dir/gguf" ] || [ ! -x "$dir/venv/bin/python" ]; then
+    echo "building $1 ($sha)" >&2
+    wt=$(mktemp -d)
+    git worktree add --detach "$wt" "$sha" >/dev/null 2>&1
+    mkdir -p "$dir"
+    (cd "$wt" && CARGO_TARGET_DIR="$cache/target" cargo build --release -q -p gguf-cli) >&2
+    cp "$cache/target/release/gguf" "$dir/gguf.tmp" && mv "$dir/gguf.tmp" "$dir/gguf"
+    rm -rf "$dir/wheel" "$dir/venv"
+    (cd "$wt/python" && CARGO_TARGET_DIR="$cache/target" "$tools/bin/maturin" build --release \
+      --quiet -o "$dir/wheel") >&2
+    python3 -m venv "$dir/venv"
+    "$dir/venv/bin/python" -m pip install --quiet --disable-pip-version-check numpy "$dir"/wheel/*.whl
+    git worktree remove --force "$wt"
+  fi
+  echo "$sha"
 }
-while IFS= read -r -d '' f; do
-  files=$((files + 1))
-  for c in "${commands[@]}"; do
-    # shellcheck disable=SC2086
-    run "$old" "$work/old" $c "$f"
-    # shellcheck disable=SC2086
-    run "$new" "$work/new" $c "$f"
-    for part in stdout stderr rc; do
-      if ! cmp -s "$work/old.$part" "$work/new.$part"; then
-        echo "DIFF $part: gguf $c $f"
-        diffs=$((diffs + 1))
-      fi
-    done
+
+# Runs every command on every file with a commit's build into $cache/<sha>/<out>, unless done.
+outputs() {
+  local sha=$1 out=$cache/$1/$2
+  if [ ! -f "$out/.complete" ]; then
+    echo "running the commands of $sha into $out" >&2
+    rm -rf "$out"
+    python3 "$repo/scripts/compare_outputs.py" run --gguf "$cache/$sha/gguf" \
+      --python "$cache/$sha/venv/bin/python" --corpus "$corpus" --gemma "$gemma" \
+      --sample "$repo/samples/tiny-llama.gguf" --jobs "$jobs" --only "${ONLY:-}" --out "$out"
+    touch "$out/.complete"
+  fi
+}
+
+if [ -f "$base" ] && [ -x "$base" ] && [ -f "$head" ] && [ -x "$head" ]; then
+  out=$(mktemp -d)
+  trap 'rm -rf "$out"' EXIT
+  for side in base head; do
+    bin=$base
+    [ $side = head ] && bin=$head
+    python3 "$repo/scripts/compare_outputs.py" run --gguf "$bin" --no-python --corpus "$corpus" \
+      --gemma "$gemma" --sample "$repo/samples/tiny-llama.gguf" --jobs "$jobs" \
+      --only "${ONLY:-}" --out "$out/$side"
   done
-  for s in "${sets[@]}"; do
-    key=${s%% *}
-    value=${s#* }
-    run "$old" "$work/old" meta set -o "$work/old.gguf" "$f" "$key" "$value"
-    run "$new" "$work/new" meta set -o "$work/new.gguf" "$f" "$key" "$value"
-    for part in stdout stderr rc; do
-      sed -i "s#$work/old#WORK#g; s#$work/new#WORK#g" "$work/old.$part" "$work/new.$part"
-      if ! cmp -s "$work/old.$part" "$work/new.$part"; then
-        echo "DIFF $part: gguf meta set $key $value $f"
-        diffs=$((diffs + 1))
-      fi
-    done
-    if [ -e "$work/old.gguf" ] || [ -e "$work/new.gguf" ]; then
-      if ! cmp -s "$work/old.gguf" "$work/new.gguf"; then
-        echo "DIFF written file: gguf meta set $key $value $f"
-        diffs=$((diffs + 1))
-      fi
-    fi
-    rm -f "$work/old.gguf" "$work/new.gguf"
-  done
-done < <(find "$dir" -name '*.gguf' -print0 | sort -z)
-echo "compared ${#commands[@]} commands and ${#sets[@]} meta sets on $files files: $diffs differences"
-[ "$diffs" -eq 0 ]
+  python3 "$repo/scripts/compare_outputs.py" compare "$out/base" "$out/head" --names old new
+  exit
+fi
+
+base_sha=$(build "$base")
+head_sha=$(build "$head")
+outputs "$base_sha" out
+head_out=out
+# one revision against itself: a second run, so that the comparison checks that outputs are
+# deterministic and that it reports nothing where nothing changed
+[ "$head_sha" = "$base_sha" ] && head_out=out-again
+outputs "$head_sha" "$head_out"
+python3 "$repo/scripts/compare_outputs.py" compare "$cache/$base_sha/out" "$cache/$head_sha/$head_out" \
+  --names "$(git rev-parse --short "$base_sha")" "$(git rev-parse --short "$head_sha")"
