@@ -13,7 +13,8 @@
 #                  outputs in a temporary folder
 #   JOBS=2           files run at once
 #   ONLY=REGEX       only the files whose path (relative to the corpus) matches
-#   GGUF_GEMMA=PATH  the model (else ../shared/corpus/get-gemma3-270m.sh assembles it, cached)
+#   GGUF_GEMMA=PATH  the model (else ../shared/corpus/get-gemma3-270m.sh assembles it into
+#                    ~/.cache/ggufkit/gemma, where .ci/run keeps it)
 #
 # Cached under ${XDG_CACHE_HOME:-~/.cache}/ggufkit/outputs: per commit the binary, a venv with the
 # wheel, and the outputs (made once per commit; delete $cache/<sha>/out to run again; a
@@ -26,6 +27,9 @@ repo=$(pwd)
 
 base=${1:?usage: compare_outputs.sh BASE [HEAD] | OLD_GGUF NEW_GGUF}
 head=${2:-HEAD}
+# resolved once: a branch that moves during the run is compared at the commit it had here
+if ! [ -x "$base" ]; then base=$(git rev-parse --verify "$base^{commit}"); fi
+if ! [ -x "$head" ]; then head=$(git rev-parse --verify "$head^{commit}"); fi
 jobs=${JOBS:-2}
 cache=${XDG_CACHE_HOME:-$HOME/.cache}/ggufkit/outputs
 mkdir -p "$cache"
@@ -38,9 +42,10 @@ if [ ! -x "$tools/bin/maturin" ]; then
   "$tools/bin/python" -m pip install --quiet --disable-pip-version-check "maturin>=1.5,<2"
 fi
 
+# the model where .ci/run and the tests keep it (assembled there when absent)
 gemma=${GGUF_GEMMA:-}
 if [ -z "$gemma" ]; then
-  gemma=$(bash "$corpus/get-gemma3-270m.sh" "$cache/gemma")
+  gemma=$(bash "$corpus/get-gemma3-270m.sh" "${XDG_CACHE_HOME:-$HOME/.cache}/ggufkit/gemma")
 fi
 
 # Builds the CLI and the Python package of a commit unless cached; prints the commit.
