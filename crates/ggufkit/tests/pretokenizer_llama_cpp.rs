@@ -229,6 +229,17 @@ fn texts() -> Vec<String> {
         "7".repeat(100),
         " ".repeat(600) + "x",
         "\n".repeat(50),
+        // long runs (std::regex recurses per codepoint, so not too long for its stack)
+        "1".repeat(3001),
+        " ".repeat(3000) + "x",
+        " ".repeat(1500) + "\n" + &" ".repeat(1500) + "x",
+        "A".repeat(3000) + "a",
+        "\u{e9}".repeat(2000) + " 12",
+        "\u{301}".repeat(2000),
+        "a \u{301}".repeat(1000),
+        "\r\n".repeat(1500),
+        "\u{3000}".repeat(2000) + "中",
+        "!?".repeat(1500),
     ];
     let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
     let mut next = move || {

@@ -451,3 +451,72 @@ pub(super) fn newlines(
         start = end;
     }
 }
+
+/// `\s+$` as std::wregex runs it (DeepSeek LLM's list): per span, the trailing whitespace is one
+/// piece and what precedes it another. (wregex's `\s` is ASCII, but llama.cpp turns non-ASCII
+/// whitespace into `\v` first, so `\s` is exactly the whitespace flag; `$` is the span's end.)
+/// std::regex retries every position of a whitespace run and scans it to its end each time,
+/// quadratic in the run; this is linear.
+pub(super) fn trailing_whitespace(
+    _cpts: &[u32],
+    flags: &[CodepointFlags],
+    spans: &[usize],
+    out: &mut Vec<usize>,
+) {
+    let mut start = 0;
+    for &len in spans {
+        let end = start + len;
+        let mut t = end;
+        while t > start && flags[t - 1].is_whitespace() {
+            t -= 1;
+        }
+        if t > start {
+            out.push(t - start);
+        }
+        if end > t {
+            out.push(end - t);
+        }
+        start = end;
+    }
+}
+
+/// `(?=(\d{3})+(?!\d))` as std::wregex runs it (SuperBPE's list): an empty match wherever the
+/// ASCII digits from there to the next non-digit number a positive multiple of three, each
+/// empty match a piece of its own (llama.cpp keeps them), the stretches between the others.
+/// std::regex scans the rest of a digit run at every position, quadratic in the run; this
+/// counts each run once from its end.
+pub(super) fn digit_triples(
+    cpts: &[u32],
+    _flags: &[CodepointFlags],
+    spans: &[usize],
+    out: &mut Vec<usize>,
+) {
+    let mut start = 0;
+    let mut run = Vec::new();
+    for &len in spans {
+        let end = start + len;
+        // run[i]: ASCII digits from start + i on, within the span
+        run.clear();
+        run.resize(len + 1, 0usize);
+        for i in (0..len).rev() {
+            if (0x30..=0x39).contains(&cpts[start + i]) {
+                run[i] = run[i + 1] + 1;
+            }
+        }
+        let mut done = start;
+        for (i, &l) in run[..len].iter().enumerate() {
+            if l >= 3 && l % 3 == 0 {
+                let p = start + i;
+                if p > done {
+                    out.push(p - done);
+                }
+                out.push(0);
+                done = p;
+            }
+        }
+        if end > done {
+            out.push(end - done);
+        }
+        start = end;
+    }
+}

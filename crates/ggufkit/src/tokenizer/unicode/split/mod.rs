@@ -29,6 +29,14 @@ const CUSTOM: [(&str, CustomFn); 9] = [
     ("\\d{1,3}(?=(?:\\d{3})*\\b)", custom::afmoe),
 ];
 
+/// Expressions of llama.cpp's lists that its std::regex path runs in time quadratic in a run of
+/// whitespace or digits, split here by linear code that gives the same pieces (the differential
+/// test against llama.cpp covers them like the others).
+const EQUIVALENT: [(&str, CustomFn); 2] = [
+    ("\\s+$", custom::trailing_whitespace),
+    ("(?=(\\d{3})+(?!\\d))", custom::digit_triples),
+];
+
 /// Why a list of expressions cannot be used.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum RegexSplitError {
@@ -80,7 +88,11 @@ impl RegexSplitter {
     pub fn new(exprs: &[&str]) -> Result<RegexSplitter, RegexSplitError> {
         let mut stages = Vec::with_capacity(exprs.len());
         for &expr in exprs {
-            if let Some(&(_, f)) = CUSTOM.iter().find(|(text, _)| *text == expr) {
+            if let Some(&(_, f)) = CUSTOM
+                .iter()
+                .chain(&EQUIVALENT)
+                .find(|(text, _)| *text == expr)
+            {
                 stages.push(Stage::Custom(f));
                 continue;
             }
@@ -169,7 +181,7 @@ impl RegexSplitter {
         };
         let mut spans = vec![cpts.len()];
         let mut next = Vec::with_capacity(cpts.len() / 2 + 1);
-        let mut stack = regex::Stack::new();
+        let mut scratch = regex::Scratch::default();
         for stage in &self.stages {
             next.clear();
             match stage {
@@ -181,7 +193,7 @@ impl RegexSplitter {
                     let units = if *c { &collapsed } else { &wide };
                     let mut start = 0;
                     for &len in &spans {
-                        regex.split_span(units, start, start + len, &mut next, &mut stack);
+                        regex.split_span(units, start, start + len, &mut next, &mut scratch);
                         start += len;
                     }
                 }

@@ -425,15 +425,31 @@ fn first(node: &Node) -> (Class, bool) {
 #[derive(Clone, Copy, Debug)]
 enum Inst {
     Unit(u32),
-    Run { class: u32, min: u32, max: u32 },
+    /// A greedy run of `class`, `min..=max` units; `next`: the class the instruction after it
+    /// requires of its first unit ([`NO_CLASS`] when it requires none), which lets
+    /// backtracking skip the positions where that unit fails at once.
+    Run {
+        class: u32,
+        min: u32,
+        max: u32,
+        next: u32,
+    },
     Split(u32, u32),
     Jmp(u32),
-    Look { next: u32, negate: bool },
+    Look {
+        next: u32,
+        negate: bool,
+    },
     Begin,
     End,
-    WordBoundary { negate: bool },
+    WordBoundary {
+        negate: bool,
+    },
     Match,
 }
+
+/// `Inst::Run::next` when the following instruction requires no particular unit.
+const NO_CLASS: u32 = u32::MAX;
 
 /// A compiled expression.
 #[derive(Debug)]
@@ -498,6 +514,7 @@ impl Compiler {
                         class,
                         min: *min,
                         max: max.unwrap_or(u32::MAX),
+                        next: NO_CLASS,
                     });
                     return Ok(());
                 }
@@ -619,6 +636,16 @@ impl Regex {
         };
         c.emit(&node)?;
         c.insts.push(Inst::Match);
+        for i in 0..c.insts.len() - 1 {
+            let follows = match c.insts[i + 1] {
+                Inst::Unit(k) => k,
+                Inst::Run { class, min, .. } if min > 0 => class,
+                _ => NO_CLASS,
+            };
+            if let Inst::Run { next, .. } = &mut c.insts[i] {
+                *next = follows;
+            }
+        }
         Ok(Regex {
             insts: c.insts,
             classes: c.classes,
@@ -634,9 +661,9 @@ impl Regex {
         pc: u32,
         begin: usize,
         prev_avail: bool,
-        stack: &mut Vec<Frame>,
+        scratch: &mut Scratch,
     ) -> Option<usize> {
-        let base = stack.len();
+        let base = scratch.frames.len();
         let (mut pc, mut pos) = (pc, begin);
         let units = cx.units;
         let result = 'outer: loop {
@@ -650,23 +677,16 @@ impl Regex {
                         false
                     }
                 }
-                Inst::Run { class, min, max } => {
-                    let class = &self.classes[class as usize];
-                    let limit = if max == u32::MAX {
-                        cx.end
-                    } else {
-                        cx.end.min(pos.saturating_add(max as usize))
-                    };
-                    let mut k = pos;
-                    while k < limit && class.contains(units[k]) {
-                        k += 1;
-                    }
+                Inst::Run {
+                    class, min, max, ..
+                } => {
+                    let k = self.run_end(cx, pc, class, max, pos, scratch);
                     let low = pos + min as usize;
                     if k < low {
                         false
                     } else {
                         if k > low {
-                            stack.push(Frame::Run {
+                            scratch.frames.push(Frame::Run {
                                 pc: pc + 1,
                                 low,
                                 cur: k,
@@ -678,7 +698,7 @@ impl Regex {
                     }
                 }
                 Inst::Split(a, b) => {
-                    stack.push(Frame::Alt { pc: b, pos });
+                    scratch.frames.push(Frame::Alt { pc: b, pos });
                     pc = a;
                     true
                 }
@@ -687,7 +707,7 @@ impl Regex {
                     true
                 }
                 Inst::Look { next, negate } => {
-                    let found = self.run(cx, pc + 1, pos, prev_avail, stack).is_some();
+                    let found = self.run(cx, pc + 1, pos, prev_avail, scratch).is_some();
                     if found != negate {
                         pc = next;
                         true
@@ -719,28 +739,115 @@ impl Regex {
             if ok {
                 continue;
             }
-            // backtrack
-            if stack.len() == base {
-                break 'outer None;
-            }
-            match stack.pop() {
-                Some(Frame::Alt { pc: p, pos: q }) => {
-                    pc = p;
-                    pos = q;
+            // backtrack to the latest choice that can still be taken
+            loop {
+                if scratch.frames.len() == base {
+                    break 'outer None;
                 }
-                Some(Frame::Run { pc: p, low, cur }) => {
-                    let cur = cur - 1;
-                    if cur > low {
-                        stack.push(Frame::Run { pc: p, low, cur });
+                match scratch.frames.pop() {
+                    Some(Frame::Alt { pc: p, pos: q }) => {
+                        pc = p;
+                        pos = q;
+                        break;
                     }
-                    pc = p;
-                    pos = cur;
+                    Some(Frame::Run { pc: p, low, cur }) => {
+                        if let Some(q) = self.give_back(cx, p - 1, low, cur, scratch) {
+                            if q > low {
+                                scratch.frames.push(Frame::Run { pc: p, low, cur: q });
+                            }
+                            pc = p;
+                            pos = q;
+                            break;
+                        }
+                    }
+                    None => break 'outer None,
                 }
-                None => break 'outer None,
             }
         };
-        stack.truncate(base);
+        scratch.frames.truncate(base);
         result
+    }
+
+    /// Where the run of instruction `pc` starting at `pos` ends. An unbounded run reuses the end
+    /// it found from an earlier position inside the same run (retries at successive positions
+    /// would otherwise rescan it each time).
+    #[inline]
+    fn run_end(
+        &self,
+        cx: &Ctx<'_>,
+        pc: u32,
+        class: u32,
+        max: u32,
+        pos: usize,
+        scratch: &mut Scratch,
+    ) -> usize {
+        let class = &self.classes[class as usize];
+        if max == u32::MAX {
+            let (from, to) = scratch.runs[pc as usize];
+            if from <= pos && pos <= to {
+                return to;
+            }
+        }
+        let limit = if max == u32::MAX {
+            cx.end
+        } else {
+            cx.end.min(pos.saturating_add(max as usize))
+        };
+        let mut k = pos;
+        while k < limit && class.contains(cx.units[k]) {
+            k += 1;
+        }
+        if max == u32::MAX {
+            scratch.runs[pc as usize] = (pos, k);
+        }
+        k
+    }
+
+    /// The next position, below `cur` and not below `low`, that the run of instruction `pc` gives
+    /// back to: `cur - 1`, or, when the instruction after the run requires a class, the last
+    /// position whose unit is in it (the others fail there at once). Stretches found free of
+    /// that class are remembered, so retries over the same run skip them.
+    #[inline]
+    fn give_back(
+        &self,
+        cx: &Ctx<'_>,
+        pc: u32,
+        low: usize,
+        cur: usize,
+        scratch: &mut Scratch,
+    ) -> Option<usize> {
+        let Inst::Run { next, .. } = self.insts[pc as usize] else {
+            return (cur > low).then(|| cur - 1);
+        };
+        if next == NO_CLASS {
+            return (cur > low).then(|| cur - 1);
+        }
+        let need = &self.classes[next as usize];
+        let (fa, fb) = scratch.free[pc as usize];
+        let mut hi = cur;
+        let mut found = None;
+        while hi > low {
+            if fa < hi && hi <= fb {
+                hi = fa.max(low);
+                continue;
+            }
+            let q = hi - 1;
+            if need.contains(cx.units[q]) {
+                found = Some(q);
+                break;
+            }
+            hi = q;
+        }
+        // [a, cur) holds no unit of the class: keep it, joined to the stretch known before
+        let a = found.map_or(low, |q| q + 1);
+        if a < cur {
+            scratch.free[pc as usize] = if a <= fb && fa <= cur && fa <= fb {
+                (a.min(fa), cur.max(fb))
+            } else {
+                (a, cur)
+            };
+        }
+        found
     }
 
     /// libstdc++'s `regex_search` over `units[from..end]` (positions relative to nothing: the
@@ -752,7 +859,7 @@ impl Regex {
         from: usize,
         end: usize,
         how: How,
-        stack: &mut Vec<Frame>,
+        scratch: &mut Scratch,
     ) -> Option<(usize, usize)> {
         let How {
             not_null,
@@ -774,7 +881,7 @@ impl Regex {
                     continue;
                 }
             }
-            if let Some(e) = self.run(&cx, 0, start, prev_avail || start > from, stack) {
+            if let Some(e) = self.run(&cx, 0, start, prev_avail || start > from, scratch) {
                 return Some((start, e));
             }
             if continuous {
@@ -793,12 +900,13 @@ impl Regex {
         start: usize,
         end: usize,
         out: &mut Vec<usize>,
-        stack: &mut Stack,
+        scratch: &mut Scratch,
     ) {
+        scratch.reset(self.insts.len());
         let mut done = start;
         // the iterator's own match_prev_avail, set once it has stepped past a match
         let mut prev_avail = false;
-        let mut m = self.search(units, start, end, How::FIRST, stack);
+        let mut m = self.search(units, start, end, How::FIRST, scratch);
         while let Some((ms, me)) = m {
             if ms > done {
                 out.push(ms - done);
@@ -820,7 +928,7 @@ impl Regex {
                         continuous: true,
                         prev_avail,
                     },
-                    stack,
+                    scratch,
                 ) {
                     m = Some(found);
                     continue;
@@ -828,7 +936,7 @@ impl Regex {
                 from = me + 1;
             }
             prev_avail = true;
-            m = self.search(units, from, end, How::NEXT, stack);
+            m = self.search(units, from, end, How::NEXT, scratch);
         }
         if done < end {
             out.push(end - done);
@@ -836,5 +944,23 @@ impl Regex {
     }
 }
 
-/// Scratch space for [`Regex::search`], reused across calls.
-pub(super) type Stack = Vec<Frame>;
+/// Scratch space of the searches, reused across calls: the backtracking stack, and per
+/// instruction what is known of the current span (where a run from some position ends; a
+/// stretch free of the class a run's successor needs).
+#[derive(Default)]
+pub(super) struct Scratch {
+    frames: Vec<Frame>,
+    runs: Vec<(usize, usize)>,
+    free: Vec<(usize, usize)>,
+}
+
+impl Scratch {
+    /// Forgets what was known of the previous span.
+    fn reset(&mut self, insts: usize) {
+        self.frames.clear();
+        self.runs.clear();
+        self.runs.resize(insts, (usize::MAX, 0));
+        self.free.clear();
+        self.free.resize(insts, (usize::MAX, 0));
+    }
+}

@@ -57,3 +57,66 @@ fn ecmascript_matching_order() {
         ["1", "", "234", "", "567"]
     );
 }
+
+/// The linear splitters that stand for two of llama.cpp's expressions give the engine's pieces
+/// (the same expression wrapped in a group, which the engine runs as std::regex would).
+#[test]
+fn linear_equivalents_agree_with_the_engine() {
+    let pairs = [
+        ("\\s+$", "(?:\\s+$)"),
+        ("(?=(\\d{3})+(?!\\d))", "(?:(?=(\\d{3})+(?!\\d)))"),
+    ];
+    let alphabet = [
+        "1", "2", "0", " ", "\t", "\n", "\u{3000}", "a", "٣", "x", "  ", "999",
+    ];
+    let mut state: u64 = 0x2545_F491_4F6C_DD1D;
+    for (fast, engine) in pairs {
+        let fast = RegexSplitter::new(&["\\p{N}+", fast]).unwrap();
+        let engine = RegexSplitter::new(&["\\p{N}+", engine]).unwrap();
+        for _ in 0..2000 {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let n = (state % 20) as usize;
+            let mut text = String::new();
+            for k in 0..n {
+                text.push_str(alphabet[((state >> (k * 3 % 60)) % alphabet.len() as u64) as usize]);
+            }
+            let (mut a, mut b) = (Vec::new(), Vec::new());
+            fast.split(&text, &mut a);
+            engine.split(&text, &mut b);
+            assert_eq!(a, b, "{text:?}");
+        }
+    }
+}
+
+/// Long runs stay linear where std::regex is quadratic (the testkit's growth check: the full
+/// input beside a quarter of it), for every list of expressions and runs of each kind of unit.
+#[test]
+fn long_runs_are_linear() {
+    use ggufkit_testkit::growth;
+    let mut lists: Vec<(PreType, RegexSplitter)> = Vec::new();
+    for t in PreType::ALL {
+        if !lists
+            .iter()
+            .any(|(k, _)| k.regex_exprs() == t.regex_exprs())
+        {
+            lists.push((t, RegexSplitter::new(t.regex_exprs()).unwrap()));
+        }
+    }
+    let units = [
+        " ", "7", "a", "A", "\n", "\u{e9}", "\u{4e2d}", "!", "\u{301}", " a", "'s",
+    ];
+    for (pre, s) in &lists {
+        for unit in units {
+            let full = unit.repeat(40_000) + "x";
+            let quarter = unit.repeat(10_000) + "x";
+            let [g] = growth::measure(full.as_bytes(), quarter.as_bytes(), |b| {
+                let text = std::str::from_utf8(b).unwrap();
+                let mut out = Vec::new();
+                [growth::time(|| s.split(text, &mut out))]
+            });
+            assert!(g.is_linear(), "{pre:?} on runs of {unit:?}: {g:?}");
+        }
+    }
+}
