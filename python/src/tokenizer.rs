@@ -22,7 +22,7 @@ self_cell::self_cell!(
     /// The file and the tokenizer that borrows from it.
     struct Owned {
         owner: Arc<Held>,
-        #[covariant]
+        #[not_covariant]
         dependent: Lib,
     }
 );
@@ -43,8 +43,10 @@ impl Tokenizer {
         Ok(Tokenizer { inner })
     }
 
-    fn lib(&self) -> &Lib<'_> {
-        self.inner.borrow_dependent()
+    /// Runs `f` with the library's tokenizer (the borrow cannot leave: the tokenizer's lazy
+    /// indexes make its lifetime invariant).
+    fn with<R>(&self, f: impl for<'a> FnOnce(&Lib<'a>) -> R) -> R {
+        self.inner.with_dependent(|_, t| f(t))
     }
 
     fn name(&self) -> &str {
@@ -111,7 +113,7 @@ impl Tokenizer {
     ) -> PyResult<Bound<'py, PyArray1<i32>>> {
         let text = text_of(text)?;
         let ids = py
-            .detach(|| self.lib().encode(&text, add_special, parse_special))
+            .detach(|| self.with(|t| t.encode(&text, add_special, parse_special)))
             .map_err(|e| self.error(py, e))?;
         Ok(ids_array(py, ids))
     }
@@ -133,7 +135,7 @@ impl Tokenizer {
             .detach(|| {
                 texts
                     .par_iter()
-                    .map(|t| self.lib().encode(t, add_special, parse_special))
+                    .map(|text| self.with(|t| t.encode(text, add_special, parse_special)))
                     .collect::<Result<_, _>>()
             })
             .map_err(|e| self.error(py, e))?;
@@ -150,7 +152,7 @@ impl Tokenizer {
         parse_special: bool,
     ) -> PyResult<usize> {
         let text = text_of(text)?;
-        py.detach(|| self.lib().encode(&text, add_special, parse_special))
+        py.detach(|| self.with(|t| t.encode(&text, add_special, parse_special)))
             .map(|ids| ids.len())
             .map_err(|e| self.error(py, e))
     }
@@ -186,41 +188,43 @@ impl Tokenizer {
     /// The number of tokens in the vocabulary.
     #[getter]
     fn vocab_size(&self) -> u64 {
-        self.lib().vocab_size() as u64
+        self.with(|t| t.vocab_size() as u64)
     }
 
     /// The beginning-of-sequence token id, or None.
     #[getter]
     fn bos_id(&self) -> Option<u32> {
-        self.lib().bos_id()
+        self.with(|t| t.bos_id())
     }
 
     /// The end-of-sequence token id, or None.
     #[getter]
     fn eos_id(&self) -> Option<u32> {
-        self.lib().eos_id()
+        self.with(|t| t.eos_id())
     }
 
     /// `tokenizer.ggml.model`: `llama` (SentencePiece), `gpt2` (BPE), `bert`, `t5`, ...
     #[getter]
     fn model(&self) -> String {
-        self.lib().model().to_string()
+        self.with(|t| t.model().to_string())
     }
 
     /// `tokenizer.ggml.pre`, the pre-tokenizer (`llama-bpe`, `qwen2`, ...; `default` when absent).
     #[getter]
     fn pre(&self) -> String {
-        self.lib().pre().to_string()
+        self.with(|t| t.pre().to_string())
     }
 
     fn __repr__(&self) -> String {
-        format!(
-            "<ggufkit.Tokenizer of {:?}: {} {}, {} tokens>",
-            self.name(),
-            self.lib().model(),
-            self.lib().pre(),
-            self.lib().vocab_size()
-        )
+        self.with(|t| {
+            format!(
+                "<ggufkit.Tokenizer of {:?}: {} {}, {} tokens>",
+                self.name(),
+                t.model(),
+                t.pre(),
+                t.vocab_size()
+            )
+        })
     }
 }
 
@@ -233,7 +237,7 @@ impl Tokenizer {
         unparse_special: bool,
     ) -> PyResult<Vec<u8>> {
         let ids = token_ids(ids)?;
-        py.detach(|| self.lib().decode(&ids, remove_special, unparse_special))
+        py.detach(|| self.with(|t| t.decode(&ids, remove_special, unparse_special)))
             .map_err(|e| self.error(py, e))
     }
 }
