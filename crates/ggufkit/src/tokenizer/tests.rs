@@ -303,3 +303,151 @@ fn test_model_hashes_chunks() {
     assert_eq!(ids.len(), 3);
     assert_eq!(t.piece(2, false).unwrap(), b"2");
 }
+
+/// Random small vocabularies of every model, with random types, scores, merges, flags and
+/// charsmaps: building refuses or succeeds, encoding gives ids in range that decode, and nothing
+/// panics (the fuzz target `tokenizer` explores the same space further).
+#[test]
+fn random_vocabularies_never_panic() {
+    const MODELS: [&str; 11] = [
+        "llama",
+        "gpt2",
+        "bert",
+        "t5",
+        "rwkv",
+        "plamo2",
+        "test",
+        "none",
+        "gemma4",
+        "whitespace",
+        "hybriddna",
+    ];
+    const PRES: [&str; 8] = [
+        "",
+        "llama-bpe",
+        "qwen2",
+        "gpt-2",
+        "gemma4",
+        "whitespace",
+        "kimi-k2",
+        "falcon",
+    ];
+    const ALPHABET: &[&str] = &[
+        "a",
+        "b",
+        "ab",
+        " ",
+        "▁",
+        "Ġ",
+        "<s>",
+        "</s>",
+        "<|im_end|>",
+        "\n",
+        "é",
+        "🦙",
+        "<0x41>",
+        "<unk>",
+        "\\x41",
+        "<dna>",
+        "</dna>",
+        "<oov>",
+        "",
+        "unused",
+        "[MASK]",
+    ];
+    let mut state = 0x9E37_79B9_7F4A_7C15u64;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let mut built = 0;
+    for _ in 0..600 {
+        let model = MODELS[next() as usize % MODELS.len()];
+        let n = 1 + next() as usize % 24;
+        let mut texts: Vec<String> = Vec::new();
+        for _ in 0..n {
+            let k = 1 + next() as usize % 3;
+            let t: String = (0..k)
+                .map(|_| ALPHABET[next() as usize % ALPHABET.len()])
+                .collect();
+            // repeated texts would be refused: keep them distinct
+            let t = if texts.contains(&t) {
+                format!("{t}{}", texts.len())
+            } else {
+                t
+            };
+            texts.push(t);
+        }
+        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+        let types: Vec<i32> = (0..n).map(|_| (next() % 8) as i32).collect();
+        let scores: Vec<f32> = (0..n).map(|_| -((next() % 100) as f32)).collect();
+        let merges: Vec<String> = refs
+            .windows(2)
+            .map(|w| format!("{} {}", w[0], w[1]))
+            .collect();
+        let merge_refs: Vec<&str> = merges.iter().map(String::as_str).collect();
+        let flags = next();
+        let mut kvs = vec![
+            ("tokenizer.ggml.model", OwnedValue::from(model)),
+            ("tokenizer.ggml.tokens", strings(&refs)),
+            ("tokenizer.ggml.token_type", i32s(&types)),
+            ("tokenizer.ggml.scores", f32s(&scores)),
+            ("tokenizer.ggml.merges", strings(&merge_refs)),
+            (
+                "tokenizer.ggml.add_bos_token",
+                OwnedValue::Bool(flags & 1 != 0),
+            ),
+            (
+                "tokenizer.ggml.add_eos_token",
+                OwnedValue::Bool(flags & 2 != 0),
+            ),
+            (
+                "tokenizer.ggml.add_space_prefix",
+                OwnedValue::Bool(flags & 4 != 0),
+            ),
+            (
+                "tokenizer.ggml.remove_extra_whitespaces",
+                OwnedValue::Bool(flags & 8 != 0),
+            ),
+            (
+                "tokenizer.ggml.unknown_token_id",
+                OwnedValue::U32((flags >> 8) as u32 % 32),
+            ),
+            ("llama.vocab_size", OwnedValue::U32(n as u32)),
+        ];
+        if flags & 16 != 0 {
+            kvs.push((
+                "tokenizer.ggml.pre",
+                PRES[(flags >> 16) as usize % PRES.len()].into(),
+            ));
+        }
+        if flags & 32 != 0 {
+            let mut map = 8u32.to_le_bytes().to_vec();
+            map.extend((0..16).map(|_| next() as u8));
+            map.push(0);
+            let items = map.into_iter().map(OwnedValue::U8).collect();
+            kvs.push((
+                "tokenizer.ggml.precompiled_charsmap",
+                OwnedValue::Array(OwnedArray::new(ValueType::U8, items).unwrap()),
+            ));
+        }
+        let file = gguf_of(kvs);
+        let g = Gguf::from_bytes(&file).unwrap();
+        let Ok(t) = Tokenizer::from_gguf(&g) else {
+            continue;
+        };
+        built += 1;
+        let text: String = (0..next() % 12)
+            .map(|_| ALPHABET[next() as usize % ALPHABET.len()])
+            .collect();
+        for (add, parse) in [(false, false), (true, true)] {
+            if let Ok(ids) = t.encode(&text, add, parse) {
+                assert!(ids.iter().all(|&id| id < t.vocab_size()), "{model} {ids:?}");
+                t.decode(&ids, add, parse).unwrap();
+            }
+        }
+    }
+    assert!(built > 200, "only {built} of 600 vocabularies built");
+}
