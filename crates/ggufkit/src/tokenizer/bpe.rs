@@ -50,7 +50,9 @@ pub(crate) struct Scratch {
 /// The BPE session of one vocabulary.
 pub(crate) struct Bpe<'a, 'g> {
     pub vocab: &'a Vocab<'g>,
-    pub merges: &'a Merges<'g>,
+    pub merges: &'a Merges,
+    /// The merges array's bytes, where `merges` finds its pairs.
+    pub merges_raw: &'a [u8],
     pub pre: &'a PreTokenizer,
 }
 
@@ -114,7 +116,7 @@ impl Bpe<'_, '_> {
             let (l, r) = (symbols[left as usize], symbols[right as usize]);
             let lt = &word[l.start as usize..(l.start + l.len) as usize];
             let rt = &word[r.start as usize..(r.start + r.len) as usize];
-            if let Some(rank) = self.merges.rank(lt, rt) {
+            if let Some(rank) = self.merges.rank(self.merges_raw, lt, rt) {
                 queue.push(Bigram {
                     left,
                     right,

@@ -48,10 +48,10 @@ pub struct Tokenizer<'g> {
     byte_tokens: [Option<u32>; 256],
     partition: OnceLock<partition::SpecialMatcher>,
     rwkv: OnceLock<rwkv::Rwkv>,
-    merges: OnceLock<merges::Merges<'g>>,
+    merges: OnceLock<merges::Merges>,
     pre_tokenizer: OnceLock<Result<pre_type::PreTokenizer, TokenizerError>>,
     wpm: OnceLock<wpm::Wpm>,
-    ugm: OnceLock<ugm::Ugm<'g>>,
+    ugm: OnceLock<ugm::Ugm>,
 }
 
 impl std::fmt::Debug for Tokenizer<'_> {
@@ -269,6 +269,7 @@ impl<'g> Tokenizer<'g> {
                 let bpe = bpe::Bpe {
                     vocab: v,
                     merges: self.merges(),
+                    merges_raw: v.merges.map(|m| m.raw_bytes()).unwrap_or_default(),
                     pre: self.pre_tokenizer()?,
                 };
                 if add_special && f.add_bos {
@@ -402,7 +403,7 @@ impl<'g> Tokenizer<'g> {
         m.split(&self.vocab, text.as_bytes(), parse_special)
     }
 
-    fn merges(&self) -> &merges::Merges<'g> {
+    fn merges(&self) -> &merges::Merges {
         self.merges
             .get_or_init(|| merges::Merges::new(self.vocab.merges))
     }

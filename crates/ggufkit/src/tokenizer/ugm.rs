@@ -13,8 +13,7 @@ use super::vocab::Vocab;
 use crate::error::TokenizerError;
 
 /// The Unigram model of a vocabulary.
-pub(crate) struct Ugm<'g> {
-    charsmap: Charsmap<'g>,
+pub(crate) struct Ugm {
     /// Normal, user-defined and unused tokens.
     tokens: PrefixMatcher,
     /// User-defined tokens.
@@ -40,8 +39,8 @@ fn utf8_seq(b: &[u8]) -> Option<usize> {
     Some(n)
 }
 
-impl<'g> Ugm<'g> {
-    pub fn new(v: &Vocab<'g>) -> Self {
+impl Ugm {
+    pub fn new(v: &Vocab<'_>) -> Self {
         let kept = TokenAttr::NORMAL | TokenAttr::USER_DEFINED | TokenAttr::UNUSED;
         let mut min_score = f32::MAX;
         for id in 0..v.n_tokens {
@@ -54,7 +53,6 @@ impl<'g> Ugm<'g> {
             .filter(|&id| v.attr(id).has(TokenAttr::USER_DEFINED))
             .collect();
         Ugm {
-            charsmap: Charsmap::new(v.charsmap),
             tokens: PrefixMatcher::new(ids, |id| v.text(id)),
             user_defined: PrefixMatcher::new(user, |id| v.text(id)),
             unknown_score: min_score - 10.0,
@@ -72,6 +70,7 @@ impl<'g> Ugm<'g> {
         let prepend = !f.treat_whitespace_as_suffix && f.add_space_prefix;
         let append = f.treat_whitespace_as_suffix && f.add_space_prefix;
         let merge = f.remove_extra_whitespaces;
+        let charsmap = Charsmap::new(v.charsmap);
         let mut out = Vec::with_capacity(input.len() * 3);
         let (mut space_prepended, mut in_word) = (false, false);
         let mut at = 0;
@@ -81,7 +80,7 @@ impl<'g> Ugm<'g> {
             let user = self.user_defined.deepest(|id| v.text(id), rest);
             let (piece, consumed): (&[u8], usize) = if user > 0 {
                 (&rest[..user], user)
-            } else if let Some((r, n)) = self.charsmap.longest(rest)? {
+            } else if let Some((r, n)) = charsmap.longest(rest)? {
                 (r, n)
             } else if let Some(n) = utf8_seq(rest) {
                 (&rest[..n], n)
