@@ -62,6 +62,9 @@ enum Command {
     Tokenize(cmd::tokenize::Args),
     /// The text of token ids as llama.cpp's llama_detokenize gives it, with the file's tokenizer.
     Detokenize(cmd::detokenize::Args),
+    /// Render a conversation with the file's chat template, as transformers'
+    /// apply_chat_template does (--jsonl: one request per stdin line).
+    Chat(cmd::chat::Args),
 }
 
 /// Exit code after an interrupt: 128 + SIGINT, as shells report it.
@@ -95,6 +98,7 @@ fn main() -> ExitCode {
         Command::Scan(a) => cmd::scan::run(a),
         Command::Tokenize(a) => cmd::tokenize::run(a),
         Command::Detokenize(a) => cmd::detokenize::run(a),
+        Command::Chat(a) => cmd::chat::run(a),
     };
     match result {
         Ok(code) => ExitCode::from(code),

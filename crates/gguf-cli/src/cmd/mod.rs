@@ -3,6 +3,7 @@
 
 pub mod audit;
 pub mod carve;
+pub mod chat;
 pub mod convert;
 pub mod detokenize;
 pub mod diff;

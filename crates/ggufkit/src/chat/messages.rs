@@ -58,6 +58,38 @@ impl RenderRequest {
         Self::from_value(&v)
     }
 
+    /// A conversation as a file holds it: a list of messages, or a request object (as
+    /// [`RenderRequest::from_json`] reads).
+    pub fn from_conversation(v: &Value) -> Result<Self, ChatError> {
+        if v.kind() == ValueKind::Map {
+            Self::from_value(v)
+        } else {
+            Ok(Self::new(v.clone()))
+        }
+    }
+
+    /// This request with what it leaves out taken from `defaults`: their tools when it has
+    /// none, the generation prompt when either asks for it, their keyword arguments under its
+    /// own (its value wins for a name both have).
+    pub fn with_defaults(mut self, defaults: &RenderRequest) -> Self {
+        if self.tools.is_none() {
+            self.tools = defaults.tools.clone();
+        }
+        if self.documents.is_none() {
+            self.documents = defaults.documents.clone();
+        }
+        self.add_generation_prompt |= defaults.add_generation_prompt;
+        let mut kwargs = defaults.kwargs.clone();
+        for (k, v) in self.kwargs {
+            match kwargs.iter_mut().find(|(name, _)| *name == k) {
+                Some(slot) => slot.1 = v,
+                None => kwargs.push((k, v)),
+            }
+        }
+        self.kwargs = kwargs;
+        self
+    }
+
     /// A request from a template value shaped as [`RenderRequest::from_json`] reads.
     pub fn from_value(v: &Value) -> Result<Self, ChatError> {
         if v.kind() != ValueKind::Map {
@@ -294,6 +326,23 @@ mod tests {
         ] {
             assert!(RenderRequest::from_json(bad).is_err(), "{bad}");
         }
+        let d = RenderRequest {
+            add_generation_prompt: true,
+            kwargs: vec![
+                ("a".into(), Value::from(1)),
+                ("enable_thinking".into(), Value::from(true)),
+            ],
+            ..RenderRequest::default()
+        };
+        let r = RenderRequest::from_conversation(&json(r#"[{"role": "user"}]"#))
+            .unwrap()
+            .with_defaults(&d);
+        assert!(r.add_generation_prompt && r.kwargs.len() == 2);
+        let r =
+            RenderRequest::from_json(r#"{"messages": [], "kwargs": {"enable_thinking": false}}"#)
+                .unwrap()
+                .with_defaults(&d);
+        assert_eq!(r.kwargs[1].1, Value::from(false));
         let r = RenderRequest {
             kwargs: vec![("messages".into(), Value::from(1))],
             ..RenderRequest::new(json(r#"[{"role": "user"}]"#))
