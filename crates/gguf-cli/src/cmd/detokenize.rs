@@ -39,12 +39,13 @@ struct Request {
 }
 
 pub fn run(args: Args) -> CmdResult {
-    let g = open_reporting(&args.file)?;
-    let tok = Tokenizer::from_gguf(&g)
+    let opened = open_reporting(&args.file)?;
+    let g = opened.gguf();
+    let tok = Tokenizer::from_gguf(g)
         .map_err(|e| CliError::failed(format!("{}: {e}", args.file.display())))?;
     if args.jsonl {
         batch(&tok, args.remove_special, args.unparse_special)?;
-        return Ok(verdict(&g));
+        return Ok(verdict(g));
     }
     let ids = if args.ids.is_empty() {
         stdin_ids()?
@@ -69,7 +70,7 @@ pub fn run(args: Args) -> CmdResult {
         })
         .and_then(|_| out.flush());
     finish(written)?;
-    Ok(verdict(&g))
+    Ok(verdict(g))
 }
 
 /// Ids from standard input: decimal numbers separated by whitespace or commas.

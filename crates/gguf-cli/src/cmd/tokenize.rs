@@ -53,13 +53,14 @@ struct Request {
 }
 
 pub fn run(args: Args) -> CmdResult {
-    let g = open_reporting(&args.file)?;
-    let tok = Tokenizer::from_gguf(&g)
+    let opened = open_reporting(&args.file)?;
+    let g = opened.gguf();
+    let tok = Tokenizer::from_gguf(g)
         .map_err(|e| CliError::failed(format!("{}: {e}", args.file.display())))?;
     let add_special = !args.no_add_special;
     if args.jsonl {
         batch(&tok, add_special, args.parse_special)?;
-        return Ok(verdict(&g));
+        return Ok(verdict(g));
     }
     let (bytes, what) = read_input(&args)?;
     let text = utf8(&bytes, &what).map_err(CliError::failed)?;
@@ -82,7 +83,7 @@ pub fn run(args: Args) -> CmdResult {
             print(&tokens::table(&ids, &pieces));
         }
     }
-    Ok(verdict(&g))
+    Ok(verdict(g))
 }
 
 /// The text's bytes and what error messages call it: the argument, `--file`'s bytes, or stdin.
