@@ -8,7 +8,8 @@
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
-use ggufkit::scan::{self, Collect, Location, NoScanProgress, ScanOptions};
+use ggufkit::scan::{self, Collect, NoScanProgress, ScanOptions, Target};
+use ggufkit::Location;
 use ggufkit::{GgmlType, GgufBuilder, OwnedValue};
 use ggufkit_testkit::server::{Faults, Object, Server};
 
@@ -28,7 +29,7 @@ fn model(n: usize, tokens: usize) -> Vec<u8> {
     b.to_vec().unwrap()
 }
 
-fn serve(objects: Vec<(String, Vec<u8>)>, delay: Duration) -> (Server, Vec<Location>) {
+fn serve(objects: Vec<(String, Vec<u8>)>, delay: Duration) -> (Server, Vec<Target>) {
     let names: Vec<String> = objects.iter().map(|(n, _)| n.clone()).collect();
     let map: HashMap<String, Object> = objects
         .into_iter()
@@ -41,11 +42,14 @@ fn serve(objects: Vec<(String, Vec<u8>)>, delay: Duration) -> (Server, Vec<Locat
             ..Faults::default()
         },
     );
-    let locs = names.iter().map(|n| Location::Remote(srv.url(n))).collect();
+    let locs = names
+        .iter()
+        .map(|n| Target::File(Location::Url(srv.url(n))))
+        .collect();
     (srv, locs)
 }
 
-fn run(locs: &[Location], jobs: usize) -> (Duration, Collect) {
+fn run(locs: &[Target], jobs: usize) -> (Duration, Collect) {
     let mut sink = Collect::default();
     let opts = ScanOptions {
         jobs,

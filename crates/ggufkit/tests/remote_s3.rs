@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use ggufkit::json::Json;
 use ggufkit::remote::{validate_url, RemoteGguf, RemoteModel, RemoteOptions};
 use ggufkit::scan::{
-    self, Collect, FileRows, Format, Location, NoScanProgress, Row, ScanOptions, ScanOutput,
+    self, Collect, FileRows, Format, NoScanProgress, Row, ScanOptions, ScanOutput, Target,
 };
 use ggufkit::{Gguf, ReadOptions, Rule};
 use ggufkit_testkit::skip::{skip, Need};
@@ -175,6 +175,22 @@ fn s3_objects_read_like_local_files() {
     assert_eq!(m.tensor("y").unwrap().shard, 1);
     assert_eq!(m.tensor_bytes("y").unwrap().len(), 32);
 
+    // the one door for every location: an object-store key opens as a path does
+    let key = ggufkit::Location::parse("s3://models/one.gguf");
+    let o = ggufkit::open(&key, false).unwrap();
+    assert_eq!(o.gguf().header_bytes(), local.header_bytes());
+    assert_eq!(o.cost().unwrap().requests, 1);
+    let b = o.gguf().tensor("b").unwrap();
+    assert_eq!(
+        &*o.tensor_data(&b).unwrap(),
+        local.tensor("b").unwrap().data().unwrap()
+    );
+    let second = ggufkit::Location::parse("s3://models/s-00002-of-00002.gguf");
+    let m = ggufkit::open_model(&second, &Default::default()).unwrap();
+    assert_eq!((m.shard_count(), m.tensor_count()), (2, 2));
+    let e = ggufkit::open(&ggufkit::Location::parse("s3://models/none.gguf"), false).unwrap_err();
+    assert!(e.to_string().starts_with("s3://models/none.gguf: "), "{e}");
+
     let e = RemoteGguf::open_with("s3://models/none.gguf", &opts, &ReadOptions::default())
         .unwrap_err()
         .to_string();
@@ -211,7 +227,7 @@ fn comparable(rows: &[FileRows]) -> Vec<String> {
     out
 }
 
-fn scan_all(locations: &[Location]) -> Vec<FileRows> {
+fn scan_all(locations: &[Target]) -> Vec<FileRows> {
     let mut sink = Collect::default();
     scan::scan(
         locations,
@@ -259,7 +275,7 @@ fn a_prefix_scans_like_a_local_folder(port: u16) {
     assert!(
         remote
             .iter()
-            .all(|l| matches!(l, Location::Listed { etag: Some(_), .. })),
+            .all(|l| matches!(l, Target::Listed { etag: Some(_), .. })),
         "{remote:?}"
     );
     let local = scan::expand(&[dir.path().to_str().unwrap()]);
@@ -317,7 +333,10 @@ fn a_prefix_scans_like_a_local_folder(port: u16) {
     assert_eq!((stats.scanned, stats.skipped), (1, files.len() as u64 - 1));
 
     // the same objects named one by one: their ETags come from a HEAD each
-    let urls: Vec<Location> = remote.iter().map(|l| Location::Remote(l.name())).collect();
+    let urls: Vec<Target> = remote
+        .iter()
+        .map(|l| Target::File(ggufkit::Location::Url(l.name())))
+        .collect();
     let mut o = ScanOutput::open(out.path(), Format::Jsonl).unwrap();
     let done = o.take_done();
     let stats = scan::scan(
@@ -333,7 +352,7 @@ fn a_prefix_scans_like_a_local_folder(port: u16) {
     // a bucket that does not exist: one row with the listing's error, not an empty scan
     let missing = scan::expand(&["s3://no-such-bucket/"]);
     assert!(
-        matches!(&missing[..], [Location::Unlisted { .. }]),
+        matches!(&missing[..], [Target::Unlisted { .. }]),
         "{missing:?}"
     );
     let rows = scan_all(&missing);

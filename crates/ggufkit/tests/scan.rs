@@ -5,9 +5,9 @@
 use std::path::Path;
 
 use ggufkit::scan::{
-    self, Collect, FileRows, Format, Location, NoScanProgress, ScanOptions, ScanOutput, Sink,
+    self, Collect, FileRows, Format, NoScanProgress, ScanOptions, ScanOutput, Sink, Target,
 };
-use ggufkit::{GgmlType, GgufBuilder};
+use ggufkit::{GgmlType, GgufBuilder, Location};
 
 fn model(n: u32) -> Vec<u8> {
     let mut b = GgufBuilder::new();
@@ -37,7 +37,7 @@ fn every_location_gives_rows_whatever_its_state() {
     let d = tempfile::tempdir().unwrap();
     folder(d.path(), 20);
     let mut locations = scan::expand(&[d.path().to_str().unwrap()]);
-    locations.push(Location::Local(d.path().join("absent.gguf")));
+    locations.push(Target::File(Location::Path(d.path().join("absent.gguf"))));
     assert_eq!(locations.len(), 22);
     let mut sink = Collect::default();
     let stats = scan::scan(
@@ -151,8 +151,8 @@ fn urls_resume_by_etag() {
             ..Faults::default()
         },
     );
-    let urls: Vec<Location> = (0..3)
-        .map(|i| Location::Remote(srv.url(&format!("/m{i}.gguf"))))
+    let urls: Vec<Target> = (0..3)
+        .map(|i| Target::File(Location::Url(srv.url(&format!("/m{i}.gguf")))))
         .collect();
     let out = tempfile::tempdir().unwrap();
     let run = || {

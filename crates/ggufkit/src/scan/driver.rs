@@ -10,13 +10,14 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 
 use super::extract::ValueLimit;
-use super::location::Location;
 use super::output::Done;
 use super::read::{local_stamp, scan_location, RemoteConfig};
 use super::rows::{FileRow, FileRows};
 use super::sink::Sink;
+use super::target::Target;
 use crate::audit::Depth;
 use crate::error::Result;
+use crate::location::Location;
 
 /// How a scan runs.
 #[derive(Clone, Debug)]
@@ -82,27 +83,29 @@ pub struct ScanStats {
 /// mtime; a remote object with the same size and ETag (those its listing gave, or one `HEAD`
 /// request, no body), or, when its row has no ETag (the server gave none), the same size. A
 /// location whose row is a read error, or a prefix that could not be listed, is tried again.
-fn already_done(loc: &Location, done: &Done, remote: &RemoteConfig) -> bool {
+fn already_done(loc: &Target, done: &Done, remote: &RemoteConfig) -> bool {
     let Some(prev) = done.get(&loc.name()) else {
         return false;
     };
     match loc {
-        Location::Local(p) => {
+        Target::File(Location::Path(p)) => {
             local_stamp(p).is_some_and(|now| now.size == prev.size && now.mtime_ns == prev.mtime_ns)
         }
         #[cfg(feature = "remote")]
-        Location::Remote(url) => super::read::remote_stamp(url, remote).is_some_and(|now| {
-            prev.size.is_some() && now.size == prev.size && now.etag == prev.etag
-        }),
+        Target::File(Location::Url(url)) => {
+            super::read::remote_stamp(url, remote).is_some_and(|now| {
+                prev.size.is_some() && now.size == prev.size && now.etag == prev.etag
+            })
+        }
         #[cfg(not(feature = "remote"))]
-        Location::Remote(_) => {
+        Target::File(Location::Url(_)) => {
             let _ = remote;
             true
         }
-        Location::Listed { size, etag, .. } => {
+        Target::Listed { size, etag, .. } => {
             prev.size == Some(*size) && prev.etag.as_ref() == etag.as_ref()
         }
-        Location::Unlisted { .. } => false,
+        Target::Unlisted { .. } => false,
     }
 }
 
@@ -110,7 +113,7 @@ fn already_done(loc: &Location, done: &Done, remote: &RemoteConfig) -> bool {
 /// come; then finishes the sink. One file's failure is its row, never the scan's end: `Err`
 /// only when the sink fails (a full disk).
 pub fn scan(
-    locations: &[Location],
+    locations: &[Target],
     done: &Done,
     options: &ScanOptions,
     sink: &mut dyn Sink,

@@ -25,7 +25,6 @@
 mod driver;
 mod extract;
 mod jsonl;
-mod location;
 mod output;
 #[cfg(feature = "scan-parquet")]
 mod parquet;
@@ -33,11 +32,11 @@ mod read;
 mod rows;
 mod sink;
 mod table;
+mod target;
 
 pub use driver::{scan, NoScanProgress, ScanOptions, ScanProgress, ScanStats};
 pub use extract::ValueLimit;
 pub use jsonl::row_json;
-pub use location::{expand, Location};
 pub use output::{Done, Format, ScanOutput, TABLES};
 #[cfg(feature = "scan-parquet")]
 pub use parquet::{schema, BATCH_ROWS, ROW_GROUP_BYTES, ROW_GROUP_ROWS};
@@ -45,3 +44,4 @@ pub use read::{scan_location, RemoteConfig, Stamp};
 pub use rows::{FileRow, FileRows, FindingRow, MetadataRow, TensorRow};
 pub use sink::{Collect, Sink, TablePart};
 pub use table::{Cell, Column, Kind, Row};
+pub use target::{expand, Target};

@@ -6,8 +6,9 @@ use std::path::Path;
 
 use super::driver::ScanOptions;
 use super::extract::{rows_of, rows_of_broken, rows_of_unreadable};
-use super::location::Location;
 use super::rows::{FileRow, FileRows};
+use super::target::Target;
+use crate::location::Location;
 use crate::{Error, Gguf, ReadOptions};
 
 /// What identifies one version of a file: a rescan is skipped when the stamp is the same.
@@ -57,11 +58,11 @@ pub fn local_stamp(path: &Path) -> Option<Stamp> {
 }
 
 /// Scans one location; never fails (a failure is in the rows).
-pub fn scan_location(loc: &Location, options: &ScanOptions) -> FileRows {
+pub fn scan_location(loc: &Target, options: &ScanOptions) -> FileRows {
     match loc {
-        Location::Local(p) => scan_local(p, loc.name(), options),
-        Location::Remote(url) | Location::Listed { url, .. } => scan_remote(url, options),
-        Location::Unlisted { prefix, error } => {
+        Target::File(Location::Path(p)) => scan_local(p, loc.name(), options),
+        Target::File(Location::Url(url)) | Target::Listed { url, .. } => scan_remote(url, options),
+        Target::Unlisted { prefix, error } => {
             let file = FileRow {
                 location: prefix.clone(),
                 ..FileRow::default()

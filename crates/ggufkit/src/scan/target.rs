@@ -1,20 +1,18 @@
-//! What a scan reads: local files, directories (walked for `*.gguf`, recursively, in name
-//! order), remote URLs (`http(s)://`, `s3://`, `gs://`, `az://`, read by range requests
-//! through `crate::remote`, feature `remote`) and object-store prefixes (`s3://bucket/models/`,
-//! listed for `*.gguf`).
+//! What a scan reads, its targets: files at a [`Location`] (local files, directories walked for
+//! `*.gguf`, recursively, in name order; remote URLs, `http(s)://`, `s3://`, `gs://`, `az://`, read
+//! by range requests through `crate::remote`, feature `remote`) and the objects of object-store
+//! prefixes (`s3://bucket/models/`, listed for `*.gguf`).
 #![forbid(unsafe_code)]
 
 use std::path::{Path, PathBuf};
 
-use crate::location::is_remote;
+use crate::location::{is_remote, Location};
 
 /// One file to scan.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Location {
-    /// A local path.
-    Local(PathBuf),
-    /// A URL of a remote object.
-    Remote(String),
+pub enum Target {
+    /// A file named (a path, or a remote object's URL) or found in a walked directory.
+    File(Location),
     /// An object found by listing a prefix, with the length and ETag the listing gave (so a
     /// resumed scan compares them without asking the object again).
     Listed {
@@ -34,26 +32,32 @@ pub enum Location {
     },
 }
 
-impl Location {
-    /// The location as the tables name it: the path as given (joined with the names found in a
+impl Target {
+    /// The target as the tables name it: the path as given (joined with the names found in a
     /// walked directory), or the URL.
     pub fn name(&self) -> String {
         match self {
-            Location::Local(p) => p.to_string_lossy().into_owned(),
-            Location::Remote(u) | Location::Listed { url: u, .. } => u.clone(),
-            Location::Unlisted { prefix, .. } => prefix.clone(),
+            Target::File(Location::Path(p)) => p.to_string_lossy().into_owned(),
+            Target::File(Location::Url(u)) | Target::Listed { url: u, .. } => u.clone(),
+            Target::Unlisted { prefix, .. } => prefix.clone(),
         }
     }
 }
 
-/// The locations named by `inputs`: each URL as it is, each object-store prefix (a key ending
+impl From<Location> for Target {
+    fn from(l: Location) -> Self {
+        Target::File(l)
+    }
+}
+
+/// The targets named by `inputs`: each URL as it is, each object-store prefix (a key ending
 /// in `/`, or none: `s3://bucket/models/`) replaced by the `*.gguf` objects under it (sorted;
 /// feature `remote`, stores configured from the environment), each directory replaced by the
 /// `*.gguf` files under it (recursively, sorted by path; symbolic links to directories are not
 /// followed), each other path as it is (a path that does not exist is scanned, and gives an
 /// error row). A directory or prefix that cannot be listed gives an error row too, through its
 /// own name.
-pub fn expand<S: AsRef<str>>(inputs: &[S]) -> Vec<Location> {
+pub fn expand<S: AsRef<str>>(inputs: &[S]) -> Vec<Target> {
     let mut out = Vec::new();
     for input in inputs {
         let s = input.as_ref();
@@ -61,12 +65,12 @@ pub fn expand<S: AsRef<str>>(inputs: &[S]) -> Vec<Location> {
         if crate::remote::is_prefix(s) {
             let opts = crate::remote::RemoteOptions::from_env();
             match crate::remote::list_gguf(s, &opts) {
-                Ok(objects) => out.extend(objects.into_iter().map(|o| Location::Listed {
+                Ok(objects) => out.extend(objects.into_iter().map(|o| Target::Listed {
                     url: o.url,
                     size: o.size,
                     etag: o.etag,
                 })),
-                Err(e) => out.push(Location::Unlisted {
+                Err(e) => out.push(Target::Unlisted {
                     prefix: s.to_string(),
                     error: e.to_string(),
                 }),
@@ -74,7 +78,7 @@ pub fn expand<S: AsRef<str>>(inputs: &[S]) -> Vec<Location> {
             continue;
         }
         if is_remote(s) {
-            out.push(Location::Remote(s.to_string()));
+            out.push(Target::File(Location::Url(s.to_string())));
             continue;
         }
         let p = Path::new(s);
@@ -82,9 +86,9 @@ pub fn expand<S: AsRef<str>>(inputs: &[S]) -> Vec<Location> {
             let mut found = Vec::new();
             walk(p, &mut found);
             found.sort();
-            out.extend(found.into_iter().map(Location::Local));
+            out.extend(found.into_iter().map(|p| Target::File(Location::Path(p))));
         } else {
-            out.push(Location::Local(p.to_path_buf()));
+            out.push(Target::File(Location::Path(p.to_path_buf())));
         }
     }
     out
