@@ -122,6 +122,47 @@ fn info_reads_a_url() {
 }
 
 #[test]
+fn info_json_ends_in_what_it_cost_after_the_context_figure() {
+    let bytes = model();
+    let (srv, _d, local) = serve(&bytes);
+    let url = srv.url("/m.gguf");
+    let r = gguf()
+        .args(["info", "--json", "--context", "4096", &url])
+        .assert()
+        .success();
+    let line = String::from_utf8(r.get_output().stdout.clone()).unwrap();
+    let l = gguf()
+        .args([
+            "info",
+            "--json",
+            "--context",
+            "4096",
+            local.to_str().unwrap(),
+        ])
+        .assert()
+        .success();
+    let local_line = String::from_utf8(l.get_output().stdout.clone()).unwrap();
+    // the remote object is the local one with its name, then the "remote" member last
+    let cost = format!(
+        ",\"remote\":{{\"bytes\":{},\"requests\":1}}}}\n",
+        bytes.len()
+    );
+    assert!(line.ends_with(&cost), "{line}");
+    let body = line.strip_suffix(&cost).unwrap();
+    let local_body = local_line.strip_suffix("}\n").unwrap();
+    assert_eq!(
+        body.replacen(&url, "M", 1),
+        local_body.replacen(local.to_str().unwrap(), "M", 1)
+    );
+    assert!(
+        body.contains(",\"kv_cache_at\":{\"tokens\":4096,"),
+        "{body}"
+    );
+    let v = json(line.as_bytes());
+    assert_eq!(v["remote"]["requests"], 1);
+}
+
+#[test]
 fn export_one_tensor_fetches_that_tensor_only() {
     let bytes = model();
     let (srv, dir, local) = serve(&bytes);
@@ -266,6 +307,14 @@ fn layout_of_a_url_is_the_local_layout() {
         .assert()
         .code(1);
     assert_eq!(json(&r.get_output().stdout), json(&l.get_output().stdout));
+    // and what is wrong, on stderr, as for the local file
+    let stderr = |o: &std::process::Output| String::from_utf8_lossy(&o.stderr).into_owned();
+    let remote_err = stderr(r.get_output()).replace(&srv.url("/m.gguf"), "M");
+    assert!(remote_err.contains("[truncated]"), "{remote_err}");
+    assert_eq!(
+        remote_err,
+        stderr(l.get_output()).replace(local.to_str().unwrap(), "M")
+    );
     let h = gguf()
         .args(["layout", &srv.url("/m.gguf")])
         .assert()
