@@ -101,6 +101,35 @@ impl ValueType {
         })
     }
 
+    /// The type's array-interface code (numpy's `dtype.kind` then `dtype.itemsize`: `u1`, `i4`,
+    /// `f8`, `b1` for bool), without a byte order; `None` for strings and arrays. The one map
+    /// between value types and numpy's dtypes, which the Python package binds.
+    pub fn dtype_code(self) -> Option<&'static str> {
+        Some(match self {
+            ValueType::U8 => "u1",
+            ValueType::I8 => "i1",
+            ValueType::U16 => "u2",
+            ValueType::I16 => "i2",
+            ValueType::U32 => "u4",
+            ValueType::I32 => "i4",
+            ValueType::F32 => "f4",
+            ValueType::Bool => "b1",
+            ValueType::U64 => "u8",
+            ValueType::I64 => "i8",
+            ValueType::F64 => "f8",
+            ValueType::String | ValueType::Array => return None,
+        })
+    }
+
+    /// The type whose values numpy holds with dtype `kind` and `itemsize` (see
+    /// [`ValueType::dtype_code`]); `None` for kinds metadata has no type for.
+    pub fn from_dtype(kind: char, itemsize: usize) -> Option<ValueType> {
+        // the code's size is the type's fixed size
+        Self::ALL.into_iter().find(|t| {
+            t.fixed_size() == Some(itemsize) && t.dtype_code().is_some_and(|c| c.starts_with(kind))
+        })
+    }
+
     /// The fewest bytes one value of this type can take: what a declared count is checked against.
     /// Strings take at least their 8-byte length, arrays their 4-byte type and 8-byte count.
     pub fn min_size(self) -> u64 {
@@ -121,6 +150,23 @@ impl fmt::Display for ValueType {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn dtype_codes_round_trip() {
+        for t in ValueType::ALL {
+            match t.dtype_code() {
+                Some(code) => {
+                    let kind = code.chars().next().expect("a kind");
+                    let size: usize = code[1..].parse().expect("a size");
+                    assert_eq!(Some(size), t.fixed_size(), "{t}");
+                    assert_eq!(ValueType::from_dtype(kind, size), Some(t));
+                }
+                None => assert!(t.fixed_size().is_none(), "{t}"),
+            }
+        }
+        assert_eq!(ValueType::from_dtype('f', 2), None);
+        assert_eq!(ValueType::from_dtype('U', 4), None);
+    }
 
     #[test]
     fn value_type_names_round_trip() {

@@ -30,7 +30,7 @@ pub use edit::{edit, EditOutcome, EditTarget, MetaEdit};
 pub use endian::{reencode_pair, swap_pair_in_place, swap_tensor_data};
 pub use known_keys::{known_key_type, needed_by_loaders, type_for_key};
 pub use value::{OwnedArray, OwnedValue};
-pub use value_text::{TypeSpec, Untyped};
+pub use value_text::{integer_type, widened, TypeSpec, Untyped};
 pub use writer::{
     tensor_size, GgufBuilder, Layout, ProgressFn, TensorDataWriter, TensorSpec, ALIGNMENT_KEY,
     DEFAULT_VERSION,

@@ -192,13 +192,42 @@ impl OwnedValue {
 }
 
 fn infer_integer(t: &str) -> Option<OwnedValue> {
-    if let Ok(v) = t.parse::<i32>() {
-        return Some(OwnedValue::I32(v));
+    let v = t.parse::<i128>().ok()?;
+    Some(match integer_type(v)? {
+        ValueType::I32 => OwnedValue::I32(v as i32),
+        ValueType::I64 => OwnedValue::I64(v as i64),
+        _ => OwnedValue::U64(v as u64),
+    })
+}
+
+/// The type an integer given without one takes: int32, else int64, else uint64 when it fits
+/// (what gguf-py does with a Python `int`); `None` beyond all three.
+pub fn integer_type(v: i128) -> Option<ValueType> {
+    if i32::try_from(v).is_ok() {
+        Some(ValueType::I32)
+    } else if i64::try_from(v).is_ok() {
+        Some(ValueType::I64)
+    } else if u64::try_from(v).is_ok() {
+        Some(ValueType::U64)
+    } else {
+        None
     }
-    if let Ok(v) = t.parse::<i64>() {
-        return Some(OwnedValue::I64(v));
+}
+
+/// The common type of two array elements given without a type: equal types stay, inferred
+/// numbers widen in the order int32 < int64 < uint64 < float32; `None` for kinds that do not mix.
+pub fn widened(a: ValueType, b: ValueType) -> Option<ValueType> {
+    if a == b {
+        return Some(a);
     }
-    t.parse::<u64>().ok().map(OwnedValue::U64)
+    const ORDER: [ValueType; 4] = [
+        ValueType::I32,
+        ValueType::I64,
+        ValueType::U64,
+        ValueType::F32,
+    ];
+    let rank = |t| ORDER.iter().position(|&o| o == t);
+    Some(if rank(a)? >= rank(b)? { a } else { b })
 }
 
 /// A scalar of type `t` from an array element.
@@ -362,6 +391,32 @@ mod tests {
             s => panic!("{s:?} is not an array type"),
         };
         OwnedValue::array_from_untyped(&Untyped::Array(items), elem.as_deref())
+    }
+
+    #[test]
+    fn integers_and_widening() {
+        assert_eq!(integer_type(-5), Some(ValueType::I32));
+        assert_eq!(integer_type(1 << 31), Some(ValueType::I64));
+        assert_eq!(integer_type(1 << 63), Some(ValueType::U64));
+        assert_eq!(integer_type(1 << 64), None);
+        assert_eq!(
+            widened(ValueType::I32, ValueType::I64),
+            Some(ValueType::I64)
+        );
+        assert_eq!(
+            widened(ValueType::U64, ValueType::I32),
+            Some(ValueType::U64)
+        );
+        assert_eq!(
+            widened(ValueType::I64, ValueType::F32),
+            Some(ValueType::F32)
+        );
+        assert_eq!(
+            widened(ValueType::Bool, ValueType::Bool),
+            Some(ValueType::Bool)
+        );
+        assert_eq!(widened(ValueType::Bool, ValueType::I32), None);
+        assert_eq!(widened(ValueType::F64, ValueType::F32), None);
     }
 
     #[test]
