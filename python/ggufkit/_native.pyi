@@ -226,6 +226,9 @@ def edit(
     types: Optional[Mapping[str, str]] = None,
     overwrite: bool = True,
 ) -> str: ...
+def value_dtypes() -> List[Tuple[int, str]]:
+    """The numpy type code of every fixed-size value type, by type id (the library's one map)."""
+    ...
 def scan(
     locations: Sequence[str],
     jobs: Optional[int] = None,

@@ -86,11 +86,10 @@ class GGMLQuantizationType(IntEnum):
 
 
 _T = GGUFValueType
-_SCALAR_NP = {
-    _T.UINT8: np.uint8, _T.INT8: np.int8, _T.UINT16: np.uint16, _T.INT16: np.int16,
-    _T.UINT32: np.uint32, _T.INT32: np.int32, _T.FLOAT32: np.float32, _T.UINT64: np.uint64,
-    _T.INT64: np.int64, _T.FLOAT64: np.float64, _T.BOOL: np.bool_,
-}
+# numpy scalar types of the fixed-size value types, from the library's one map, in gguf-py's
+# order (bool last)
+_SCALAR_NP = {_T(tid): np.dtype(code).type for tid, code in _native.value_dtypes()}
+_SCALAR_NP[_T.BOOL] = _SCALAR_NP.pop(_T.BOOL)
 _BY_NAME = {m.name.lower(): m for m in GGUFValueType}
 _QUANT_BY_ID = {m.value: m for m in GGMLQuantizationType}
 # numpy element types of tensor data as gguf-py gives it; other types are raw uint8 blocks

@@ -172,3 +172,13 @@ pub fn reader_tensors<'py>(
     }
     Ok((tensors, PyList::new(py, info_offsets)?))
 }
+
+/// The numpy type code of every fixed-size value type, by type id (`{0: "u1", ..., 7: "b1"}`):
+/// the library's one map, which `compat.py` turns into gguf-py's dtypes.
+#[pyfunction]
+pub fn value_dtypes() -> Vec<(u32, &'static str)> {
+    ggufkit::ValueType::ALL
+        .into_iter()
+        .filter_map(|t| Some((t.id(), t.dtype_code()?)))
+        .collect()
+}

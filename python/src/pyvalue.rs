@@ -1,11 +1,13 @@
 //! Python objects as metadata values for the writer and `edit`: a type name (as the CLI contract
 //! spells them, `array[uint32]` included) picks the type; without one it is inferred as gguf-py
 //! does (`bool`, `int` as int32 or wider when it does not fit, `float` as float32, `str`,
-//! sequences and numpy arrays as arrays of their elements' type).
+//! sequences and numpy arrays as arrays of their elements' type). The integer types, their
+//! widening order and the dtype map are the library's (`ggufkit::write::{integer_type, widened}`,
+//! `ValueType::from_dtype`).
 #![forbid(unsafe_code)]
 
 use ggufkit::write::value::MAX_NESTING;
-use ggufkit::write::TypeSpec;
+use ggufkit::write::{integer_type, widened, TypeSpec};
 use ggufkit::{OwnedArray, OwnedValue, ValueType};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -40,25 +42,15 @@ fn scalar(key: &str, obj: &Bound<'_, PyAny>, t: ValueType) -> PyResult<OwnedValu
     })
 }
 
-/// The value type of a numpy dtype (`None` for kinds metadata has no type for).
+/// The value type of a numpy dtype (`None` for kinds metadata has no type for), from the
+/// library's one map ([`ValueType::from_dtype`]).
 fn numpy_type(dtype: &Bound<'_, PyAny>) -> PyResult<Option<ValueType>> {
     let kind: String = dtype.getattr("kind")?.extract()?;
     let size: usize = dtype.getattr("itemsize")?.extract()?;
-    Ok(match (kind.as_str(), size) {
-        ("u", 1) => Some(ValueType::U8),
-        ("i", 1) => Some(ValueType::I8),
-        ("u", 2) => Some(ValueType::U16),
-        ("i", 2) => Some(ValueType::I16),
-        ("u", 4) => Some(ValueType::U32),
-        ("i", 4) => Some(ValueType::I32),
-        ("u", 8) => Some(ValueType::U64),
-        ("i", 8) => Some(ValueType::I64),
-        ("f", 4) => Some(ValueType::F32),
-        ("f", 8) => Some(ValueType::F64),
-        ("b", 1) => Some(ValueType::Bool),
-        ("U", _) | ("S", _) | ("O", _) => None,
-        _ => None,
-    })
+    Ok(kind
+        .chars()
+        .next()
+        .and_then(|k| ValueType::from_dtype(k, size)))
 }
 
 /// The type gguf-py would give `obj`, when it is a scalar.
@@ -67,14 +59,9 @@ fn inferred_scalar(obj: &Bound<'_, PyAny>) -> PyResult<Option<ValueType>> {
         return Ok(Some(ValueType::Bool));
     }
     if obj.is_instance_of::<PyInt>() {
-        let t = if obj.extract::<i32>().is_ok() {
-            ValueType::I32
-        } else if obj.extract::<i64>().is_ok() {
-            ValueType::I64
-        } else {
-            ValueType::U64
-        };
-        return Ok(Some(t));
+        // past uint64 it is still an integer: extracting it as one then says it does not fit
+        let t = obj.extract::<i128>().ok().and_then(integer_type);
+        return Ok(Some(t.unwrap_or(ValueType::U64)));
     }
     if obj.is_instance_of::<PyFloat>() {
         return Ok(Some(ValueType::F32));
@@ -190,22 +177,12 @@ fn element_spec(key: &str, objs: &[Bound<'_, PyAny>]) -> PyResult<TypeSpec> {
     for o in &objs[1..] {
         let t = inferred_scalar(o)?;
         common = match (common, t) {
-            (Some(a), Some(b)) if a == b => Some(a),
-            (Some(a), Some(b)) => {
-                let rank = |t: ValueType| match t {
-                    ValueType::I32 => Some(0),
-                    ValueType::I64 => Some(1),
-                    ValueType::U64 => Some(2),
-                    ValueType::F32 => Some(3),
-                    _ => None,
-                };
-                match (rank(a), rank(b)) {
-                    (Some(x), Some(y)) => Some(if x >= y { a } else { b }),
-                    _ => return Err(bad(key, "the array mixes element kinds (give type=...)")),
-                }
-            }
-            _ => return Err(bad(key, "the array mixes element kinds (give type=...)")),
+            (Some(a), Some(b)) => widened(a, b),
+            _ => None,
         };
+        if common.is_none() {
+            return Err(bad(key, "the array mixes element kinds (give type=...)"));
+        }
     }
     Ok(TypeSpec::Scalar(common.expect("set above")))
 }

@@ -41,21 +41,12 @@ fn strings_to_list<'py>(py: Python<'py>, a: &ArrayView<'_>) -> PyResult<Bound<'p
 }
 
 /// The numpy dtype of a numeric array's elements in byte order `e` (`None` for bool, string and
-/// array elements).
+/// array elements), from the library's one map ([`ValueType::dtype_code`]).
 fn dtype(elem: ValueType, e: Endian) -> Option<String> {
-    let code = match elem {
-        ValueType::U8 => "u1",
-        ValueType::I8 => "i1",
-        ValueType::U16 => "u2",
-        ValueType::I16 => "i2",
-        ValueType::U32 => "u4",
-        ValueType::I32 => "i4",
-        ValueType::U64 => "u8",
-        ValueType::I64 => "i8",
-        ValueType::F32 => "f4",
-        ValueType::F64 => "f8",
-        ValueType::Bool | ValueType::String | ValueType::Array => return None,
-    };
+    if elem == ValueType::Bool {
+        return None;
+    }
+    let code = elem.dtype_code()?;
     let order = if e == Endian::Big { '>' } else { '<' };
     Some(format!("{order}{code}"))
 }

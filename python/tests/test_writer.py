@@ -160,3 +160,19 @@ def test_edit_in_place_and_into_a_copy(gguf, tmp_path):
         ggufkit.edit(path, remove=["no.such.key"])
     with pytest.raises(ValueError):
         ggufkit.edit(path, set={"llama.context_length": -1})
+
+
+def test_edit_types_a_new_key_as_meta_set_does(gguf, tmp_path):
+    """A new key takes the type the well-known key table gives it (as `gguf meta set`), else its
+    value's own: one library rule for both."""
+    path = tmp_path / "m.gguf"
+    path.write_bytes(SAMPLE.read_bytes())
+    ggufkit.edit(path, remove=["llama.context_length"])
+    ggufkit.edit(path, set={"llama.context_length": 4096, "my.count": 4096})
+    with ggufkit.open(path) as f:
+        assert f.field("llama.context_length").type == "uint32"
+        assert f.field("my.count").type == "int32"
+    cli = tmp_path / "cli.gguf"
+    assert run_cli(gguf, "meta", "set", "-o", str(cli), str(SAMPLE), "my.count", "4096").returncode == 0
+    with ggufkit.open(cli) as f:
+        assert f.field("my.count").type == "int32"
