@@ -9,10 +9,9 @@ use pyo3::prelude::*;
 
 use crate::errors::OrRaise;
 
-/// The ggml type named `name` ("q4_k", "f16", ...).
+/// The ggml type named `name` ("q4_k", "f16", ...; a removed id refused with the reason).
 pub fn ggml_type(name: &str) -> PyResult<GgmlType> {
-    GgmlType::from_name(&name.to_ascii_lowercase())
-        .ok_or_else(|| PyValueError::new_err(format!("unknown ggml type {name:?}")))
+    GgmlType::parse(name).map_err(|e| PyValueError::new_err(e.to_string()))
 }
 
 /// `x` as a C-contiguous numpy array of `dtype` (a copy only when it is not one already).

@@ -205,8 +205,13 @@ def test_quantize_dequantize_against_ggml_vectors():
 def test_codec_errors_are_exceptions():
     with pytest.raises(ggufkit.GGUFError):
         ggufkit.quantize(np.zeros(100, dtype=np.float32), "q4_k")  # not whole blocks
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="not a ggml tensor type"):
         ggufkit.quantize(np.zeros(256, dtype=np.float32), "no_such_type")
+    # a removed id is refused by name, with the reason the library's type table gives
+    with pytest.raises(ValueError, match="no longer have: removed from ggml in December 2024"):
+        ggufkit.quantize(np.zeros(256, dtype=np.float32), "Q4_0_4_4")
+    with pytest.raises(ValueError, match="never supported"):
+        ggufkit.dequantize(b"\x00" * 144, "iq4_nl_8_8")
     with pytest.raises(ggufkit.GGUFError):
         ggufkit.dequantize(b"\x00" * 100, "q4_k")
     with pytest.raises(ValueError):

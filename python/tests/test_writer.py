@@ -108,6 +108,9 @@ def test_writer_refuses_what_it_cannot_write(tmp_path):
         w.add_tensor("q", np.zeros(100, dtype=np.float32), type="q4_k")
     with pytest.raises(TypeError):
         w.add_tensor("r", raw=b"\0" * 4)
+    # a removed type id is refused by its name, with the reason
+    with pytest.raises(ValueError, match="removed from ggml"):
+        w.add_tensor("r", raw=b"\0" * 18, type="q4_0_4_4", shape=(32,))
     # a refused value does not take its key; a tensor name is taken once
     w.add("b", 3, type="uint8")
     w.add_tensor("t", np.zeros(4, dtype=np.float32))

@@ -365,10 +365,28 @@ fn convert_says_what_it_skipped() {
         "{err}"
     );
     assert!(
-        err.contains("17 (not a weight of 2 or more dimensions)"),
+        err.contains("17 (one dimension, as norms and biases)"),
         "{err}"
     );
     assert!(err.contains("gguf quantize"), "{err}");
+    // a removed type id is refused by its name, with the reason the type table gives
+    let (code, _, err) = run(
+        dir.path(),
+        &[
+            "convert",
+            "m-f16.gguf",
+            "-o",
+            "d.gguf",
+            "--type",
+            "Q4_0_8_8",
+        ],
+    );
+    assert_ne!(code, 0, "{err}");
+    assert!(
+        err.contains("--type: 'Q4_0_8_8' is ggml type 33 (q4_0_8_8), which tensors can no longer have: removed from ggml in December 2024"),
+        "{err}"
+    );
+    assert!(!dir.path().join("d.gguf").exists());
 }
 
 fn sha256(b: &[u8]) -> String {

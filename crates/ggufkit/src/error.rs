@@ -10,6 +10,7 @@ mod quantize;
 mod remote;
 mod shard;
 mod tokenizer;
+mod type_name;
 mod value_text;
 mod write;
 
@@ -25,6 +26,7 @@ pub use quantize::QuantizeError;
 pub use remote::{LocationProblem, RemoteError};
 pub use shard::ShardError;
 pub use tokenizer::TokenizerError;
+pub use type_name::TypeNameError;
 pub use value_text::ValueTextError;
 pub use write::WriteError;
 

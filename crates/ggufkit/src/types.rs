@@ -6,6 +6,9 @@
 #![forbid(unsafe_code)]
 
 use std::fmt;
+use std::str::FromStr;
+
+use crate::error::TypeNameError;
 
 /// A ggml tensor type, as the spec's `ggml_type` enum numbers it (ids 0..=42).
 ///
@@ -144,12 +147,31 @@ impl GgmlType {
         TABLE.get(id as usize).map(|t| t.ty)
     }
 
-    /// The type with this name as the spec spells it (case-insensitive: `Q4_K` and `q4_k` both work).
+    /// The type with this name as the spec spells it (case-insensitive: `Q4_K` and `q4_k` both
+    /// work), removed ones included: a type named to read a table. A type asked for by a user
+    /// (to write, convert or quantize to) is [`GgmlType::parse`]'s.
     pub fn from_name(name: &str) -> Option<GgmlType> {
         TABLE
             .iter()
             .find(|t| t.name.eq_ignore_ascii_case(name))
             .map(|t| t.ty)
+    }
+
+    /// The type a tensor may have that `name` names, in any case (`q4_K`, `Q8_0`, `bf16`): the
+    /// one parser of type names that commands, options and bindings take. An id ggml removed is
+    /// refused with the reason the table gives ([`TypeNameError::Removed`]).
+    pub fn parse(name: &str) -> Result<GgmlType, TypeNameError> {
+        let ty = GgmlType::from_name(name).ok_or_else(|| TypeNameError::Unknown {
+            name: name.to_string(),
+        })?;
+        match ty.removal_note() {
+            Some(note) => Err(TypeNameError::Removed {
+                name: name.to_string(),
+                ty,
+                note,
+            }),
+            None => Ok(ty),
+        }
     }
 
     #[inline]
@@ -233,6 +255,15 @@ impl GgmlType {
     }
 }
 
+impl FromStr for GgmlType {
+    type Err = TypeNameError;
+
+    /// [`GgmlType::parse`].
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        GgmlType::parse(s)
+    }
+}
+
 impl fmt::Display for GgmlType {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
@@ -280,5 +311,31 @@ mod tests {
         assert_eq!(GgmlType::Q4_K.bytes_for(100), None);
         assert_eq!(GgmlType::Q4_2.bytes_for(32), None);
         assert_eq!(GgmlType::F32.bytes_for(u64::MAX / 2), None);
+    }
+
+    #[test]
+    fn parse_takes_any_case_and_refuses_removed_ids_with_the_reason() {
+        assert_eq!(GgmlType::parse("Q4_k"), Ok(GgmlType::Q4_K));
+        assert_eq!("bf16".parse::<GgmlType>(), Ok(GgmlType::BF16));
+        assert_eq!(
+            GgmlType::parse("q9"),
+            Err(TypeNameError::Unknown { name: "q9".into() })
+        );
+        for t in GgmlType::all() {
+            match GgmlType::parse(&t.name().to_ascii_uppercase()) {
+                Ok(p) => assert_eq!(p, t),
+                Err(TypeNameError::Removed { ty, note, .. }) => {
+                    assert_eq!(ty, t);
+                    assert_eq!(Some(note), t.removal_note());
+                }
+                Err(e) => panic!("{t}: {e}"),
+            }
+        }
+        let e = GgmlType::parse("q4_0_4_4").unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "'q4_0_4_4' is ggml type 31 (q4_0_4_4), which tensors can no longer have: \
+             removed from ggml in December 2024 in favour of repacking q4_0 at load time"
+        );
     }
 }

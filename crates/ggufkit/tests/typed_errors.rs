@@ -6,6 +6,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use ggufkit::error::{Location, Missing, QuantError, ShardError, WriteError};
+use ggufkit::quantize::{plan_uniform, UniformOptions};
 use ggufkit::shard::{parse_size, shard_path, split, SplitLimit, SplitOptions};
 use ggufkit::write::{
     carve_file, convert, edit, ConvertOptions, EditTarget, GgufBuilder, MetaEdit, OwnedArray,
@@ -300,11 +301,12 @@ fn edits_name_the_key_and_the_file() {
 fn conversions_name_the_tensor_and_the_type() {
     let dir = tempfile::tempdir().unwrap();
     let p = write(dir.path(), "m.gguf", &model());
-    let opts = ConvertOptions {
-        quantize: Some(GgmlType::IQ2_XXS),
-        ..ConvertOptions::default()
+    let opts = UniformOptions {
+        ty: GgmlType::IQ2_XXS,
+        all: false,
+        endian: None,
     };
-    let e = convert(&open(&p), &dir.path().join("o.gguf"), opts, None).unwrap_err();
+    let e = plan_uniform(&open(&p), opts).unwrap_err();
     assert!(
         matches!(
             e,

@@ -3,6 +3,8 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use ggufkit::quantize::names::NotQuantized;
+use ggufkit::quantize::{convert_file, plan_uniform, SkipReason, UniformOptions};
 use ggufkit::shard::{parse_shard_path, shard_path, split, SplitLimit, SplitOptions};
 use ggufkit::write::{
     carve_file, convert, edit, ConvertOptions, EditOutcome, EditTarget, GgufBuilder, MetaEdit,
@@ -340,7 +342,6 @@ fn big_endian_corpus_files_convert_to_the_little_endian_originals() {
         let opts = ConvertOptions {
             endian: Some(Endian::Little),
             overwrite: true,
-            ..Default::default()
         };
         convert(&open(dir.join(be)), &out, opts, None).unwrap();
         assert!(
@@ -351,7 +352,6 @@ fn big_endian_corpus_files_convert_to_the_little_endian_originals() {
         let opts = ConvertOptions {
             endian: Some(Endian::Big),
             overwrite: true,
-            ..Default::default()
         };
         convert(&open(&out), &back, opts, None).unwrap();
         assert!(
@@ -384,7 +384,6 @@ fn little_big_little_is_the_identity_for_every_convertible_file() {
         let opts = |e| ConvertOptions {
             endian: Some(e),
             overwrite: true,
-            ..Default::default()
         };
         convert(&open(&path), &there, opts(other), None).unwrap();
         let t = fs::read(&there).unwrap();
@@ -438,34 +437,49 @@ fn requantizing_converts_the_weights_and_says_which() {
         .unwrap();
     let bytes = b.to_vec().unwrap();
     let p = write_tmp(dir.path(), "m.gguf", &bytes);
-    let g = Gguf::from_bytes(&bytes).unwrap();
+    let planned = |ty, all| {
+        let opts = UniformOptions {
+            ty,
+            all,
+            endian: None,
+        };
+        plan_uniform(&open(&p), opts).map(|plan| {
+            let names: Vec<String> = plan.converted().map(|t| t.name.clone()).collect();
+            let skipped: Vec<(String, SkipReason)> =
+                plan.skipped().map(|(t, r)| (t.name.clone(), r)).collect();
+            (names, skipped)
+        })
+    };
+    let (names, skipped) = planned(GgmlType::Q8_0, false).unwrap();
+    assert_eq!(names, ["blk.0.attn_q.weight"]);
     assert_eq!(
-        ggufkit::write::requantize_plan(&g, GgmlType::Q8_0, false).unwrap(),
-        vec![0]
+        skipped,
+        [
+            (
+                "blk.0.attn_norm.weight".to_string(),
+                SkipReason::NotQuantized(NotQuantized::OneDimensional)
+            ),
+            ("ids".to_string(), SkipReason::Integer)
+        ]
     );
-    assert_eq!(
-        ggufkit::write::requantize_plan(&g, GgmlType::Q8_0, true).unwrap(),
-        vec![0, 1]
-    );
-    assert!(ggufkit::write::requantize_plan(&g, GgmlType::IQ2_XXS, false).is_err());
+    let (names, _) = planned(GgmlType::Q8_0, true).unwrap();
+    assert_eq!(names, ["blk.0.attn_q.weight", "blk.0.attn_norm.weight"]);
+    assert!(planned(GgmlType::IQ2_XXS, false).is_err());
     for (e, all) in [(Endian::Little, false), (Endian::Big, true)] {
         let out = dir.path().join(format!("q-{e}.gguf"));
-        let opts = ConvertOptions {
-            endian: Some(e),
-            quantize: Some(GgmlType::Q8_0),
+        let opts = UniformOptions {
+            ty: GgmlType::Q8_0,
             all,
-            overwrite: false,
+            endian: Some(e),
         };
-        // progress counts the input's tensor bytes, however much smaller the output is
+        let input = open(&p);
+        let plan = plan_uniform(&input, opts).unwrap();
+        // progress counts the output's tensor bytes, which the plan knows beforehand
         let done = std::rc::Rc::new(std::cell::Cell::new(0u64));
         let seen = std::rc::Rc::clone(&done);
         let progress: ggufkit::write::ProgressFn = Box::new(move |n| seen.set(seen.get() + n));
-        convert(&open(&p), &out, opts, Some(progress)).unwrap();
-        assert_eq!(
-            done.get(),
-            g.tensor_data_size(),
-            "progress of {e} all={all}"
-        );
+        convert_file(&input, &out, &plan, false, Some(progress)).unwrap();
+        assert_eq!(done.get(), plan.bytes_out(), "progress of {e} all={all}");
         let qb = fs::read(&out).unwrap();
         let q = Gguf::from_bytes(&qb).unwrap();
         let t = q.tensor("blk.0.attn_q.weight").unwrap();

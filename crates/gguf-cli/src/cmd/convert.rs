@@ -3,7 +3,8 @@
 
 use std::path::PathBuf;
 
-use ggufkit::write::{convert, requantize_plan, requantize_skipped, ConvertOptions, SkipReason};
+use ggufkit::quantize::{self, SkipReason, UniformOptions};
+use ggufkit::write::{convert, ConvertOptions};
 use ggufkit::{Endian, GgmlType};
 
 use super::{open, CliError, CmdResult, OK};
@@ -23,8 +24,9 @@ file already laid out that way, and a clean copy (zero padding, no trailing byte
 --endian converts every metadata value and every tensor's data to that byte order, including
 the multi-byte fields inside quantized blocks: a file's byte order applies to all of it.
 
---type TYPE re-quantizes the weights: tensors of 2 or more dimensions whose name ends in
-`weight`, whose first dimension is a multiple of TYPE's block size and whose type is not TYPE
+--type TYPE re-quantizes the weights: the tensors llama-quantize quantizes (2 or more dimensions
+not counting trailing 1s, a name ending in `weight`, not a norm, expert router or position
+embedding), whose first dimension is a multiple of TYPE's block size and whose type is not TYPE
 (norms, biases and integer tensors keep theirs); it says which. With --all, every tensor whose
 first dimension is a multiple of the block size is converted, 1-D ones included. Nothing else
 changes (metadata such as general.file_type is kept as it was).")]
@@ -37,7 +39,7 @@ pub struct Args {
     /// Byte order of the output.
     #[arg(long, value_enum)]
     endian: Option<EndianArg>,
-    /// Re-quantize the weights (tensors of 2 or more dimensions named *weight) to this ggml type.
+    /// Re-quantize the weights (the tensors llama-quantize quantizes) to this ggml type.
     #[arg(long = "type", value_name = "TYPE")]
     ty: Option<String>,
     /// With --type: convert every tensor whose first dimension is a multiple of the block size.
@@ -50,68 +52,53 @@ pub struct Args {
 
 pub fn run(args: Args) -> CmdResult {
     let lib = |e: ggufkit::Error| CliError::from_lib(&args.file, &e);
-    let quantize = match &args.ty {
-        Some(t) => Some(
-            GgmlType::from_name(t)
-                .filter(|t| !t.is_removed())
-                .ok_or_else(|| {
-                    CliError::failed(format!(
-                        "--type {t}: not a ggml tensor type (q4_0, q8_0, q4_k, f16, ...)"
-                    ))
-                })?,
-        ),
-        None => None,
-    };
+    let quantize = args
+        .ty
+        .as_deref()
+        .map(GgmlType::parse)
+        .transpose()
+        .map_err(|e| CliError::failed(format!("--type: {e}")))?;
+    let endian = args.endian.map(|e| match e {
+        EndianArg::Little => Endian::Little,
+        EndianArg::Big => Endian::Big,
+    });
     let g = open(&args.file, false)?.into_gguf();
-    let total = g.tensor_data_size();
-    let plan = match quantize {
-        Some(ty) => Some((ty, requantize_plan(&g, ty, args.all).map_err(lib)?)),
-        None => None,
+    let Some(ty) = quantize else {
+        let progress = Progress::bytes(g.tensor_data_size(), "converting");
+        let opts = ConvertOptions {
+            endian,
+            overwrite: args.force,
+        };
+        convert(&g, &args.out, opts, progress.callback()).map_err(lib)?;
+        progress.finish();
+        return Ok(OK);
     };
-    let names: Vec<String> = match &plan {
-        Some((_, idx)) => idx
-            .iter()
-            .filter_map(|&i| g.tensor_at(i))
-            .map(|t| t.name().into_owned())
-            .collect(),
-        None => Vec::new(),
-    };
-    let skipped: Vec<(String, SkipReason)> = match quantize {
-        Some(ty) => requantize_skipped(&g, ty, args.all)
-            .into_iter()
-            .filter_map(|(i, r)| Some((g.tensor_at(i)?.name().into_owned(), r)))
-            .collect(),
-        None => Vec::new(),
-    };
-    let count = g.tensor_count();
-    let opts = ConvertOptions {
-        endian: args.endian.map(|e| match e {
-            EndianArg::Little => Endian::Little,
-            EndianArg::Big => Endian::Big,
-        }),
-        quantize,
+    let opts = UniformOptions {
+        ty,
         all: args.all,
-        overwrite: args.force,
+        endian,
     };
-    let progress = Progress::bytes(total, "converting");
-    convert(&g, &args.out, opts, progress.callback()).map_err(lib)?;
+    let plan = quantize::plan_uniform(&g, opts).map_err(lib)?;
+    let progress = Progress::bytes(plan.bytes_out(), "converting");
+    quantize::convert_file(&g, &args.out, &plan, args.force, progress.callback()).map_err(lib)?;
     progress.finish();
-    if let Some((ty, _)) = plan {
-        eprintln!(
-            "re-quantized {} of {} to {ty}{}{}",
-            crate::output::grouped(names.len() as u64),
-            crate::output::counted(count as u64, "tensor", "tensors"),
-            if names.is_empty() { "" } else { ": " },
-            names.join(", ")
-        );
-        report_skipped(&skipped);
-    }
+    let names: Vec<&str> = plan.converted().map(|t| t.name.as_str()).collect();
+    eprintln!(
+        "re-quantized {} of {} to {ty}{}{}",
+        crate::output::grouped(names.len() as u64),
+        crate::output::counted(plan.tensors.len() as u64, "tensor", "tensors"),
+        if names.is_empty() { "" } else { ": " },
+        names.join(", ")
+    );
+    let skipped: Vec<(&str, SkipReason)> =
+        plan.skipped().map(|(t, r)| (t.name.as_str(), r)).collect();
+    report_skipped(&skipped);
     Ok(OK)
 }
 
 /// The tensors `--type` left as they were, one line per reason, and where to go for a
 /// llama-quantize mixture with its fallbacks.
-fn report_skipped(skipped: &[(String, SkipReason)]) {
+fn report_skipped(skipped: &[(&str, SkipReason)]) {
     if skipped.is_empty() {
         return;
     }

@@ -4,10 +4,9 @@
 
 use std::path::{Path, PathBuf};
 
-use ggufkit::quantize::{
-    self, parse_type, Imatrix, KvOverride, Preset, QuantizeOptions, TensorTypeOverride,
-};
+use ggufkit::quantize::{self, Imatrix, KvOverride, Preset, QuantizeOptions, TensorTypeOverride};
 use ggufkit::shard::ShardedModel;
+use ggufkit::GgmlType;
 
 use super::{CliError, CmdResult, OK};
 use crate::output::{self, progress::Progress, quantize_plan};
@@ -146,13 +145,13 @@ fn options(a: &Args, preset: Preset, threads: Option<usize>) -> Result<QuantizeO
     o.output_type = a
         .output_tensor_type
         .as_deref()
-        .map(parse_type)
+        .map(GgmlType::parse)
         .transpose()
         .map_err(|e| CliError::failed(format!("--output-tensor-type: {e}")))?;
     o.token_embedding_type = a
         .token_embedding_type
         .as_deref()
-        .map(parse_type)
+        .map(GgmlType::parse)
         .transpose()
         .map_err(|e| CliError::failed(format!("--token-embedding-type: {e}")))?;
     for s in &a.tensor_type {

@@ -2,7 +2,7 @@
 //! (name, shape, type before and after, bytes after, reason), then the totals, the type mix and
 //! bits per weight.
 
-use ggufkit::quantize::Plan;
+use ggufkit::quantize::{Plan, PlanKind};
 
 use super::table::{Align, Table};
 use super::{counted, grouped, human_bytes, shape_text};
@@ -44,10 +44,11 @@ pub fn render(plan: &Plan) -> String {
 /// shards of `--keep-split`, and the tensors that need an importance matrix.
 pub fn totals(plan: &Plan) -> String {
     let mut out = String::new();
-    out.push_str(&format!(
-        "preset {} (general.file_type {})\n",
-        plan.preset, plan.file_type
-    ));
+    if let PlanKind::Preset { preset, file_type } = plan.kind {
+        out.push_str(&format!(
+            "preset {preset} (general.file_type {file_type})\n"
+        ));
+    }
     out.push_str(&format!(
         "model size {} ({:.2} bits per weight) -> {} ({:.2} bits per weight)\n",
         human_bytes(plan.bytes_in()),

@@ -17,12 +17,6 @@ pub enum QuantizeError {
         /// The argument.
         name: String,
     },
-    /// A ggml type name that names no type a tensor can have.
-    #[error("'{name}' is not a ggml tensor type (q4_0, q8_0, q4_k, f16, ...)")]
-    UnknownType {
-        /// The text given.
-        name: String,
-    },
     /// A `--tensor-type` argument that is not `PATTERN=TYPE`, or whose pattern is no regex.
     #[error("--tensor-type '{spec}': {problem}")]
     BadTensorType {

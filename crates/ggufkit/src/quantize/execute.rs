@@ -1,7 +1,8 @@
-//! Carrying out a plan: the output's metadata as llama-quantize writes it, then tensor by
-//! tensor, in the plan's order, each converted a bounded run of rows at a time (dequantized to
-//! f32, then encoded, both on all threads) or copied, into atomically written files (one, or one
-//! per shard with `--keep-split`).
+//! Carrying out a plan: the output's metadata (llama-quantize's for a preset, the input's for a
+//! uniform conversion), then tensor by tensor, in the plan's order, each converted a bounded run
+//! of rows at a time (dequantized to f32, then encoded, both on all threads) or copied (its byte
+//! order swapped when the output's differs), into atomically written files (one, or one per
+//! shard with `--keep-split`).
 #![forbid(unsafe_code)]
 
 use std::cell::RefCell;
@@ -13,13 +14,17 @@ use rayon::prelude::*;
 
 use super::encode::{can_encode, encode_rows};
 use super::input::Input;
-use super::plan::{Plan, PlannedTensor, QuantizeOptions};
+use super::overrides::KvOverride;
+use super::plan::{Importance, Plan, PlanKind, PlannedTensor, QuantizeOptions};
 use crate::endian::Endian;
 use crate::error::{Error, QuantizeError, Result, ShardError, WriteError};
 use crate::quant;
+use crate::read::Gguf;
 use crate::shard::{shard_path, SPLIT_COUNT, SPLIT_NO, SPLIT_TENSORS_COUNT};
 use crate::types::GgmlType;
-use crate::write::{AtomicFile, GgufBuilder, OwnedValue, ProgressFn, TensorDataWriter};
+use crate::write::{
+    swap_tensor_data, AtomicFile, GgufBuilder, OwnedValue, ProgressFn, TensorDataWriter,
+};
 
 /// `general.quantization_version`: the version of the quantized formats (ggml's `GGML_QNT_VERSION`).
 pub const QUANTIZATION_VERSION: u32 = 2;
@@ -28,11 +33,34 @@ pub const QUANTIZATION_VERSION: u32 = 2;
 /// is converted, whatever its size.
 const CHUNK_ELEMS: usize = 4 << 20;
 
+/// What the executor reads of the options: llama-quantize's, or none for a uniform conversion.
+#[derive(Clone, Copy, Default)]
+struct Settings<'o> {
+    importance: Option<&'o Importance>,
+    threads: Option<usize>,
+    allow_requantize: bool,
+    kv_overrides: &'o [KvOverride],
+}
+
+impl<'o> From<&'o QuantizeOptions> for Settings<'o> {
+    fn from(o: &'o QuantizeOptions) -> Self {
+        Settings {
+            importance: o.importance.as_ref(),
+            threads: o.threads,
+            allow_requantize: o.allow_requantize,
+            kv_overrides: &o.kv_overrides,
+        }
+    }
+}
+
 /// The importance values of tensor `t`: `ne0 * ne2` of them when the matrix has the tensor
 /// (`None` when it has not, or for the token embeddings when their length does not match, which
 /// llama-quantize tolerates).
-fn importance_of<'o>(t: &PlannedTensor, opts: &'o QuantizeOptions) -> Result<Option<&'o [f32]>> {
-    let Some(m) = &opts.importance else {
+fn importance_of<'o>(
+    t: &PlannedTensor,
+    importance: Option<&'o Importance>,
+) -> Result<Option<&'o [f32]>> {
+    let Some(m) = importance else {
         return Ok(None);
     };
     let Some(v) = m.get(&t.source_name) else {
@@ -57,13 +85,18 @@ fn importance_of<'o>(t: &PlannedTensor, opts: &'o QuantizeOptions) -> Result<Opt
 /// Everything that would stop the conversion part way, found before a byte is written: a
 /// big-endian input, tensor data missing (a truncated file), quantized sources without
 /// `allow_requantize`, types that cannot be converted or produced, missing importance values.
+/// A uniform conversion's plan reads any byte order and converts any source with a float form.
 pub fn check<'a, 'g: 'a>(
     input: impl Into<Input<'a, 'g>>,
     plan: &Plan,
     opts: &QuantizeOptions,
 ) -> Result<()> {
-    let input = input.into();
-    if input.shards().iter().any(|g| g.endian() != Endian::Little) {
+    check_with(input.into(), plan, opts.into())
+}
+
+fn check_with(input: Input<'_, '_>, plan: &Plan, s: Settings<'_>) -> Result<()> {
+    let uniform = matches!(plan.kind, PlanKind::Uniform { .. });
+    if !uniform && input.shards().iter().any(|g| g.endian() != Endian::Little) {
         return Err(QuantizeError::BigEndian.into());
     }
     for t in &plan.tensors {
@@ -74,7 +107,7 @@ pub fn check<'a, 'g: 'a>(
                 offset: info.absolute_offset(),
             });
         }
-        let imatrix = importance_of(t, opts)?;
+        let imatrix = importance_of(t, s.importance)?;
         if t.needs_imatrix && imatrix.is_none() {
             return Err(QuantizeError::NeedsImatrix {
                 tensor: t.name.clone(),
@@ -86,8 +119,16 @@ pub fn check<'a, 'g: 'a>(
             continue;
         }
         let from = t.from;
-        if from.is_quantized() {
-            if !opts.allow_requantize {
+        if uniform {
+            if from.is_integer() || !quant::can_dequantize(from) {
+                return Err(QuantizeError::CannotConvert {
+                    tensor: t.name.clone(),
+                    ty: from,
+                }
+                .into());
+            }
+        } else if from.is_quantized() {
+            if !s.allow_requantize {
                 return Err(QuantizeError::RequantizeRefused {
                     tensor: t.name.clone(),
                     ty: from,
@@ -137,30 +178,48 @@ pub fn output_builder<'a, 'g: 'a>(
     Ok(all.swap_remove(0))
 }
 
-/// The header of each output file. The first: the input's pairs in order (its first shard's),
-/// then `general.quantization_version` and `general.file_type` (moved to the end), no `split.*`
-/// keys, the overrides last. With `--keep-split`, the other shards start empty, and when there
-/// are several every shard ends with `split.no`, `split.count` and `split.tensors.count` (the
-/// tensors of the whole output), in that order, as llama-quantize sets them. Each holds its
-/// tensors in the plan's order with their new types.
+/// The header of each output file. For a preset's plan the first holds the input's pairs in
+/// order (its first shard's), then `general.quantization_version` and `general.file_type` (moved
+/// to the end), no `split.*` keys, the overrides last. With `--keep-split`, the other shards
+/// start empty, and when there are several every shard ends with `split.no`, `split.count` and
+/// `split.tensors.count` (the tensors of the whole output), in that order, as llama-quantize sets
+/// them. Each holds its tensors in the plan's order with their new types. A uniform conversion's
+/// one output is the input's header in the plan's byte order, with the new types.
 pub fn output_builders<'a, 'g: 'a>(
     input: impl Into<Input<'a, 'g>>,
     plan: &Plan,
     opts: &QuantizeOptions,
 ) -> Result<Vec<GgufBuilder<'a>>> {
-    let input = input.into();
+    builders(input.into(), plan, opts.into())
+}
+
+fn builders<'a>(
+    input: Input<'a, '_>,
+    plan: &Plan,
+    s: Settings<'_>,
+) -> Result<Vec<GgufBuilder<'a>>> {
     let g = input.first();
     let mut b = GgufBuilder::from_gguf(g)?;
+    let file_type = match plan.kind {
+        PlanKind::Preset { file_type, .. } => file_type,
+        PlanKind::Uniform { endian, .. } => {
+            b.endian(endian);
+            for t in plan.converted() {
+                b.retype_tensor(t.index, t.to)?;
+            }
+            return Ok(vec![b]);
+        }
+    };
     set_last(
         &mut b,
         "general.quantization_version",
         OwnedValue::U32(QUANTIZATION_VERSION),
     )?;
-    set_last(&mut b, "general.file_type", OwnedValue::U32(plan.file_type))?;
+    set_last(&mut b, "general.file_type", OwnedValue::U32(file_type))?;
     for k in ["split.no", "split.count", "split.tensors.count"] {
         b.remove(k);
     }
-    for o in &opts.kv_overrides {
+    for o in s.kv_overrides {
         set_last(&mut b, &o.key, o.value.clone())?;
     }
     if let (Some(n), Some(arch)) = (plan.block_count, g.architecture()) {
@@ -231,12 +290,44 @@ pub fn quantize_file<'a, 'g: 'a>(
     overwrite: bool,
     progress: Option<ProgressFn>,
 ) -> Result<Vec<PathBuf>> {
-    let input = input.into();
-    check(input, plan, opts)?;
-    let builders = output_builders(input, plan, opts)?;
+    execute(input.into(), out, plan, opts.into(), overwrite, progress)
+}
+
+/// Carries out a uniform conversion's `plan` ([`plan_uniform`](super::plan_uniform)) on `g`
+/// (opened from a file), writing `out` atomically (an existing file only with `overwrite`), as
+/// [`quantize_file`] does: checked first, then converted on all threads in bounded memory.
+pub fn convert_file(
+    g: &Gguf<'_>,
+    out: &Path,
+    plan: &Plan,
+    overwrite: bool,
+    progress: Option<ProgressFn>,
+) -> Result<()> {
+    execute(
+        g.into(),
+        out,
+        plan,
+        Settings::default(),
+        overwrite,
+        progress,
+    )
+    .map(|_| ())
+}
+
+fn execute(
+    input: Input<'_, '_>,
+    out: &Path,
+    plan: &Plan,
+    s: Settings<'_>,
+    overwrite: bool,
+    progress: Option<ProgressFn>,
+) -> Result<Vec<PathBuf>> {
+    check_with(input, plan, s)?;
+    let builders = builders(input, plan, s)?;
     let paths = output_paths(out, plan);
+    let to = plan.endian();
     let mut pool = rayon::ThreadPoolBuilder::new();
-    if let Some(n) = opts.threads {
+    if let Some(n) = s.threads {
         pool = pool.num_threads(n.max(1));
     }
     let pool = pool
@@ -266,15 +357,29 @@ pub fn quantize_file<'a, 'g: 'a>(
                 offset: info.absolute_offset(),
             })?;
             if t.converts() {
-                let imatrix = importance_of(t, opts)?;
-                convert(&pool, t, data, imatrix, &mut dw, &mut floats, &mut bytes).map_err(
-                    |e| WriteError::Requantize {
-                        name: t.name.clone(),
-                        source: Box::new(e),
-                    },
-                )?;
-            } else {
+                let imatrix = importance_of(t, s.importance)?;
+                let source = Source {
+                    data,
+                    endian: info.endian(),
+                };
+                convert(
+                    &pool,
+                    t,
+                    source,
+                    imatrix,
+                    to,
+                    &mut dw,
+                    &mut floats,
+                    &mut bytes,
+                )
+                .map_err(|e| WriteError::Requantize {
+                    name: t.name.clone(),
+                    source: Box::new(e),
+                })?;
+            } else if info.endian() == to {
                 dw.write_tensor(data)?;
+            } else {
+                crate::write::swap_tensor(&info, &mut dw, &mut bytes)?;
             }
         }
         dw.finish()?;
@@ -287,13 +392,22 @@ pub fn quantize_file<'a, 'g: 'a>(
     Ok(paths)
 }
 
-/// Converts tensor `t` (`data` in `t.from`) to `t.to` a run of rows at a time, never across a
-/// matrix (expert) boundary, each with its own importance values.
+/// A converted tensor's data as the input holds it.
+#[derive(Clone, Copy)]
+struct Source<'d> {
+    data: &'d [u8],
+    endian: Endian,
+}
+
+/// Converts tensor `t` (`source` in `t.from`) to `t.to` in byte order `to`, a run of rows at a
+/// time, never across a matrix (expert) boundary, each with its own importance values.
+#[allow(clippy::too_many_arguments)]
 fn convert<W: Write>(
     pool: &rayon::ThreadPool,
     t: &PlannedTensor,
-    data: &[u8],
+    source: Source<'_>,
     imatrix: Option<&[f32]>,
+    to: Endian,
     dw: &mut TensorDataWriter<'_, W>,
     floats: &mut Vec<f32>,
     bytes: &mut Vec<u8>,
@@ -303,8 +417,10 @@ fn convert<W: Write>(
     let ne2 = t.shape.get(2).copied().unwrap_or(1).max(1);
     let total = t.n_elements();
     if total == 0 {
-        return Ok(());
+        // an empty tensor still takes its turn (and its padding) in the output
+        return dw.write_part(&[]);
     }
+    let data = source.data;
     let too_large = || WriteError::TensorTooLarge {
         name: t.name.clone(),
     };
@@ -331,11 +447,14 @@ fn convert<W: Write>(
             bytes.resize(rows * out_row, 0);
             let (f, b) = (&mut *floats, &mut *bytes);
             pool.install(|| {
-                quant::dequantize_par(t.from, src, Endian::Little, f)?;
+                quant::dequantize_par(t.from, src, source.endian, f)?;
                 b.par_chunks_mut(task_rows * out_row)
                     .zip(f.par_chunks(task_rows * ne0u))
                     .try_for_each(|(o, s)| encode_rows(t.to, s, ne0u, weights, o))
             })?;
+            if to == Endian::Big {
+                swap_tensor_data(t.to, bytes)?;
+            }
             dw.write_part(bytes)?;
             row += rows as u64;
         }

@@ -10,7 +10,9 @@
 //! and the refusal to re-quantize without `allow_requantize`. The input is a file or a split
 //! model ([`Input`]: every shard read, as llama.cpp's loader reads the shards of the first), and
 //! `--keep-split` writes one output shard per input shard. A quantized file's [`Recipe`] restates
-//! its type mix as `--tensor-type` options, with the presets that give it.
+//! its type mix as `--tensor-type` options, with the presets that give it. A uniform conversion
+//! (`gguf convert --type`) is a plan too ([`plan_uniform`]), carried out by the same executor
+//! ([`convert_file`]).
 //!
 //! ```no_run
 //! use ggufkit::quantize::{self, Preset, QuantizeOptions};
@@ -36,17 +38,21 @@ pub mod preset;
 pub mod prune;
 pub mod recipe;
 pub mod rules;
+mod uniform;
 
 pub use declared::{file_type_mismatch, FileTypeMismatch};
 pub use execute::{
-    check, output_builder, output_builders, output_paths, quantize_file, QUANTIZATION_VERSION,
+    check, convert_file, output_builder, output_builders, output_paths, quantize_file,
+    QUANTIZATION_VERSION,
 };
 pub use imatrix::Imatrix;
 pub use input::Input;
 pub use model::ModelInfo;
-pub use overrides::{parse_type, KvOverride, TensorTypeOverride};
+pub use overrides::{KvOverride, TensorTypeOverride};
 pub use plan::{
-    plan, plan_tensors, Importance, Plan, PlannedTensor, QuantizeOptions, Reason, TensorDesc,
+    plan, plan_tensors, Importance, Plan, PlanKind, PlannedTensor, QuantizeOptions, Reason,
+    TensorDesc,
 };
 pub use preset::{Ftype, Preset};
 pub use recipe::{exact_pattern, PresetMatch, Recipe, RecipeEntry};
+pub use uniform::{plan_uniform, SkipReason, UniformOptions};

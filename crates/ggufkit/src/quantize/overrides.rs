@@ -8,15 +8,6 @@ use crate::error::QuantizeError;
 use crate::types::GgmlType;
 use crate::write::OwnedValue;
 
-/// A ggml type by the name ggml gives it, in any case (`q4_K`, `Q8_0`, `bf16`); not the removed ids.
-pub fn parse_type(name: &str) -> Result<GgmlType, QuantizeError> {
-    GgmlType::from_name(name)
-        .filter(|t| !t.is_removed())
-        .ok_or_else(|| QuantizeError::UnknownType {
-            name: name.to_string(),
-        })
-}
-
 /// One `--tensor-type PATTERN=TYPE`: tensors whose name the pattern (a regular expression,
 /// lower-cased as llama-quantize lower-cases it) matches anywhere get TYPE.
 #[derive(Clone, Debug)]
@@ -44,7 +35,7 @@ impl TensorTypeOverride {
         if ty.is_empty() {
             return Err(bad("missing quantization type"));
         }
-        let ty = parse_type(ty).map_err(|e| bad(&e.to_string()))?;
+        let ty = GgmlType::parse(ty).map_err(|e| bad(&e.to_string()))?;
         let pattern = pattern.to_ascii_lowercase();
         let regex =
             Regex::new(&pattern).map_err(|e| bad(&format!("not a regular expression: {e}")))?;

@@ -12,6 +12,8 @@ use super::overrides::{override_for, KvOverride, TensorTypeOverride};
 use super::preset::{Ftype, Preset};
 use super::prune::Pruner;
 use super::rules::{fallback, requires_imatrix, Rules};
+use super::uniform::SkipReason;
+use crate::endian::Endian;
 use crate::error::{QuantizeError, Result};
 use crate::file_type::FileType;
 use crate::types::GgmlType;
@@ -93,6 +95,10 @@ pub enum Reason {
         /// Why it was chosen.
         because: Box<Reason>,
     },
+    /// The one type of a uniform conversion (`gguf convert --type`).
+    Uniform,
+    /// Left as it is by a uniform conversion, and why.
+    Skipped(SkipReason),
 }
 
 impl fmt::Display for Reason {
@@ -111,6 +117,8 @@ impl fmt::Display for Reason {
             Reason::Fallback { wanted, because } => {
                 write!(f, "fallback from {wanted} ({because})")
             }
+            Reason::Uniform => f.write_str("--type"),
+            Reason::Skipped(why) => write!(f, "kept: {why}"),
         }
     }
 }
@@ -174,14 +182,35 @@ impl PlannedTensor {
     }
 }
 
+/// What a plan is, which says what its output declares besides the tensors.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PlanKind {
+    /// llama-quantize with a preset: the output's metadata is llama-quantize's
+    /// ([`output_builders`](super::output_builders)), its tensors in the loader's order.
+    Preset {
+        /// The preset.
+        preset: Preset,
+        /// The `general.file_type` written (for `COPY`: the input's, or the one guessed from
+        /// its tensors with llama.cpp's guessed flag).
+        file_type: u32,
+    },
+    /// One type for the tensors a rule picks ([`plan_uniform`](super::plan_uniform), `gguf
+    /// convert --type`): the input's metadata and tensor order kept, in the byte order asked for.
+    Uniform {
+        /// The type.
+        ty: GgmlType,
+        /// Every tensor that can be converted, not only those llama-quantize quantizes.
+        all: bool,
+        /// The output's byte order.
+        endian: Endian,
+    },
+}
+
 /// The plan of a quantization: the tensors in output order, and what the output declares.
 #[derive(Clone, Debug)]
 pub struct Plan {
-    /// The preset.
-    pub preset: Preset,
-    /// The `general.file_type` written (for `COPY`: the input's, or the one guessed from its
-    /// tensors with llama.cpp's guessed flag).
-    pub file_type: u32,
+    /// What the plan is: a preset's, or one type's.
+    pub kind: PlanKind,
     /// Every tensor, in the order written.
     pub tensors: Vec<PlannedTensor>,
     /// How many tensors fell back to another type because of their shape.
@@ -199,6 +228,43 @@ pub struct Plan {
 }
 
 impl Plan {
+    /// The preset, for a preset's plan.
+    pub fn preset(&self) -> Option<Preset> {
+        match self.kind {
+            PlanKind::Preset { preset, .. } => Some(preset),
+            PlanKind::Uniform { .. } => None,
+        }
+    }
+
+    /// The `general.file_type` a preset's plan writes (a uniform conversion keeps the input's).
+    pub fn file_type(&self) -> Option<u32> {
+        match self.kind {
+            PlanKind::Preset { file_type, .. } => Some(file_type),
+            PlanKind::Uniform { .. } => None,
+        }
+    }
+
+    /// The byte order of the output: little-endian but for a uniform conversion asked otherwise.
+    pub fn endian(&self) -> Endian {
+        match self.kind {
+            PlanKind::Preset { .. } => Endian::Little,
+            PlanKind::Uniform { endian, .. } => endian,
+        }
+    }
+
+    /// The tensors whose data is converted, in output order.
+    pub fn converted(&self) -> impl Iterator<Item = &PlannedTensor> {
+        self.tensors.iter().filter(|t| t.converts())
+    }
+
+    /// The tensors a uniform conversion leaves as they are, with the reason, in output order.
+    pub fn skipped(&self) -> impl Iterator<Item = (&PlannedTensor, SkipReason)> {
+        self.tensors.iter().filter_map(|t| match t.reason {
+            Reason::Skipped(why) => Some((t, why)),
+            _ => None,
+        })
+    }
+
     /// Bytes of tensor data in the input.
     pub fn bytes_in(&self) -> u64 {
         self.tensors.iter().map(|t| t.bytes_in).sum()
@@ -279,7 +345,7 @@ pub fn plan<'a, 'g: 'a>(input: impl Into<Input<'a, 'g>>, opts: &QuantizeOptions)
 }
 
 /// Bytes of `shape` in `ty`, or an error naming the tensor when the rows are not whole blocks.
-fn size_in(name: &str, ty: GgmlType, shape: &[u64]) -> Result<u64> {
+pub(crate) fn size_in(name: &str, ty: GgmlType, shape: &[u64]) -> Result<u64> {
     let n: u64 = shape.iter().product();
     ty.bytes_for(n)
         .filter(|_| {
@@ -410,8 +476,7 @@ pub fn plan_tensors(
         ftype.id()
     };
     Ok(Plan {
-        preset,
-        file_type,
+        kind: PlanKind::Preset { preset, file_type },
         tensors,
         fallbacks,
         has_imatrix: opts.importance.is_some(),
