@@ -18,6 +18,7 @@ mod matcher;
 mod merges;
 pub mod model;
 mod partition;
+mod plamo2;
 mod pre_name;
 pub mod pre_type;
 mod rwkv;
@@ -52,6 +53,7 @@ pub struct Tokenizer<'g> {
     pre_tokenizer: OnceLock<Result<pre_type::PreTokenizer, TokenizerError>>,
     wpm: OnceLock<wpm::Wpm>,
     ugm: OnceLock<ugm::Ugm>,
+    plamo2: OnceLock<Result<plamo2::Plamo2, TokenizerError>>,
 }
 
 impl std::fmt::Debug for Tokenizer<'_> {
@@ -87,7 +89,12 @@ impl<'g> Tokenizer<'g> {
             pre_tokenizer: OnceLock::new(),
             wpm: OnceLock::new(),
             ugm: OnceLock::new(),
+            plamo2: OnceLock::new(),
         };
+        if t.vocab.model == Model::Plamo2 {
+            // llama.cpp builds these tables while loading, and refuses a vocabulary there
+            t.plamo2()?;
+        }
         Ok(t)
     }
 
@@ -334,9 +341,13 @@ impl<'g> Tokenizer<'g> {
                 }
             }
             Model::Plamo2 => {
-                return Err(TokenizerError::Unsupported {
-                    what: format!("{} ({})", v.model.type_name(), v.model_name),
-                });
+                let p = self.plamo2()?;
+                for frag in &fragments {
+                    match *frag {
+                        Fragment::Text(a, b) => p.encode(&text[a..b], out)?,
+                        Fragment::Token(id) => out.push(id),
+                    }
+                }
             }
             Model::Rwkv => {
                 let rwkv = self.rwkv();
@@ -417,6 +428,13 @@ impl<'g> Tokenizer<'g> {
                     message: e.to_string(),
                 })
             })
+            .as_ref()
+            .map_err(Clone::clone)
+    }
+
+    fn plamo2(&self) -> Result<&plamo2::Plamo2, TokenizerError> {
+        self.plamo2
+            .get_or_init(|| plamo2::Plamo2::new(&self.vocab))
             .as_ref()
             .map_err(Clone::clone)
     }

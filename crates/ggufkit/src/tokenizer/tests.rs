@@ -458,3 +458,70 @@ fn random_vocabularies_never_panic() {
     }
     assert!(built > 200, "only {built} of 600 vocabularies built");
 }
+
+/// A PLaMo-2 vocabulary: its four specials, the 256 byte tokens (unless `skip_byte`), then
+/// `pieces`.
+fn plamo2_vocab(pieces: &[&str], skip_byte: Option<u8>) -> Vec<u8> {
+    let mut texts: Vec<String> = [
+        "<|plamo:unk|>",
+        "<|plamo:bos|>",
+        "<|plamo:eos|>",
+        "<|plamo:pad|>",
+    ]
+    .map(String::from)
+    .to_vec();
+    let mut types = vec![2, 3, 3, 3];
+    for b in (0..=255u8).filter(|b| Some(*b) != skip_byte) {
+        texts.push(format!("<0x{b:02X}>"));
+        types.push(6);
+    }
+    for p in pieces {
+        texts.push(p.to_string());
+        types.push(1);
+    }
+    let scores: Vec<f32> = (0..texts.len())
+        .map(|i| -((i % 13) as f32) * 0.37)
+        .collect();
+    let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+    gguf_of(vec![
+        ("tokenizer.ggml.model", "plamo2".into()),
+        ("tokenizer.ggml.tokens", strings(&refs)),
+        ("tokenizer.ggml.scores", f32s(&scores)),
+        ("tokenizer.ggml.token_type", i32s(&types)),
+    ])
+}
+
+#[test]
+fn plamo2_round_trips_and_needs_every_byte_token() {
+    let pieces = [
+        "a",
+        "b",
+        "ab",
+        "abc",
+        " ",
+        " a",
+        "hel",
+        "lo",
+        "こん",
+        "にちは",
+    ];
+    let file = plamo2_vocab(&pieces, None);
+    let g = Gguf::from_bytes(&file).unwrap();
+    let t = Tokenizer::from_gguf(&g).unwrap();
+    assert_eq!((t.bos_id(), t.eos_id()), (Some(1), Some(2)));
+    for text in ["abc", "hello abc", "こんにちは 🦙", "zz\n\t", "\u{FEFF}ab"] {
+        let ids = t.encode(text, false, false).unwrap();
+        let back = t.decode(&ids, false, false).unwrap();
+        // a leading byte-order mark is dropped, as llama.cpp drops it
+        assert_eq!(
+            String::from_utf8(back).unwrap(),
+            text.trim_start_matches('\u{FEFF}')
+        );
+    }
+    let file = plamo2_vocab(&pieces, Some(0x41));
+    let g = Gguf::from_bytes(&file).unwrap();
+    assert_eq!(
+        Tokenizer::from_gguf(&g).unwrap_err(),
+        TokenizerError::MissingByteToken { byte: 0x41 }
+    );
+}
