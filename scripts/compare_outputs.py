@@ -10,7 +10,9 @@
   compare_outputs.py pycalls FILE OUT_DIR          (run by `run` with the revision's Python)
 
 A record holds the exit code, stdout, stderr (whole when under 1 MiB, else their sha256 and
-length) and the name, size and sha256 of every file the command wrote. Each file is linked
+length; durations and rates replaced by a placeholder) and the name, size and sha256 of every
+file the command wrote (in the temporary folder: a 253 MB model's exports need about 2 GB free
+there; TMPDIR chooses it). Each file is linked
 under its own name into a fresh folder that is the command's working folder, so that paths in the
 outputs are the same in both runs. Commands and calls that a revision does not have (a newer
 subcommand, a newer Python attribute) leave no record there: they are listed as "only in".
@@ -22,6 +24,7 @@ import argparse
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -165,7 +168,19 @@ def file_sha(p: Path) -> str:
     return h.hexdigest()
 
 
+# what differs from run to run by nature, replaced before the comparison: durations and rates
+VOLATILE = [(re.compile(rb"\bin [0-9]+(\.[0-9]+)? ?(s|ms|\xc2\xb5s)\b"), b"in <time>"),
+            (re.compile(rb"[0-9]+(\.[0-9]+)? ?(MiB|MB|GiB|files)/s\b"), b"<rate>")]
+
+
+def steady(b: bytes) -> bytes:
+    for pattern, repl in VOLATILE:
+        b = pattern.sub(repl, b)
+    return b
+
+
 def stream(name: str, b: bytes) -> bytes:
+    b = steady(b)
     if len(b) < BIG:
         return b"--- %s\n" % name.encode() + b
     return b"--- %s: %d bytes, sha256 %s\n" % (name.encode(), len(b), sha(b).encode())
@@ -253,7 +268,6 @@ def run(a) -> None:
     files.append(Path(a.gemma))
     rels.append("gemma/" + Path(a.gemma).name)
     if a.only:
-        import re
         keep = [i for i, r in enumerate(rels) if re.search(a.only, r)]
         files, rels = [files[i] for i in keep], [rels[i] for i in keep]
     root = Path(a.out)
@@ -474,6 +488,11 @@ def compare(a, b, names) -> int:
         print("ONLY IN %s  %s %s" % (names[0], *split(p)))
     for p in only_b:
         print("ONLY IN %s  %s %s" % (names[1], *split(p)))
+    crashed = sorted(p for p in fa | fb if p.endswith("/py-crashed.txt"))
+    for p in crashed[:5]:
+        print("WARNING  the Python calls crashed on %s (see py-crashed.txt)" % split(p)[0])
+    if len(crashed) > 5:
+        print("WARNING  ... and on %d more files" % (len(crashed) - 5))
     files = {split(p)[0] for p in fa | fb}
     print("%d files, %d records compared (%s vs %s): %d differ, %d only in %s, %d only in %s"
           % (len(files), len(fa & fb), names[0], names[1], len(differ), len(only_a), names[0],

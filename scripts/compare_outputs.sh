@@ -22,6 +22,7 @@
 # venv with maturin; the shared target folder. The run's commands are listed in
 # scripts/compare_outputs.py. Expect about 10-20 minutes per cold revision on two cores.
 set -euo pipefail
+shopt -s inherit_errexit  # a failed build inside $(build ...) stops the run
 cd "$(dirname "$0")/.."
 repo=$(pwd)
 
@@ -53,19 +54,25 @@ build() {
   local sha wt dir
   sha=$(git rev-parse --verify "$1^{commit}")
   dir=$cache/$sha
-  if [ ! -x "$dir/gguf" ] || [ ! -x "$dir/venv/bin/python" ]; then
+  if [ ! -f "$dir/.built" ]; then
     echo "building $1 ($sha)" >&2
+    rm -rf "$dir"
+    mkdir -p "$dir"
     wt=$(mktemp -d)
     git worktree add --detach "$wt" "$sha" >/dev/null 2>&1
-    mkdir -p "$dir"
-    (cd "$wt" && CARGO_TARGET_DIR="$cache/target" cargo build --release -q -p gguf-cli) >&2
-    cp "$cache/target/release/gguf" "$dir/gguf.tmp" && mv "$dir/gguf.tmp" "$dir/gguf"
-    rm -rf "$dir/wheel" "$dir/venv"
-    (cd "$wt/python" && CARGO_TARGET_DIR="$cache/target" "$tools/bin/maturin" build --release \
-      --quiet -o "$dir/wheel") >&2
-    python3 -m venv "$dir/venv"
-    "$dir/venv/bin/python" -m pip install --quiet --disable-pip-version-check numpy "$dir"/wheel/*.whl
+    if ! (cd "$wt" && CARGO_TARGET_DIR="$cache/target" cargo build --release -q -p gguf-cli) >&2 ||
+       ! cp "$cache/target/release/gguf" "$dir/gguf" ||
+       ! (cd "$wt/python" && CARGO_TARGET_DIR="$cache/target" "$tools/bin/maturin" build \
+            --release --quiet -o "$dir/wheel") >&2 ||
+       ! python3 -m venv "$dir/venv" ||
+       ! "$dir/venv/bin/python" -m pip install --quiet --disable-pip-version-check numpy \
+            "$dir"/wheel/*.whl >&2; then
+      git worktree remove --force "$wt"
+      echo "compare_outputs.sh: $1 ($sha) does not build" >&2
+      exit 2
+    fi
     git worktree remove --force "$wt"
+    touch "$dir/.built"
   fi
   echo "$sha"
 }
