@@ -13,12 +13,13 @@ use ggufkit::audit::Depth;
 use ggufkit::scan::{self, FileRows, NoScanProgress, ScanOptions, Sink};
 use ggufkit::Gguf;
 use ggufkit_bench::files;
+use ggufkit_testkit::skip::{skip, Need};
 
 fn bench_files() -> Vec<PathBuf> {
     let mut v = Vec::new();
     match files::gemma_path() {
         Some(p) => v.push(p),
-        None => eprintln!("SKIP: Gemma 3 270M not found (set GGUF_GEMMA)"),
+        None => skip(Need::Gemma, "Gemma 3 270M not found (set GGUF_GEMMA)"),
     }
     match files::corpus_dir() {
         Some(c) => {
@@ -35,7 +36,10 @@ fn bench_files() -> Vec<PathBuf> {
                 }
             }
         }
-        None => eprintln!("SKIP: the shared corpus (../shared/corpus or $GGUF_CORPUS) not found"),
+        None => skip(
+            Need::Shared,
+            "the shared corpus (../shared/corpus or $GGUF_CORPUS) not found",
+        ),
     }
     v
 }
@@ -92,7 +96,10 @@ impl Sink for Discard {
 
 fn bench_scan(c: &mut Criterion) {
     let Some(corpus) = files::corpus_dir() else {
-        eprintln!("SKIP: the shared corpus (../shared/corpus or $GGUF_CORPUS) not found");
+        skip(
+            Need::Shared,
+            "the shared corpus (../shared/corpus or $GGUF_CORPUS) not found",
+        );
         return;
     };
     let locations = scan::expand(&[corpus.to_string_lossy().as_ref()]);

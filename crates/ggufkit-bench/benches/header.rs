@@ -19,6 +19,7 @@ use ggufkit::Gguf;
 use ggufkit_bench::gen::Generated;
 use ggufkit_bench::parsers::{header_len, walk_ggufkit};
 use ggufkit_bench::{files, Parser};
+use ggufkit_testkit::skip::{skip, Need};
 
 fn bench_files() -> Vec<PathBuf> {
     let mut v = Vec::new();
@@ -39,11 +40,14 @@ fn bench_files() -> Vec<PathBuf> {
                 }
             }
         }
-        None => eprintln!("SKIP: the shared corpus (../shared/corpus or $GGUF_CORPUS) not found"),
+        None => skip(
+            Need::Shared,
+            "the shared corpus (../shared/corpus or $GGUF_CORPUS) not found",
+        ),
     }
     match files::gemma_path() {
         Some(p) => v.push(p),
-        None => eprintln!("SKIP: Gemma 3 270M not found (set GGUF_GEMMA)"),
+        None => skip(Need::Gemma, "Gemma 3 270M not found (set GGUF_GEMMA)"),
     }
     let dir = files::generated_dir();
     let generate = std::env::var("GGUF_BENCH_GENERATE").is_ok_and(|v| v == "1");

@@ -21,6 +21,7 @@ use ggufkit::write::GgufBuilder;
 use ggufkit::Gguf;
 use ggufkit_bench::files;
 use ggufkit_bench::gen::Generated;
+use ggufkit_testkit::skip::{skip, Need};
 
 fn present(p: PathBuf) -> Option<PathBuf> {
     if p.is_file() {
@@ -37,7 +38,7 @@ fn bench(c: &mut Criterion) {
         files::corpus_dir().and_then(|c| present(c.join("vocab/ggml-vocab-gemma-4.gguf")));
     let gemma = files::gemma_path();
     if gemma.is_none() {
-        eprintln!("SKIP: Gemma 3 270M not found (set GGUF_GEMMA)");
+        skip(Need::Gemma, "Gemma 3 270M not found (set GGUF_GEMMA)");
     }
     let stress: Vec<PathBuf> = Generated::STRESS
         .iter()

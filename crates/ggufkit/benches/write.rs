@@ -19,11 +19,12 @@ fn open(p: &Path) -> Gguf<'static> {
     Gguf::open(p).unwrap()
 }
 
+/// `$GGUF_BENCH_MODEL`, else Gemma 3 as the tests find it (or a skip).
 fn model() -> Option<PathBuf> {
-    let p = std::env::var_os("GGUF_BENCH_MODEL")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("/tmp/gemma/gemma-3-270m-q4_k_m.gguf"));
-    p.is_file().then_some(p)
+    match std::env::var_os("GGUF_BENCH_MODEL") {
+        Some(p) => Some(PathBuf::from(p)).filter(|p| p.is_file()),
+        None => ggufkit_testkit::reference::gemma(),
+    }
 }
 
 fn in_memory(c: &mut Criterion) {
@@ -47,7 +48,6 @@ fn in_memory(c: &mut Criterion) {
 
 fn on_disk(c: &mut Criterion) {
     let Some(src) = model() else {
-        eprintln!("SKIP: no model (set GGUF_BENCH_MODEL or run get-gemma3-270m.sh /tmp/gemma)");
         return;
     };
     let size = std::fs::metadata(&src).unwrap().len();
