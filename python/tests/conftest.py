@@ -47,7 +47,7 @@ def need(name: str, why: str) -> NoReturn:
     if required(name):
         pytest.fail(f"needs {name}, which GGUFKIT_REQUIRE says was set up, but it is unavailable: {why}",
                     pytrace=False)
-    pytest.skip(f"[{name}] {why}")
+    pytest.skip(f"[{name}] {why}", allow_module_level=True)
 
 
 def _log_skip(name: str, test: str, why: str) -> None:
