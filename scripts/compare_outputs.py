@@ -483,7 +483,9 @@ def compare(a, b, names) -> int:
 
     for p in differ:
         f, c = split(p)
-        print("DIFFERS  %-50s %s" % (f, c))
+        full = b"No space left on device" in (ra / p).read_bytes() + (rb / p).read_bytes()
+        print("DIFFERS  %-50s %s%s" % (f, c, "  (a side ran out of disk space: run it again)"
+                                        if full else ""))
     for p in only_a:
         print("ONLY IN %s  %s %s" % (names[0], *split(p)))
     for p in only_b:
