@@ -26,13 +26,14 @@ from ._native import (
     Tensor,
     Tokenizer,
     Writer,
+    apply_chat_template,
     audit,
     dequantize,
     edit,
     quantize,
     validate,
 )
-from .errors import FormatError, GGUFError
+from .errors import FormatError, GGUFError, TemplateError
 from ._scan import ScanTables, scan, scan_batch, scan_columns
 
 __version__ = _native.__version__
@@ -60,6 +61,8 @@ __all__ = [
     "Writer",
     "GGUFError",
     "FormatError",
+    "TemplateError",
+    "apply_chat_template",
 ]
 
 Sequence.register(StringArray)

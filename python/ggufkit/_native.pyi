@@ -120,6 +120,21 @@ class File:
     def report(self) -> Report: ...
     @property
     def tokenizer(self) -> "Tokenizer": ...
+    def apply_chat_template(
+        self,
+        messages: Sequence[Mapping[str, Any]],
+        tools: Optional[Sequence[Mapping[str, Any]]] = None,
+        add_generation_prompt: bool = False,
+        template: Optional[str] = None,
+        **kwargs: Any,
+    ) -> str:
+        """The conversation rendered with the file's chat template exactly as transformers'
+        ``apply_chat_template(messages, tools=..., add_generation_prompt=..., tokenize=False,
+        **kwargs)``: ``template`` names ``tokenizer.chat_template.NAME`` (default ``tool_use`` when
+        tools are given and the file has it, else ``tokenizer.chat_template``); ``kwargs`` are
+        further variables (``enable_thinking=False``, ``documents=[...]``). Raises
+        ``ggufkit.TemplateError`` (``.message`` is the template's own for ``raise_exception``) and
+        ``ValueError`` for an empty conversation."""
     def close(self) -> None: ...
     def __enter__(self) -> "File": ...
     def __exit__(self, *args: object) -> bool: ...
@@ -162,6 +177,21 @@ class Tokenizer:
         self, ids: "Iterable[int]", remove_special: bool = False, unparse_special: bool = False
     ) -> bytes:
         """``decode``'s bytes exactly, as llama.cpp writes them."""
+    def apply_chat_template(
+        self,
+        messages: Sequence[Mapping[str, Any]],
+        tools: Optional[Sequence[Mapping[str, Any]]] = None,
+        add_generation_prompt: bool = False,
+        template: Optional[str] = None,
+        **kwargs: Any,
+    ) -> str:
+        """The conversation rendered with this tokenizer's file's chat template exactly as transformers'
+        ``apply_chat_template(messages, tools=..., add_generation_prompt=..., tokenize=False,
+        **kwargs)``: ``template`` names ``tokenizer.chat_template.NAME`` (default ``tool_use`` when
+        tools are given and the file has it, else ``tokenizer.chat_template``); ``kwargs`` are
+        further variables (``enable_thinking=False``, ``documents=[...]``). Raises
+        ``ggufkit.TemplateError`` (``.message`` is the template's own for ``raise_exception``) and
+        ``ValueError`` for an empty conversation."""
     @property
     def vocab_size(self) -> int: ...
     @property
@@ -209,6 +239,16 @@ class Writer:
     def __exit__(self, *args: object) -> bool: ...
 
 def open(source: _Source, *, permissive: bool = False) -> File: ...
+def apply_chat_template(
+    source: Union[File, Tokenizer, _Path, str],
+    messages: Sequence[Mapping[str, Any]],
+    tools: Optional[Sequence[Mapping[str, Any]]] = None,
+    add_generation_prompt: bool = False,
+    template: Optional[str] = None,
+    **kwargs: Any,
+) -> str:
+    """``File.apply_chat_template`` of a ``File``, a ``Tokenizer``'s file, or the GGUF at a path
+    or URL (its header only)."""
 def validate(source: Union[_Path, bytes, bytearray]) -> Report: ...
 def audit(
     source: Union[_Source, File], *, severity: str = "warning"

@@ -288,6 +288,33 @@ impl File {
         Ok(lock()?.get_or_insert(built).clone_ref(py))
     }
 
+    /// The conversation rendered with the file's chat template, exactly as transformers'
+    /// `apply_chat_template(messages, tools=..., add_generation_prompt=..., tokenize=False,
+    /// **kwargs)` renders it: `template` names `tokenizer.chat_template.NAME` (default: `tool_use`
+    /// when tools are given and the file has it, else `tokenizer.chat_template`); `kwargs` are
+    /// further template variables (`enable_thinking=False`, `documents=[...]`). The template's
+    /// `raise_exception(...)` raises `ggufkit.TemplateError` with its message.
+    #[pyo3(signature = (messages, tools = None, add_generation_prompt = false, template = None, **kwargs))]
+    fn apply_chat_template(
+        &self,
+        py: Python<'_>,
+        messages: &Bound<'_, PyAny>,
+        tools: Option<&Bound<'_, PyAny>>,
+        add_generation_prompt: bool,
+        template: Option<&str>,
+        kwargs: Option<&Bound<'_, pyo3::types::PyDict>>,
+    ) -> PyResult<String> {
+        crate::chat::apply(
+            py,
+            &self.held()?,
+            messages,
+            tools,
+            add_generation_prompt,
+            template,
+            kwargs,
+        )
+    }
+
     /// Every tensor's dimensions for the compat reader: one table of native-order uint64s, a
     /// row per tensor (zero-padded to the widest), its width and each tensor's dimension count.
     fn _tensor_shapes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
@@ -404,4 +431,35 @@ impl File {
             Err(_) => "<ggufkit.File closed>".into(),
         }
     }
+}
+
+/// `ggufkit.apply_chat_template(source, messages, ...)`: `File.apply_chat_template` of a `File`,
+/// a `Tokenizer`'s file, or a GGUF opened from a path or URL (its header only).
+#[pyfunction]
+#[pyo3(signature = (source, messages, tools = None, add_generation_prompt = false, template = None, **kwargs))]
+pub fn apply_chat_template(
+    py: Python<'_>,
+    source: &Bound<'_, PyAny>,
+    messages: &Bound<'_, PyAny>,
+    tools: Option<&Bound<'_, PyAny>>,
+    add_generation_prompt: bool,
+    template: Option<&str>,
+    kwargs: Option<&Bound<'_, pyo3::types::PyDict>>,
+) -> PyResult<String> {
+    let held = if let Ok(f) = source.cast::<File>() {
+        f.get().held()?
+    } else if let Ok(t) = source.cast::<Tokenizer>() {
+        t.get().held()
+    } else {
+        open(py, source, false)?.held()?
+    };
+    crate::chat::apply(
+        py,
+        &held,
+        messages,
+        tools,
+        add_generation_prompt,
+        template,
+        kwargs,
+    )
 }

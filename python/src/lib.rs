@@ -6,6 +6,7 @@
 #![deny(unsafe_code)]
 
 mod audit;
+mod chat;
 mod check;
 mod codec;
 mod compat;
@@ -39,6 +40,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<tokenizer::Tokenizer>()?;
     m.add_class::<compat::ReaderTensor>()?;
     m.add_function(wrap_pyfunction!(file::open, m)?)?;
+    m.add_function(wrap_pyfunction!(file::apply_chat_template, m)?)?;
     m.add_function(wrap_pyfunction!(check::validate, m)?)?;
     m.add_function(wrap_pyfunction!(audit::audit, m)?)?;
     m.add_function(wrap_pyfunction!(codec::quantize_py, m)?)?;

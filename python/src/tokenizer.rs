@@ -3,7 +3,7 @@
 //! file's bytes and holds the file (`Arc<Held>`), so the map lives as long as the tokenizer,
 //! whether it came from `File.tokenizer` or `Tokenizer.from_file`.
 //!
-//! `apply_chat_template` (the chat templates) is added to this class by the chat module.
+//! `apply_chat_template` renders the file's chat template (`crate::chat`).
 #![forbid(unsafe_code)]
 
 use std::sync::Arc;
@@ -47,6 +47,11 @@ impl Tokenizer {
     /// indexes make its lifetime invariant).
     fn with<R>(&self, f: impl for<'a> FnOnce(&Lib<'a>) -> R) -> R {
         self.inner.with_dependent(|_, t| f(t))
+    }
+
+    /// The file the tokenizer borrows from.
+    pub(crate) fn held(&self) -> Arc<Held> {
+        Arc::clone(self.inner.borrow_owner())
     }
 
     fn name(&self) -> &str {
@@ -98,6 +103,30 @@ impl Tokenizer {
     fn from_file(py: Python<'_>, source: &Bound<'_, PyAny>) -> PyResult<Self> {
         let f = crate::file::open(py, source, false)?;
         Tokenizer::of(py, f.held()?)
+    }
+
+    /// The conversation rendered with the file's chat template, as transformers'
+    /// `apply_chat_template(..., tokenize=False)`: `File.apply_chat_template` of this
+    /// tokenizer's file.
+    #[pyo3(signature = (messages, tools = None, add_generation_prompt = false, template = None, **kwargs))]
+    fn apply_chat_template(
+        &self,
+        py: Python<'_>,
+        messages: &Bound<'_, PyAny>,
+        tools: Option<&Bound<'_, PyAny>>,
+        add_generation_prompt: bool,
+        template: Option<&str>,
+        kwargs: Option<&Bound<'_, pyo3::types::PyDict>>,
+    ) -> PyResult<String> {
+        crate::chat::apply(
+            py,
+            &self.held(),
+            messages,
+            tools,
+            add_generation_prompt,
+            template,
+            kwargs,
+        )
     }
 
     /// Token ids of `text`, as `llama_tokenize(text, add_special, parse_special)`: a numpy int32

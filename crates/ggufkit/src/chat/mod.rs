@@ -84,9 +84,13 @@ pub struct ChatTemplate {
 
 impl ChatTemplate {
     /// The template `name` (`None`: `tokenizer.chat_template`) of an opened file, with the
-    /// file's special tokens.
+    /// file's special tokens. `default` names `tokenizer.chat_template` too, unless the file has
+    /// a template of that name (transformers calls the main template `default`).
     pub fn from_gguf(gguf: &Gguf<'_>, name: Option<&str>) -> Result<Self, ChatError> {
-        let key = template_key(name);
+        let mut key = template_key(name);
+        if name == Some("default") && gguf.get_kv(&key).is_none() {
+            key = TEMPLATE_KEY.to_string();
+        }
         let Some(kv) = gguf.get_kv(&key) else {
             let mut available: Vec<String> = gguf
                 .get_kv(TEMPLATE_KEY)

@@ -238,6 +238,13 @@ fn templates_come_from_the_file() {
             .unwrap(),
         "tools:0"
     );
+    assert_eq!(
+        ChatTemplate::from_gguf(&g, Some("default"))
+            .unwrap()
+            .render(&req)
+            .unwrap(),
+        "<s>Hi"
+    );
     assert_eq!(template_names(&g), ["tool_use", "bad"]);
     assert_eq!(default_name(&g, true), Some("tool_use"));
     assert_eq!(default_name(&g, false), None);
