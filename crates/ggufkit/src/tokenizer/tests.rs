@@ -525,3 +525,39 @@ fn plamo2_round_trips_and_needs_every_byte_token() {
         TokenizerError::MissingByteToken { byte: 0x41 }
     );
 }
+
+#[test]
+fn rwkv_unescapes_and_refuses_where_llama_cpp_loops() {
+    let file = gguf_of(vec![
+        ("tokenizer.ggml.model", "rwkv".into()),
+        (
+            "tokenizer.ggml.tokens",
+            strings(&[
+                "<s>",
+                "a",
+                "b",
+                "ab",
+                " ",
+                "\\n",
+                "\\x41",
+                "\\\\",
+                "\\xe3\\x81",
+            ]),
+        ),
+        ("tokenizer.ggml.unknown_token_id", OwnedValue::U32(0)),
+    ]);
+    let g = Gguf::from_bytes(&file).unwrap();
+    let t = Tokenizer::from_gguf(&g).unwrap();
+    for text in ["ab a\nA\\", "ba b"] {
+        let ids = t.encode(text, true, false).unwrap();
+        assert_eq!(t.decode(&ids, true, false).unwrap(), text.as_bytes());
+    }
+    // a byte no token starts with is the unknown token
+    assert_eq!(t.encode("z", false, false).unwrap(), vec![0]);
+    // "\xe3\x81" starts "ん" but is no prefix of it: llama.cpp goes back to the start forever
+    // (it ends in bad_alloc); here it is an error naming the offset
+    assert_eq!(
+        t.encode("aん", false, false),
+        Err(TokenizerError::NoProgress { offset: 1 })
+    );
+}
