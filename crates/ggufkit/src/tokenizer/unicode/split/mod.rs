@@ -152,8 +152,13 @@ impl RegexSplitter {
     /// words llama.cpp's `unicode_regex_split` returns, empty ones included (an expression that
     /// matches the empty string yields them, as in llama.cpp). Empty text gives no pieces.
     pub fn split(&self, text: &str, out: &mut Vec<Range<usize>>) {
+        self.split_counting(text, out);
+    }
+
+    /// [`Self::split`], returning the regex engine's work (instructions and units scanned).
+    fn split_counting(&self, text: &str, out: &mut Vec<Range<usize>>) -> u64 {
         if text.is_empty() {
-            return;
+            return 0;
         }
         let mut cpts = Vec::with_capacity(text.len());
         let mut starts = Vec::with_capacity(text.len() + 1);
@@ -206,6 +211,7 @@ impl RegexSplitter {
             out.push(starts[at]..starts[at + len]);
             at += len;
         }
+        scratch.steps
     }
 }
 

@@ -667,6 +667,7 @@ impl Regex {
         let (mut pc, mut pos) = (pc, begin);
         let units = cx.units;
         let result = 'outer: loop {
+            scratch.steps += 1;
             let ok = match self.insts[pc as usize] {
                 Inst::Unit(c) => {
                     if pos < cx.end && self.classes[c as usize].contains(units[pos]) {
@@ -797,6 +798,7 @@ impl Regex {
         while k < limit && class.contains(cx.units[k]) {
             k += 1;
         }
+        scratch.steps += (k - pos) as u64;
         if max == u32::MAX {
             scratch.runs[pc as usize] = (pos, k);
         }
@@ -832,6 +834,7 @@ impl Regex {
                 continue;
             }
             let q = hi - 1;
+            scratch.steps += 1;
             if need.contains(cx.units[q]) {
                 found = Some(q);
                 break;
@@ -952,6 +955,8 @@ pub(super) struct Scratch {
     frames: Vec<Frame>,
     runs: Vec<(usize, usize)>,
     free: Vec<(usize, usize)>,
+    /// Instructions executed and units scanned: the engine's work, which tests bound.
+    pub(super) steps: u64,
 }
 
 impl Scratch {
