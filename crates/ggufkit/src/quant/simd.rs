@@ -42,58 +42,6 @@ pub(crate) fn quant_bf16(src: &[f32], out: &mut [u8], stream: bool) -> bool {
     false
 }
 
-/// q4_1 quantization with AVX2, the bytes of `quantize_row_q4_1_ref` (a block whose minimum or
-/// maximum is a zero, whose sign depends on the scan order, goes through the scalar code).
-pub(crate) fn quant_q4_1(src: &[f32], out: &mut [u8]) -> bool {
-    #[cfg(target_arch = "x86_64")]
-    if x86::has_avx2() {
-        // SAFETY: the CPU supports AVX2 (checked just above).
-        unsafe { x86::quant_q4_1(src, out) };
-        return true;
-    }
-    let _ = (src, out);
-    false
-}
-
-/// q4_0 quantization with AVX2, the bytes of `quantize_row_q4_0_ref` (the largest magnitude is
-/// found by SIMD, its first element by a scalar scan, as the reference picks it).
-pub(crate) fn quant_q4_0(src: &[f32], out: &mut [u8]) -> bool {
-    #[cfg(target_arch = "x86_64")]
-    if x86::has_avx2() {
-        // SAFETY: the CPU supports AVX2 (checked just above).
-        unsafe { x86::quant_q4_0(src, out) };
-        return true;
-    }
-    let _ = (src, out);
-    false
-}
-
-/// q5_0 quantization with AVX2, the bytes of `quantize_row_q5_0_ref` (the scale's element found
-/// as for q4_0).
-pub(crate) fn quant_q5_0(src: &[f32], out: &mut [u8]) -> bool {
-    #[cfg(target_arch = "x86_64")]
-    if x86::has_avx2() {
-        // SAFETY: the CPU supports AVX2 (checked just above).
-        unsafe { x86::quant_q5_0(src, out) };
-        return true;
-    }
-    let _ = (src, out);
-    false
-}
-
-/// q5_1 quantization with AVX2, the bytes of `quantize_row_q5_1_ref` (zero extremes through the
-/// scalar code, as for q4_1).
-pub(crate) fn quant_q5_1(src: &[f32], out: &mut [u8]) -> bool {
-    #[cfg(target_arch = "x86_64")]
-    if x86::has_avx2() {
-        // SAFETY: the CPU supports AVX2 (checked just above).
-        unsafe { x86::quant_q5_1(src, out) };
-        return true;
-    }
-    let _ = (src, out);
-    false
-}
-
 /// The candidate sums of ggml's `make_qx_quants` with AVX2, one candidate per lane: lane `k`
 /// takes `iscale = num[k] / max` and sums `(w·x)·l` into `sumlx[k]` and `(w·l)·l` into
 /// `suml2[k]` in element order, `l = clamp(nearest_int(iscale·x), -nmax, nmax - 1)`: the scalar
@@ -236,6 +184,21 @@ macro_rules! avx2_entries {
         }
     )*};
 }
+
+avx2_entries! { x86 (src: &[f32], out: &mut [u8]) {
+    /// q4_0 quantization with AVX2, the bytes of `quantize_row_q4_0_ref` (the largest magnitude
+    /// is found by SIMD, its first element by a scalar scan, as the reference picks it).
+    quant_q4_0;
+    /// q4_1 quantization with AVX2, the bytes of `quantize_row_q4_1_ref` (a block whose minimum
+    /// or maximum is a zero, whose sign depends on the scan order, goes through the scalar code).
+    quant_q4_1;
+    /// q5_0 quantization with AVX2, the bytes of `quantize_row_q5_0_ref` (the scale's element
+    /// found as for q4_0).
+    quant_q5_0;
+    /// q5_1 quantization with AVX2, the bytes of `quantize_row_q5_1_ref` (zero extremes through
+    /// the scalar code, as for q4_1).
+    quant_q5_1;
+}}
 
 /// The AVX2 decoders. For each, a safe entry `$entry(data, out)` that decodes with ordinary
 /// stores when the CPU has the kernel's features and returns `true` (else `false`, and the caller
