@@ -269,6 +269,11 @@ def edit(
 def value_dtypes() -> List[Tuple[int, str]]:
     """The numpy type code of every fixed-size value type, by type id (the library's one map)."""
     ...
+def value_pieces(file: File, offset: int) -> List[Tuple[int, int, int, int]]:
+    """The encoding of the value of the pair at byte ``offset``, piece by piece as the library
+    walks it: ``(0, at, type_id, count)`` numbers, ``(1, at, 8, len)`` a string, ``(2, at,
+    element_type_id, count)`` an array's header."""
+    ...
 def scan(
     locations: Sequence[str],
     jobs: Optional[int] = None,

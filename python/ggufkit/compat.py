@@ -119,45 +119,33 @@ class _Header:
         n = self.get(offset, np.uint64)
         return [n, self.get(offset + 8, np.uint8, int(n[0]))]
 
-    def value_parts(self, offset: int, vt: int) -> tuple[int, list[np.ndarray], list[int], list[GGUFValueType]]:
-        """gguf-py's split of one value: (size, parts, data indices, types)."""
-        t = GGUFValueType(vt)
-        if t == _T.STRING:
-            p = self.string_parts(offset)
-            return 8 + p[1].nbytes, p, [1], [t]
-        np_t = _SCALAR_NP.get(t)
-        if np_t is not None:
-            v = self.get(offset, np_t)
-            return v.nbytes, [v], [0], [t]
-        et = self.get(offset, np.uint32)
-        n = self.get(offset + 4, np.uint64)
-        parts: list[np.ndarray] = [et, n]
+    def value_parts(self, pieces: list[tuple[int, int, int, int]], vt: int) -> tuple[list[np.ndarray], list[int], list[GGUFValueType]]:
+        """gguf-py's split of one value (parts, data indices, types) from the library's walk of
+        its encoding (``_native.value_pieces``: runs of numbers, strings, array headers)."""
+        parts: list[np.ndarray] = []
         data: list[int] = []
-        types = [t]
-        pos = offset + 12
-        for i in range(int(n[0])):
-            size, sub, idxs, sub_types = self.value_parts(pos, int(et[0]))
-            if i == 0:
-                types += sub_types
-            data += [j + len(parts) for j in idxs]
-            parts += sub
-            pos += size
-        return pos - offset, parts, data, types
-
-    def value_size(self, offset: int, vt: int) -> int:
-        if vt == _T.STRING:
-            return 8 + self.u64(offset)
-        np_t = _SCALAR_NP.get(GGUFValueType(vt))
-        if np_t is not None:
-            return np.dtype(np_t).itemsize
-        et, n = self.u32(offset), self.u64(offset + 4)
-        np_t = _SCALAR_NP.get(GGUFValueType(et))
-        if np_t is not None:
-            return 12 + n * np.dtype(np_t).itemsize
-        pos = offset + 12
-        for _ in range(n):
-            pos += self.value_size(pos, et)
-        return pos - offset
+        for kind, at, ty, n in pieces:
+            if kind == 0:  # n numbers or bools of type ty, one part each
+                np_t = _SCALAR_NP[GGUFValueType(ty)]
+                size = np.dtype(np_t).itemsize
+                for k in range(n):
+                    data.append(len(parts))
+                    parts.append(self.get(at + k * size, np_t))
+            elif kind == 1:  # a string: its length, then its bytes
+                parts.append(self.get(at, np.uint64))
+                data.append(len(parts))
+                parts.append(self.get(at + 8, np.uint8, n))
+            else:  # an array's header: element type, count
+                parts += [self.get(at, np.uint32), self.get(at + 4, np.uint64)]
+        # the value's type, then each first element's down the nesting (none past an empty array)
+        types = [GGUFValueType(vt)]
+        for kind, _, ty, n in pieces:
+            if kind != 2 or n == 0:
+                break
+            types.append(GGUFValueType(ty))
+            if ty != _T.ARRAY:
+                break
+        return parts, data, types
 
 
 class _Parts:
@@ -252,7 +240,8 @@ class ReaderField:
                 o = self.offset
                 key = h.string_parts(o)
                 vt = h.get(o + 8 + key[1].nbytes, np.uint32)
-                _, parts, data, types = h.value_parts(o + 12 + key[1].nbytes, int(vt[0]))
+                pieces = _native.value_pieces(self._reader._file, o)
+                parts, data, types = h.value_parts(pieces, int(vt[0]))
                 self._eager = ([*key, vt, *parts], [d + 3 for d in data], types)
         return self._eager
 

@@ -10,6 +10,9 @@ use pyo3::prelude::*;
 use pyo3::types::{PyList, PyTuple};
 use pyo3::{PyTraverseError, PyVisit};
 
+use ggufkit::wire::{Cut, Piece, ValueWalk};
+
+use crate::file::File;
 use crate::text::StrMaker;
 
 /// One tensor as gguf-py's `ReaderTensor`. `data` (a zero-copy view of the file) and `field`
@@ -181,4 +184,48 @@ pub fn value_dtypes() -> Vec<(u32, &'static str)> {
         .into_iter()
         .filter_map(|t| Some((t.id(), t.dtype_code()?)))
         .collect()
+}
+
+/// The encoding of the value of the key-value pair at byte `offset` of `file`, piece by piece as
+/// the library's wire format walks it (nested arrays without recursion): `(0, at, type id,
+/// count)` for a run of `count` numbers or bools, `(1, at, 8, len)` for a string (its length
+/// field at `at`, its bytes after it), `(2, at, element type id, count)` for an array's header.
+/// Offsets are from the start of the file. `compat.py` builds gguf-py's field parts from them.
+#[pyfunction]
+pub fn value_pieces(file: PyRef<'_, File>, offset: u64) -> PyResult<Vec<(u8, u64, u32, u64)>> {
+    let held = file.held()?;
+    let g = held.gguf();
+    // the pairs lie in file order
+    let (mut lo, mut hi) = (0, g.kv_count());
+    let mut found = None;
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        let Some(kv) = g.kv_at(mid) else { break };
+        match kv.offset.cmp(&offset) {
+            std::cmp::Ordering::Less => lo = mid + 1,
+            std::cmp::Ordering::Greater => hi = mid,
+            std::cmp::Ordering::Equal => {
+                found = Some(kv);
+                break;
+            }
+        }
+    }
+    let kv = found
+        .ok_or_else(|| PyValueError::new_err(format!("no key-value pair at byte {offset}")))?;
+    let start = kv.spans().value.whole().offset;
+    let bytes = usize::try_from(start - kv.offset)
+        .ok()
+        .and_then(|rel| kv.raw.get(rel..))
+        .unwrap_or_default();
+    let mut walk = ValueWalk::value(kv.value.value_type(), 0, g.endian());
+    let mut pieces = Vec::new();
+    let cut = |e: Cut| PyValueError::new_err(format!("the value at byte {start}: {e}"));
+    while let Some(p) = walk.next(bytes).map_err(cut)? {
+        pieces.push(match p {
+            Piece::Scalars { ty, at, count } => (0, start + at as u64, ty.id(), count),
+            Piece::String { at, len } => (1, start + at as u64, 8, len),
+            Piece::ArrayHead { at, elem, count } => (2, start + at as u64, elem.id(), count),
+        });
+    }
+    Ok(pieces)
 }
