@@ -152,6 +152,19 @@ pub fn flags(cp: u32) -> CodepointFlags {
     CodepointFlags(s.blocks[block * BLOCK + cp as usize % BLOCK])
 }
 
+/// The flags of every codepoint of `cpts`, appended to `out` (one table fetch for all).
+pub(crate) fn flags_of_all(cpts: &[u32], out: &mut Vec<CodepointFlags>) {
+    let s = stages();
+    out.reserve(cpts.len());
+    out.extend(cpts.iter().map(|&cp| {
+        if cp >= super::MAX_CODEPOINTS {
+            return CodepointFlags(CodepointFlags::UNDEFINED);
+        }
+        let block = s.index[cp as usize / BLOCK] as usize;
+        CodepointFlags(s.blocks[block * BLOCK + cp as usize % BLOCK])
+    }));
+}
+
 /// The flags by binary search over the generated runs (the reference for [`flags`]'s table).
 #[cfg(test)]
 pub(super) fn flags_by_search(cp: u32) -> CodepointFlags {

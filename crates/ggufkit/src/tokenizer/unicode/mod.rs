@@ -15,6 +15,7 @@ mod tables;
 mod utf8;
 
 pub use bytes::{byte_to_char, char_to_byte};
+pub(crate) use flags::flags_of_all;
 pub use flags::{flags, CodepointFlags};
 pub use mapping::{is_han, nfd, to_lower};
 pub use utf8::{cpts_from_utf8, decode_lenient, REPLACEMENT};

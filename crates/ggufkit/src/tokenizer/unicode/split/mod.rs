@@ -10,8 +10,14 @@ mod collapse;
 mod custom;
 mod regex;
 
-use super::{flags, CodepointFlags};
+use super::{flags_of_all, CodepointFlags};
 use std::ops::Range;
+
+/// The UTF-8 length of a codepoint of a `&str`.
+#[inline]
+fn utf8_len(c: u32) -> usize {
+    1 + usize::from(c >= 0x80) + usize::from(c >= 0x800) + usize::from(c >= 0x1_0000)
+}
 
 /// A hand-written splitter: codepoints, their flags, the spans so far → the new spans.
 type CustomFn = fn(&[u32], &[CodepointFlags], &[usize], &mut Vec<usize>);
@@ -160,14 +166,9 @@ impl RegexSplitter {
         if text.is_empty() {
             return 0;
         }
-        let mut cpts = Vec::with_capacity(text.len());
-        let mut starts = Vec::with_capacity(text.len() + 1);
-        for (at, c) in text.char_indices() {
-            cpts.push(c as u32);
-            starts.push(at);
-        }
-        starts.push(text.len());
-        let cpt_flags: Vec<CodepointFlags> = cpts.iter().map(|&c| flags(c)).collect();
+        let cpts: Vec<u32> = text.chars().map(|c| c as u32).collect();
+        let mut cpt_flags = Vec::new();
+        flags_of_all(&cpts, &mut cpt_flags);
         let collapsed: Vec<u32> = if self.collapsed {
             cpts.iter()
                 .zip(&cpt_flags)
@@ -206,10 +207,12 @@ impl RegexSplitter {
             std::mem::swap(&mut spans, &mut next);
         }
         out.reserve(spans.len());
-        let mut at = 0;
+        let (mut at, mut byte) = (0, 0);
         for len in spans {
-            out.push(starts[at]..starts[at + len]);
+            let bytes: usize = cpts[at..at + len].iter().map(|&c| utf8_len(c)).sum();
+            out.push(byte..byte + bytes);
             at += len;
+            byte += bytes;
         }
         scratch.steps
     }

@@ -135,3 +135,10 @@ fn long_runs_are_linear() {
         }
     }
 }
+
+#[test]
+fn pre_tokenizer_is_shared_across_threads() {
+    fn send_sync<T: Send + Sync>() {}
+    send_sync::<crate::tokenizer::pre_type::PreTokenizer>();
+    send_sync::<RegexSplitter>();
+}
