@@ -267,14 +267,15 @@ def main():
     args = ap.parse_args()
 
     templates = []
-    corpus = Path(args.corpus)
+    # absolute paths: the tests that read the cases run from other folders
+    corpus = Path(args.corpus).resolve()
     if corpus.is_dir():
         for p in sorted(corpus.rglob("*.gguf")):
             templates += gguf_templates(p)
     if args.gemma and Path(args.gemma).is_file():
-        templates += gguf_templates(Path(args.gemma))
+        templates += gguf_templates(Path(args.gemma).resolve())
     if args.llama_cpp_src:
-        for p in sorted((Path(args.llama_cpp_src) / "models" / "templates").glob("*.jinja")):
+        for p in sorted((Path(args.llama_cpp_src).resolve() / "models" / "templates").glob("*.jinja")):
             text = p.read_text(encoding="utf-8")
             templates.append((f"llama.cpp:{p.name}", {"jinja": str(p)}, text, FIXED_TOKENS))
 

@@ -42,7 +42,8 @@ class TemplateError(GGUFError, ValueError):
     """A chat template that cannot be rendered: ``.message`` is the template's own message when it
     called ``raise_exception(...)`` (what transformers raises as ``jinja2.TemplateError``), else
     what failed; ``.kind`` is ``"raised"``, ``"render"``, ``"syntax"``, ``"limit"`` (the sandbox's
-    work or recursion budget) or ``"missing"`` (no such template in the file); ``str(e)`` is one
+    work or recursion budget), ``"refused"`` (a template the audit flags as reaching for Python's
+    internals) or ``"missing"`` (no such template in the file); ``str(e)`` is one
     line naming the file too."""
 
     message: str

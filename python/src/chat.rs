@@ -136,6 +136,7 @@ fn error(py: Python<'_>, file: &str, e: ChatError) -> PyErr {
         ChatError::Render { .. } => ("render", e.to_string()),
         ChatError::Syntax { .. } => ("syntax", e.to_string()),
         ChatError::Limit { .. } => ("limit", e.to_string()),
+        ChatError::Refused { .. } => ("refused", e.to_string()),
         ChatError::NoTemplate { .. } | ChatError::NotText { .. } => ("missing", e.to_string()),
     };
     let line = if file.is_empty() {

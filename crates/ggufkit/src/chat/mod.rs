@@ -47,6 +47,11 @@ use crate::Gguf;
 use environment::TEMPLATE_NAME;
 use functions::{Raised, SYSTEM_CLOCK};
 
+/// The audit's rules whose templates the sandbox refuses to render: they reach for Python's
+/// internals or the host, which minijinja cannot give them, so what they mean to do is no
+/// chat formatting.
+const REFUSED_RULES: [&str; 3] = ["template.dunder", "template.escape-global", "template.exec"];
+
 /// The key of the default template.
 pub const TEMPLATE_KEY: &str = "tokenizer.chat_template";
 
@@ -112,6 +117,16 @@ impl ChatTemplate {
     }
 
     fn with_key(source: &str, tokens: SpecialTokens, key: String) -> Result<Self, ChatError> {
+        if let Some(f) = crate::audit::audit_template(&key, 0, source)
+            .into_iter()
+            .find(|f| REFUSED_RULES.contains(&f.rule))
+        {
+            return Err(ChatError::Refused {
+                key,
+                rule: f.rule.to_string(),
+                message: f.message,
+            });
+        }
         let clock = Arc::new(AtomicI64::new(SYSTEM_CLOCK));
         let mut env = environment::environment(Arc::clone(&clock));
         env.add_template_owned(TEMPLATE_NAME, environment::prepare(source))

@@ -188,6 +188,20 @@ fn hostile_templates_end_with_a_limit_error() {
 }
 
 #[test]
+fn templates_the_audit_flags_are_refused() {
+    for t in [
+        "{{ ''.__class__.__mro__ }}",
+        "{{ cycler.__init__.__globals__.os.popen('id').read() }}",
+        "{{ self._TemplateReference__context }}",
+    ] {
+        match ChatTemplate::new(t, SpecialTokens::new()) {
+            Err(ChatError::Refused { rule, .. }) => assert!(rule.starts_with("template."), "{t}"),
+            other => panic!("{t}: {other:?}"),
+        }
+    }
+}
+
+#[test]
 fn sandbox_has_no_way_out() {
     // nothing of Python or the host is reachable: these names are undefined or fail
     for t in [

@@ -34,6 +34,18 @@ pub enum ChatError {
         /// The line of the error, from 1.
         line: usize,
     },
+    /// The audit flags the template as reaching for Python's internals or the host
+    /// (`gguf audit`'s rules `template.dunder`, `template.escape-global`, `template.exec`): the
+    /// sandbox refuses to render it, as Jinja2's sandbox refuses such access.
+    #[error("{key}: the template is refused: {message} [{rule}]")]
+    Refused {
+        /// Where the template came from.
+        key: String,
+        /// The audit rule that flags it.
+        rule: String,
+        /// The audit's finding.
+        message: String,
+    },
     /// The request is not what `apply_chat_template` accepts (an empty conversation, a message
     /// that is not a mapping, a keyword argument that shadows a fixed variable).
     #[error("{message}")]
