@@ -62,7 +62,8 @@ impl OpenOptions {
     pub fn permissive(permissive: bool) -> Self {
         OpenOptions {
             read: ReadOptions { permissive },
-            ..Default::default()
+            #[cfg(feature = "remote")]
+            remote: None,
         }
     }
 
