@@ -10,7 +10,6 @@ mod quantize;
 mod remote;
 mod shard;
 mod tokenizer;
-mod type_name;
 mod value_text;
 mod write;
 
@@ -18,6 +17,7 @@ use std::fmt;
 use std::io;
 use std::path::{Path, PathBuf};
 
+pub use crate::types::TypeNameError;
 pub use chat::ChatError;
 pub use imatrix::ImatrixError;
 pub use missing::Missing;
@@ -26,7 +26,6 @@ pub use quantize::QuantizeError;
 pub use remote::{LocationProblem, RemoteError};
 pub use shard::ShardError;
 pub use tokenizer::TokenizerError;
-pub use type_name::TypeNameError;
 pub use value_text::ValueTextError;
 pub use write::WriteError;
 

@@ -8,8 +8,6 @@
 use std::fmt;
 use std::str::FromStr;
 
-use crate::error::TypeNameError;
-
 /// A ggml tensor type, as the spec's `ggml_type` enum numbers it (ids 0..=42).
 ///
 /// Ids that ggml removed (4, 5, 31-33, 36-38) are kept as variants so that errors can name them and
@@ -268,6 +266,28 @@ impl fmt::Display for GgmlType {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
     }
+}
+
+/// Why [`GgmlType::parse`] refused a name: no type has it, or it names an id ggml removed (with
+/// the reason the type table gives).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum TypeNameError {
+    /// No ggml type has this name.
+    #[error("'{name}' is not a ggml tensor type (q4_0, q8_0, q4_k, f16, ...)")]
+    Unknown {
+        /// The text given.
+        name: String,
+    },
+    /// The name of an id ggml removed, which no tensor may have.
+    #[error("'{name}' is ggml type {} ({}), which tensors can no longer have: {note}", ty.id(), ty.name())]
+    Removed {
+        /// The text given.
+        name: String,
+        /// The removed type.
+        ty: GgmlType,
+        /// Why it is gone ([`GgmlType::removal_note`]).
+        note: &'static str,
+    },
 }
 
 #[cfg(test)]
