@@ -103,10 +103,18 @@ fn files_below(root: &Path, dir: &str, out: &mut Vec<String>) {
             if name != "target" && name != "__pycache__" {
                 files_below(root, &rel, out);
             }
-        } else if !name.ends_with(".pyc") {
+        } else if !is_build_output(&name) {
             out.push(rel);
         }
     }
+}
+
+/// Files a build leaves among the sources (git ignores them): bytecode, and the native module
+/// that `maturin develop` puts beside the Python package.
+fn is_build_output(name: &str) -> bool {
+    [".pyc", ".so", ".pyd", ".dylib"]
+        .iter()
+        .any(|ext| name.ends_with(ext))
 }
 
 /// The source files the rule covers, sorted.
