@@ -16,6 +16,7 @@ use super::merges::Merges;
 use super::pre_type::{PreTokenizer, PreType};
 use super::spm::{symbols_of, Symbol};
 use super::vocab::{Vocab, DNA_KMER_MARKER};
+use super::word_cache::WordCache;
 
 /// A candidate merge of two adjacent symbols.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -45,6 +46,8 @@ pub(crate) struct Scratch {
     word: String,
     symbols: Vec<Symbol>,
     queue: BinaryHeap<Bigram>,
+    /// The ids of the words met so far (most words repeat).
+    cache: WordCache,
 }
 
 /// The BPE session of one vocabulary.
@@ -67,6 +70,11 @@ impl Bpe<'_, '_> {
         let words = std::mem::take(&mut s.words);
         for r in &words {
             let raw = &text[r.clone()];
+            if let Some(ids) = s.cache.get(raw.as_bytes()) {
+                out.extend_from_slice(ids);
+                continue;
+            }
+            let first = out.len();
             let word: &str = if byte_encode {
                 s.word.clear();
                 s.word.extend(raw.bytes().map(super::unicode::byte_to_char));
@@ -81,6 +89,7 @@ impl Bpe<'_, '_> {
                 &mut s.queue,
                 out,
             );
+            s.cache.insert(raw.as_bytes(), &out[first..]);
         }
         s.words = words;
     }

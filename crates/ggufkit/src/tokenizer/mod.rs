@@ -26,6 +26,7 @@ mod spm;
 mod ugm;
 pub mod unicode;
 mod vocab;
+mod word_cache;
 mod wpm;
 
 use std::sync::OnceLock;
