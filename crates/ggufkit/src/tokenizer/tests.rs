@@ -2,6 +2,7 @@
 //! the special-token partition, and encode/decode round trips. No expected id here comes from
 //! anywhere but the vocabulary the test builds (llama.cpp's own ids are checked by
 //! `tests/tokenizer_vectors.rs`).
+#![forbid(unsafe_code)]
 
 use super::*;
 use crate::value::ValueType;

@@ -1,5 +1,6 @@
 //! The tables against llama.cpp's `unicode-data.cpp` (parsed here, independently of the
 //! generator, and combined as `unicode_cpt_flags_array()` combines it), over every codepoint.
+#![forbid(unsafe_code)]
 use super::*;
 use std::path::Path;
 
