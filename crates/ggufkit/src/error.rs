@@ -3,6 +3,8 @@
 #![forbid(unsafe_code)]
 
 mod chat;
+#[cfg(feature = "convert")]
+mod convert;
 mod imatrix;
 mod missing;
 mod quant;
@@ -19,6 +21,8 @@ use std::path::{Path, PathBuf};
 
 pub use crate::types::TypeNameError;
 pub use chat::ChatError;
+#[cfg(feature = "convert")]
+pub use convert::ConvertError;
 pub use imatrix::ImatrixError;
 pub use missing::Missing;
 pub use quant::QuantError;
@@ -215,6 +219,10 @@ pub enum Error {
     /// A chat template that cannot be found, parsed or rendered.
     #[error(transparent)]
     Chat(#[from] ChatError),
+    /// A Hugging Face folder that cannot be converted.
+    #[cfg(feature = "convert")]
+    #[error(transparent)]
+    Convert(#[from] ConvertError),
     /// A tensor's data is not in the file (the file is cut short, or only its header was read).
     #[error("at byte {offset}: tensor '{tensor}' has no data in the file")]
     TensorDataMissing {

@@ -32,6 +32,8 @@
 
 pub mod audit;
 pub mod chat;
+#[cfg(feature = "convert")]
+pub mod convert;
 pub mod diff;
 pub mod endian;
 pub mod error;
