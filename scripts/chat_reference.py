@@ -12,8 +12,12 @@ a `PreTrainedTokenizerFast` over a one-word vocabulary carries the template and 
 tokens, so transformers' own normalisation, variables and Jinja environment do the rendering.
 `strftime_now` sees the fixed instant FIXED_NOW (the Rust test sets the same clock).
 
-Writes one JSON line per (template, case): the template's source, the request, and `expect`:
-{"text": ...} or {"error": message, "kind": "raise" | "template" | "input"}.
+Writes one JSON line per (template, case): the template's source (`corpus`: the GGUF's path
+under the corpus, `gemma`, or `llama_cpp`: the .jinja's path under llama.cpp's sources, so that
+another checkout finds the same file; the absolute path beside it), the request, and `expect`:
+{"text": ...} or {"error": message, "kind": "raise" | "template" | "input", "class": the
+Python exception's class name (`TemplateError` for `raise_exception`, `UndefinedError`,
+`TypeError`, `SecurityError`, ...)}.
 """
 import argparse
 import datetime as _dt
@@ -111,8 +115,9 @@ def read_kvs(path):
     return out
 
 
-def gguf_templates(path):
-    """(id, source, template text, special tokens) for each template key of one GGUF."""
+def gguf_templates(path, where):
+    """(id, source, template text, special tokens) for each template key of one GGUF; `where`
+    says how the test finds the file again (the same GGUF in another checkout)."""
     kvs = read_kvs(path)
     if not kvs:
         return []
@@ -127,7 +132,7 @@ def gguf_templates(path):
         if key == "tokenizer.chat_template" or key.startswith("tokenizer.chat_template."):
             if isinstance(v, str):
                 name = None if key == "tokenizer.chat_template" else key[len("tokenizer.chat_template.") :]
-                out.append((f"{path.name}:{key}", {"gguf": str(path), "name": name}, v, special))
+                out.append((f"{path.name}:{key}", {**where, "gguf": str(path), "name": name}, v, special))
     return out
 
 
@@ -251,11 +256,11 @@ def render(tok, messages, tools, gen, kwargs):
         return {"text": text}
     except jinja2.exceptions.TemplateError as e:
         kind = "raise" if type(e) is jinja2.exceptions.TemplateError else "template"
-        return {"error": str(e), "kind": kind}
+        return {"error": str(e), "kind": kind, "class": type(e).__name__}
     except (ValueError, TypeError, KeyError, IndexError, AttributeError, ZeroDivisionError, RecursionError) as e:
         # errors raised by transformers before rendering ("input") or by Python under the template
         kind = "input" if "conversation" in str(e) else "template"
-        return {"error": f"{type(e).__name__}: {e}", "kind": kind}
+        return {"error": f"{type(e).__name__}: {e}", "kind": kind, "class": type(e).__name__}
 
 
 def main():
@@ -271,13 +276,14 @@ def main():
     corpus = Path(args.corpus).resolve()
     if corpus.is_dir():
         for p in sorted(corpus.rglob("*.gguf")):
-            templates += gguf_templates(p)
+            templates += gguf_templates(p, {"corpus": p.relative_to(corpus).as_posix()})
     if args.gemma and Path(args.gemma).is_file():
-        templates += gguf_templates(Path(args.gemma).resolve())
+        templates += gguf_templates(Path(args.gemma).resolve(), {"gemma": True})
     if args.llama_cpp_src:
         for p in sorted((Path(args.llama_cpp_src).resolve() / "models" / "templates").glob("*.jinja")):
             text = p.read_text(encoding="utf-8")
-            templates.append((f"llama.cpp:{p.name}", {"jinja": str(p)}, text, FIXED_TOKENS))
+            where = {"llama_cpp": f"models/templates/{p.name}", "jinja": str(p)}
+            templates.append((f"llama.cpp:{p.name}", where, text, FIXED_TOKENS))
 
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
