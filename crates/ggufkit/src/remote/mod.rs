@@ -179,11 +179,8 @@ fn fetch_header(url: &str, opts: &RemoteOptions, mode: Mode) -> Result<Fetched> 
         // a file without tensors may end in padding that is not trailing data: the verdict needs
         // those bytes, as it has them for a local file
         if h.tensors.is_empty() && object.size > h.file_size {
-            let align = u64::from(h.alignment);
-            let pad_end = h
-                .file_size
-                .div_ceil(align)
-                .saturating_mul(align)
+            let pad_end = crate::wire::align_up(h.file_size, u64::from(h.alignment))
+                .unwrap_or(u64::MAX)
                 .min(object.size);
             use crate::read::source::Source;
             src.available(pad_end)
