@@ -24,6 +24,15 @@ fn first_problem(dir: &Path, file: &str) -> Option<String> {
     ))
 }
 
+/// `s` as the HTML page writes text.
+fn html_escaped(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+        .replace('\'', "&#39;")
+}
+
 /// The first tensor's name, when the file lists any.
 fn a_tensor(dir: &Path, file: &str) -> String {
     let (_, out, _) = run(dir, &["tensors", "--json", file]);
@@ -73,6 +82,12 @@ fn check_invalid(dir: &Path, file: &str) {
         );
         if code == 1 && matches!(a[0], "info" | "dump" | "tensors" | "layout") {
             assert!(!out.is_empty(), "{a:?} exits 1 but shows nothing");
+        }
+        if code == 1 && a[0] == "report" {
+            // the page's status says the first problem in the same words, rule included
+            let html = std::fs::read_to_string(dir.join("r.html")).unwrap();
+            let status = format!("INVALID {}", html_escaped(&first));
+            assert!(html.contains(&status), "{file}: no {status:?} in the page");
         }
     }
 }

@@ -134,11 +134,10 @@ fn summary_section(h: &mut String, report: &Report, m: &Summary) {
         ) {
             (true, true, _) => "valid, ggml-compatible".into(),
             (true, false, _) => "<span class=\"warn\">valid, not loadable by ggml</span>".into(),
-            (false, _, Some(e)) => format!(
-                "<span class=\"bad\">INVALID at byte {}: {}</span>",
-                e.offset,
-                esc(&e.message)
-            ),
+            // the error line as everywhere else: the diagnostic's own Display
+            (false, _, Some(e)) => {
+                format!("<span class=\"bad\">INVALID {}</span>", esc(&e.to_string()))
+            }
             // stopped at the reader's limits without a broken rule
             (false, _, None) => "<span class=\"bad\">INVALID</span>".into(),
         },
