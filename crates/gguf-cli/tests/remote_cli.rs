@@ -311,8 +311,21 @@ fn layout_of_a_url_is_the_local_layout() {
     let stderr = |o: &std::process::Output| String::from_utf8_lossy(&o.stderr).into_owned();
     let remote_err = stderr(r.get_output()).replace(&srv.url("/m.gguf"), "M");
     assert!(remote_err.contains("[truncated]"), "{remote_err}");
+    // first, what reading it cost (the array has no place for it): what the server sent
+    let log = srv.log();
+    let sent: u64 = log.iter().map(|l| l.sent).sum();
+    let (cost, rest) = remote_err.split_once('\n').unwrap();
+    let plural = |n: u64, one: &str| format!("{n} {one}{}", if n == 1 { "" } else { "s" });
     assert_eq!(
-        remote_err,
+        cost.replace(',', ""), // thousands separators
+        format!(
+            "gguf: M: fetched {} in {}",
+            plural(sent, "byte"),
+            plural(log.len() as u64, "request")
+        )
+    );
+    assert_eq!(
+        rest,
         stderr(l.get_output()).replace(local.to_str().unwrap(), "M")
     );
     let h = gguf()

@@ -8,7 +8,7 @@ use ggufkit::layout::ByteLayout;
 use ggufkit::open::header_bytes;
 
 use super::{CliError, CmdResult, FAILED, FOUND, OK};
-use crate::output::cost::cost_line;
+use crate::output::cost::{cost_line, cost_note};
 use crate::output::layout_json::write_layout_json;
 use crate::output::layout_text::layout_text;
 use crate::output::{print, Style};
@@ -30,8 +30,12 @@ pub fn run(args: Args) -> CmdResult {
     let bytes = header_bytes(&location).map_err(|e| CliError::from_lib(file, &e.error))?;
     let layout = bytes.layout();
     if args.json {
-        // an array: no place for a "remote" member without changing its shape
+        // an array: no place for a "remote" member without changing its shape, so the cost of a
+        // remote file is said on stderr
         print_json(&layout);
+        if let Some(note) = cost_note(&file.display().to_string(), bytes.cost()) {
+            eprintln!("gguf: {note}");
+        }
     } else {
         let mut text = layout_text(&layout.fields, &Style::detect());
         if let Some(line) = cost_line(bytes.cost()) {
