@@ -1,7 +1,7 @@
 """Type stubs of the native module (the PyO3 binding of the ggufkit library)."""
 
 from os import PathLike
-from typing import Any, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple, Union, overload
+from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple, Union, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -104,6 +104,12 @@ class File:
     def tensor_data_offset(self) -> int: ...
     @property
     def file_size(self) -> int: ...
+    @property
+    def cost(self) -> Optional[Dict[str, int]]:
+        """What reading a remote file cost so far: ``{"bytes": N, "requests": M}`` (body bytes
+        received, HTTP requests sent, retries included), the header and every tensor fetched
+        since; the ``"remote"`` member of ``gguf --json``. None for a local file or bytes."""
+        ...
     @property
     def architecture(self) -> Optional[str]: ...
     @property

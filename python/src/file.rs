@@ -10,7 +10,7 @@ use ggufkit::summary::{summary_json, Summary};
 use ggufkit::{Gguf, Location, ReadOptions};
 use pyo3::exceptions::{PyKeyError, PyTypeError, PyUserWarning, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyByteArray, PyBytes, PyList, PyString, PyTuple};
+use pyo3::types::{PyByteArray, PyBytes, PyDict, PyList, PyString, PyTuple};
 
 use crate::check::Report;
 use crate::errors::OrRaise;
@@ -183,6 +183,20 @@ impl File {
     #[getter]
     fn file_size(&self) -> PyResult<u64> {
         Ok(self.held()?.gguf().expected_len())
+    }
+
+    /// What reading a remote file cost so far, as `gguf --json` reports it: `{"bytes": N,
+    /// "requests": M}` (body bytes received, HTTP requests sent with retries), the header and
+    /// every tensor fetched since. None for a local file (mapped, not fetched) and for bytes.
+    #[getter]
+    fn cost<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
+        let Some(c) = self.held()?.cost() else {
+            return Ok(None);
+        };
+        let d = PyDict::new(py);
+        d.set_item("bytes", c.bytes)?;
+        d.set_item("requests", c.requests)?;
+        Ok(Some(d))
     }
 
     /// `general.architecture`, or None.

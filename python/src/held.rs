@@ -37,6 +37,15 @@ impl Held {
         }
     }
 
+    /// What reading the file cost so far (`ggufkit::Opened::cost`: the header, then the tensor
+    /// data fetched): `None` for a local file (mapped) and a buffer.
+    pub fn cost(&self) -> Option<ggufkit::ReadCost> {
+        match &self.source {
+            Source::Opened(o) => o.cost(),
+            Source::Bytes(_) => None,
+        }
+    }
+
     /// The remote object, when the file is one.
     pub fn remote(&self) -> Option<&RemoteGguf> {
         match &self.source {

@@ -19,6 +19,7 @@ DATA = SAMPLE.read_bytes()
 
 class Ranges(BaseHTTPRequestHandler):
     requests: list = []
+    served: list = []  # body bytes of each answer
 
     def log_message(self, *args):  # quiet
         pass
@@ -39,6 +40,7 @@ class Ranges(BaseHTTPRequestHandler):
             self.send_response(200)
             self.send_header("Content-Length", str(len(DATA)))
             self.end_headers()
+            Ranges.served.append(len(DATA))
             self.wfile.write(DATA)
             return
         a = int(m.group(1))
@@ -48,6 +50,7 @@ class Ranges(BaseHTTPRequestHandler):
         self.send_header("Content-Range", f"bytes {a}-{b}/{len(DATA)}")
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
+        Ranges.served.append(len(body))
         self.wfile.write(body)
 
 
@@ -74,6 +77,22 @@ def test_a_url_reads_as_the_file(server):
     assert np.array_equal(t.numpy(), local.tensor("blk.0.attn_q.weight").numpy())
     assert f.summary()["tensor_count"] == local.summary()["tensor_count"]
     assert ggufkit.validate(server + "/m.gguf").valid
+
+
+def test_cost_is_what_the_server_sent(server):
+    # a local file and bytes are mapped or held, not fetched
+    assert ggufkit.open(SAMPLE).cost is None
+    assert ggufkit.open(DATA).cost is None
+    Ranges.requests.clear()
+    Ranges.served.clear()
+    f = ggufkit.open(server + "/m.gguf")
+    assert f.cost == {"bytes": sum(Ranges.served), "requests": len(Ranges.requests)}
+    assert f.cost["requests"] >= 1
+    before = f.cost
+    n = f.tensor("blk.0.attn_q.weight").raw.nbytes
+    # the tensor's data: one more range request, exactly its bytes
+    assert f.cost == {"bytes": before["bytes"] + n, "requests": before["requests"] + 1}
+    assert f.cost == {"bytes": sum(Ranges.served), "requests": len(Ranges.requests)}
 
 
 def test_missing_objects_and_dead_servers_are_errors(server):
