@@ -275,10 +275,24 @@ def edit(
 def value_dtypes() -> List[Tuple[int, str]]:
     """The numpy type code of every fixed-size value type, by type id (the library's one map)."""
     ...
-def value_pieces(file: File, offset: int) -> List[Tuple[int, int, int, int]]:
-    """The encoding of the value of the pair at byte ``offset``, piece by piece as the library
-    walks it: ``(0, at, type_id, count)`` numbers, ``(1, at, 8, len)`` a string, ``(2, at,
-    element_type_id, count)`` an array's header."""
+_Part = Tuple[int, int, int, bool]  # offset, value type id, count, is a data part
+def kv_parts(file: File, offset: int) -> Tuple[List[_Part], List[int]]:
+    """Every part of the pair at byte ``offset`` as gguf-py splits a field (from the library's
+    spans and its walk of the value), and the field's types by id."""
+    ...
+def array_head(file: File, offset: int) -> Tuple[List[_Part], int]:
+    """The five head parts of the array pair at byte ``offset`` and its first element's offset."""
+    ...
+def string_parts(file: File, offset: int) -> npt.NDArray[np.uint64]:
+    """One row per string of the string-array pair at byte ``offset``: the length field's
+    offset, the bytes' offset, the byte count."""
+    ...
+def info_parts(file: File, index: int) -> List[_Part]:
+    """The six parts of tensor info ``index`` (name length, name, dimension count, dimensions,
+    type, offset)."""
+    ...
+def header_parts() -> List[_Part]:
+    """The version, tensor count and key-value count as parts."""
     ...
 def scan(
     locations: Sequence[str],

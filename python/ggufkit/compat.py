@@ -11,7 +11,6 @@ iterating it (``list(shape)``, ``for d in shape``) gives Python ints, not numpy 
 
 from __future__ import annotations
 
-import struct
 import sys
 from collections import OrderedDict
 from enum import IntEnum
@@ -97,55 +96,26 @@ _TENSOR_NP = {0: np.float32, 1: np.float16, 28: np.float64, 24: np.int8, 25: np.
 
 
 class _Header:
-    """The file's bytes as gguf-py sees them: one numpy memory map, read in the file's order."""
+    """The file's bytes as gguf-py sees them: one numpy memory map, read in the file's order.
+    Where each part lies comes from the library (``_native.*_parts``: the spans of the fields,
+    the walk of the values); this only makes the views."""
 
-    def __init__(self, mm: np.memmap, order: str, big: bool) -> None:
+    def __init__(self, mm: np.memmap, order: str) -> None:
         self.mm = mm
         self.order = order
-        self.fmt = ">" if big else "<"
 
     def get(self, offset: int, dtype: Any, count: int = 1) -> np.ndarray:
         itemsize = np.dtype(dtype).itemsize
         arr = self.mm[offset:offset + itemsize * count].view(dtype)[:count]
         return arr.view(arr.dtype.newbyteorder(self.order))
 
-    def u32(self, offset: int) -> int:
-        return struct.unpack_from(self.fmt + "I", self.mm, offset)[0]
+    def part(self, p: tuple[int, int, int, bool]) -> np.ndarray:
+        """The view of one part the library described: (offset, value type id, count, data)."""
+        return self.get(p[0], _SCALAR_NP[p[1]], p[2])
 
-    def u64(self, offset: int) -> int:
-        return struct.unpack_from(self.fmt + "Q", self.mm, offset)[0]
-
-    def string_parts(self, offset: int) -> list[np.ndarray]:
-        n = self.get(offset, np.uint64)
-        return [n, self.get(offset + 8, np.uint8, int(n[0]))]
-
-    def value_parts(self, pieces: list[tuple[int, int, int, int]], vt: int) -> tuple[list[np.ndarray], list[int], list[GGUFValueType]]:
-        """gguf-py's split of one value (parts, data indices, types) from the library's walk of
-        its encoding (``_native.value_pieces``: runs of numbers, strings, array headers)."""
-        parts: list[np.ndarray] = []
-        data: list[int] = []
-        for kind, at, ty, n in pieces:
-            if kind == 0:  # n numbers or bools of type ty, one part each
-                np_t = _SCALAR_NP[GGUFValueType(ty)]
-                size = np.dtype(np_t).itemsize
-                for k in range(n):
-                    data.append(len(parts))
-                    parts.append(self.get(at + k * size, np_t))
-            elif kind == 1:  # a string: its length, then its bytes
-                parts.append(self.get(at, np.uint64))
-                data.append(len(parts))
-                parts.append(self.get(at + 8, np.uint8, n))
-            else:  # an array's header: element type, count
-                parts += [self.get(at, np.uint32), self.get(at + 4, np.uint64)]
-        # the value's type, then each first element's down the nesting (none past an empty array)
-        types = [GGUFValueType(vt)]
-        for kind, _, ty, n in pieces:
-            if kind != 2 or n == 0:
-                break
-            types.append(GGUFValueType(ty))
-            if ty != _T.ARRAY:
-                break
-        return parts, data, types
+    def split(self, described: list[tuple[int, int, int, bool]]) -> tuple[list[np.ndarray], list[int]]:
+        """gguf-py's parts and data indices of a field the library split into parts."""
+        return [self.part(p) for p in described], [i for i, p in enumerate(described) if p[3]]
 
 
 class _Parts:
@@ -192,7 +162,7 @@ class ReaderField:
         self.offset = offset
         self.name = name
         self._reader = reader
-        self._kind = kind  # ("kv", native Field) | ("tensor", Tensor) | ("head", dtype)
+        self._kind = kind  # ("kv", native Field) | ("tensor", ReaderTensor, index) | ("head", part, type)
         self._parts: Any = None
         self._data: Any = None
         self._types: Any = None
@@ -224,25 +194,17 @@ class ReaderField:
     def _walk(self) -> Any:
         """The whole split, as gguf-py builds it (nested arrays and tensor infos)."""
         if self._eager is None:
-            h = self._reader._header
+            h, f = self._reader._header, self._reader._file
             kind = self._kind[0]
             if kind == "tensor":
-                o = self.offset
-                name = h.string_parts(o)
-                o += 8 + name[1].nbytes
-                nd = h.get(o, np.uint32)
-                dims = h.get(o + 4, np.uint64, int(nd[0]))
-                o += 4 + dims.nbytes
-                self._eager = ([*name, nd, dims, h.get(o, np.uint32), h.get(o + 4, np.uint64)], [1, 3, 4, 5], [])
+                parts, data = h.split(_native.info_parts(f, self._kind[2]))
+                self._eager = (parts, data, [])
             elif kind == "head":
                 self._eager = ([self._kind[1]], [0], [self._kind[2]])
             else:
-                o = self.offset
-                key = h.string_parts(o)
-                vt = h.get(o + 8 + key[1].nbytes, np.uint32)
-                pieces = _native.value_pieces(self._reader._file, o)
-                parts, data, types = h.value_parts(pieces, int(vt[0]))
-                self._eager = ([*key, vt, *parts], [d + 3 for d in data], types)
+                described, types = _native.kv_parts(f, self.offset)
+                parts, data = h.split(described)
+                self._eager = (parts, data, [GGUFValueType(t) for t in types])
         return self._eager
 
     @property
@@ -285,32 +247,21 @@ class ReaderField:
         return self._parts
 
     def _lazy_array_parts(self, et: GGUFValueType, n: int) -> _Parts:
-        h = self._reader._header
+        h, f = self._reader._header, self._reader._file
         o = self.offset
-        klen = h.u64(o)
-        base = o + 8 + klen + 4 + 12  # the first element
-        if et == _T.STRING:
-            starts: list[int] = []
+        head, base = _native.array_head(f, o)  # key length, key, value type, element type, count
 
-            def string_start(j: int) -> int:
-                if not starts:  # the strings' positions, found the first time one is asked for
-                    if not self._reader._suspect_text:  # UTF-8 throughout: lengths from the str
-                        lens = np.fromiter(map(len, map(str.encode, self._kind[1].value)), np.int64, n)
-                        ends = np.cumsum(lens + 8)
-                        starts.extend((base + np.concatenate(([0], ends[:-1]))).tolist())
-                    else:
-                        pos, mm, u64 = base, h.mm, struct.Struct(h.fmt + "Q").unpack_from
-                        for _ in range(n):
-                            starts.append(pos)
-                            pos += 8 + u64(mm, pos)[0]
-                return int(starts[j])
+        if et == _T.STRING:
+            rows: list[np.ndarray] = []
 
             def build(i: int) -> np.ndarray:
                 if i < 5:
-                    return self._head_part(i, h, o, klen)
+                    return h.part(head[i])
+                if not rows:  # where each string lies, walked by the library the first time
+                    rows.append(_native.string_parts(f, o))
                 j, rest = divmod(i - 5, 2)
-                s = string_start(j)
-                return h.get(s, np.uint64) if rest == 0 else h.get(s + 8, np.uint8, h.u64(s))
+                at, start, length = rows[0][j].tolist()
+                return h.get(at, np.uint64) if rest == 0 else h.get(start, np.uint8, length)
 
             return _Parts(5 + 2 * n, build)
         np_t = _SCALAR_NP[et]
@@ -318,20 +269,10 @@ class ReaderField:
 
         def build_scalar(i: int) -> np.ndarray:
             if i < 5:
-                return self._head_part(i, h, o, klen)
+                return h.part(head[i])
             return h.get(base + (i - 5) * size, np_t)
 
         return _Parts(5 + n, build_scalar)
-
-    @staticmethod
-    def _head_part(i: int, h: _Header, o: int, klen: int) -> np.ndarray:
-        return [
-            lambda: h.get(o, np.uint64),
-            lambda: h.get(o + 8, np.uint8, klen),
-            lambda: h.get(o + 8 + klen, np.uint32),
-            lambda: h.get(o + 12 + klen, np.uint32),
-            lambda: h.get(o + 16 + klen, np.uint64),
-        ][i]()
 
     # -- the value ----------------------------------------------------------------------------
     def contents(self, index_or_slice: Any = slice(None)) -> Any:
@@ -435,15 +376,14 @@ class GGUFReader:
         self.endianess = GGUFEndian.BIG if big else GGUFEndian.LITTLE
         self._mode = mode
         self.data = np.memmap(path, mode=mode)
-        self._header = h = _Header(self.data, self.byte_order, big)
+        self._header = h = _Header(self.data, self.byte_order)
         self._suspect_text = any("utf" in x.rule for x in f.report().errors)
         self.fields: OrderedDict[str, ReaderField] = OrderedDict()
-        counts = h.get(8, np.uint64, 2)
-        self.fields["GGUF.version"] = ReaderField(self, 4, "GGUF.version", ("head", h.get(4, np.uint32), _T.UINT32))
-        self.fields["GGUF.tensor_count"] = ReaderField(self, 8, "GGUF.tensor_count", ("head", counts[:1], _T.UINT64))
-        self.fields["GGUF.kv_count"] = ReaderField(self, 16, "GGUF.kv_count", ("head", counts[1:], _T.UINT64))
+        # the version and the two counts, where the library's spans of the fixed fields say
+        for hp, name in zip(_native.header_parts(), ("version", "tensor_count", "kv_count")):
+            self.fields["GGUF." + name] = ReaderField(self, hp[0], "GGUF." + name, ("head", h.part(hp), GGUFValueType(hp[1])))
         keys = f._keys()
-        if len(keys) != int(counts[1]):  # a repeated key: gguf-py refuses it, so does ggufkit
+        if len(keys) != int(self.fields["GGUF.kv_count"].parts[0][0]):  # a repeated key: gguf-py refuses it, so does ggufkit
             _native.open(path)
         for k in keys:
             field = f.field(k)
@@ -473,8 +413,8 @@ class GGUFReader:
     def _tensor_fields(self) -> list[ReaderField]:
         """The tensor infos as fields, made the first time one is asked for."""
         if self._tfields is None:
-            self._tfields = [ReaderField(self, pos, t.name, ("tensor", t))
-                             for t, pos in zip(self.tensors, self._info_offsets)]
+            self._tfields = [ReaderField(self, pos, t.name, ("tensor", t, i))
+                             for i, (t, pos) in enumerate(zip(self.tensors, self._info_offsets))]
         return self._tfields
 
     def get_field(self, key: str) -> ReaderField | None:

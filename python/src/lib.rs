@@ -47,7 +47,11 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(codec::dequantize_py, m)?)?;
     m.add_function(wrap_pyfunction!(writer::edit, m)?)?;
     m.add_function(wrap_pyfunction!(compat::value_dtypes, m)?)?;
-    m.add_function(wrap_pyfunction!(compat::value_pieces, m)?)?;
+    m.add_function(wrap_pyfunction!(compat::kv_parts, m)?)?;
+    m.add_function(wrap_pyfunction!(compat::array_head, m)?)?;
+    m.add_function(wrap_pyfunction!(compat::string_parts, m)?)?;
+    m.add_function(wrap_pyfunction!(compat::info_parts, m)?)?;
+    m.add_function(wrap_pyfunction!(compat::header_parts, m)?)?;
     m.add_function(wrap_pyfunction!(scan::scan, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

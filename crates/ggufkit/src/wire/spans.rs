@@ -45,6 +45,25 @@ impl ValueSpans {
     }
 }
 
+impl ValueSpans {
+    /// The fields of a string whose length field is at `at` and which is `len` bytes long.
+    pub const fn string_at(at: u64, len: u64) -> ValueSpans {
+        ValueSpans::String {
+            len: Span::new(at, STRING_LEN),
+            bytes: Span::new(at + STRING_LEN, len),
+        }
+    }
+
+    /// The fields of an array whose header is at `at` and whose elements take `elems_len` bytes.
+    pub const fn array_at(at: u64, elems_len: u64) -> ValueSpans {
+        ValueSpans::Array {
+            elem_type: Span::new(at, 4),
+            count: Span::new(at + 4, 8),
+            elems: Span::new(at + ARRAY_HEAD, elems_len),
+        }
+    }
+}
+
 impl KvSpans {
     /// The fields of the pair that starts at `offset` and ends before `end`, whose key is
     /// `key_len` bytes long and whose value is of type `ty` (a string's bytes and an array's
@@ -55,15 +74,8 @@ impl KvSpans {
         let value_type = Span::new(key.end(), 4);
         let at = value_type.end();
         let value = match ty {
-            ValueType::String => ValueSpans::String {
-                len: Span::new(at, STRING_LEN),
-                bytes: Span::new(at + STRING_LEN, end.saturating_sub(at + STRING_LEN)),
-            },
-            ValueType::Array => ValueSpans::Array {
-                elem_type: Span::new(at, 4),
-                count: Span::new(at + 4, 8),
-                elems: Span::new(at + ARRAY_HEAD, end.saturating_sub(at + ARRAY_HEAD)),
-            },
+            ValueType::String => ValueSpans::string_at(at, end.saturating_sub(at + STRING_LEN)),
+            ValueType::Array => ValueSpans::array_at(at, end.saturating_sub(at + ARRAY_HEAD)),
             _ => ValueSpans::Scalar(Span::new(at, end.saturating_sub(at))),
         };
         KvSpans {
