@@ -34,7 +34,7 @@
 //! `legacy` (q4_0..q8_1), `kquants` (q2_k..q8_k), `iq` + `iq_grids` (i-quants), `iq_quant`
 //! (quantizers of iq3_xxs, iq3_s, iq2_s, iq1_m), `ternary` (tq1_0, tq2_0), `fp4` (mxfp4, nvfp4),
 //! `q1_q2` (q1_0, q2_0) and `simd`, the only module with `unsafe` (AVX2/F16C kernels chosen at
-//! run time, same bits as the scalar code); `streaming` says when a decoder's output is large
+//! run time, same bits as the scalar code, in files by family as these are); `streaming` says when a decoder's output is large
 //! enough to bypass the cache.
 
 mod float;
