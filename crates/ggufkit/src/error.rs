@@ -5,6 +5,7 @@
 mod chat;
 #[cfg(feature = "convert")]
 mod convert;
+mod checkpoint;
 mod imatrix;
 mod missing;
 mod quant;
@@ -23,6 +24,7 @@ pub use crate::types::TypeNameError;
 pub use chat::ChatError;
 #[cfg(feature = "convert")]
 pub use convert::ConvertError;
+pub use checkpoint::CheckpointError;
 pub use imatrix::ImatrixError;
 pub use missing::Missing;
 pub use quant::QuantError;
@@ -223,6 +225,10 @@ pub enum Error {
     #[cfg(feature = "convert")]
     #[error(transparent)]
     Convert(#[from] ConvertError),
+    /// A Hugging Face checkpoint whose folder, weights or config cannot be converted.
+    #[cfg(feature = "convert")]
+    #[error(transparent)]
+    Checkpoint(#[from] CheckpointError),
     /// A tensor's data is not in the file (the file is cut short, or only its header was read).
     #[error("at byte {offset}: tensor '{tensor}' has no data in the file")]
     TensorDataMissing {

@@ -1,10 +1,25 @@
 //! A Hugging Face checkpoint folder to GGUF, as llama.cpp's `convert_hf_to_gguf.py` writes it
-//! (feature `convert`): the vocabulary builders (`vocab/`) and the general metadata
-//! (`metadata.rs`) give the script's key-value pairs, in its order.
+//! (feature `convert`): the folder read ([`folder`], [`safetensors`]), the config's
+//! hyperparameters ([`hparams`]), the architecture table ([`arch`]) with the tensor-name map
+//! ([`tensor_names`]), the type rules and element conversions ([`outtype`]), the vocabulary
+//! builders ([`vocab`]) and the general metadata ([`metadata`]), which give the script's
+//! key-value pairs in its order, the [`plan`] and its execution ([`execute`]).
 #![forbid(unsafe_code)]
 
+pub mod arch;
+pub mod execute;
+pub mod folder;
+pub mod hparams;
 pub mod metadata;
+pub mod outtype;
+pub mod plan;
+pub mod safetensors;
+pub mod tensor_names;
 pub mod vocab;
+
+pub use folder::HfFolder;
+pub use outtype::OutType;
+pub use plan::{plan, ConvertOptions, KvList, Plan};
 
 /// One metadata pair as a builder returns it: the key and its owned value.
 pub type Kv = (String, crate::write::OwnedValue);

@@ -1,0 +1,118 @@
+"""Tiny random-weight Hugging Face checkpoints of every architecture `gguf convert` supports, and
+llama.cpp's convert_hf_to_gguf.py's output for each of them at every --outtype: the differential
+test's reference (crates/gguf-cli/tests/convert_hf.rs).
+
+    make_checkpoints.py OUT LLAMA_CPP_SRC VOCAB_DIR
+
+writes OUT/models/<case>/ (config.json, *.safetensors, tokenizer files) and
+OUT/ref/<case>.<outtype>.gguf; what exists is kept (the folder is a cache keyed by the hash of the
+generator scripts, see make_checkpoints.sh). Run by the reference python (torch, transformers).
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+# this folder's tokenizers.py would shadow the `tokenizers` package transformers imports
+_HERE = Path(__file__).resolve().parent
+sys.path = [p for p in sys.path if Path(p or ".").resolve() != _HERE]
+
+OUTTYPES = ["f32", "f16", "bf16", "q8_0", "tq1_0", "tq2_0", "auto"]
+
+LLAMA = dict(model_type="llama", hidden_size=64, intermediate_size=128, num_hidden_layers=2,
+             num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=256,
+             rms_norm_eps=1e-5)
+
+# name: (architecture class, config, dtype, shard size or None, tokenizer kind)
+CASES = {
+    "llama3-bf16": ("LlamaForCausalLM",
+                    dict(LLAMA, rope_theta=500000.0,
+                         rope_scaling=dict(rope_type="llama3", factor=8.0, low_freq_factor=1.0,
+                                           high_freq_factor=4.0,
+                                           original_max_position_embeddings=64)),
+                    "bfloat16", None, "llama-bpe"),
+    "llama3-f16-sharded-tied": ("LlamaForCausalLM",
+                                dict(LLAMA, tie_word_embeddings=True, num_key_value_heads=4),
+                                "float16", "4MB", "llama-bpe"),
+    "llama3-f32-linear": ("LlamaForCausalLM",
+                          dict(LLAMA, hidden_size=256, intermediate_size=512, num_hidden_layers=1,
+                               rope_scaling=dict(rope_type="linear", factor=2.0)),
+                          "float32", None, "llama-bpe"),
+}
+
+
+def log(msg: str) -> None:
+    print(f"make_checkpoints: {msg}", file=sys.stderr, flush=True)
+
+
+def make_model(case: str, out: Path, vocab_dir: Path, tok_cache: Path) -> Path:
+    import torch
+    from transformers import AutoConfig, AutoModelForCausalLM
+
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("hf_ref_tokenizers",
+                                                  Path(__file__).parent / "tokenizers.py")
+    toks = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(toks)
+
+    arch, cfg, dtype, shard, tok_kind = CASES[case]
+    folder = out / "models" / case
+    if (folder / "config.json").is_file():
+        return folder
+    tmp = out / "models" / (case + ".tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    n_tokens = toks.write_tokenizer(tok_kind, tmp, vocab_dir, tok_cache)
+    cfg = dict(cfg)
+    model_type = cfg.pop("model_type")
+    config = AutoConfig.for_model(model_type, vocab_size=n_tokens, architectures=[arch], **cfg)
+    torch.manual_seed(len(case))
+    model = AutoModelForCausalLM.from_config(config)
+    model = model.to(getattr(torch, dtype))
+    kw = {"max_shard_size": shard} if shard else {}
+    model.save_pretrained(str(tmp), **kw)
+    # the tokenizer files must survive save_pretrained (it writes only the model's)
+    tmp.rename(folder)
+    log(f"made {folder}")
+    return folder
+
+
+def convert(case: str, folder: Path, out: Path, src: Path) -> None:
+    ref = out / "ref"
+    ref.mkdir(parents=True, exist_ok=True)
+    for t in OUTTYPES:
+        target = ref / f"{case}.{t}.gguf"
+        if target.is_file():
+            continue
+        tmp = ref / f"{case}.{t}.tmp.gguf"
+        env = dict(os.environ)
+        cmd = [sys.executable, str(src / "convert_hf_to_gguf.py"), str(folder),
+               "--outfile", str(tmp), "--outtype", t]
+        r = subprocess.run(cmd, env=env, capture_output=True, text=True)
+        if r.returncode != 0:
+            (ref / f"{case}.{t}.error.txt").write_text(r.stderr[-4000:])
+            log(f"convert_hf_to_gguf.py failed on {case} --outtype {t}: {r.stderr[-600:]}")
+            continue
+        tmp.rename(target)
+        log(f"wrote {target}")
+
+
+def main() -> None:
+    out, src, vocab_dir = (Path(a) for a in sys.argv[1:4])
+    only = sys.argv[4:]
+    tok_cache = out / "tokenizers"
+    tok_cache.mkdir(parents=True, exist_ok=True)
+    for case in CASES:
+        if only and case not in only:
+            continue
+        folder = make_model(case, out, vocab_dir, tok_cache)
+        convert(case, folder, out, src)
+    (out / "cases.json").write_text(json.dumps({"cases": list(CASES), "outtypes": OUTTYPES}))
+
+
+if __name__ == "__main__":
+    main()
