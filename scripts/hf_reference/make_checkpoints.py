@@ -42,6 +42,35 @@ CASES = {
                           dict(LLAMA, hidden_size=256, intermediate_size=512, num_hidden_layers=1,
                                rope_scaling=dict(rope_type="linear", factor=2.0)),
                           "float32", None, "llama-bpe"),
+    "llama2-spm-f16": ("LlamaForCausalLM", dict(LLAMA), "float16", None, "llama-spm"),
+    "qwen2-bf16-tied": ("Qwen2ForCausalLM",
+                        dict(LLAMA, model_type="qwen2", tie_word_embeddings=True),
+                        "bfloat16", None, "qwen2"),
+    "qwen3-bf16": ("Qwen3ForCausalLM", dict(LLAMA, model_type="qwen3", head_dim=32),
+                   "bfloat16", None, "qwen2"),
+    "mistral-f16-yarn": ("MistralForCausalLM",
+                         dict(LLAMA, model_type="mistral", sliding_window=None,
+                              rope_scaling=dict(rope_type="yarn", factor=4.0,
+                                                original_max_position_embeddings=64)),
+                         "float16", None, "mistral"),
+    "gemma3-bf16": ("Gemma3ForCausalLM",
+                    dict(LLAMA, model_type="gemma3_text", head_dim=32, sliding_window=32,
+                         query_pre_attn_scalar=32),
+                    "bfloat16", None, "gemma3"),
+    "phi3-bf16": ("Phi3ForCausalLM", dict(LLAMA, model_type="phi3", num_key_value_heads=4),
+                  "bfloat16", None, "phi3"),
+    "mixtral-bf16": ("MixtralForCausalLM",
+                     dict(LLAMA, model_type="mixtral", num_local_experts=4,
+                          num_experts_per_tok=2),
+                     "bfloat16", None, "llama-spm"),
+    "qwen3moe-bf16": ("Qwen3MoeForCausalLM",
+                      dict(LLAMA, model_type="qwen3_moe", num_experts=4, num_experts_per_tok=2,
+                           moe_intermediate_size=64, head_dim=32),
+                      "bfloat16", None, "qwen2"),
+    "gemma2-f32": ("Gemma2ForCausalLM",
+                   dict(LLAMA, model_type="gemma2", head_dim=32, sliding_window=32,
+                        query_pre_attn_scalar=32),
+                   "float32", None, "gemma3"),
 }
 
 
@@ -50,6 +79,9 @@ def log(msg: str) -> None:
 
 
 def make_model(case: str, out: Path, vocab_dir: Path, tok_cache: Path) -> Path:
+    folder = out / "models" / case
+    if (folder / "config.json").is_file():
+        return folder
     import torch
     from transformers import AutoConfig, AutoModelForCausalLM
 
@@ -61,9 +93,6 @@ def make_model(case: str, out: Path, vocab_dir: Path, tok_cache: Path) -> Path:
     spec.loader.exec_module(toks)
 
     arch, cfg, dtype, shard, tok_kind = CASES[case]
-    folder = out / "models" / case
-    if (folder / "config.json").is_file():
-        return folder
     tmp = out / "models" / (case + ".tmp")
     shutil.rmtree(tmp, ignore_errors=True)
     n_tokens = toks.write_tokenizer(tok_kind, tmp, vocab_dir, tok_cache)
@@ -109,7 +138,11 @@ def main() -> None:
     for case in CASES:
         if only and case not in only:
             continue
-        folder = make_model(case, out, vocab_dir, tok_cache)
+        try:
+            folder = make_model(case, out, vocab_dir, tok_cache)
+        except Exception as e:  # one case that cannot be made does not stop the others
+            log(f"cannot make {case}: {e!r}")
+            continue
         convert(case, folder, out, src)
     (out / "cases.json").write_text(json.dumps({"cases": list(CASES), "outtypes": OUTTYPES}))
 

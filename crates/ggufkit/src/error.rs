@@ -4,8 +4,9 @@
 
 mod chat;
 #[cfg(feature = "convert")]
-mod convert;
 mod checkpoint;
+#[cfg(feature = "convert")]
+mod convert;
 mod imatrix;
 mod missing;
 mod quant;
@@ -23,8 +24,9 @@ use std::path::{Path, PathBuf};
 pub use crate::types::TypeNameError;
 pub use chat::ChatError;
 #[cfg(feature = "convert")]
-pub use convert::ConvertError;
 pub use checkpoint::CheckpointError;
+#[cfg(feature = "convert")]
+pub use convert::ConvertError;
 pub use imatrix::ImatrixError;
 pub use missing::Missing;
 pub use quant::QuantError;

@@ -248,8 +248,7 @@ fn shard_names(dir: &Path) -> Result<Vec<String>, CheckpointError> {
     if names.is_empty() {
         return Err(CheckpointError::Folder {
             path: dir.to_path_buf(),
-            problem: "no model*.safetensors weights (PyTorch .bin checkpoints are not read)"
-                .into(),
+            problem: "no model*.safetensors weights (PyTorch .bin checkpoints are not read)".into(),
         });
     }
     names.sort();
@@ -262,7 +261,10 @@ fn weight_map(index: &Path) -> Result<HashMap<String, String>, CheckpointError> 
         path: index.to_path_buf(),
         problem: "key 'weight_map': not an object of tensor name to file name".into(),
     };
-    let map = obj.get("weight_map").and_then(|m| m.as_object()).ok_or_else(bad)?;
+    let map = obj
+        .get("weight_map")
+        .and_then(|m| m.as_object())
+        .ok_or_else(bad)?;
     map.iter()
         .map(|(k, v)| Some((k.clone(), v.as_str()?.to_string())))
         .collect::<Option<_>>()

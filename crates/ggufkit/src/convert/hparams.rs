@@ -21,7 +21,10 @@ pub struct Hparams {
 impl Hparams {
     /// `map` is config.json (text_config lifted); `path` names it in errors.
     pub fn new(path: PathBuf, map: Map<String, Value>) -> Self {
-        let mut rope = match map.get("rope_parameters").or_else(|| map.get("rope_scaling")) {
+        let mut rope = match map
+            .get("rope_parameters")
+            .or_else(|| map.get("rope_scaling"))
+        {
             Some(Value::Object(o)) => o.clone(),
             _ => Map::new(),
         };
@@ -142,7 +145,11 @@ impl Hparams {
     }
 
     /// A value of a rope object as a float32.
-    pub fn rope_f32(&self, obj: &Map<String, Value>, key: &str) -> Result<Option<f32>, CheckpointError> {
+    pub fn rope_f32(
+        &self,
+        obj: &Map<String, Value>,
+        key: &str,
+    ) -> Result<Option<f32>, CheckpointError> {
         match obj.get(key) {
             None | Some(Value::Null) => Ok(None),
             Some(v) => as_f32(v)
@@ -152,7 +159,11 @@ impl Hparams {
     }
 
     /// A value of a rope object as a uint32.
-    pub fn rope_u32(&self, obj: &Map<String, Value>, key: &str) -> Result<Option<u32>, CheckpointError> {
+    pub fn rope_u32(
+        &self,
+        obj: &Map<String, Value>,
+        key: &str,
+    ) -> Result<Option<u32>, CheckpointError> {
         match obj.get(key) {
             None | Some(Value::Null) => Ok(None),
             Some(v) => as_u32(v)

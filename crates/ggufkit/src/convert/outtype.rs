@@ -122,18 +122,19 @@ pub struct TensorRole {
 /// when the rows do not fill whole blocks.
 pub fn tensor_type(out: OutType, name: &str, shape: &[u64], role: TensorRole) -> GgmlType {
     let n_dims = shape.len();
-    let ty = if n_dims <= 1 || name.ends_with("_norm.weight") {
-        GgmlType::F32
-    } else if role.always_f32
-        || !(name.ends_with(".weight") || name.ends_with(".lora_a") || name.ends_with(".lora_b"))
-    {
+    // 1-D tensors and norms; routers and the like; anything not a weight matrix
+    let keep_f32 = n_dims <= 1
+        || name.ends_with("_norm.weight")
+        || role.always_f32
+        || !(name.ends_with(".weight") || name.ends_with(".lora_a") || name.ends_with(".lora_b"));
+    let ty = if keep_f32 {
         GgmlType::F32
     } else if role.embedding_or_output && matches!(out, OutType::TQ1_0 | OutType::TQ2_0) {
         GgmlType::F16
     } else {
         out.main_type()
     };
-    let block = u64::from(ty.block_size());
+    let block = ty.block_size();
     let row = shape.last().copied().unwrap_or(1);
     if block > 1 && row % block != 0 {
         GgmlType::F16
@@ -307,15 +308,42 @@ mod tests {
     #[test]
     fn type_rules_follow_the_script() {
         let r = TensorRole::default();
-        assert_eq!(tensor_type(OutType::Q8_0, "blk.0.attn_norm.weight", &[64], r), GgmlType::F32);
-        assert_eq!(tensor_type(OutType::Q8_0, "blk.0.attn_q.weight", &[64, 64], r), GgmlType::Q8_0);
-        assert_eq!(tensor_type(OutType::Q8_0, "blk.0.attn_q.weight", &[64, 48], r), GgmlType::F16);
-        assert_eq!(tensor_type(OutType::BF16, "blk.0.attn_q.bias", &[64, 64], r), GgmlType::F32);
-        let embd = TensorRole { embedding_or_output: true, ..r };
-        assert_eq!(tensor_type(OutType::TQ2_0, "token_embd.weight", &[512, 256], embd), GgmlType::F16);
-        assert_eq!(tensor_type(OutType::TQ2_0, "blk.0.ffn_up.weight", &[512, 256], r), GgmlType::TQ2_0);
-        let router = TensorRole { always_f32: true, ..r };
-        assert_eq!(tensor_type(OutType::F16, "blk.0.ffn_gate_inp.weight", &[4, 64], router), GgmlType::F32);
+        assert_eq!(
+            tensor_type(OutType::Q8_0, "blk.0.attn_norm.weight", &[64], r),
+            GgmlType::F32
+        );
+        assert_eq!(
+            tensor_type(OutType::Q8_0, "blk.0.attn_q.weight", &[64, 64], r),
+            GgmlType::Q8_0
+        );
+        assert_eq!(
+            tensor_type(OutType::Q8_0, "blk.0.attn_q.weight", &[64, 48], r),
+            GgmlType::F16
+        );
+        assert_eq!(
+            tensor_type(OutType::BF16, "blk.0.attn_q.bias", &[64, 64], r),
+            GgmlType::F32
+        );
+        let embd = TensorRole {
+            embedding_or_output: true,
+            ..r
+        };
+        assert_eq!(
+            tensor_type(OutType::TQ2_0, "token_embd.weight", &[512, 256], embd),
+            GgmlType::F16
+        );
+        assert_eq!(
+            tensor_type(OutType::TQ2_0, "blk.0.ffn_up.weight", &[512, 256], r),
+            GgmlType::TQ2_0
+        );
+        let router = TensorRole {
+            always_f32: true,
+            ..r
+        };
+        assert_eq!(
+            tensor_type(OutType::F16, "blk.0.ffn_gate_inp.weight", &[4, 64], router),
+            GgmlType::F32
+        );
         assert_eq!(OutType::Auto.resolve(Some(Dtype::BF16)), OutType::BF16);
         assert_eq!(OutType::Auto.resolve(Some(Dtype::F32)), OutType::F16);
     }
@@ -326,8 +354,9 @@ mod tests {
         assert_eq!(numpy_f32_to_f16(65520.0), 0x7c00);
         assert_eq!(numpy_f32_to_f16(f32::from_bits(0x7f80_0001)), 0x7c01);
         assert_eq!(numpy_f32_to_f16(f32::from_bits(0xffc0_0000)), 0xfe00);
-        let mut e = Elements::F16(vec![0x3c00, 0x1400]);
+        let mut e = Elements::F16(vec![0x3c00, 0x1000, 0x1400]);
         e.add_scalar(1.0);
-        assert_eq!(e, Elements::F16(vec![0x4000, 0x3c00]));
+        // 1 + 2^-11 is a tie: to even; 1 + 2^-10 is exact
+        assert_eq!(e, Elements::F16(vec![0x4000, 0x3c00, 0x3c01]));
     }
 }

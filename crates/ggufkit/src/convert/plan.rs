@@ -218,7 +218,11 @@ fn param_counts(tensors: &[PlannedTensor]) -> ParamCounts {
         let shape = &t.out.shape;
         let size: u64 = shape.iter().product();
         if t.out.name.contains("_exps.") && shape.len() >= 3 {
-            let idx = if t.out.name.contains(".bias") { shape.len() - 2 } else { shape.len() - 3 };
+            let idx = if t.out.name.contains(".bias") {
+                shape.len() - 2
+            } else {
+                shape.len() - 3
+            };
             let n = shape[idx].max(1);
             c.expert += size / n;
             expert_sum += n;
@@ -230,4 +234,21 @@ fn param_counts(tensors: &[PlannedTensor]) -> ParamCounts {
     }
     c.expert_count = expert_sum.checked_div(n_expert_tensors).unwrap_or(0);
     c
+}
+
+/// Every metadata pair of the output in the script's order: `general.architecture`,
+/// `general.type`, the general metadata (`general`), the hyperparameters,
+/// `general.quantization_version`, then the vocabulary (`vocab`).
+pub fn metadata(plan: &Plan, general: &KvList, vocab: &KvList) -> KvList {
+    let mut kv = KvList::default();
+    kv.set(
+        "general.architecture".into(),
+        OwnedValue::String(plan.arch.into()),
+    );
+    kv.set("general.type".into(), OwnedValue::String("model".into()));
+    kv.extend(general.iter().cloned());
+    kv.extend(plan.parameters.iter().cloned());
+    kv.set("general.quantization_version".into(), OwnedValue::U32(2));
+    kv.extend(vocab.iter().cloned());
+    kv
 }

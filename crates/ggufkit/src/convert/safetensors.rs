@@ -261,7 +261,9 @@ fn entry(
         .ok_or_else(|| bad("no \"data_offsets\" pair of whole numbers".into()))?;
     let (begin, end) = offsets;
     if begin > end {
-        return Err(bad(format!("data_offsets [{begin}, {end}] end before they begin")));
+        return Err(bad(format!(
+            "data_offsets [{begin}, {end}] end before they begin"
+        )));
     }
     if end > data_len {
         return Err(bad(format!(
@@ -334,7 +336,10 @@ mod tests {
             r#"{"w":{"dtype":"F32","shape":[4],"data_offsets":[0,8]}}"#,
             8,
         ));
-        assert!(e.contains("tensor 'w'") && e.contains("takes 16 bytes"), "{e}");
+        assert!(
+            e.contains("tensor 'w'") && e.contains("takes 16 bytes"),
+            "{e}"
+        );
         let e = err(&file(
             r#"{"w":{"dtype":"F32","shape":[4],"data_offsets":[0,16]}}"#,
             8,

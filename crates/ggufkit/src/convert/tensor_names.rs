@@ -123,7 +123,10 @@ mod tests {
     #[test]
     fn maps_llama_names() {
         let m = |n: &str| gguf_name(LLAMA, n, 2);
-        assert_eq!(m("model.embed_tokens.weight").as_deref(), Some("token_embd.weight"));
+        assert_eq!(
+            m("model.embed_tokens.weight").as_deref(),
+            Some("token_embd.weight")
+        );
         assert_eq!(m("lm_head.weight").as_deref(), Some("output.weight"));
         assert_eq!(
             m("model.layers.1.post_attention_layernorm.weight").as_deref(),

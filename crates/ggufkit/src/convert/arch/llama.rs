@@ -33,16 +33,28 @@ const NAMES: NameSet = NameSet {
 
 impl Architecture for Llama {
     fn classes(&self) -> &'static [&'static str] {
-        &["LlamaForCausalLM", "MistralForCausalLM", "MixtralForCausalLM"]
+        &[
+            "LlamaForCausalLM",
+            "MistralForCausalLM",
+            "MixtralForCausalLM",
+        ]
     }
 
     fn gguf_arch(&self) -> &'static str {
         "llama"
     }
 
-    fn parameters(&self, h: &Hparams, file_type: u32, kv: &mut KvList) -> Result<(), CheckpointError> {
+    fn parameters(
+        &self,
+        h: &Hparams,
+        file_type: u32,
+        kv: &mut KvList,
+    ) -> Result<(), CheckpointError> {
         text_model_parameters("llama", h, block_count(h)?, file_type, kv)?;
-        kv.set("llama.vocab_size".into(), OwnedValue::U32(h.u32("vocab_size")?));
+        kv.set(
+            "llama.vocab_size".into(),
+            OwnedValue::U32(h.u32("vocab_size")?),
+        );
         let rope_dim = match h.find_u32(&["head_dim"])? {
             Some(d) => d,
             None => {
@@ -53,7 +65,10 @@ impl Architecture for Llama {
                 h.u32("hidden_size")? / heads
             }
         };
-        kv.set("llama.rope.dimension_count".into(), OwnedValue::U32(rope_dim));
+        kv.set(
+            "llama.rope.dimension_count".into(),
+            OwnedValue::U32(rope_dim),
+        );
         Ok(())
     }
 
@@ -87,7 +102,11 @@ impl Architecture for Llama {
             let heads = if name.ends_with("q_proj.weight") || name.ends_with("q_proj.bias") {
                 Some(n_head)
             } else if name.ends_with("k_proj.weight") || name.ends_with("k_proj.bias") {
-                Some(if n_kv_head != n_head { n_kv_head } else { n_head })
+                Some(if n_kv_head != n_head {
+                    n_kv_head
+                } else {
+                    n_head
+                })
             } else {
                 None
             };
@@ -117,11 +136,16 @@ impl Architecture for Llama {
                     for wid in ["w1", "w2", "w3"] {
                         let mut parts = Vec::with_capacity(n_experts);
                         for x in 0..n_experts {
-                            let ename = format!("model.layers.{b}.block_sparse_moe.experts.{x}.{wid}.weight");
-                            let idx = layer.remove(&ename).ok_or_else(|| CheckpointError::Mismatch {
-                                path: folder.dir().to_path_buf(),
-                                problem: format!("expert tensor '{ename}' is absent"),
-                            })?;
+                            let ename = format!(
+                                "model.layers.{b}.block_sparse_moe.experts.{x}.{wid}.weight"
+                            );
+                            let idx =
+                                layer
+                                    .remove(&ename)
+                                    .ok_or_else(|| CheckpointError::Mismatch {
+                                        path: folder.dir().to_path_buf(),
+                                        problem: format!("expert tensor '{ename}' is absent"),
+                                    })?;
                             parts.push(idx);
                         }
                         let first = &folder.tensors()[parts[0]].entry;
@@ -139,7 +163,12 @@ impl Architecture for Llama {
                         }
                         let mut shape = vec![n_experts as u64];
                         shape.extend(&first.shape);
-                        let gguf = map_name(NAMES, &format!("layers.{b}.feed_forward.experts.{wid}.weight"), n_blocks, folder)?;
+                        let gguf = map_name(
+                            NAMES,
+                            &format!("layers.{b}.feed_forward.experts.{wid}.weight"),
+                            n_blocks,
+                            folder,
+                        )?;
                         out.push(TensorOut {
                             role: role_of(&gguf),
                             name: gguf,
@@ -163,7 +192,9 @@ impl Architecture for Llama {
         if let Some(left) = experts.values().flat_map(|l| l.keys()).min() {
             return Err(CheckpointError::Mismatch {
                 path: folder.dir().to_path_buf(),
-                problem: format!("expert tensor '{left}' is left over: its block lacks some experts"),
+                problem: format!(
+                    "expert tensor '{left}' is left over: its block lacks some experts"
+                ),
             });
         }
         Ok(out)
@@ -192,7 +223,9 @@ fn llama3_rope_factors(h: &Hparams) -> Result<Option<Vec<f32>>, CheckpointError>
     let factor = h.rope_f32(&rope, "factor")?.unwrap_or(8.0);
     let low = h.rope_f32(&rope, "low_freq_factor")?.unwrap_or(1.0);
     let high = h.rope_f32(&rope, "high_freq_factor")?.unwrap_or(4.0);
-    let old_ctx = h.rope_f32(&rope, "original_max_position_embeddings")?.unwrap_or(8192.0);
+    let old_ctx = h
+        .rope_f32(&rope, "original_max_position_embeddings")?
+        .unwrap_or(8192.0);
     // Python floats (f64) for the thresholds, f32 tensors for the rest, as the script mixes them
     let (low64, high64, old64) = (f64::from(low), f64::from(high), f64::from(old_ctx));
     let low_wavelen = (old64 / low64) as f32;

@@ -61,7 +61,12 @@ pub trait Architecture: Sync {
     fn gguf_arch(&self) -> &'static str;
     /// The hyperparameter keys, in the script's order (after `general.*`, before
     /// `general.quantization_version`); `file_type` is the resolved outtype's.
-    fn parameters(&self, h: &Hparams, file_type: u32, kv: &mut KvList) -> Result<(), CheckpointError>;
+    fn parameters(
+        &self,
+        h: &Hparams,
+        file_type: u32,
+        kv: &mut KvList,
+    ) -> Result<(), CheckpointError>;
     /// The tensors, in the order the script adds them.
     fn tensors(&self, h: &Hparams, folder: &HfFolder) -> Result<Vec<TensorOut>, CheckpointError>;
 }
@@ -70,7 +75,10 @@ pub trait Architecture: Sync {
 pub static TABLE: &[&dyn Architecture] = &[&llama::Llama];
 
 /// The architecture converting `class`, or the error naming it and the supported classes.
-pub fn find(class: &str, config: &std::path::Path) -> Result<&'static dyn Architecture, CheckpointError> {
+pub fn find(
+    class: &str,
+    config: &std::path::Path,
+) -> Result<&'static dyn Architecture, CheckpointError> {
     TABLE
         .iter()
         .copied()
@@ -84,7 +92,10 @@ pub fn find(class: &str, config: &std::path::Path) -> Result<&'static dyn Archit
 
 /// The supported classes, in table order.
 pub fn supported() -> Vec<&'static str> {
-    TABLE.iter().flat_map(|a| a.classes().iter().copied()).collect()
+    TABLE
+        .iter()
+        .flat_map(|a| a.classes().iter().copied())
+        .collect()
 }
 
 /// The keys of the script's `TextModel.set_gguf_parameters`, in its order, for `arch`.
@@ -120,8 +131,14 @@ pub fn text_model_parameters(
                 "hidden_dim",
             ],
         ),
-        ("attention.head_count", &["num_attention_heads", "n_head", "n_heads"]),
-        ("attention.head_count_kv", &["num_key_value_heads", "n_kv_heads"]),
+        (
+            "attention.head_count",
+            &["num_attention_heads", "n_head", "n_heads"],
+        ),
+        (
+            "attention.head_count_kv",
+            &["num_key_value_heads", "n_kv_heads"],
+        ),
     ];
     for (key, names) in u32_keys {
         if let Some(v) = h.find_u32(names)? {
@@ -144,8 +161,16 @@ pub fn text_model_parameters(
                 kv.set(k("rope.scaling.factor"), OwnedValue::F32(f));
                 let orig = h
                     .rope_u32(&rope, "original_max_position_embeddings")?
-                    .ok_or_else(|| h.error("rope_parameters.original_max_position_embeddings", "a whole number for yarn"))?;
-                kv.set(k("rope.scaling.original_context_length"), OwnedValue::U32(orig));
+                    .ok_or_else(|| {
+                        h.error(
+                            "rope_parameters.original_max_position_embeddings",
+                            "a whole number for yarn",
+                        )
+                    })?;
+                kv.set(
+                    k("rope.scaling.original_context_length"),
+                    OwnedValue::U32(orig),
+                );
                 if let Some(v) = h.rope_f32(&rope, "extrapolation_factor")? {
                     kv.set(k("rope.scaling.yarn_ext_factor"), OwnedValue::F32(v));
                 }
@@ -164,7 +189,10 @@ pub fn text_model_parameters(
                 }
             }
             ("su" | "longrope", _) => {
-                kv.set(k("rope.scaling.type"), OwnedValue::String("longrope".into()));
+                kv.set(
+                    k("rope.scaling.type"),
+                    OwnedValue::String("longrope".into()),
+                );
             }
             _ => {}
         }
@@ -179,7 +207,10 @@ pub fn text_model_parameters(
         s.truncate(4);
         kv.set(
             k("rope.dimension_sections"),
-            OwnedValue::Array(crate::write::OwnedArray::new(crate::value::ValueType::I32, s).map_err(|_| h.error("mrope_section", "whole numbers"))?),
+            OwnedValue::Array(
+                crate::write::OwnedArray::new(crate::value::ValueType::I32, s)
+                    .map_err(|_| h.error("mrope_section", "whole numbers"))?,
+            ),
         );
     }
     if let Some(theta) = h.rope_f32(&rope, "rope_theta")? {
@@ -199,7 +230,11 @@ pub fn text_model_parameters(
     if let Some(n) = h.find_u32(&["num_local_experts", "num_experts", "n_routed_experts"])? {
         kv.set(k("expert_count"), OwnedValue::U32(n));
     }
-    if let Some(n) = h.find_u32(&["num_experts_per_tok", "num_experts_per_token", "top_k_experts"])? {
+    if let Some(n) = h.find_u32(&[
+        "num_experts_per_tok",
+        "num_experts_per_token",
+        "top_k_experts",
+    ])? {
         kv.set(k("expert_used_count"), OwnedValue::U32(n));
     }
     if let Some(n) = h.find_u32(&["n_group"])? {
@@ -247,7 +282,12 @@ pub fn dropped(name: &str) -> bool {
 }
 
 /// The GGUF name of `name`, or the script's "Can not map tensor" error.
-pub fn map_name(set: NameSet, name: &str, n_blocks: u32, folder: &HfFolder) -> Result<String, CheckpointError> {
+pub fn map_name(
+    set: NameSet,
+    name: &str,
+    n_blocks: u32,
+    folder: &HfFolder,
+) -> Result<String, CheckpointError> {
     gguf_name(set, name, n_blocks).ok_or_else(|| CheckpointError::Mismatch {
         path: folder.dir().to_path_buf(),
         problem: format!("tensor '{name}' has no GGUF name in this architecture"),
@@ -260,7 +300,9 @@ pub fn role_of(gguf: &str) -> TensorRole {
     let base = gguf.strip_suffix(".weight").unwrap_or("");
     let block_part = base.rsplit('.').next().unwrap_or("");
     TensorRole {
-        always_f32: base.starts_with("blk.") && block_part == "ffn_gate_inp" && gguf.ends_with(".weight"),
+        always_f32: base.starts_with("blk.")
+            && block_part == "ffn_gate_inp"
+            && gguf.ends_with(".weight"),
         embedding_or_output: base == "token_embd" || base == "output",
     }
 }
