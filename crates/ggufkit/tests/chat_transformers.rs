@@ -8,6 +8,7 @@
 #![forbid(unsafe_code)]
 
 use std::collections::HashMap;
+use std::io::Write;
 use std::path::PathBuf;
 
 use ggufkit::chat::{ChatTemplate, RenderRequest, SpecialTokens, TemplateValue};
@@ -19,13 +20,70 @@ use ggufkit_testkit::{reference, shared};
 /// 2025-03-07 14:05:09, the instant the reference froze `datetime.now()` at.
 const FIXED_NOW: i64 = 1_741_356_309;
 
-/// Templates where minijinja cannot do what Jinja2 does, and why. Their differing cases are
-/// counted apart (and each must still differ, so that the list does not go stale).
-const KNOWN: &[(&str, &str)] = &[(
-    "llama.cpp:meetkai-functionary-medium-v3.1.jinja",
-    "`'text'|safe + value` is a markupsafe Markup in Jinja2, whose + escapes the other operand as \
-     HTML (`\"` becomes `&#34;`); minijinja's + joins the strings (operators cannot be overridden)",
-)];
+/// Templates where ggufkit does not yet do what Jinja2 does, and why (all of them synthetic:
+/// the small templates `scripts/chat_reference.py` writes to probe one behaviour each). Their
+/// differing cases are counted apart (and each must still differ, so that the list does not go
+/// stale).
+const KNOWN: &[(&str, &str)] = &[
+    (
+        "synthetic:namespace_print",
+        "Jinja2 prints a namespace as `<Namespace {...}>`, minijinja's as its mapping",
+    ),
+    (
+        "synthetic:startswith_endswith",
+        "minijinja-contrib's `startswith`/`endswith` take one string: no tuple of prefixes, no start",
+    ),
+    (
+        "synthetic:split",
+        "minijinja-contrib has no `rsplit` nor `splitlines`",
+    ),
+    ("synthetic:case_methods", "minijinja-contrib has no `swapcase`"),
+    (
+        "synthetic:numbers",
+        "minijinja's lexer refuses some float literals Python reads (`1e20`, `1e-5`)",
+    ),
+    (
+        "synthetic:builtin_filters",
+        "minijinja has no `center` filter (nor `wordcount`, `truncate`, `urlencode`, `groupby`)",
+    ),
+    (
+        "synthetic:globals",
+        "`range(3)` prints as a list; Jinja2's `lipsum`, `cycler`, `joiner` are not defined",
+    ),
+    (
+        "synthetic:string_methods",
+        "minijinja-contrib lacks some str methods (`index`, `isdigit`, `zfill`, `ljust`, ...)",
+    ),
+    (
+        "synthetic:macros_and_call",
+        "a macro printed is `<Macro 'm'>` in Jinja2, its description in minijinja",
+    ),
+    (
+        "synthetic:unicode_and_escapes",
+        "minijinja's lexer does not know Python's `\\N{NAME}` escape",
+    ),
+    (
+        "synthetic:error_iterate_none",
+        "a keyword argument's None iterates as empty in minijinja (tools=None is Python's None)",
+    ),
+    (
+        "synthetic:error_compare_str_int",
+        "minijinja orders values of different types; Python refuses `'a' < 1`",
+    ),
+    (
+        "synthetic:error_namespace_underscore",
+        "transformers' namespace refuses names starting with `_`; minijinja's accepts them",
+    ),
+    (
+        "synthetic:error_dunder",
+        "deliberate: the sandbox refuses a template that names `__class__` (audit rule \
+         template.dunder), where Jinja2's sandbox renders it as undefined",
+    ),
+    (
+        "synthetic:error_int_of_list",
+        "Jinja2's `int` filter gives 0 for what it cannot convert; minijinja fails",
+    ),
+];
 
 /// The version of transformers the reference was made with (the cache is keyed by it).
 const TRANSFORMERS: &str = "5.25.0";
@@ -162,6 +220,10 @@ fn identical_to_transformers_on_every_real_template() {
     };
     let mut templates: HashMap<String, Result<Option<ChatTemplate>, String>> = HashMap::new();
     let mut absent = 0;
+    // GGUFKIT_CHAT_DUMP=PATH: every case's text or error beside transformers', one JSON line each
+    let mut dump = std::env::var_os("GGUFKIT_CHAT_DUMP")
+        .and_then(|p| std::fs::File::create(p).ok())
+        .map(std::io::BufWriter::new);
     let (mut total, mut same_text, mut same_error, mut differ) = (0, 0, 0, 0);
     let mut reported: HashMap<String, usize> = HashMap::new();
     let mut differing_templates = Vec::new();
@@ -189,6 +251,15 @@ fn identical_to_transformers_on_every_real_template() {
             }),
         };
         let expect = &row["expect"];
+        if let Some(dump) = &mut dump {
+            let got = match &got {
+                Ok(t) => serde_json::json!({ "text": t }),
+                Err(e) => serde_json::json!({ "error": e.to_string() }),
+            };
+            let line =
+                serde_json::json!({"template": id, "case": case, "got": got, "expect": expect});
+            let _ = writeln!(dump, "{line}");
+        }
         let problem = match (expect["text"].as_str(), &got) {
             (Some(want), Ok(got)) if want == got => {
                 same_text += 1;

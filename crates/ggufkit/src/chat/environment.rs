@@ -30,13 +30,7 @@ pub const RECURSION_LIMIT: usize = 500;
 /// A fresh environment with the settings, functions and limits above.
 pub(crate) fn environment(clock: Clock) -> Environment<'static> {
     let mut env = Environment::new();
-    let syntax = SyntaxConfig::builder()
-        .trim_blocks(true)
-        .lstrip_blocks(true)
-        .keep_trailing_newline(false)
-        .build()
-        .unwrap_or_default();
-    env.set_syntax(syntax);
+    env.set_syntax(syntax());
     env.set_undefined_behavior(UndefinedBehavior::Lenient);
     env.set_fuel(Some(FUEL));
     env.set_recursion_limit(RECURSION_LIMIT);
@@ -50,11 +44,26 @@ pub(crate) fn environment(clock: Clock) -> Environment<'static> {
     env
 }
 
-/// The source minijinja compiles: Hugging Face's `{% generation %}` ... `{% endgeneration %}`
+/// Jinja2's syntax with transformers' whitespace settings.
+pub(crate) fn syntax() -> SyntaxConfig {
+    SyntaxConfig::builder()
+        .trim_blocks(true)
+        .lstrip_blocks(true)
+        .keep_trailing_newline(false)
+        .build()
+        .unwrap_or_default()
+}
+
+/// The source minijinja compiles: its `+`, `%` and `~` made Python's
+/// ([`rewrite`](super::rewrite)), and Hugging Face's `{% generation %}` ... `{% endgeneration %}`
 /// (which mark the assistant's text for training masks and render their body unchanged)
 /// become a block tag minijinja knows with the same whitespace control, `{% if true %}` ...
 /// `{% endif %}`.
 pub(crate) fn prepare(source: &str) -> String {
+    super::rewrite::rewrite(&generation_tags(source), &syntax())
+}
+
+fn generation_tags(source: &str) -> String {
     static TAG: OnceLock<Option<Regex>> = OnceLock::new();
     let Some(tag) = TAG
         .get_or_init(|| Regex::new(r"\{%([-+]?)\s*(end)?generation\s*([-+]?)%\}").ok())
@@ -82,7 +91,7 @@ mod tests {
     #[test]
     fn generation_tags_become_if_blocks() {
         assert_eq!(
-            prepare("a{%- generation %}b{% endgeneration -%}c{%generation%}"),
+            generation_tags("a{%- generation %}b{% endgeneration -%}c{%generation%}"),
             "a{%- if true %}b{% endif -%}c{% if true %}"
         );
     }

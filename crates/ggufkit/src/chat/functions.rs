@@ -15,7 +15,7 @@ use minijinja::value::{
 use minijinja::{Environment, Error, ErrorKind, State, Value};
 
 use super::json::{dumps, JsonStyle};
-use super::{clock, python};
+use super::{clock, operators, python};
 
 /// The marker a `raise_exception` error carries, so that a failed render can tell the
 /// template's own message from minijinja's errors.
@@ -47,6 +47,15 @@ pub(crate) fn register(env: &mut Environment<'static>, clock: Clock) {
         clock::strftime(format, at)
     });
     env.add_filter("tojson", tojson);
+    env.add_function("_gguf_add", |a: &Value, b: &Value| operators::add(a, b));
+    env.add_function("_gguf_mod", |a: &Value, b: &Value| operators::modulo(a, b));
+    env.add_function("_gguf_concat", |a: &Value, b: &Value| {
+        operators::concat(a, b)
+    });
+    env.add_filter("safe", |v: &Value| operators::mark_safe(v));
+    env.add_filter("escape", |v: &Value| operators::escape(v));
+    env.add_filter("e", |v: &Value| operators::escape(v));
+    env.add_filter("forceescape", |v: &Value| operators::force_escape(v));
     env.add_filter("string", |v: &Value| python::str(v));
     env.add_test("sequence", |v: &Value| {
         matches!(

@@ -4,7 +4,8 @@
 //!
 //! One file per idea: [`environment`] (the Jinja settings and the sandbox's limits),
 //! `functions` (transformers' globals and filters), `python` (values printed as Python
-//! prints them), `json` (Python's `json.dumps` behind `tojson`), `clock` (`strftime_now`),
+//! prints them), `rewrite` and `operators` (the template's `+`, `%`, `~` evaluated as Python
+//! does, markupsafe's `Markup` included), `printf` (Python's `'%s' % x`), `json` (Python's `json.dumps` behind `tojson`), `clock` (`strftime_now`),
 //! [`tokens`] (the special-token variables) and [`messages`] (the request and how the messages
 //! are normalised).
 //!
@@ -28,7 +29,10 @@ pub mod environment;
 mod functions;
 mod json;
 pub mod messages;
+mod operators;
+mod printf;
 mod python;
+mod rewrite;
 #[cfg(test)]
 mod tests;
 pub mod tokens;

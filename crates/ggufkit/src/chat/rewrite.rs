@@ -1,0 +1,294 @@
+//! The template's `+`, `%` and `~` handed to Python's semantics. minijinja's operators cannot be
+//! overridden, and three of Jinja2's differ where real templates go: `+` of a markupsafe
+//! `Markup` (from `|safe`, `|e`) escapes the other operand as HTML, `'%s' % x` is Python's
+//! printf formatting (minijinja has no string `%`), and `~` writes each side with Python's
+//! `str` (`1e+20`, `None`). Before compiling, each such operation `L op R` of the source becomes
+//! a call `_gguf_add(L, R)` (`_gguf_mod`, `_gguf_concat`) of a function of
+//! [`operators`](super::operators): the operands keep their text and evaluation order, the
+//! lines keep their numbers (nothing spans a line break that did not), so errors still name the
+//! template's line.
+#![forbid(unsafe_code)]
+
+use minijinja::machinery::ast::{BinOpKind, CallArg, Expr, Macro, Stmt};
+use minijinja::machinery::{parse, tokenize, Token};
+use minijinja::syntax::SyntaxConfig;
+
+/// The function a rewritten operator calls, by operator.
+fn function(op: &BinOpKind) -> Option<&'static str> {
+    match op {
+        BinOpKind::Add => Some("_gguf_add"),
+        BinOpKind::Rem => Some("_gguf_mod"),
+        BinOpKind::Concat => Some("_gguf_concat"),
+        _ => None,
+    }
+}
+
+/// One operation to rewrite: the byte range of `L op R`, of `op`, and the function's name.
+struct Site {
+    start: usize,
+    end: usize,
+    op: (usize, usize),
+    name: &'static str,
+}
+
+/// `source` with its operators rewritten, or `source` itself when it has none to rewrite or
+/// does not parse (minijinja then reports the syntax error on the original text).
+pub(crate) fn rewrite(source: &str, syntax: &SyntaxConfig) -> String {
+    let Ok(tree) = parse(source, "chat_template", syntax.clone()) else {
+        return source.to_string();
+    };
+    // the start and end of every token, to find each operator after its left operand
+    let mut tokens: Vec<(usize, usize, bool)> = Vec::new();
+    for t in tokenize(source, false, syntax.clone()) {
+        let Ok((tok, span)) = t else {
+            return source.to_string();
+        };
+        let close = matches!(tok, Token::ParenClose);
+        tokens.push((span.start_offset as usize, span.end_offset as usize, close));
+    }
+    let mut sites = Vec::new();
+    stmt(&tree, &tokens, &mut sites);
+    if sites.is_empty() {
+        return source.to_string();
+    }
+    splice(source, &sites)
+}
+
+/// The text with every site's edits: `name(` at its start, `,` for its operator, `)` at its
+/// end. Starts shared by several sites open the outer (longer) one first.
+fn splice(source: &str, sites: &[Site]) -> String {
+    // (offset, order, text, bytes replaced): at one offset, closing parentheses come before
+    // openings, outer openings before inner ones
+    let mut edits: Vec<(usize, usize, String, usize)> = Vec::new();
+    for s in sites {
+        edits.push((
+            s.start,
+            usize::MAX - (s.end - s.start),
+            format!("{}(", s.name),
+            0,
+        ));
+        edits.push((s.op.0, 1, ",".to_string(), s.op.1 - s.op.0));
+        edits.push((s.end, 0, ")".to_string(), 0));
+    }
+    edits.sort_by_key(|e| (e.0, e.1));
+    let mut out = String::with_capacity(source.len() + edits.len() * 12);
+    let mut at = 0;
+    for (offset, _, text, replaced) in edits {
+        if offset < at {
+            // overlapping edits cannot come from a well-formed tree; keep the source unchanged
+            return source.to_string();
+        }
+        out.push_str(&source[at..offset]);
+        out.push_str(&text);
+        at = offset + replaced;
+    }
+    out.push_str(&source[at..]);
+    out
+}
+
+fn stmts(body: &[Stmt<'_>], tokens: &[(usize, usize, bool)], sites: &mut Vec<Site>) {
+    for s in body {
+        stmt(s, tokens, sites);
+    }
+}
+
+fn stmt(s: &Stmt<'_>, t: &[(usize, usize, bool)], sites: &mut Vec<Site>) {
+    match s {
+        Stmt::Template(x) => stmts(&x.children, t, sites),
+        Stmt::EmitExpr(x) => expr(&x.expr, t, sites),
+        Stmt::EmitRaw(_) | Stmt::Continue(_) | Stmt::Break(_) => {}
+        Stmt::ForLoop(x) => {
+            expr(&x.target, t, sites);
+            expr(&x.iter, t, sites);
+            if let Some(f) = &x.filter_expr {
+                expr(f, t, sites);
+            }
+            stmts(&x.body, t, sites);
+            stmts(&x.else_body, t, sites);
+        }
+        Stmt::IfCond(x) => {
+            expr(&x.expr, t, sites);
+            stmts(&x.true_body, t, sites);
+            stmts(&x.false_body, t, sites);
+        }
+        Stmt::WithBlock(x) => {
+            for (target, e) in &x.assignments {
+                expr(target, t, sites);
+                expr(e, t, sites);
+            }
+            stmts(&x.body, t, sites);
+        }
+        Stmt::Set(x) => {
+            expr(&x.target, t, sites);
+            expr(&x.expr, t, sites);
+        }
+        Stmt::SetBlock(x) => {
+            if let Some(f) = &x.filter {
+                expr(f, t, sites);
+            }
+            stmts(&x.body, t, sites);
+        }
+        Stmt::AutoEscape(x) => {
+            expr(&x.enabled, t, sites);
+            stmts(&x.body, t, sites);
+        }
+        Stmt::FilterBlock(x) => {
+            expr(&x.filter, t, sites);
+            stmts(&x.body, t, sites);
+        }
+        Stmt::Block(x) => stmts(&x.body, t, sites),
+        Stmt::Import(x) => expr(&x.expr, t, sites),
+        Stmt::FromImport(x) => expr(&x.expr, t, sites),
+        Stmt::Extends(x) => expr(&x.name, t, sites),
+        Stmt::Include(x) => expr(&x.name, t, sites),
+        Stmt::Macro(m) => macro_decl(m, t, sites),
+        Stmt::CallBlock(x) => {
+            call_args(&x.call.expr, &x.call.args, t, sites);
+            macro_decl(&x.macro_decl, t, sites);
+        }
+        Stmt::Do(x) => call_args(&x.call.expr, &x.call.args, t, sites),
+    }
+}
+
+fn macro_decl(m: &Macro<'_>, t: &[(usize, usize, bool)], sites: &mut Vec<Site>) {
+    for d in &m.defaults {
+        expr(d, t, sites);
+    }
+    stmts(&m.body, t, sites);
+}
+
+fn call_args(
+    callee: &Expr<'_>,
+    args: &[CallArg<'_>],
+    t: &[(usize, usize, bool)],
+    sites: &mut Vec<Site>,
+) {
+    expr(callee, t, sites);
+    args_of(args, t, sites);
+}
+
+fn args_of(args: &[CallArg<'_>], t: &[(usize, usize, bool)], sites: &mut Vec<Site>) {
+    for a in args {
+        match a {
+            CallArg::Pos(e)
+            | CallArg::PosSplat(e)
+            | CallArg::Kwarg(_, e)
+            | CallArg::KwargSplat(e) => expr(e, t, sites),
+        }
+    }
+}
+
+/// The operator after the left operand that ends at `left_end`: the first token from there
+/// that is not a closing parenthesis.
+fn operator_after(left_end: usize, tokens: &[(usize, usize, bool)]) -> Option<(usize, usize)> {
+    let from = tokens.partition_point(|t| t.0 < left_end);
+    tokens[from..]
+        .iter()
+        .find(|t| !t.2)
+        .map(|&(start, end, _)| (start, end))
+}
+
+fn expr(e: &Expr<'_>, t: &[(usize, usize, bool)], sites: &mut Vec<Site>) {
+    match e {
+        Expr::Var(_) | Expr::Const(_) => {}
+        Expr::Slice(x) => {
+            expr(&x.expr, t, sites);
+            for b in [&x.start, &x.stop, &x.step].into_iter().flatten() {
+                expr(b, t, sites);
+            }
+        }
+        Expr::UnaryOp(x) => expr(&x.expr, t, sites),
+        Expr::BinOp(x) => {
+            if let Some(name) = function(&x.op) {
+                let span = e.span();
+                if let Some(op) = operator_after(x.left.span().end_offset as usize, t) {
+                    sites.push(Site {
+                        start: span.start_offset as usize,
+                        end: span.end_offset as usize,
+                        op,
+                        name,
+                    });
+                }
+            }
+            expr(&x.left, t, sites);
+            expr(&x.right, t, sites);
+        }
+        Expr::Compare(x) => {
+            expr(&x.expr, t, sites);
+            for op in &x.ops {
+                expr(&op.expr, t, sites);
+            }
+        }
+        Expr::IfExpr(x) => {
+            expr(&x.test_expr, t, sites);
+            expr(&x.true_expr, t, sites);
+            if let Some(f) = &x.false_expr {
+                expr(f, t, sites);
+            }
+        }
+        Expr::Filter(x) => {
+            if let Some(inner) = &x.expr {
+                expr(inner, t, sites);
+            }
+            args_of(&x.args, t, sites);
+        }
+        Expr::Test(x) => {
+            expr(&x.expr, t, sites);
+            args_of(&x.args, t, sites);
+        }
+        Expr::GetAttr(x) => expr(&x.expr, t, sites),
+        Expr::GetItem(x) => {
+            expr(&x.expr, t, sites);
+            expr(&x.subscript_expr, t, sites);
+        }
+        Expr::Call(x) => call_args(&x.expr, &x.args, t, sites),
+        Expr::List(x) => x.items.iter().for_each(|i| expr(i, t, sites)),
+        Expr::Tuple(x) => x.items.iter().for_each(|i| expr(i, t, sites)),
+        Expr::Map(x) => {
+            for (k, v) in x.keys.iter().zip(&x.values) {
+                expr(k, t, sites);
+                expr(v, t, sites);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rw(s: &str) -> String {
+        rewrite(s, &SyntaxConfig::default())
+    }
+
+    #[test]
+    fn operators_become_calls_with_their_operands_text() {
+        assert_eq!(rw("{{ a + b }}"), "{{ _gguf_add(a , b) }}");
+        assert_eq!(
+            rw("{{ 'x'|safe + t['n'] + \"'\"|safe }}"),
+            "{{ _gguf_add(_gguf_add('x'|safe , t['n']) , \"'\"|safe) }}"
+        );
+        assert_eq!(
+            rw("{{ (a + b) ~ c }}"),
+            "{{ _gguf_concat((_gguf_add(a , b)) , c) }}"
+        );
+        assert_eq!(
+            rw("{{ a + b ~ c }}"),
+            "{{ _gguf_add(a , _gguf_concat(b , c)) }}"
+        );
+        assert_eq!(
+            rw("{% set x = '%s'%(y,) %}{{ f(a+ -b) }}"),
+            "{% set x = _gguf_mod('%s',(y,)) %}{{ f(_gguf_add(a, -b)) }}"
+        );
+        assert_eq!(rw("{{ a - b * c }}{{ x }}"), "{{ a - b * c }}{{ x }}");
+        assert_eq!(rw("{% if %}"), "{% if %}");
+    }
+
+    #[test]
+    fn lines_keep_their_numbers() {
+        let src = "{{ a +\n b }}\n{{ c\n ~ d }}";
+        let out = rw(src);
+        assert_eq!(out.lines().count(), src.lines().count());
+        assert_eq!(out, "{{ _gguf_add(a ,\n b) }}\n{{ _gguf_concat(c\n , d) }}");
+    }
+}
