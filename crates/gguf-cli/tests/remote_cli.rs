@@ -347,6 +347,8 @@ fn writers_refuse_a_remote_input_in_one_line() {
         vec!["split", &url, "--max-tensors", "1", "-o", out],
         vec!["meta", "set", &url, "general.name", "x", "-o", out],
         vec!["meta", "rm", &url, "general.architecture", "--in-place"],
+        vec!["merge", &url, "-o", out],
+        vec!["quantize", &url, out, "Q8_0"],
     ] {
         let r = gguf().args(&cmd).assert().code(2);
         let err = String::from_utf8_lossy(&r.get_output().stderr).into_owned();

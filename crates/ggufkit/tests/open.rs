@@ -7,9 +7,12 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use ggufkit::error::{LocationProblem, Missing, RemoteError, ShardError};
+use ggufkit::error::{LocationProblem, Missing, RemoteError, ShardError, WriteError};
 use ggufkit::location::is_remote;
-use ggufkit::open::{first_shard, header_bytes, open_with, validate, ModelShards, OpenOptions};
+use ggufkit::open::{
+    first_shard, header_bytes, open_checked, open_model_from_first, open_with, validate,
+    ModelShards, OpenOptions,
+};
 use ggufkit::remote::RemoteOptions;
 use ggufkit::shard::{split, SplitLimit, SplitOptions};
 use ggufkit::{open, open_model, Error, Gguf, Location, ReadOptions, Rule};
@@ -315,4 +318,64 @@ fn a_shard_name_that_is_not_ascii_is_no_shard_name() {
     // the cut 15 bytes from the end falls inside a character: not a shard name, and no panic
     let loc = Location::from(PathBuf::from("€12345678901234.gguf"));
     assert_eq!(first_shard(&loc), loc);
+}
+
+#[test]
+fn a_split_model_from_its_first_shard_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let shards = split_model(dir.path());
+    let first = Location::from(shards[0].clone());
+    let m = open_model_from_first(&first, &OpenOptions::default()).unwrap();
+    assert_eq!((m.location(), m.shard_count()), (&first, 3));
+    assert_eq!(m.local().unwrap().tensor_count(), 3);
+    // a later shard is refused, as llama.cpp's tools refuse it, naming it
+    let second = Location::from(shards[1].clone());
+    let e = open_model_from_first(&second, &OpenOptions::default()).unwrap_err();
+    assert_eq!(e.location, second);
+    assert!(
+        matches!(e.error, Error::Shard(ShardError::NotFirst { no: 1, .. })),
+        "{e:?}"
+    );
+    // a remote model opens, but has no local shards to copy data from
+    let srv = Server::one("/m.gguf", model());
+    let m = open_model_from_first(&Location::parse(&srv.url("/m.gguf")), &quick()).unwrap();
+    assert!(matches!(
+        m.local(),
+        Err(Error::Write(WriteError::NotFromFile))
+    ));
+}
+
+#[test]
+fn a_checked_location_is_read_once_and_judged() {
+    let bytes = model();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("m.gguf");
+    std::fs::write(&path, &bytes).unwrap();
+    let local = open_checked(&Location::from(path.clone()), &OpenOptions::default()).unwrap();
+    assert_eq!(local.report, ggufkit::validate_bytes(&bytes));
+    assert!(local.gguf.is_some());
+    assert_eq!((local.size, local.cost), (None, None));
+
+    let srv = Server::one("/m.gguf", bytes.clone());
+    let remote = open_checked(&Location::parse(&srv.url("/m.gguf")), &quick()).unwrap();
+    assert_eq!(remote.report, local.report);
+    assert_eq!(
+        remote.gguf.unwrap().header_bytes(),
+        local.gguf.unwrap().header_bytes()
+    );
+    assert_eq!(remote.size, Some(bytes.len() as u64));
+    let cost = remote.cost.unwrap();
+    assert_eq!((cost.requests, cost.bytes), (1, bytes.len() as u64));
+
+    // a header even a permissive reading stops in: no file, the verdicts say where
+    let broken = &bytes[..30];
+    std::fs::write(&path, broken).unwrap();
+    let c = open_checked(&Location::from(path.clone()), &OpenOptions::default()).unwrap();
+    assert!(c.gguf.is_none());
+    assert_eq!(c.report, ggufkit::validate_bytes(broken));
+    assert!(!c.report.valid());
+    // a location that cannot be read is an error naming it
+    let absent = Location::from(dir.path().join("absent.gguf"));
+    let e = open_checked(&absent, &OpenOptions::default()).unwrap_err();
+    assert_eq!(e.location, absent);
 }

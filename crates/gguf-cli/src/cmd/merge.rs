@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use ggufkit::ShardedModel;
+use ggufkit::open::{open_model_from_first, OpenOptions};
 
 use super::{CliError, CmdResult, OK};
 use crate::output::progress::Progress;
@@ -26,8 +26,12 @@ pub struct Args {
 
 pub fn run(args: Args) -> CmdResult {
     let lib = |e: ggufkit::Error| CliError::from_lib(&args.first, &e);
-    super::readable(&args.first)?;
-    let m = ShardedModel::open(&args.first).map_err(lib)?;
+    let location = super::locate(&args.first)?;
+    // from the first shard, as llama-gguf-split --merge takes it; the shards' data is copied, so
+    // they must be local files
+    let opened = open_model_from_first(&location, &OpenOptions::permissive(false))
+        .map_err(|e| lib(e.error))?;
+    let m = opened.local().map_err(lib)?;
     let total: u64 = m.tensors().map(|t| t.size()).sum();
     let progress = Progress::bytes(total, "merging");
     m.merge_to(&args.out, args.force, progress.callback())

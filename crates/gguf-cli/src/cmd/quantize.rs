@@ -4,8 +4,8 @@
 
 use std::path::{Path, PathBuf};
 
+use ggufkit::open::{open_model_from_first, OpenOptions};
 use ggufkit::quantize::{self, Imatrix, KvOverride, Preset, QuantizeOptions, TensorTypeOverride};
-use ggufkit::shard::ShardedModel;
 use ggufkit::GgmlType;
 
 use super::{CliError, CmdResult, OK};
@@ -203,9 +203,12 @@ pub fn run(args: Args) -> CmdResult {
             .map_err(|e| CliError::failed(e.to_string()))?;
     }
     // a missing file, a folder or a pipe said in plain words, as every command says it
-    super::readable(&input)?;
-    let model = ShardedModel::open(&input).map_err(lib)?;
-    let g = quantize::Input::from(&model);
+    let location = super::locate(&input)?;
+    // from the first shard, as llama-quantize takes a split model; local files (the data is read)
+    let opened = open_model_from_first(&location, &OpenOptions::permissive(false))
+        .map_err(|e| lib(e.error))?;
+    let model = opened.local().map_err(lib)?;
+    let g = quantize::Input::from(model);
     if let (Some(path), Some(values)) = (&args.imatrix, &opts.importance) {
         let names: Vec<String> = g.tensor_names().map(|n| n.into_owned()).collect();
         quantize::imatrix::check_matches(values, path, names.iter().map(|s| s.as_str()))

@@ -6,11 +6,15 @@
 //! - [`open`]: the parsed file ([`Opened`]): its header, its tensors' data, the cost so far.
 //! - [`validate`]: both verdicts, as `gguf validate` gives them.
 //! - [`header_bytes`]: the bytes a byte layout is drawn from ([`HeaderBytes`]).
-//! - [`open_model`]: a split model from any of its shards ([`OpenedModel`]).
+//! - [`open_model`]: a split model from any of its shards ([`OpenedModel`]);
+//!   [`open_model_from_first`] from its first shard only, as llama.cpp's tools take one.
+//! - [`open_checked`]: the file if a permissive reading gets through, both verdicts in any case,
+//!   from one read ([`Checked`]): what `gguf scan` records of each location.
 //!
 //! Every failure is an [`OpenError`], which names the location.
 #![forbid(unsafe_code)]
 
+mod checked;
 mod header;
 mod model;
 
@@ -23,8 +27,9 @@ use crate::read::{Gguf, ReadOptions, TensorInfo};
 use crate::remote::{RemoteGguf, RemoteOptions};
 use crate::validate::Report;
 
+pub use checked::{open_checked, Checked};
 pub use header::{header_bytes, HeaderBytes};
-pub use model::{first_shard, open_model, ModelShards, OpenedModel};
+pub use model::{first_shard, open_model, open_model_from_first, ModelShards, OpenedModel};
 
 /// A failure to open or read a location, naming it: `LOCATION: what went wrong`.
 #[derive(Debug, thiserror::Error)]

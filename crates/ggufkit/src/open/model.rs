@@ -53,17 +53,27 @@ pub struct OpenedModel {
 /// of the split model, found from any shard's name ([`first_shard`]), checked to belong together.
 /// Errors name the shard that failed when it is not the first.
 pub fn open_model(location: &Location, options: &OpenOptions) -> Result<OpenedModel, OpenError> {
-    let first = first_shard(location);
-    let shards = match &first {
+    open_model_from_first(&first_shard(location), options)
+}
+
+/// Opens the model whose first shard (or only file) is `location`, as llama.cpp's tools
+/// (`llama-quantize`, `llama-gguf-split --merge`) take a model: a later shard is refused
+/// ([`ShardError::NotFirst`](crate::error::ShardError::NotFirst)) rather than found from its
+/// name as [`open_model`] finds it.
+pub fn open_model_from_first(
+    location: &Location,
+    options: &OpenOptions,
+) -> Result<OpenedModel, OpenError> {
+    let shards = match location {
         Location::Path(p) => open_local(p, options).map(ModelShards::Local),
         Location::Url(u) => open_remote(u, options),
     };
     shards
         .map(|shards| OpenedModel {
-            first: first.clone(),
+            first: location.clone(),
             shards,
         })
-        .map_err(OpenError::at(&first))
+        .map_err(OpenError::at(location))
 }
 
 fn open_local(first: &std::path::Path, options: &OpenOptions) -> Result<ShardedModel, Error> {
@@ -116,6 +126,17 @@ impl OpenedModel {
             ModelShards::Local(m) => m.get(key),
             #[cfg(feature = "remote")]
             ModelShards::Remote(m) => m.get(key),
+        }
+    }
+
+    /// The local shards, which a command that writes copies tensor data from:
+    /// [`WriteError::NotFromFile`](crate::error::WriteError::NotFromFile) for a remote model,
+    /// whose data would all have to be fetched.
+    pub fn local(&self) -> Result<&ShardedModel, Error> {
+        match &self.shards {
+            ModelShards::Local(m) => Ok(m),
+            #[cfg(feature = "remote")]
+            ModelShards::Remote(_) => Err(crate::error::WriteError::NotFromFile.into()),
         }
     }
 

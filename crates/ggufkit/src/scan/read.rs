@@ -9,7 +9,7 @@ use super::extract::{rows_of, rows_of_broken, rows_of_unreadable};
 use super::rows::{FileRow, FileRows};
 use super::target::Target;
 use crate::location::Location;
-use crate::{Error, Gguf, ReadOptions};
+use crate::open::{open_checked, OpenOptions};
 
 /// What identifies one version of a file: a rescan is skipped when the stamp is the same.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
@@ -60,8 +60,8 @@ pub fn local_stamp(path: &Path) -> Option<Stamp> {
 /// Scans one location; never fails (a failure is in the rows).
 pub fn scan_location(loc: &Target, options: &ScanOptions) -> FileRows {
     match loc {
-        Target::File(Location::Path(p)) => scan_local(p, loc.name(), options),
-        Target::File(Location::Url(url)) | Target::Listed { url, .. } => scan_remote(url, options),
+        Target::File(location) => scan_file(location, loc.name(), options),
+        Target::Listed { url, .. } => scan_file(&Location::Url(url.clone()), loc.name(), options),
         Target::Unlisted { prefix, error } => {
             let file = FileRow {
                 location: prefix.clone(),
@@ -72,32 +72,56 @@ pub fn scan_location(loc: &Target, options: &ScanOptions) -> FileRows {
     }
 }
 
-fn scan_local(path: &Path, location: String, options: &ScanOptions) -> FileRows {
+/// One file read through [`open_checked`], the door every reading of a location goes through:
+/// a local file's identity is its size and mtime (a regular file only), a remote object's its
+/// length and ETag from the same read, which also says what it cost.
+fn scan_file(location: &Location, name: String, options: &ScanOptions) -> FileRows {
     let mut file = FileRow {
-        location,
+        location: name,
         ..FileRow::default()
     };
-    match std::fs::metadata(path) {
-        Ok(m) if m.is_file() => {}
-        Ok(_) => return rows_of_unreadable(file, "not a regular file".to_string()),
-        Err(e) => return rows_of_unreadable(file, e.to_string()),
-    }
-    if let Some(s) = local_stamp(path) {
-        file.size = s.size;
-        file.mtime_ns = s.mtime_ns;
-    }
-    match Gguf::open_with(path, &ReadOptions { permissive: true }) {
-        Ok(g) => {
-            let report = g.report().clone();
-            rows_of(file, &g, &report, options.values, options.audit)
+    if let Location::Path(path) = location {
+        match std::fs::metadata(path) {
+            Ok(m) if m.is_file() => {}
+            Ok(_) => return rows_of_unreadable(file, "not a regular file".to_string()),
+            Err(e) => return rows_of_unreadable(file, e.to_string()),
         }
-        // a header even a permissive reading cannot get through: the whole check says where
-        Err(Error::Format(_)) => match crate::validate_file(path) {
-            Ok(report) => rows_of_broken(file, &report),
-            Err(e) => rows_of_unreadable(file, e.to_string()),
-        },
-        Err(e) => rows_of_unreadable(file, e.to_string()),
+        if let Some(s) = local_stamp(path) {
+            file.size = s.size;
+            file.mtime_ns = s.mtime_ns;
+        }
     }
+    match open_checked(location, &open_options(options)) {
+        Ok(c) => {
+            if c.size.is_some() {
+                file.size = c.size;
+            }
+            file.etag = c.etag;
+            if let Some(cost) = c.cost {
+                file.bytes_fetched = cost.bytes;
+                file.requests = cost.requests;
+            }
+            match &c.gguf {
+                Some(g) => rows_of(file, g, &c.report, options.values, options.audit),
+                None => rows_of_broken(file, &c.report),
+            }
+        }
+        // the row names the location already: the error alone
+        Err(e) => rows_of_unreadable(file, e.error.to_string()),
+    }
+}
+
+/// How a scan opens a location: permissively, remote objects with the scan's options.
+fn open_options(options: &ScanOptions) -> OpenOptions {
+    #[cfg_attr(not(feature = "remote"), allow(unused_mut))]
+    let mut o = OpenOptions::permissive(true);
+    #[cfg(feature = "remote")]
+    {
+        o.remote = Some(options.remote.options.clone());
+    }
+    #[cfg(not(feature = "remote"))]
+    let _ = options;
+    o
 }
 
 /// How remote locations are read (feature `remote`).
@@ -105,40 +129,4 @@ fn scan_local(path: &Path, location: String, options: &ScanOptions) -> FileRows 
 pub struct RemoteConfig {
     #[cfg(feature = "remote")]
     pub options: crate::remote::RemoteOptions,
-}
-
-#[cfg(feature = "remote")]
-fn scan_remote(url: &str, options: &ScanOptions) -> FileRows {
-    let file = FileRow {
-        location: url.to_string(),
-        ..FileRow::default()
-    };
-    match crate::remote::scan_url(url, &options.remote.options) {
-        Ok(h) => {
-            let file = FileRow {
-                size: Some(h.size),
-                etag: h.etag,
-                bytes_fetched: h.stats.bytes,
-                requests: h.stats.requests,
-                ..file
-            };
-            match &h.gguf {
-                Some(g) => rows_of(file, g, &h.report, options.values, options.audit),
-                None => rows_of_broken(file, &h.report),
-            }
-        }
-        Err(e) => rows_of_unreadable(file, e.to_string()),
-    }
-}
-
-#[cfg(not(feature = "remote"))]
-fn scan_remote(url: &str, _options: &ScanOptions) -> FileRows {
-    let file = FileRow {
-        location: url.to_string(),
-        ..FileRow::default()
-    };
-    rows_of_unreadable(
-        file,
-        "remote locations need ggufkit's `remote` feature".to_string(),
-    )
 }
