@@ -48,7 +48,7 @@ KINDS: dict[str, tuple[str, bool, str]] = {
     "llama-spm": ("ggml-vocab-llama-spm.gguf", True, ""),
     "mistral": ("ggml-vocab-llama-spm.gguf", True, ""),
     # Phi-3: SentencePiece with added tokens and a chat template
-    "phi3": ("ggml-vocab-phi-3.gguf", True, ""),
+    "phi3": ("ggml-vocab-phi-3.gguf", True, "added-json"),
     # Gemma 3 (text): SentencePiece without a dummy prefix, 262144 tokens
     "gemma3": (str(GEMMA3), True, ""),
 }
@@ -82,13 +82,18 @@ def _read_fields(path: Path) -> dict:
     return out
 
 
-def _write_spm_model(fields: dict, out: Path) -> None:
+# SentencePiece kinds whose model has fewer pieces than the GGUF has tokens: the rest are the
+# folder's added tokens (added_tokens.json, tokenizer_config.json) and padding
+SPM_PIECES = {"phi3": 32000}
+
+
+def _write_spm_model(fields: dict, out: Path, pieces: int | None) -> None:
     """tokenizer.model: a SentencePiece BPE model with the GGUF's pieces, scores and types."""
     from sentencepiece import sentencepiece_model_pb2 as pb
 
-    tokens = fields["tokenizer.ggml.tokens"]
-    scores = fields.get("tokenizer.ggml.scores") or [0.0] * len(tokens)
-    types = fields.get("tokenizer.ggml.token_type") or [1] * len(tokens)
+    tokens = fields["tokenizer.ggml.tokens"][:pieces]
+    scores = (fields.get("tokenizer.ggml.scores") or [0.0] * len(tokens))[:pieces]
+    types = (fields.get("tokenizer.ggml.token_type") or [1] * len(tokens))[:pieces]
     m = pb.ModelProto()
     for text, score, ty in zip(tokens, scores, types):
         p = m.pieces.add()
@@ -163,6 +168,30 @@ def _drop_extra_added(out: Path, n_tokens: int) -> None:
     cfg_path.write_text(json.dumps(cfg, ensure_ascii=False, indent=2), encoding="utf-8")
 
 
+def _added_tokens_decoder(out: Path) -> None:
+    """tokenizer_config.json's added_tokens_decoder, as transformers 4 saved it (the script's
+    SentencePiece path reads it): tokenizer.json's added tokens by id."""
+    tj = json.loads((out / "tokenizer.json").read_text(encoding="utf-8"))
+    cfg_path = out / "tokenizer_config.json"
+    cfg = json.loads(cfg_path.read_text(encoding="utf-8"))
+    if "added_tokens_decoder" in cfg:
+        return
+    cfg["added_tokens_decoder"] = {
+        str(t["id"]): {k: t[k] for k in ("content", "lstrip", "normalized", "rstrip",
+                                          "single_word", "special") if k in t}
+        for t in tj.get("added_tokens", [])
+    }
+    cfg_path.write_text(json.dumps(cfg, ensure_ascii=False, indent=2), encoding="utf-8")
+
+
+def _added_tokens_json(out: Path, pieces: int) -> None:
+    """added_tokens.json: the added tokens past the SentencePiece model, content -> id."""
+    tj = json.loads((out / "tokenizer.json").read_text(encoding="utf-8"))
+    added = {t["content"]: t["id"] for t in tj.get("added_tokens", []) if t["id"] >= pieces}
+    (out / "added_tokens.json").write_text(json.dumps(added, ensure_ascii=False, indent=2),
+                                           encoding="utf-8")
+
+
 def _make(kind: str, vocab_dir: Path, dest: Path) -> int:
     name, spm, extra = KINDS[kind]
     src = _gguf_source(vocab_dir, name)
@@ -176,13 +205,17 @@ def _make(kind: str, vocab_dir: Path, dest: Path) -> int:
     fields = _read_fields(src)
     _drop_extra_added(dest, len(fields["tokenizer.ggml.tokens"]))
     if spm:
-        _write_spm_model(fields, dest)
+        _write_spm_model(fields, dest, SPM_PIECES.get(kind))
+        _added_tokens_decoder(dest)
+    if extra == "added-json":
+        _added_tokens_json(dest, SPM_PIECES[kind])
     if extra == "bos-template":
         _bos_template(dest)
     # the files a checkpoint folder holds; transformers' saved extras stay out
     for f in dest.iterdir():
         if f.name not in ("tokenizer.json", "tokenizer_config.json", "tokenizer.model",
-                          "chat_template.jinja", "special_tokens_map.json"):
+                          "chat_template.jinja", "special_tokens_map.json",
+                          "added_tokens.json"):
             f.unlink() if f.is_file() else shutil.rmtree(f)
     return len(fields["tokenizer.ggml.tokens"])
 

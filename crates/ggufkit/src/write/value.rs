@@ -61,6 +61,30 @@ impl OwnedArray {
         Ok(OwnedArray { elem, items })
     }
 
+    /// An array of strings (the element type is right by construction).
+    pub fn of_strings(items: impl IntoIterator<Item = String>) -> Self {
+        OwnedArray {
+            elem: ValueType::String,
+            items: items.into_iter().map(OwnedValue::String).collect(),
+        }
+    }
+
+    /// An array of int32s.
+    pub fn of_i32(items: impl IntoIterator<Item = i32>) -> Self {
+        OwnedArray {
+            elem: ValueType::I32,
+            items: items.into_iter().map(OwnedValue::I32).collect(),
+        }
+    }
+
+    /// An array of float32s.
+    pub fn of_f32(items: impl IntoIterator<Item = f32>) -> Self {
+        OwnedArray {
+            elem: ValueType::F32,
+            items: items.into_iter().map(OwnedValue::F32).collect(),
+        }
+    }
+
     /// An array with no elements.
     pub fn empty(elem: ValueType) -> Self {
         OwnedArray {
