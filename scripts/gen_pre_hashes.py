@@ -62,10 +62,12 @@ def main() -> None:
     print("#![forbid(unsafe_code)]")
     print()
     print("/// The text whose ids identify a BPE pre-tokenizer.")
+    print("#[rustfmt::skip]")
     print(f"pub const CHECK_TEXT: &str = {rust_str(chktxt)};")
     print()
     print(f"/// sha256 of the ids -> pre-tokenizer name ({len(table)} hashes; the last name the script")
     print("/// assigns to a hash wins, as its successive `if`s make it).")
+    print("#[rustfmt::skip]")
     print("pub const PRE_HASHES: &[(&str, &str)] = &[")
     for h, n in table.items():
         print(f'    ("{h}", {rust_str(n)}),')

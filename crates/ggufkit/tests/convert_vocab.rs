@@ -87,7 +87,11 @@ fn assert_same(kind: &str, ours: &[Kv], theirs: &[Kv]) {
             continue;
         }
         if let (OwnedValue::Array(x), OwnedValue::Array(y)) = (a, b) {
-            assert_eq!(x.element_type(), y.element_type(), "{kind}: {k}: element type");
+            assert_eq!(
+                x.element_type(),
+                y.element_type(),
+                "{kind}: {k}: element type"
+            );
             assert_eq!(x.len(), y.len(), "{kind}: {k}: length");
             let i = (0..x.len())
                 .find(|&i| x.items()[i] != y.items()[i])

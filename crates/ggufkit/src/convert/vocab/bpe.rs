@@ -153,7 +153,13 @@ mod tests {
 
     #[test]
     fn special_looking_tokens() {
-        for t in ["<|im_start|>", "<pad>", "<unused12>", "<\u{ff5c}fim\u{ff5c}>", "[@BOS@]"] {
+        for t in [
+            "<|im_start|>",
+            "<pad>",
+            "<unused12>",
+            "<\u{ff5c}fim\u{ff5c}>",
+            "[@BOS@]",
+        ] {
             assert!(does_token_look_special(t), "{t}");
         }
         for t in ["<s>", "hello", "<|im_start", "unused1>"] {

@@ -26,7 +26,11 @@ pub(crate) fn read_json_object(
     match read_json(path)? {
         None => Ok(None),
         Some(Value::Object(m)) => Ok(Some(m)),
-        Some(_) => Err(ConvertError::bad_key(path, "(top level)", "expected a JSON object")),
+        Some(_) => Err(ConvertError::bad_key(
+            path,
+            "(top level)",
+            "expected a JSON object",
+        )),
     }
 }
 
@@ -36,8 +40,10 @@ pub(crate) fn read_text(path: &Path) -> Result<Option<String>, ConvertError> {
         return Ok(None);
     }
     let bytes = std::fs::read(path).map_err(|e| ConvertError::io(path, e))?;
-    String::from_utf8(bytes).map(Some).map_err(|e| ConvertError::Vocab {
-        path: PathBuf::from(path),
-        problem: format!("not UTF-8 at byte {}", e.utf8_error().valid_up_to()),
-    })
+    String::from_utf8(bytes)
+        .map(Some)
+        .map_err(|e| ConvertError::Vocab {
+            path: PathBuf::from(path),
+            problem: format!("not UTF-8 at byte {}", e.utf8_error().valid_up_to()),
+        })
 }

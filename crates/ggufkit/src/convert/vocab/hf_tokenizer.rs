@@ -46,9 +46,8 @@ impl HfTokenizer {
         let mut tokenizer = catch_unwind(AssertUnwindSafe(|| Tokenizer::from_bytes(bytes)))
             .map_err(|_| err("the tokenizers crate panicked while loading it".into()))?
             .map_err(|e| err(format!("cannot be loaded: {e}")))?;
-        let explicit = config.is_some_and(|c| {
-            c.contains_key("add_bos_token") || c.contains_key("add_eos_token")
-        });
+        let explicit = config
+            .is_some_and(|c| c.contains_key("add_bos_token") || c.contains_key("add_eos_token"));
         if explicit || tokenizer.get_post_processor().is_none() {
             let flag = |k: &str| {
                 config
@@ -102,8 +101,10 @@ impl HfTokenizer {
 
     /// The ids of `text` (`add_special_tokens` as transformers' `encode` takes it).
     pub(crate) fn encode(&self, text: &str, add_special: bool) -> Result<Vec<u32>, ConvertError> {
-        let r = catch_unwind(AssertUnwindSafe(|| self.tokenizer.encode(text, add_special)))
-            .map_err(|_| self.error("the tokenizers crate panicked while encoding".into()))?;
+        let r = catch_unwind(AssertUnwindSafe(|| {
+            self.tokenizer.encode(text, add_special)
+        }))
+        .map_err(|_| self.error("the tokenizers crate panicked while encoding".into()))?;
         r.map(|e| e.get_ids().to_vec())
             .map_err(|e| self.error(format!("cannot encode {text:?}: {e}")))
     }

@@ -21,4 +21,3 @@ pub mod token_type;
 pub use bpe::gpt2_vocab;
 pub use pre_hash::{identify_pre_tokenizer, supported_pre_tokenizers};
 pub use spm::{gemma3_vocab, llama_vocab, phi3_vocab, qwen2_vocab, sentencepiece_vocab};
-

@@ -75,7 +75,14 @@ mod tests {
     #[test]
     fn the_table_knows_the_common_pre_tokenizers() {
         let names = supported_pre_tokenizers();
-        for n in ["llama-bpe", "qwen2", "deepseek-llm", "gpt-2", "falcon", "starcoder"] {
+        for n in [
+            "llama-bpe",
+            "qwen2",
+            "deepseek-llm",
+            "gpt-2",
+            "falcon",
+            "starcoder",
+        ] {
             assert!(names.contains(&n), "{n} missing from {names:?}");
         }
         assert!(pre_tokenizer_for_hash("00").is_none());

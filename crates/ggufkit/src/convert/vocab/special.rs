@@ -115,10 +115,10 @@ impl SpecialVocab {
             load_merges,
             ..Default::default()
         };
-        sv.from_tokenizer_json(folder)?;
-        sv.from_config_json(folder)?;
+        sv.read_tokenizer_json(folder)?;
+        sv.read_config_json(folder)?;
         if sv.load_merges && sv.merges.is_empty() {
-            sv.from_merges_txt(folder)?;
+            sv.read_merges_txt(folder)?;
         }
         Ok(sv)
     }
@@ -219,7 +219,7 @@ impl SpecialVocab {
         Ok(())
     }
 
-    fn from_tokenizer_json(&mut self, folder: &Path) -> Result<(), ConvertError> {
+    fn read_tokenizer_json(&mut self, folder: &Path) -> Result<(), ConvertError> {
         let tj_path = folder.join("tokenizer.json");
         let tokenizer = read_json_object(&tj_path)?;
         let mut added_tokens: Vec<Value> = Vec::new();
@@ -370,8 +370,8 @@ impl SpecialVocab {
                             special_first.is_some()
                                 && special_id(tmpl_pair.first()) == special_first,
                         );
-                        let stop_trim = special_last.is_some()
-                            && special_id(tmpl_pair.last()) == special_last;
+                        let stop_trim =
+                            special_last.is_some() && special_id(tmpl_pair.last()) == special_last;
                         let end = tmpl_pair.len() - usize::from(stop_trim);
                         let inner = if start < end {
                             &tmpl_pair[start..end]
@@ -403,7 +403,7 @@ impl SpecialVocab {
         }
     }
 
-    fn from_config_json(&mut self, folder: &Path) -> Result<(), ConvertError> {
+    fn read_config_json(&mut self, folder: &Path) -> Result<(), ConvertError> {
         let path = folder.join("config.json");
         let Some(config) = read_json_object(&path)? else {
             return Ok(());
@@ -422,7 +422,7 @@ impl SpecialVocab {
         Ok(())
     }
 
-    fn from_merges_txt(&mut self, folder: &Path) -> Result<(), ConvertError> {
+    fn read_merges_txt(&mut self, folder: &Path) -> Result<(), ConvertError> {
         let path = folder.join("merges.txt");
         let Some(text) = read_text(&path)? else {
             return Ok(());

@@ -208,9 +208,7 @@ fn create_vocab(
     vocab_size: Option<usize>,
 ) -> Result<Slots, ConvertError> {
     let path = folder.join("tokenizer.model");
-    let n = vocab_size
-        .filter(|&n| n > 0)
-        .unwrap_or(model.pieces.len());
+    let n = vocab_size.filter(|&n| n > 0).unwrap_or(model.pieces.len());
     check_size(&path, model.pieces.len(), n)?;
     let mut slots = Slots::padding(n);
     // pieces past vocab_size are dropped, as the script drops them with a warning
@@ -386,8 +384,7 @@ pub fn phi3_vocab(folder: &Path, vocab_size: Option<usize>) -> Result<Vec<Kv>, C
         slots.set(id, content.to_string(), -1000.0, ty);
         Ok(())
     };
-    if let Some(Value::Object(dec)) = config.as_ref().and_then(|c| c.get("added_tokens_decoder"))
-    {
+    if let Some(Value::Object(dec)) = config.as_ref().and_then(|c| c.get("added_tokens_decoder")) {
         for (key, data) in dec {
             let id = key.trim().parse::<i64>().ok();
             apply(&tc_path, format!("added_tokens_decoder.{key}"), id, data)?;
