@@ -13,7 +13,6 @@ use numpy::PyArray1;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyString};
-use rayon::prelude::*;
 
 use crate::errors::gguf_error;
 use crate::held::Held;
@@ -161,12 +160,7 @@ impl Tokenizer {
             .map(|t| text_of(&t?))
             .collect::<PyResult<_>>()?;
         let all: Vec<Vec<u32>> = py
-            .detach(|| {
-                texts
-                    .par_iter()
-                    .map(|text| self.with(|t| t.encode(text, add_special, parse_special)))
-                    .collect::<Result<_, _>>()
-            })
+            .detach(|| self.with(|t| t.encode_batch(&texts, add_special, parse_special)))
             .map_err(|e| self.error(py, e))?;
         PyList::new(py, all.into_iter().map(|ids| ids_array(py, ids)))
     }

@@ -4,11 +4,10 @@
 //! decoded with both. The bar is zero differences; the test prints each vocabulary's counts and
 //! its first difference (the text, our ids, llama.cpp's).
 //!
-//! A case the library answers with `TokenizerError::Unsupported` (a model not built yet) is
-//! counted and printed apart as UNSUPPORTED, not as a difference, unless
-//! `GGUFKIT_TOKREF_STRICT=1`; any other answer that is not llama.cpp's is a difference.
+//! Each vocabulary's texts go through one `Encoder`, one after the other, as the batch modes
+//! encode: words encoded for one text are reused for the next, and must give the same ids.
 
-use ggufkit::tokenizer::{Tokenizer, TokenizerError};
+use ggufkit::tokenizer::Tokenizer;
 use ggufkit::Gguf;
 use ggufkit_testkit::tokref::{reference, shown, vocabularies};
 
@@ -19,10 +18,6 @@ fn tokenizer_agrees_with_llama_cpp() {
     };
     let mut total_cases = 0usize;
     let mut total_diffs = 0usize;
-    let mut total_unsupported = 0usize;
-    let strict = std::env::var("GGUFKIT_TOKREF_STRICT").is_ok_and(|v| v == "1");
-    let unsupported =
-        |e: &TokenizerError| !strict && matches!(e, TokenizerError::Unsupported { .. });
     let mut report = String::new();
     for path in &vocabs {
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
@@ -42,16 +37,14 @@ fn tokenizer_agrees_with_llama_cpp() {
             }
         };
         let mut enc_diffs = 0;
-        let mut unsup = 0;
         let mut first = None;
         let mut ids = Vec::new();
+        let mut encoder = tok.encoder();
         for c in &r.encode {
-            let got = tok
+            let got = encoder
                 .encode_into(&c.text, c.add_special, c.parse_special, &mut ids)
                 .map(|()| &ids);
-            if got.as_ref().is_err_and(&unsupported) {
-                unsup += 1;
-            } else if got != Ok(&c.expect) {
+            if got != Ok(&c.expect) {
                 enc_diffs += 1;
                 first.get_or_insert_with(|| {
                     format!(
@@ -65,9 +58,7 @@ fn tokenizer_agrees_with_llama_cpp() {
         let mut first_dec = None;
         for c in &r.decode {
             let got = tok.decode(&c.ids, c.remove_special, c.unparse_special);
-            if got.as_ref().is_err_and(&unsupported) {
-                unsup += 1;
-            } else if got.as_deref().ok() != Some(&c.expect[..]) {
+            if got.as_deref().ok() != Some(&c.expect[..]) {
                 dec_diffs += 1;
                 first_dec.get_or_insert_with(|| {
                     format!(
@@ -83,23 +74,17 @@ fn tokenizer_agrees_with_llama_cpp() {
         }
         total_cases += r.encode.len() + r.decode.len();
         total_diffs += enc_diffs + dec_diffs;
-        total_unsupported += unsup;
         report.push_str(&format!(
-            "{name}: encode {enc_diffs}/{} differ, decode {dec_diffs}/{} differ{}\n",
+            "{name}: encode {enc_diffs}/{} differ, decode {dec_diffs}/{} differ\n",
             r.encode.len(),
             r.decode.len(),
-            if unsup > 0 {
-                format!(", UNSUPPORTED {unsup} (the library does not run this model yet)")
-            } else {
-                String::new()
-            }
         ));
         report.extend(first);
         report.extend(first_dec);
     }
     println!("{report}");
     println!(
-        "{} vocabularies, {total_cases} cases, {total_diffs} differences, {total_unsupported} unsupported",
+        "{} vocabularies, {total_cases} cases, {total_diffs} differences",
         vocabs.len()
     );
     assert_eq!(

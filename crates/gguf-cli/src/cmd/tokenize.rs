@@ -6,7 +6,7 @@ use std::ffi::OsString;
 use std::io::{self, Read, Write};
 use std::path::PathBuf;
 
-use ggufkit::tokenizer::Tokenizer;
+use ggufkit::tokenizer::{Encoder, Tokenizer};
 
 use super::{open_reporting, verdict, CliError, CmdResult};
 use crate::batch::{finish, map_lines, utf8, Line};
@@ -116,23 +116,26 @@ fn os_bytes(s: OsString) -> Vec<u8> {
     s.to_string_lossy().into_owned().into_bytes()
 }
 
-/// `--jsonl`: every stdin line answered in order, chunks of lines on every core.
+/// `--jsonl`: every stdin line answered in order, chunks of lines on every core (an encoding
+/// session per worker, so words already encoded are not merged again).
 fn batch(tok: &Tokenizer<'_>, add_special: bool, parse_special: bool) -> Result<(), CliError> {
     let stdout = io::stdout();
     let mut out = io::BufWriter::with_capacity(1 << 16, stdout.lock());
-    let answer = |ids: &mut Vec<u32>, line: &Line<'_>| match request(line) {
-        Ok(r) => match tok.encode_into(
-            &r.text,
-            r.add_special.unwrap_or(add_special),
-            r.parse_special.unwrap_or(parse_special),
-            ids,
-        ) {
-            Ok(()) => tokens::ids_answer(ids),
-            Err(e) => tokens::error_answer(&format!("line {}: {e}", line.number)),
-        },
-        Err(e) => tokens::error_answer(&e),
-    };
-    let done = map_lines(io::stdin().lock(), &mut out, Vec::new, answer).and_then(|_| out.flush());
+    let answer =
+        |(encoder, ids): &mut (Encoder<'_, '_>, Vec<u32>), line: &Line<'_>| match request(line) {
+            Ok(r) => match encoder.encode_into(
+                &r.text,
+                r.add_special.unwrap_or(add_special),
+                r.parse_special.unwrap_or(parse_special),
+                ids,
+            ) {
+                Ok(()) => tokens::ids_answer(ids),
+                Err(e) => tokens::error_answer(&format!("line {}: {e}", line.number)),
+            },
+            Err(e) => tokens::error_answer(&e),
+        };
+    let session = || (tok.encoder(), Vec::new());
+    let done = map_lines(io::stdin().lock(), &mut out, session, answer).and_then(|_| out.flush());
     finish(done)
 }
 

@@ -5,6 +5,9 @@
 //! is its token, or the tokens of its single bytes where those exist (others are dropped, as
 //! llama.cpp drops them). `ignore_merges` takes a word that is a token as a whole.
 //!
+//! Each symbol carries its token id; the merge rank of two adjacent tokens (and the token of
+//! their joined text) is looked up by text once per session and then found by the pair of ids.
+//!
 //! The `whitespace` and `hybriddna` models are sessions around this one (see their functions).
 #![forbid(unsafe_code)]
 
@@ -12,11 +15,20 @@ use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 use std::ops::Range;
 
+use hashbrown::HashMap;
+
 use super::merges::Merges;
 use super::pre_type::{PreTokenizer, PreType};
 use super::spm::{symbols_of, Symbol};
 use super::vocab::{Vocab, DNA_KMER_MARKER};
 use super::word_cache::WordCache;
+
+/// A symbol's token id when its text is no token.
+pub(crate) const NO_TOKEN: u32 = u32::MAX;
+/// A merged symbol's token id not looked up yet (found by text when merged).
+const UNKNOWN: u32 = u32::MAX - 1;
+/// The most pairs a session remembers (then it forgets them all): about 2 MB.
+const MAX_PAIRS: usize = 1 << 17;
 
 /// A candidate merge of two adjacent symbols.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -25,6 +37,8 @@ struct Bigram {
     right: i32,
     rank: u32,
     size: u32,
+    /// The token of the joined text ([`NO_TOKEN`], or [`UNKNOWN`] when not looked up).
+    merged: u32,
 }
 
 impl PartialOrd for Bigram {
@@ -39,15 +53,20 @@ impl Ord for Bigram {
     }
 }
 
-/// What one encoding call reuses from word to word.
+/// What one encoding session reuses from word to word and text to text.
 #[derive(Default)]
 pub(crate) struct Scratch {
     words: Vec<Range<usize>>,
     word: String,
     symbols: Vec<Symbol>,
+    /// Each symbol's token id ([`NO_TOKEN`] when its text is none).
+    ids: Vec<u32>,
     queue: BinaryHeap<Bigram>,
-    /// The ids of the words met so far (most words repeat).
+    /// The ids of the words met so far in the session (most words repeat).
     cache: WordCache,
+    /// Pairs of tokens met so far: (left id, right id) to (rank, joined token), as the texts'
+    /// merge rank and the joined text's token give them ([`NO_TOKEN`] rank: no merge).
+    pairs: HashMap<u64, (u32, u32)>,
 }
 
 /// The BPE session of one vocabulary.
@@ -57,9 +76,22 @@ pub(crate) struct Bpe<'a, 'g> {
     /// The merges array's bytes, where `merges` finds its pairs.
     pub merges_raw: &'a [u8],
     pub pre: &'a PreTokenizer,
+    /// Byte-level vocabularies: the token of each byte's character ([`NO_TOKEN`] when none).
+    pub byte_ids: &'a [u32; 256],
 }
 
 impl Bpe<'_, '_> {
+    /// The token of each byte's character in a byte-level vocabulary.
+    pub fn byte_ids(v: &Vocab<'_>) -> [u32; 256] {
+        let mut ids = [NO_TOKEN; 256];
+        let mut buf = [0u8; 4];
+        for (b, slot) in ids.iter_mut().enumerate() {
+            let c = super::unicode::byte_to_char(b as u8).encode_utf8(&mut buf);
+            *slot = v.text_to_token(c.as_bytes()).unwrap_or(NO_TOKEN);
+        }
+        ids
+    }
+
     /// Tokenizes one fragment (already `▁`-escaped where the vocabulary escapes), appending to
     /// `out`.
     pub fn encode(&self, text: &str, s: &mut Scratch, out: &mut Vec<u32>) {
@@ -68,6 +100,7 @@ impl Bpe<'_, '_> {
         s.words.clear();
         self.pre.split(text, &mut s.words);
         let words = std::mem::take(&mut s.words);
+        let mut encoded = std::mem::take(&mut s.word);
         for r in &words {
             let raw = &text[r.clone()];
             if let Some(ids) = s.cache.get(raw.as_bytes()) {
@@ -76,30 +109,26 @@ impl Bpe<'_, '_> {
             }
             let first = out.len();
             let word: &str = if byte_encode {
-                s.word.clear();
-                s.word.extend(raw.bytes().map(super::unicode::byte_to_char));
-                &s.word
+                encoded.clear();
+                encoded.extend(raw.bytes().map(super::unicode::byte_to_char));
+                &encoded
             } else {
                 raw
             };
-            self.encode_word(
-                word.as_bytes(),
-                byte_encode,
-                &mut s.symbols,
-                &mut s.queue,
-                out,
-            );
+            self.encode_word(word.as_bytes(), raw.as_bytes(), byte_encode, s, out);
             s.cache.insert(raw.as_bytes(), &out[first..]);
         }
         s.words = words;
+        s.word = encoded;
     }
 
+    /// One word: `word` is the text merged (`raw` byte-encoded, for byte-level vocabularies).
     fn encode_word(
         &self,
         word: &[u8],
+        raw: &[u8],
         byte_encode: bool,
-        symbols: &mut Vec<Symbol>,
-        queue: &mut BinaryHeap<Bigram>,
+        s: &mut Scratch,
         out: &mut Vec<u32>,
     ) {
         let v = self.vocab;
@@ -116,26 +145,71 @@ impl Bpe<'_, '_> {
             out.push(id);
             return;
         }
+        let Scratch {
+            symbols,
+            ids,
+            queue,
+            pairs,
+            ..
+        } = s;
         symbols_of(word, symbols);
+        ids.clear();
+        if byte_encode {
+            // one symbol per byte of the raw word
+            ids.extend(raw.iter().map(|&b| self.byte_ids[b as usize]));
+        } else {
+            ids.extend(symbols.iter().map(|sym| {
+                let t = &word[sym.start as usize..(sym.start + sym.len) as usize];
+                v.text_to_token(t).unwrap_or(NO_TOKEN)
+            }));
+        }
+        if pairs.len() >= MAX_PAIRS {
+            pairs.clear();
+        }
         queue.clear();
-        let add = |symbols: &[Symbol], queue: &mut BinaryHeap<Bigram>, left: i32, right: i32| {
+        let add = |symbols: &[Symbol],
+                   ids: &[u32],
+                   queue: &mut BinaryHeap<Bigram>,
+                   pairs: &mut HashMap<u64, (u32, u32)>,
+                   left: i32,
+                   right: i32| {
             if left < 0 || right < 0 {
                 return;
             }
             let (l, r) = (symbols[left as usize], symbols[right as usize]);
             let lt = &word[l.start as usize..(l.start + l.len) as usize];
             let rt = &word[r.start as usize..(r.start + r.len) as usize];
-            if let Some(rank) = self.merges.rank(self.merges_raw, lt, rt) {
+            let (il, ir) = (ids[left as usize], ids[right as usize]);
+            let (rank, merged) = if il < UNKNOWN && ir < UNKNOWN {
+                // both texts are tokens: the pair's answer depends on nothing else
+                *pairs
+                    .entry(u64::from(il) << 32 | u64::from(ir))
+                    .or_insert_with(|| match self.merges.rank(self.merges_raw, lt, rt) {
+                        Some(rank) => {
+                            // the symbols are adjacent: the joined text is the word's bytes
+                            let joined = &word[l.start as usize..(r.start + r.len) as usize];
+                            (rank, v.text_to_token(joined).unwrap_or(NO_TOKEN))
+                        }
+                        None => (NO_TOKEN, NO_TOKEN),
+                    })
+            } else {
+                match self.merges.rank(self.merges_raw, lt, rt) {
+                    Some(rank) => (rank, UNKNOWN),
+                    None => (NO_TOKEN, NO_TOKEN),
+                }
+            };
+            if rank != NO_TOKEN {
                 queue.push(Bigram {
                     left,
                     right,
                     rank,
                     size: l.len + r.len,
+                    merged,
                 });
             }
         };
         for i in 1..symbols.len() as i32 {
-            add(symbols, queue, i - 1, i);
+            add(symbols, ids, queue, pairs, i - 1, i);
         }
         while let Some(b) = queue.pop() {
             let (l, r) = (symbols[b.left as usize], symbols[b.right as usize]);
@@ -149,23 +223,28 @@ impl Bpe<'_, '_> {
             if r.next >= 0 {
                 symbols[r.next as usize].prev = b.left;
             }
-            add(symbols, queue, l.prev, b.left);
-            add(symbols, queue, b.left, r.next);
+            ids[b.left as usize] = if b.merged == UNKNOWN {
+                let joined = &word[l.start as usize..(l.start + l.len + r.len) as usize];
+                v.text_to_token(joined).unwrap_or(NO_TOKEN)
+            } else {
+                b.merged
+            };
+            add(symbols, ids, queue, pairs, l.prev, b.left);
+            add(symbols, ids, queue, pairs, b.left, r.next);
         }
-        for sym in symbols.iter().filter(|s| s.len > 0) {
+        for (sym, &id) in symbols.iter().zip(ids.iter()).filter(|(s, _)| s.len > 0) {
+            if id != NO_TOKEN {
+                out.push(id);
+                continue;
+            }
             let piece = &word[sym.start as usize..(sym.start + sym.len) as usize];
-            match v.text_to_token(piece) {
-                Some(id) => out.push(id),
-                None => {
-                    for &byte in piece {
-                        let id = if byte_encode {
-                            v.text_to_token(&[byte])
-                        } else {
-                            v.text_to_token(format!("<0x{byte:02X}>").as_bytes())
-                        };
-                        out.extend(id);
-                    }
-                }
+            for &byte in piece {
+                let id = if byte_encode {
+                    v.text_to_token(&[byte])
+                } else {
+                    v.text_to_token(format!("<0x{byte:02X}>").as_bytes())
+                };
+                out.extend(id);
             }
         }
     }

@@ -12,6 +12,7 @@ pub mod attr;
 mod bpe;
 mod charsmap;
 mod decode;
+mod encoder;
 mod hashed;
 mod keys;
 mod matcher;
@@ -32,12 +33,12 @@ mod wpm;
 use std::sync::OnceLock;
 
 pub use attr::TokenAttr;
+pub use encoder::Encoder;
 pub use model::Model;
 pub use vocab::SpecialIds;
 
 pub use crate::error::TokenizerError;
 use crate::read::Gguf;
-use partition::Fragment;
 use vocab::Vocab;
 
 /// A GGUF's tokenizer, borrowing its vocabulary from the file.
@@ -51,6 +52,8 @@ pub struct Tokenizer<'g> {
     partition: OnceLock<partition::SpecialMatcher>,
     rwkv: OnceLock<rwkv::Rwkv>,
     merges: OnceLock<merges::Merges>,
+    /// Byte-level BPE: the token of each byte's character.
+    bpe_byte_ids: OnceLock<[u32; 256]>,
     pre_tokenizer: OnceLock<Result<pre_type::PreTokenizer, TokenizerError>>,
     wpm: OnceLock<wpm::Wpm>,
     ugm: OnceLock<ugm::Ugm>,
@@ -87,6 +90,7 @@ impl<'g> Tokenizer<'g> {
             partition: OnceLock::new(),
             rwkv: OnceLock::new(),
             merges: OnceLock::new(),
+            bpe_byte_ids: OnceLock::new(),
             pre_tokenizer: OnceLock::new(),
             wpm: OnceLock::new(),
             ugm: OnceLock::new(),
@@ -214,7 +218,9 @@ impl<'g> Tokenizer<'g> {
         Ok(out)
     }
 
-    /// [`Tokenizer::encode`] into `out` (cleared first), for reusing its allocation.
+    /// [`Tokenizer::encode`] into `out` (cleared first), for reusing its allocation. For many
+    /// texts, an [`Encoder`] (or [`Tokenizer::encode_batch`]) also reuses the work buffers and
+    /// the words already encoded.
     pub fn encode_into(
         &self,
         text: &str,
@@ -222,156 +228,32 @@ impl<'g> Tokenizer<'g> {
         parse_special: bool,
         out: &mut Vec<u32>,
     ) -> Result<(), TokenizerError> {
-        out.clear();
-        let v = &self.vocab;
-        if v.model == Model::None {
-            return Err(TokenizerError::NoVocab {
-                model: v.model_name.to_string(),
-            });
-        }
-        let fragments = if text.is_empty() {
-            Vec::new()
-        } else {
-            self.partition(text, parse_special)
-        };
-        let f = v.flags;
-        let sp = v.special;
-        let bos = || {
-            sp.bos
-                .ok_or(TokenizerError::MissingSpecial { which: "BOS" })
-        };
-        let eos = || {
-            sp.eos
-                .ok_or(TokenizerError::MissingSpecial { which: "EOS" })
-        };
-        match v.model {
-            Model::Spm => {
-                if add_special && f.add_bos {
-                    out.push(bos()?);
-                }
-                let mut is_prev_special = true;
-                let mut buf = String::new();
-                for frag in &fragments {
-                    match *frag {
-                        Fragment::Text(a, b) => {
-                            buf.clear();
-                            if f.add_space_prefix && is_prev_special {
-                                buf.push(' ');
-                            }
-                            buf.push_str(&text[a..b]);
-                            spm::escape_whitespace(&mut buf);
-                            spm::encode(v, &self.byte_tokens, buf.as_bytes(), out)?;
-                            is_prev_special = false;
-                        }
-                        Fragment::Token(id) => {
-                            out.push(id);
-                            is_prev_special = true;
-                        }
-                    }
-                }
-                if add_special && f.add_eos {
-                    out.push(eos()?);
-                }
-            }
-            Model::Bpe => {
-                let bpe = bpe::Bpe {
-                    vocab: v,
-                    merges: self.merges(),
-                    merges_raw: v.merges.map(|m| m.raw_bytes()).unwrap_or_default(),
-                    pre: self.pre_tokenizer()?,
-                };
-                if add_special && f.add_bos {
-                    out.push(bos()?);
-                }
-                let mut scratch = bpe::Scratch::default();
-                let mut escaped = String::new();
-                for frag in &fragments {
-                    match *frag {
-                        Fragment::Text(a, b) => {
-                            let mut piece = &text[a..b];
-                            if f.escape_whitespaces {
-                                escaped.clear();
-                                escaped.push_str(piece);
-                                spm::escape_whitespace(&mut escaped);
-                                piece = &escaped;
-                            }
-                            match v.model_name {
-                                "hybriddna" => bpe.encode_dna(piece, &mut scratch, out),
-                                "whitespace" => bpe.encode_whitespace(piece, &mut scratch, out),
-                                _ => bpe.encode(piece, &mut scratch, out),
-                            }
-                        }
-                        Fragment::Token(id) => out.push(id),
-                    }
-                }
-                if add_special && f.add_eos {
-                    out.push(eos()?);
-                }
-            }
-            Model::Wpm => {
-                if add_special {
-                    out.push(bos()?);
-                }
-                let wpm = self.wpm.get_or_init(|| wpm::Wpm::new(v));
-                for frag in &fragments {
-                    match *frag {
-                        Fragment::Text(a, b) => wpm.encode(v, &text[a..b], out)?,
-                        Fragment::Token(id) => out.push(id),
-                    }
-                }
-                if add_special {
-                    out.push(
-                        sp.sep
-                            .ok_or(TokenizerError::MissingSpecial { which: "SEP" })?,
-                    );
-                }
-            }
-            Model::Ugm => {
-                if add_special && f.add_bos {
-                    out.push(bos()?);
-                }
-                let ugm = self.ugm.get_or_init(|| ugm::Ugm::new(v));
-                for frag in &fragments {
-                    match *frag {
-                        Fragment::Text(a, b) => ugm.encode(v, &text.as_bytes()[a..b], out)?,
-                        Fragment::Token(id) => out.push(id),
-                    }
-                }
-                if add_special && f.add_eos {
-                    out.push(eos()?);
-                }
-            }
-            Model::Plamo2 => {
-                let p = self.plamo2()?;
-                for frag in &fragments {
-                    match *frag {
-                        Fragment::Text(a, b) => p.encode(&text[a..b], out)?,
-                        Fragment::Token(id) => out.push(id),
-                    }
-                }
-            }
-            Model::Rwkv => {
-                let rwkv = self.rwkv();
-                for frag in &fragments {
-                    match *frag {
-                        Fragment::Text(a, b) => rwkv.encode(v, &text.as_bytes()[a..b], out)?,
-                        Fragment::Token(id) => out.push(id),
-                    }
-                }
-            }
-            Model::Test => {
-                for frag in &fragments {
-                    match *frag {
-                        Fragment::Text(a, b) => {
-                            hashed::encode(v.n_tokens, &text.as_bytes()[a..b], out)
-                        }
-                        Fragment::Token(id) => out.push(id),
-                    }
-                }
-            }
-            Model::None => unreachable!("refused above"),
-        }
-        Ok(())
+        self.encoder()
+            .encode_into(text, add_special, parse_special, out)
+    }
+
+    /// An encoding session over this tokenizer: encodes text after text, keeping its work
+    /// buffers and the words it has already encoded (one per thread).
+    pub fn encoder(&self) -> Encoder<'_, 'g> {
+        Encoder::new(self)
+    }
+
+    /// [`Tokenizer::encode`] of every text, on rayon's pool (one [`Encoder`] per worker), the
+    /// ids in the texts' order; the first error, if any.
+    pub fn encode_batch<S: AsRef<str> + Sync>(
+        &self,
+        texts: &[S],
+        add_special: bool,
+        parse_special: bool,
+    ) -> Result<Vec<Vec<u32>>, TokenizerError> {
+        use rayon::prelude::*;
+        texts
+            .par_iter()
+            .map_init(
+                || self.encoder(),
+                |e, t| e.encode(t.as_ref(), add_special, parse_special),
+            )
+            .collect()
     }
 
     /// `llama_token_to_piece` with no leading spaces stripped: the bytes token `id` stands
@@ -408,7 +290,7 @@ impl<'g> Tokenizer<'g> {
     }
 
     /// The special-token partition of `text`.
-    fn partition(&self, text: &str, parse_special: bool) -> Vec<Fragment> {
+    fn partition(&self, text: &str, parse_special: bool) -> Vec<partition::Fragment> {
         let m = self
             .partition
             .get_or_init(|| partition::SpecialMatcher::new(&self.vocab));
@@ -418,6 +300,11 @@ impl<'g> Tokenizer<'g> {
     fn merges(&self) -> &merges::Merges {
         self.merges
             .get_or_init(|| merges::Merges::new(self.vocab.merges))
+    }
+
+    fn bpe_byte_ids(&self) -> &[u32; 256] {
+        self.bpe_byte_ids
+            .get_or_init(|| bpe::Bpe::byte_ids(&self.vocab))
     }
 
     fn pre_tokenizer(&self) -> Result<&pre_type::PreTokenizer, TokenizerError> {

@@ -14,11 +14,16 @@ use std::collections::BinaryHeap;
 use super::vocab::Vocab;
 use crate::error::TokenizerError;
 
-/// Spaces become `▁` (U+2581), as llama.cpp's `llama_escape_whitespace`.
-pub(crate) fn escape_whitespace(s: &mut String) {
-    if s.contains(' ') {
-        *s = s.replace(' ', "\u{2581}");
+/// Appends `text` to `out` with its spaces written `▁` (U+2581), as llama.cpp's
+/// `llama_escape_whitespace`.
+pub(crate) fn push_escaped(out: &mut String, text: &str) {
+    let mut rest = text;
+    while let Some(i) = memchr::memchr(b' ', rest.as_bytes()) {
+        out.push_str(&rest[..i]);
+        out.push('\u{2581}');
+        rest = &rest[i + 1..];
     }
+    out.push_str(rest);
 }
 
 /// The byte length of the UTF-8 sequence that `first` starts (llama.cpp's `unicode_len_utf8`:
@@ -90,16 +95,24 @@ pub(crate) fn symbols_of(text: &[u8], symbols: &mut Vec<Symbol>) {
     }
 }
 
+/// What one encoding session reuses from fragment to fragment.
+#[derive(Default)]
+pub(crate) struct Scratch {
+    symbols: Vec<Symbol>,
+    queue: BinaryHeap<Bigram>,
+}
+
 /// Tokenizes one escaped fragment, appending to `out`.
 pub(crate) fn encode(
     v: &Vocab<'_>,
     byte_tokens: &[Option<u32>; 256],
     text: &[u8],
+    scratch: &mut Scratch,
     out: &mut Vec<u32>,
 ) -> Result<(), TokenizerError> {
-    let mut symbols = Vec::with_capacity(text.len());
-    symbols_of(text, &mut symbols);
-    let mut queue = BinaryHeap::new();
+    let Scratch { symbols, queue } = scratch;
+    symbols_of(text, symbols);
+    queue.clear();
     let try_add = |symbols: &[Symbol], queue: &mut BinaryHeap<Bigram>, left: i32, right: i32| {
         if left < 0 || right < 0 {
             return;
@@ -117,7 +130,7 @@ pub(crate) fn encode(
         }
     };
     for i in 1..symbols.len() as i32 {
-        try_add(&symbols, &mut queue, i - 1, i);
+        try_add(symbols, queue, i - 1, i);
     }
     while let Some(b) = queue.pop() {
         let (l, r) = (symbols[b.left as usize], symbols[b.right as usize]);
@@ -130,8 +143,8 @@ pub(crate) fn encode(
         if r.next >= 0 {
             symbols[r.next as usize].prev = b.left;
         }
-        try_add(&symbols, &mut queue, l.prev, b.left);
-        try_add(&symbols, &mut queue, b.left, r.next);
+        try_add(symbols, queue, l.prev, b.left);
+        try_add(symbols, queue, b.left, r.next);
     }
     if symbols.is_empty() {
         return Ok(());

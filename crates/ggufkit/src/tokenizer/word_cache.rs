@@ -1,4 +1,4 @@
-//! The ids of words already encoded in one call, keyed by the word's text: in real text most
+//! The ids of words already encoded in one session (`Encoder`), keyed by the word's text: in real text most
 //! words repeat, and a word's ids depend on nothing but its text and the vocabulary, so a hit
 //! gives exactly what merging again would. Bounded: words longer than [`MAX_WORD_BYTES`] are
 //! not kept, and the cache empties itself once it holds [`MAX_WORDS`] words or [`MAX_IDS`]

@@ -1,0 +1,217 @@
+//! An encoding session ([`Encoder`]): `llama_tokenize` text after text over one tokenizer,
+//! keeping what one text's encoding can hand the next: the models' work buffers and the BPE
+//! words already encoded (a word's ids depend on its text and the vocabulary only). One per
+//! thread: `Tokenizer::encode_batch` and the batch modes keep one per worker.
+#![forbid(unsafe_code)]
+
+use super::bpe;
+use super::model::Model;
+use super::partition::Fragment;
+use super::spm;
+use super::Tokenizer;
+use crate::error::TokenizerError;
+
+/// Encodes texts with one tokenizer, reusing buffers and encoded words from call to call.
+pub struct Encoder<'t, 'g> {
+    tok: &'t Tokenizer<'g>,
+    bpe: bpe::Scratch,
+    spm: spm::Scratch,
+    /// A fragment with its spaces escaped (SPM, and BPE vocabularies that escape).
+    escaped: String,
+}
+
+impl std::fmt::Debug for Encoder<'_, '_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Encoder")
+            .field("tokenizer", self.tok)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<'t, 'g> Encoder<'t, 'g> {
+    /// A session over `tok`.
+    pub fn new(tok: &'t Tokenizer<'g>) -> Self {
+        Encoder {
+            tok,
+            bpe: bpe::Scratch::default(),
+            spm: spm::Scratch::default(),
+            escaped: String::new(),
+        }
+    }
+
+    /// The tokenizer this session encodes with.
+    pub fn tokenizer(&self) -> &'t Tokenizer<'g> {
+        self.tok
+    }
+
+    /// [`Tokenizer::encode`].
+    pub fn encode(
+        &mut self,
+        text: &str,
+        add_special: bool,
+        parse_special: bool,
+    ) -> Result<Vec<u32>, TokenizerError> {
+        let mut out = Vec::new();
+        self.encode_into(text, add_special, parse_special, &mut out)?;
+        Ok(out)
+    }
+
+    /// [`Tokenizer::encode`] into `out` (cleared first).
+    pub fn encode_into(
+        &mut self,
+        text: &str,
+        add_special: bool,
+        parse_special: bool,
+        out: &mut Vec<u32>,
+    ) -> Result<(), TokenizerError> {
+        out.clear();
+        let t = self.tok;
+        let v = &t.vocab;
+        if v.model == Model::None {
+            return Err(TokenizerError::NoVocab {
+                model: v.model_name.to_string(),
+            });
+        }
+        let fragments = if text.is_empty() {
+            Vec::new()
+        } else {
+            t.partition(text, parse_special)
+        };
+        let f = v.flags;
+        let sp = v.special;
+        let bos = || {
+            sp.bos
+                .ok_or(TokenizerError::MissingSpecial { which: "BOS" })
+        };
+        let eos = || {
+            sp.eos
+                .ok_or(TokenizerError::MissingSpecial { which: "EOS" })
+        };
+        match v.model {
+            Model::Spm => {
+                if add_special && f.add_bos {
+                    out.push(bos()?);
+                }
+                let mut is_prev_special = true;
+                let buf = &mut self.escaped;
+                for frag in &fragments {
+                    match *frag {
+                        Fragment::Text(a, b) => {
+                            buf.clear();
+                            if f.add_space_prefix && is_prev_special {
+                                buf.push('\u{2581}');
+                            }
+                            spm::push_escaped(buf, &text[a..b]);
+                            spm::encode(v, &t.byte_tokens, buf.as_bytes(), &mut self.spm, out)?;
+                            is_prev_special = false;
+                        }
+                        Fragment::Token(id) => {
+                            out.push(id);
+                            is_prev_special = true;
+                        }
+                    }
+                }
+                if add_special && f.add_eos {
+                    out.push(eos()?);
+                }
+            }
+            Model::Bpe => {
+                let bpe = bpe::Bpe {
+                    vocab: v,
+                    merges: t.merges(),
+                    merges_raw: v.merges.map(|m| m.raw_bytes()).unwrap_or_default(),
+                    pre: t.pre_tokenizer()?,
+                    byte_ids: t.bpe_byte_ids(),
+                };
+                if add_special && f.add_bos {
+                    out.push(bos()?);
+                }
+                let scratch = &mut self.bpe;
+                for frag in &fragments {
+                    match *frag {
+                        Fragment::Text(a, b) => {
+                            let mut piece = &text[a..b];
+                            if f.escape_whitespaces {
+                                self.escaped.clear();
+                                spm::push_escaped(&mut self.escaped, piece);
+                                piece = &self.escaped;
+                            }
+                            match v.model_name {
+                                "hybriddna" => bpe.encode_dna(piece, scratch, out),
+                                "whitespace" => bpe.encode_whitespace(piece, scratch, out),
+                                _ => bpe.encode(piece, scratch, out),
+                            }
+                        }
+                        Fragment::Token(id) => out.push(id),
+                    }
+                }
+                if add_special && f.add_eos {
+                    out.push(eos()?);
+                }
+            }
+            Model::Wpm => {
+                if add_special {
+                    out.push(bos()?);
+                }
+                let wpm = t.wpm.get_or_init(|| super::wpm::Wpm::new(v));
+                for frag in &fragments {
+                    match *frag {
+                        Fragment::Text(a, b) => wpm.encode(v, &text[a..b], out)?,
+                        Fragment::Token(id) => out.push(id),
+                    }
+                }
+                if add_special {
+                    out.push(
+                        sp.sep
+                            .ok_or(TokenizerError::MissingSpecial { which: "SEP" })?,
+                    );
+                }
+            }
+            Model::Ugm => {
+                if add_special && f.add_bos {
+                    out.push(bos()?);
+                }
+                let ugm = t.ugm.get_or_init(|| super::ugm::Ugm::new(v));
+                for frag in &fragments {
+                    match *frag {
+                        Fragment::Text(a, b) => ugm.encode(v, &text.as_bytes()[a..b], out)?,
+                        Fragment::Token(id) => out.push(id),
+                    }
+                }
+                if add_special && f.add_eos {
+                    out.push(eos()?);
+                }
+            }
+            Model::Plamo2 => {
+                let p = t.plamo2()?;
+                for frag in &fragments {
+                    match *frag {
+                        Fragment::Text(a, b) => p.encode(&text[a..b], out)?,
+                        Fragment::Token(id) => out.push(id),
+                    }
+                }
+            }
+            Model::Rwkv => {
+                let rwkv = t.rwkv();
+                for frag in &fragments {
+                    match *frag {
+                        Fragment::Text(a, b) => rwkv.encode(v, &text.as_bytes()[a..b], out)?,
+                        Fragment::Token(id) => out.push(id),
+                    }
+                }
+            }
+            Model::Test => {
+                for frag in &fragments {
+                    match *frag {
+                        Fragment::Text(a, b) => {
+                            super::hashed::encode(v.n_tokens, &text.as_bytes()[a..b], out)
+                        }
+                        Fragment::Token(id) => out.push(id),
+                    }
+                }
+            }
+            Model::None => unreachable!("refused above"),
+        }
+        Ok(())
+    }
+}
