@@ -132,10 +132,4 @@ pub enum TokenizerError {
         /// Why its expressions fail.
         message: String,
     },
-    /// A model or pre-tokenizer that this version of ggufkit cannot run yet.
-    #[error("the {what} tokenizer is not available in this build")]
-    Unsupported {
-        /// What is missing.
-        what: String,
-    },
 }
