@@ -1,24 +1,35 @@
 #!/usr/bin/env python3
-"""Tokenizing beside llama.cpp, in one run: ggufkit's tokenizer against llama.cpp's own (the
-prebuilt libllama of node-llama-cpp 3.21.1: its JavaScript ``model.tokenize`` and, for the cost of
-the call alone, ``llama_tokenize`` through ctypes), on a 1 MB mixed text (seeded: English with
-contractions and numbers, source code, a dozen scripts, emoji sequences, whitespace runs).
+"""Tokenizing beside llama.cpp's and HF ``tokenizers``, in one run, on a 1 MB mixed text (seeded:
+English with contractions and numbers, source code, a dozen scripts, emoji sequences, whitespace
+runs; ``mixed_text``), add_special and parse_special false, model load excluded everywhere.
 
-Rows, for each vocabulary (llama-bpe, qwen2, llama-spm, gemma-4 of ../shared/corpus/vocab):
+- **ggufkit**: the release example ``tokenize_speed`` (``Tokenizer::encode`` of the whole text on
+  one core, ``Tokenizer::encode_batch`` of its lines on rayon's pool, and again with
+  ``RAYON_NUM_THREADS=1``), its ids written out and compared here; the Python binding too
+  (``ggufkit.Tokenizer``) when it is importable.
+- **llama.cpp**: node-llama-cpp 3.21.1's prebuilt libllama: ``llama_tokenize`` through ctypes
+  (the call alone, into a buffer made beforehand) and its JavaScript ``model.tokenize``; the
+  lines one after the other (llama.cpp has no batch call).
+- **HF tokenizers**: ``Tokenizer.from_file`` of a ``tokenizer.json`` that transformers makes from
+  the same GGUF (``AutoTokenizer.from_pretrained(dir, gguf_file=...)``, which needs PyPI ``gguf``:
+  installed once with ``pip --target`` into ``~/.cache/ggufkit/tokbench-gguf``; the JSON files are
+  cached in ``~/.cache/ggufkit/tokbench``); ``encode`` of the whole text and ``encode_batch`` of the
+  lines (its own thread pool). Its ids are compared with llama.cpp's (they may differ: another
+  implementation of another file format).
+- **build**: the release example ``tokenizer_build``: ``Tokenizer::from_gguf`` and the first
+  ``encode``, best of N, their peak heap (a counting allocator) beside the vocabulary's bytes.
+- **gguf tokenize**: the release binary as a whole process: ``--count`` of the 1 MB file, and
+  ``--jsonl`` of its lines on one thread and on every core.
 
-- **one core**: the whole text in one call, best of N, model load excluded; the ids are compared.
-- **both cores**: the text as lines (about 1,000), ``encode_batch`` against llama.cpp's
-  ``tokenize`` of each line in turn (its call has no batch form; node-llama-cpp's is one thread).
-- **build**: ``File.tokenizer`` on an opened file (and the first ``encode``, which builds the lazy
-  indexes), best of N; the header's bytes beside it.
-- **gguf tokenize --count**: the whole process on the 1 MB file, best of N.
-
-usage: bench_tokenize.py [-n N] [--gguf PATH-TO-RELEASE-gguf] [--json-out FILE]
-(ggufkit importable, built --release; node on PATH; node-llama-cpp from reference-env.sh --node)
+usage: bench_tokenize.py [-n N] [--json-out FILE] [--no-hf] [--no-js]
+Run it with the reference venv's python (``reference-env.sh --python --node``; transformers and
+tokenizers), after ``cargo build --release -p gguf-cli`` and ``cargo build --release -p ggufkit
+--example tokenize_speed --example tokenizer_build``.
 """
 from __future__ import annotations
 
 import argparse
+import ctypes
 import json
 import os
 import random
@@ -28,14 +39,14 @@ import tempfile
 import time
 from pathlib import Path
 
-import ggufkit
-
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "scripts/tokref"))
 import gen_cases  # noqa: E402
 import llama_ref  # noqa: E402
 
 VOCABS = ["llama-bpe", "qwen2", "llama-spm", "gemma-4"]
+HF_CACHE = Path.home() / ".cache/ggufkit/tokbench"
+GGUF_PY = Path.home() / ".cache/ggufkit/tokbench-gguf"
 
 NODE_SCRIPT = r"""
 const [nodeModules, modelPath, textPath, n] = process.argv.slice(2);
@@ -86,75 +97,188 @@ def best(fn, n):
     return t, out
 
 
+def json_lines(out: str) -> list[dict]:
+    return [json.loads(l) for l in out.splitlines() if l.startswith("{")]
+
+
+def llama_c(vocab, data: bytes, n: int) -> tuple[float, list[int]]:
+    """Best time of the ``llama_tokenize`` call alone, and its ids."""
+    cap = len(data) + 8
+    buf = (ctypes.c_int32 * cap)()
+    lib = vocab.lib
+    def call():
+        return lib.llama_tokenize(vocab.vocab, data, len(data), buf, cap, False, False)
+    t, k = best(call, n)
+    if k < 0:
+        raise RuntimeError("llama_tokenize failed")
+    return t, list(buf[:k])
+
+
+def hf_json(name: str, path: Path) -> Path | None:
+    """The cached ``tokenizer.json`` transformers makes of ``path``; None when it cannot."""
+    out = HF_CACHE / f"{name}.tokenizer.json"
+    if out.is_file():
+        return out
+    HF_CACHE.mkdir(parents=True, exist_ok=True)
+    if not (GGUF_PY / "gguf").is_dir():
+        subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+                        "--no-deps", "--target", str(GGUF_PY), "gguf==0.19.0"], check=True)
+    code = ("import sys; from transformers import AutoTokenizer; "
+            "t = AutoTokenizer.from_pretrained(sys.argv[1], gguf_file=sys.argv[2]); "
+            "t.backend_tokenizer.save(sys.argv[3])")
+    env = dict(os.environ, PYTHONPATH=str(GGUF_PY))
+    r = subprocess.run([sys.executable, "-c", code, str(path.parent), path.name, str(out)],
+                       env=env, capture_output=True, text=True)
+    if r.returncode != 0:
+        print(f"(HF tokenizers, {name}: transformers cannot make a tokenizer.json: "
+              f"{r.stderr.strip().splitlines()[-1][:200]})")
+        return None
+    return out
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("-n", type=int, default=5)
-    ap.add_argument("--gguf", default=str(REPO / "target/release/gguf"))
     ap.add_argument("--json-out")
+    ap.add_argument("--no-hf", action="store_true")
+    ap.add_argument("--no-js", action="store_true")
     a = ap.parse_args()
+    release = REPO / "target/release"
+    speed, build = release / "examples/tokenize_speed", release / "examples/tokenizer_build"
+    gguf = release / "gguf"
+    for exe in (speed, build, gguf):
+        if not exe.is_file():
+            print(f"missing {exe}: build it with --release first", file=sys.stderr)
+            return 2
     node_modules = llama_ref.node_modules_from(None)
-    vocab_dir = Path(os.environ.get("GGUFKIT_SHARED", REPO.parent / "shared")) / "corpus/vocab"
+    shared = Path(os.environ.get("GGUFKIT_SHARED", REPO.parent / "shared"))
+    vocab_dir = shared / "corpus/vocab"
+    paths = {v: vocab_dir / f"ggml-vocab-{v}.gguf" for v in VOCABS}
     text = mixed_text()
     data = text.encode()
+    lines = text.split("\n")
     tmp = Path(tempfile.mkdtemp())
     (tmp / "text.txt").write_bytes(data)
     (tmp / "bench.mjs").write_text(NODE_SCRIPT)
-    lines = text.split("\n")
+    (tmp / "lines.jsonl").write_text("".join(json.dumps({"text": l}) + "\n" for l in lines))
+    results: dict = {"text_bytes": len(data), "lines": len(lines), "n": a.n, "rows": []}
+    print(f"text: {len(data):,} bytes, {len(lines):,} lines; best of {a.n}; "
+          f"load average {os.getloadavg()[0]:.1f}\n")
+
+    # ggufkit in-process: both cores, then one thread
+    vocab_args = [str(paths[v]) for v in VOCABS]
+    cmd = [str(speed), str(tmp / "text.txt"), *vocab_args, "-n", str(a.n), "--json", "--ids-dir", str(tmp)]
+    ours = json_lines(subprocess.run(cmd, capture_output=True, text=True, check=True).stdout)
+    ours1 = json_lines(subprocess.run(cmd[:-2], capture_output=True, text=True, check=True,
+                                      env=dict(os.environ, RAYON_NUM_THREADS="1")).stdout)
+    try:
+        import ggufkit  # the Python binding, when built into this interpreter
+    except ImportError:
+        ggufkit = None
+    hf = None
+    if not a.no_hf:
+        try:
+            import tokenizers as hf
+        except ImportError:
+            print("(HF tokenizers: not importable here; run with the reference venv)")
     llama = llama_ref.Llama(node_modules)
-    results = []
-    print(f"text: {len(data):,} bytes, {len(lines):,} lines; best of {a.n}\n")
-    print("| vocabulary | tokens | ggufkit 1 core (ms) | llama.cpp JS tokenize (ms) | llama_tokenize C (ms) "
-          "| x JS | x C | ggufkit encode_batch 2 cores (ms) | llama.cpp lines (ms) | x |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
-    for name in VOCABS:
-        path = vocab_dir / f"ggml-vocab-{name}.gguf"
-        tok = ggufkit.Tokenizer.from_file(path)
-        tok.encode("warm up", False, False)
-        ours_t, ours = best(lambda: tok.encode(text, False, False), a.n)
-        batch_t, batch = best(lambda: tok.encode_batch(lines, False, False), a.n)
+    for name, o, o1 in zip(VOCABS, ours, ours1):
+        path = paths[name]
+        ids = list(memoryview((tmp / f"ggml-vocab-{name}.ids").read_bytes()).cast("I"))
         v = llama.load_vocab(path)
-        c_t, theirs = best(lambda: v.tokenize(text, False, False), a.n)
+        c_t, theirs = llama_c(v, data, a.n)
+        c_lines_t, _ = best(lambda: [v.tokenize(l, False, False) for l in lines], 1)
         v.close()
-        js = json.loads(subprocess.run(
-            ["node", str(tmp / "bench.mjs"), str(node_modules), str(path), str(tmp / "text.txt"), str(a.n)],
-            capture_output=True, text=True, check=True).stdout.strip().splitlines()[-1])
-        same = ours.tolist() == theirs and js["count"] == len(theirs)
-        same_batch = sum(len(b) for b in batch) == js["batch_count"]
-        r = dict(vocab=name, tokens=len(ours), identical=same, batch_identical_count=same_batch,
-                 ours_ms=ours_t * 1e3, js_ms=js["whole_ms"], c_ms=c_t * 1e3,
-                 batch_ms=batch_t * 1e3, js_lines_ms=js["batch_ms"])
-        results.append(r)
-        print(f"| {name} | {len(ours):,}{'' if same else ' (DIFFERENT)'} | {r['ours_ms']:.1f} | {r['js_ms']:.1f} "
-              f"| {r['c_ms']:.1f} | {r['js_ms'] / r['ours_ms']:.2f} | {r['c_ms'] / r['ours_ms']:.2f} "
-              f"| {r['batch_ms']:.1f}{'' if same_batch else ' (DIFFERENT)'} | {r['js_lines_ms']:.1f} "
-              f"| {r['js_lines_ms'] / r['batch_ms']:.2f} |")
+        row = dict(vocab=name, tokens=len(ids), identical=ids == theirs,
+                   ours_ms=o["whole_ms"], ours_batch_ms=o["batch_ms"], ours_batch_threads=o["threads"],
+                   ours_batch_1thread_ms=o1["batch_ms"], llama_c_ms=c_t * 1e3,
+                   llama_c_lines_ms=c_lines_t * 1e3)
+        if not a.no_js:
+            js = json.loads(subprocess.run(
+                ["node", str(tmp / "bench.mjs"), str(node_modules), str(path), str(tmp / "text.txt"), str(a.n)],
+                capture_output=True, text=True, check=True).stdout.strip().splitlines()[-1])
+            row.update(llama_js_ms=js["whole_ms"], llama_js_lines_ms=js["batch_ms"],
+                       llama_js_identical_count=js["count"] == len(theirs))
+        if hf is not None:
+            j = hf_json(name, path)
+            if j is not None:
+                t = hf.Tokenizer.from_file(str(j))
+                t.encode("warm up", add_special_tokens=False)
+                hf_t, enc = best(lambda: t.encode(text, add_special_tokens=False), a.n)
+                hf_b, _ = best(lambda: t.encode_batch(lines, add_special_tokens=False), a.n)
+                row.update(hf_ms=hf_t * 1e3, hf_batch_ms=hf_b * 1e3, hf_tokens=len(enc.ids),
+                           hf_identical=enc.ids == theirs)
+        if ggufkit is not None:
+            tok = ggufkit.Tokenizer.from_file(path)
+            py_t, py_ids = best(lambda: tok.encode(text, False, False), a.n)
+            py_b, _ = best(lambda: tok.encode_batch(lines, False, False), a.n)
+            row.update(py_ms=py_t * 1e3, py_batch_ms=py_b * 1e3, py_identical=py_ids.tolist() == theirs)
+        results["rows"].append(row)
 
-    print("\n| build | ms (best) | ms with first encode | header bytes |\n|---|---|---|---|")
-    for name in ("gemma-4", "llama-bpe", "qwen2"):
-        path = vocab_dir / f"ggml-vocab-{name}.gguf"
-        f = ggufkit.open(path)
-        hdr = f.tensor_data_offset
-        # a fresh File each time: File.tokenizer is built once per file
-        files = [ggufkit.open(path) for _ in range(a.n)]
-        it = iter(files)
-        build_t, _ = best(lambda: next(it).tokenizer, a.n)
-        files = [ggufkit.open(path) for _ in range(a.n)]
-        it = iter(files)
-        first_t, _ = best(lambda: next(it).tokenizer.encode("Hello world, 123 <b>"), a.n)
-        results.append(dict(build=name, ms=build_t * 1e3, first_encode_ms=first_t * 1e3, header_bytes=hdr))
-        print(f"| {name} | {build_t * 1e3:.2f} | {first_t * 1e3:.2f} | {hdr:,} |")
+    f = lambda x: "—" if x is None else f"{x:.1f}"  # noqa: E731
+    r = lambda a_, b_: "—" if a_ is None or b_ is None else f"{a_ / b_:.2f}x"  # noqa: E731
+    print("One core, the whole text in one call (ms, best of n):\n")
+    print("| vocabulary | tokens | ggufkit | llama_tokenize (C) | llama.cpp JS | HF tokenizers "
+          "| vs C | vs JS | vs HF |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for row in results["rows"]:
+        hf_note = "" if row.get("hf_identical", True) else f" ({row['hf_tokens']:,} tokens, ids differ)"
+        print(f"| {row['vocab']} | {row['tokens']:,}{'' if row['identical'] else ' (DIFFERENT from llama.cpp)'} "
+              f"| {f(row['ours_ms'])} | {f(row['llama_c_ms'])} | {f(row.get('llama_js_ms'))} "
+              f"| {f(row.get('hf_ms'))}{hf_note} | {r(row['llama_c_ms'], row['ours_ms'])} "
+              f"| {r(row.get('llama_js_ms'), row['ours_ms'])} | {r(row.get('hf_ms'), row['ours_ms'])} |")
+    print("\nThe lines, one text each (ms): ggufkit `encode_batch` on rayon's pool and on one thread; "
+          "llama.cpp one after the other; HF `encode_batch` on its pool:\n")
+    print("| vocabulary | ggufkit batch, 1 thread | ggufkit batch, pool | speed-up | llama_tokenize lines (C) "
+          "| llama.cpp JS lines | HF encode_batch |")
+    print("|---|---|---|---|---|---|---|")
+    for row in results["rows"]:
+        print(f"| {row['vocab']} | {f(row['ours_batch_1thread_ms'])} | {f(row['ours_batch_ms'])} "
+              f"({row['ours_batch_threads']} threads) | {r(row['ours_batch_1thread_ms'], row['ours_batch_ms'])} "
+              f"| {f(row['llama_c_lines_ms'])} | {f(row.get('llama_js_lines_ms'))} | {f(row.get('hf_batch_ms'))} |")
+    if ggufkit is not None:
+        print("\n| vocabulary | Python `encode` | Python `encode_batch` | identical |\n|---|---|---|---|")
+        for row in results["rows"]:
+            print(f"| {row['vocab']} | {f(row['py_ms'])} | {f(row['py_batch_ms'])} | {row['py_identical']} |")
 
-    gguf = Path(a.gguf)
-    if gguf.is_file():
-        print("\n| gguf tokenize --count of 1 MB (whole process) | ms (best) | tokens |\n|---|---|---|")
-        for name in VOCABS:
-            path = vocab_dir / f"ggml-vocab-{name}.gguf"
-            cmd = [str(gguf), "tokenize", str(path), "--file", str(tmp / "text.txt"), "--count"]
-            t, out = best(lambda: subprocess.run(cmd, capture_output=True, text=True, check=True).stdout, a.n)
-            results.append(dict(count_process=name, ms=t * 1e3, tokens=int(out)))
-            print(f"| {name} | {t * 1e3:.1f} | {int(out):,} |")
-    else:
-        print(f"\n(gguf tokenize --count: SKIP, no release binary at {gguf})")
+    builds = [str(paths["gemma-4"])]
+    gemma3 = Path(os.environ.get("GGUF_GEMMA", Path.home() / ".cache/ggufkit/gemma/gemma-3-270m-q4_k_m.gguf"))
+    if gemma3.is_file():
+        builds.append(str(gemma3))
+    builds += [str(paths[v]) for v in ("llama-bpe", "qwen2", "llama-spm")]
+    out = subprocess.run([str(build), *builds, "-n", str(max(a.n, 11)), "--json"],
+                         capture_output=True, text=True, check=True).stdout
+    results["build"] = json_lines(out)
+    print("\nBuilding the tokenizer (`Tokenizer::from_gguf` on an opened file; best of n):\n")
+    print("| file | build (ms) | first encode (ms) | heap of the build | with the first encode "
+          "| vocabulary arrays | heap / arrays |")
+    print("|---|---|---|---|---|---|---|")
+    for b in results["build"]:
+        print(f"| {Path(b['path']).name} | {b['build_ms']:.2f} | {b['first_encode_ms']:.2f} "
+              f"| {b['build_heap'] / 1e6:.1f} MB | {b['heap_with_first_encode'] / 1e6:.1f} MB "
+              f"| {b['vocab_bytes'] / 1e6:.1f} MB | {b['heap_with_first_encode'] / b['vocab_bytes']:.2f}x |")
+
+    print("\n`gguf tokenize` as a whole process (ms, best of n): `--count` of the 1 MB file, the empty "
+          "text, `--jsonl` of the lines on one thread and on every core:\n")
+    print("| vocabulary | --count 1 MB | --count empty | --jsonl 1 thread | --jsonl pool | speed-up |")
+    print("|---|---|---|---|---|---|")
+    results["process"] = []
+    lines_in = (tmp / "lines.jsonl").read_bytes()
+    for name in VOCABS:
+        path = str(paths[name])
+        count = [str(gguf), "tokenize", path, "--file", str(tmp / "text.txt"), "--count"]
+        t, out = best(lambda: subprocess.run(count, capture_output=True, text=True, check=True).stdout, a.n)
+        empty = [str(gguf), "tokenize", path, "", "--count"]
+        te, _ = best(lambda: subprocess.run(empty, capture_output=True, check=True), a.n)
+        jl = [str(gguf), "tokenize", path, "--jsonl"]
+        run_jl = lambda env: subprocess.run(jl, input=lines_in, capture_output=True, check=True, env=env)  # noqa: E731
+        t1, _ = best(lambda: run_jl(dict(os.environ, RAYON_NUM_THREADS="1")), a.n)
+        tp, _ = best(lambda: run_jl(dict(os.environ)), a.n)
+        p = dict(vocab=name, count_ms=t * 1e3, tokens=int(out), empty_ms=te * 1e3,
+                 jsonl_1thread_ms=t1 * 1e3, jsonl_ms=tp * 1e3)
+        results["process"].append(p)
+        print(f"| {name} | {p['count_ms']:.1f} | {p['empty_ms']:.1f} | {p['jsonl_1thread_ms']:.1f} "
+              f"| {p['jsonl_ms']:.1f} | {t1 / tp:.2f}x |")
     if a.json_out:
         Path(a.json_out).write_text(json.dumps(results, indent=1))
     return 0
