@@ -35,7 +35,7 @@ pub const RULES: &[Rule] = &[
     r("template.dunder", Error, "A chat template reaches a Python dunder attribute (however spelled)"),
     r("template.escape-global", Error, "A chat template dereferences a Jinja global that leads to Python internals"),
     r("template.exec", Error, "A chat template uses an os, popen, eval-like name"),
-    r("template.backdoor", Warning, "A chat template emits fixed instructions when a message contains a literal"),
+    r("template.backdoor", Warning, "A chat template puts fixed instructions into the prompt when the conversation matches a literal"),
     r("template.hidden-char", Error, "A chat template holds zero-width, bidi-control or tag characters"),
     r("template.parse", Error, "A chat template does not parse"),
     r("template.size", Warning, "A chat template of absurd size"),

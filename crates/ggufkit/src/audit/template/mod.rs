@@ -4,6 +4,7 @@
 #![forbid(unsafe_code)]
 
 mod backdoor;
+mod fixed_text;
 mod positions;
 mod prepare;
 mod values;
@@ -69,7 +70,7 @@ pub fn audit_template(key: &str, offset: u64, src: &str) -> Vec<Finding> {
     };
     match parse(&prepared, "chat_template", SyntaxConfig::default()) {
         Ok(tree) => {
-            for h in walk::walk(&tree) {
+            for h in walk::walk(&tree).into_iter().chain(backdoor::find(&tree)) {
                 push(h.rule, h.message, Some(h.at));
             }
         }

@@ -8,7 +8,6 @@ use std::collections::{HashMap, HashSet};
 
 use minijinja::machinery::ast::{self, CallArg, Expr, Spanned, Stmt};
 
-use super::backdoor;
 use super::values::{self, map_n, strings, Val, Vals};
 
 /// Globals of Jinja whose attributes lead to Python internals (through `__init__.__globals__`,
@@ -82,6 +81,7 @@ fn is_internal(name: &str) -> bool {
 pub(super) fn walk(root: &Stmt<'_>) -> Vec<Hit> {
     let mut w = Walker {
         bound: HashSet::new(),
+        macros: HashSet::new(),
         values: HashMap::new(),
         hits: Vec::new(),
         child_dunder: false,
@@ -96,6 +96,8 @@ struct Walker<'s> {
     /// Names the template binds (by `set`, `for`, `with`, macros, imports) so far: these are no
     /// longer Jinja's globals.
     bound: HashSet<&'s str>,
+    /// The macros the template declares so far.
+    macros: HashSet<&'s str>,
     /// The values known of bound names.
     values: HashMap<&'s str, Vals>,
     hits: Vec<Hit>,
@@ -141,15 +143,6 @@ impl<'s> Walker<'s> {
             }
             Stmt::IfCond(c) => {
                 self.expr(&c.expr);
-                if let Some(text) = backdoor::fixed_text(c) {
-                    self.hit(
-                        "template.backdoor",
-                        format!(
-                            "a branch on the message content matching a literal emits fixed text {text:?}"
-                        ),
-                        offset(c.span()),
-                    );
-                }
                 self.stmts(&c.true_body);
                 self.stmts(&c.false_body);
             }
@@ -209,6 +202,7 @@ impl<'s> Walker<'s> {
 
     fn macro_decl(&mut self, m: &ast::Macro<'s>) {
         self.bound.insert(m.name);
+        self.macros.insert(m.name);
         for a in &m.args {
             self.bind(a, Vals::new());
         }
@@ -276,14 +270,10 @@ impl<'s> Walker<'s> {
 
     fn expr_inner(&mut self, e: &Expr<'s>) -> Vals {
         match e {
+            // A variable's, macro's or loop's own name, however many underscores it starts with
+            // (`__render_tool`, `_x`), reaches nothing: Jinja looks names up in the template's
+            // context, never in Python's. Only attribute and item access do.
             Expr::Var(v) => {
-                if is_internal(v.id) {
-                    self.hit(
-                        "template.dunder",
-                        format!("the name `{}`", v.id),
-                        offset(v.span()),
-                    );
-                }
                 if self.fuel == 0 {
                     return Vals::new();
                 }
@@ -393,8 +383,17 @@ impl<'s> Walker<'s> {
     }
 
     /// The positional arguments' values and the keyword arguments' names and values; a keyword
-    /// naming a dunder (`dict(__class__=1)`) is reported.
+    /// naming a dunder (`dict(__class__=1)`, a string built from a name) is reported, unless
+    /// `to_macro` (a macro of the template called: its keywords are its argument names).
     fn args(&mut self, args: &[CallArg<'s>]) -> (Vec<Vals>, Vec<(&'s str, Vals)>) {
+        self.args_of(args, false)
+    }
+
+    fn args_of(
+        &mut self,
+        args: &[CallArg<'s>],
+        to_macro: bool,
+    ) -> (Vec<Vals>, Vec<(&'s str, Vals)>) {
         let (mut pos, mut kw) = (Vec::new(), Vec::new());
         for a in args {
             match a {
@@ -404,7 +403,7 @@ impl<'s> Walker<'s> {
                     pos.push(Vals::new());
                 }
                 CallArg::Kwarg(name, e) => {
-                    if is_internal(name) {
+                    if !to_macro && is_internal(name) {
                         self.hit(
                             "template.dunder",
                             format!("the keyword `{name}`"),
@@ -528,6 +527,7 @@ impl<'s> Walker<'s> {
     }
 
     fn call(&mut self, c: &Spanned<ast::Call<'s>>) -> Vals {
+        let to_macro = matches!(&c.expr, Expr::Var(v) if self.macros.contains(v.id));
         let method = match &c.expr {
             Expr::Var(v) => {
                 self.expr(&c.expr);
@@ -568,7 +568,7 @@ impl<'s> Walker<'s> {
                 None
             }
         };
-        let (pos, kw) = self.args(&c.args);
+        let (pos, kw) = self.args_of(&c.args, to_macro);
         let Some((recv, name)) = method else {
             return Vals::new();
         };
