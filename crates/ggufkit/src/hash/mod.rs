@@ -32,7 +32,7 @@ pub use manifest::{manifest_section, Manifest, Section};
 pub use remote::hash_remote;
 
 /// [`hash_gguf`] of a file opened from a location: a mapped file hashed in place, a remote one
-/// streamed with one request for its data section ([`hash_remote`], feature `remote`).
+/// streamed with one request for its data section (`hash_remote`, feature `remote`).
 pub fn hash_opened(
     opened: &crate::Opened,
     algo: HashAlgo,
