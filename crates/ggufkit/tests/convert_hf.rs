@@ -55,6 +55,18 @@ fn first_difference(ours: &Gguf<'_>, theirs: &Gguf<'_>, only_ours_keys: bool) ->
         .map(|k| (k.key().into_owned(), k.raw.to_vec()))
         .filter(|(k, _)| !only_ours_keys || our_keys.iter().any(|(o, _)| o == k))
         .collect();
+    if only_ours_keys {
+        // every hyperparameter the script writes is ours too (the general metadata and the
+        // vocabulary are compared once they are built)
+        let missing = theirs.metadata().map(|k| k.key().into_owned()).find(|k| {
+            !(k.starts_with("tokenizer.")
+                || k.starts_with("general.")
+                || our_keys.iter().any(|(o, _)| o == k))
+        });
+        if let Some(k) = missing {
+            return Some(format!("the script writes '{k}', ours does not"));
+        }
+    }
     for (i, (a, b)) in our_keys.iter().zip(&their_keys).enumerate() {
         if a.0 != b.0 {
             return Some(format!(

@@ -4,9 +4,9 @@
 //! last expert tensor is read; a `llama3` rope adds the `rope_freqs` factors first.
 #![forbid(unsafe_code)]
 
-use std::collections::HashMap;
 use std::f64::consts::PI;
 
+use crate::convert::arch::experts::{stack_shape, ExpertStacker};
 use crate::convert::arch::{
     bid, block_count, dropped, map_name, permute_order, role_of, text_model_parameters,
     Architecture, TensorOut, TensorSource, Transform,
@@ -92,7 +92,7 @@ impl Architecture for Llama {
             .find_u32(&["n_kv_heads", "num_key_value_heads"])?
             .ok_or_else(|| h.error("num_key_value_heads", "a whole number (the key is absent)"))?
             as usize;
-        let mut experts: HashMap<u32, HashMap<String, usize>> = HashMap::new();
+        let mut experts: Option<ExpertStacker> = None;
         for (i, t) in folder.tensors().iter().enumerate() {
             let name = t.name.as_str();
             if dropped(name) {
@@ -123,46 +123,23 @@ impl Architecture for Llama {
                 transforms.push(Transform::PermuteHeads(heads));
             }
             if name.contains("block_sparse_moe.experts") {
-                let n_experts = h.u32("num_local_experts")? as usize;
                 let Some(b) = bid(name) else {
                     return Err(CheckpointError::Mismatch {
                         path: folder.dir().to_path_buf(),
                         problem: format!("expert tensor '{name}' has no block number"),
                     });
                 };
-                let layer = experts.entry(b).or_default();
-                layer.insert(name.to_string(), i);
-                if layer.len() >= n_experts * 3 {
-                    for wid in ["w1", "w2", "w3"] {
-                        let mut parts = Vec::with_capacity(n_experts);
-                        for x in 0..n_experts {
-                            let ename = format!(
-                                "model.layers.{b}.block_sparse_moe.experts.{x}.{wid}.weight"
-                            );
-                            let idx =
-                                layer
-                                    .remove(&ename)
-                                    .ok_or_else(|| CheckpointError::Mismatch {
-                                        path: folder.dir().to_path_buf(),
-                                        problem: format!("expert tensor '{ename}' is absent"),
-                                    })?;
-                            parts.push(idx);
-                        }
-                        let first = &folder.tensors()[parts[0]].entry;
-                        for &p in &parts[1..] {
-                            let e = &folder.tensors()[p];
-                            if e.entry.shape != first.shape {
-                                return Err(CheckpointError::Mismatch {
-                                    path: folder.dir().to_path_buf(),
-                                    problem: format!(
-                                        "expert tensor '{}' has shape {:?}, unlike the other experts' {:?}",
-                                        e.name, e.entry.shape, first.shape
-                                    ),
-                                });
-                            }
-                        }
-                        let mut shape = vec![n_experts as u64];
-                        shape.extend(&first.shape);
+                if experts.is_none() {
+                    let n = h.u32("num_local_experts")? as usize;
+                    experts = Some(ExpertStacker::new(n, &["w1", "w2", "w3"], |b, x, w| {
+                        format!("model.layers.{b}.block_sparse_moe.experts.{x}.{w}.weight")
+                    }));
+                }
+                let Some(stacker) = experts.as_mut() else {
+                    continue;
+                };
+                if let Some(stacks) = stacker.add(folder, b, name, i)? {
+                    for (wid, parts) in stacks {
                         let gguf = map_name(
                             NAMES,
                             &format!("layers.{b}.feed_forward.experts.{wid}.weight"),
@@ -172,9 +149,9 @@ impl Architecture for Llama {
                         out.push(TensorOut {
                             role: role_of(&gguf),
                             name: gguf,
+                            shape: stack_shape(folder, &parts),
                             source: TensorSource::Tensors(parts),
                             transforms: vec![],
-                            shape,
                         });
                     }
                 }
@@ -189,13 +166,8 @@ impl Architecture for Llama {
                 shape: t.entry.shape.clone(),
             });
         }
-        if let Some(left) = experts.values().flat_map(|l| l.keys()).min() {
-            return Err(CheckpointError::Mismatch {
-                path: folder.dir().to_path_buf(),
-                problem: format!(
-                    "expert tensor '{left}' is left over: its block lacks some experts"
-                ),
-            });
+        if let Some(stacker) = &experts {
+            stacker.finish(folder)?;
         }
         Ok(out)
     }

@@ -4,7 +4,13 @@
 //! architecture is a file here and a line in [`TABLE`].
 #![forbid(unsafe_code)]
 
+pub mod experts;
+pub mod gemma2;
+pub mod gemma3;
 pub mod llama;
+pub mod qwen2;
+pub mod qwen3;
+pub mod qwen3_moe;
 
 use std::ops::Range;
 
@@ -72,7 +78,14 @@ pub trait Architecture: Sync {
 }
 
 /// Every architecture the conversion knows.
-pub static TABLE: &[&dyn Architecture] = &[&llama::Llama];
+pub static TABLE: &[&dyn Architecture] = &[
+    &llama::Llama,
+    &qwen2::Qwen2,
+    &qwen3::Qwen3,
+    &qwen3_moe::Qwen3Moe,
+    &gemma2::Gemma2,
+    &gemma3::Gemma3,
+];
 
 /// The architecture converting `class`, or the error naming it and the supported classes.
 pub fn find(
@@ -327,4 +340,35 @@ pub fn permute_order(rows: usize, heads: usize) -> Option<Vec<usize>> {
 /// The block id of a source name (see [`block_id`]).
 pub fn bid(name: &str) -> Option<u32> {
     block_id(name)
+}
+
+/// Source tensor `i` under its GGUF name, with `transforms`.
+pub fn mapped(
+    folder: &HfFolder,
+    i: usize,
+    names: NameSet,
+    n_blocks: u32,
+    transforms: Vec<Transform>,
+) -> Result<TensorOut, CheckpointError> {
+    let t = &folder.tensors()[i];
+    let gguf = map_name(names, &t.name, n_blocks, folder)?;
+    Ok(TensorOut {
+        role: role_of(&gguf),
+        name: gguf,
+        source: TensorSource::Tensors(vec![i]),
+        transforms,
+        shape: t.entry.shape.clone(),
+    })
+}
+
+/// Refuses a sentence-transformers folder (`modules.json`), whose pooling the script writes
+/// and this conversion does not.
+pub fn refuse_pooling(folder: &HfFolder) -> Result<(), CheckpointError> {
+    if folder.dir().join("modules.json").is_file() {
+        return Err(CheckpointError::Mismatch {
+            path: folder.dir().join("modules.json"),
+            problem: "sentence-transformers pooling is not converted".into(),
+        });
+    }
+    Ok(())
 }
