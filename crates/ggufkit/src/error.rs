@@ -22,7 +22,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 pub use crate::types::TypeNameError;
-pub use chat::ChatError;
+pub use chat::{ChatError, RenderFailure};
 #[cfg(feature = "convert")]
 pub use checkpoint::CheckpointError;
 #[cfg(feature = "convert")]

@@ -1,10 +1,29 @@
 //! Chat templates rendered by ggufkit against transformers' `apply_chat_template` (the
 //! reference): every real template we have (the corpus's `tokenizer.chat_template*` keys and
-//! llama.cpp's models/templates/*.jinja) over conversations of many shapes, as
-//! `scripts/chat_reference.py` rendered them with transformers into a cache outside the clone
-//! (`.ci/run` makes it). Identical text, the same `raise_exception` message, an error where
-//! transformers errs. Prints the first difference of each template and the counts; SKIPPED
-//! when the reference file is absent.
+//! llama.cpp's models/templates/*.jinja) over conversations of many shapes, and small synthetic
+//! templates that each probe one place where Jinja2 and minijinja could part (printing,
+//! operators, filters, methods, loops, errors), as `scripts/chat_reference.py` rendered them
+//! with transformers into a cache outside the clone (`.ci/run` makes it). Prints the first
+//! difference of each template and the counts; SKIPPED when the reference file is absent.
+//!
+//! Texts must be identical. Errors are compared as follows:
+//!
+//! - `raise_exception(msg)`: our [`ChatError::Raised`] carries exactly `msg`. The message is
+//!   the template's own text, so equality is the only right test.
+//! - A request transformers refuses before rendering (an empty conversation): our
+//!   [`ChatError::Input`].
+//! - Every other failure is compared by kind, not by words: the Python exception class
+//!   transformers surfaced (`UndefinedError`, `TypeError`, `SecurityError`,
+//!   `TemplateAssertionError`/`TemplateRuntimeError` for an unknown filter, `ValueError`,
+//!   `ZeroDivisionError`, `TemplateSyntaxError`) against our [`RenderFailure`] (or
+//!   [`ChatError::Syntax`]). The words cannot match and need not: Jinja2's say what Python
+//!   objects are involved (`'dict object' has no attribute 'content'`, built from the names of
+//!   Python's types and of the undefined expression, which minijinja's undefined values do not
+//!   keep), minijinja's say what its value kinds are (`map`, `sequence`); a caller acts on what
+//!   went wrong (a variable the template expected, a value of the wrong type, a forbidden
+//!   operation), which the kind carries. Where ggufkit itself evaluates as Python does (`+`,
+//!   `%`, `tojson`), the message is Python's word for word (`TypeError: can only concatenate
+//!   str (not "int") to str`).
 #![forbid(unsafe_code)]
 
 use std::collections::HashMap;
@@ -12,7 +31,7 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use ggufkit::chat::{ChatTemplate, RenderRequest, SpecialTokens, TemplateValue};
-use ggufkit::error::ChatError;
+use ggufkit::error::{ChatError, RenderFailure};
 use ggufkit::Gguf;
 use ggufkit_testkit::skip::{skip, Need};
 use ggufkit_testkit::{reference, shared};
@@ -123,7 +142,8 @@ fn file_of(source: &serde_json::Value) -> Option<PathBuf> {
 }
 
 /// The template of a row: `Ok(None)` when its file is not on this machine.
-fn template_of(row: &serde_json::Value) -> Result<Option<ChatTemplate>, String> {
+fn template_of(row: &serde_json::Value) -> Result<Option<ChatTemplate>, ChatError> {
+    let input = |message: String| ChatError::Input { message };
     let source = &row["source"];
     let mut tokens = SpecialTokens::new();
     if let Some(map) = row["special_tokens"].as_object() {
@@ -132,9 +152,7 @@ fn template_of(row: &serde_json::Value) -> Result<Option<ChatTemplate>, String> 
         }
     }
     if let Some(text) = source["text"].as_str() {
-        return ChatTemplate::new(text, tokens)
-            .map(Some)
-            .map_err(|e| e.to_string());
+        return ChatTemplate::new(text, tokens).map(Some);
     }
     let Some(path) = file_of(source) else {
         return Ok(None);
@@ -143,15 +161,12 @@ fn template_of(row: &serde_json::Value) -> Result<Option<ChatTemplate>, String> 
         return Ok(None);
     }
     if source["gguf"].is_string() {
-        let g = Gguf::open(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-        return ChatTemplate::from_gguf(&g, source["name"].as_str())
-            .map(Some)
-            .map_err(|e| e.to_string());
+        let g = Gguf::open(&path).map_err(|e| input(format!("{}: {e}", path.display())))?;
+        return ChatTemplate::from_gguf(&g, source["name"].as_str()).map(Some);
     }
-    let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-    ChatTemplate::new(&text, tokens)
-        .map(Some)
-        .map_err(|e| e.to_string())
+    let text =
+        std::fs::read_to_string(&path).map_err(|e| input(format!("{}: {e}", path.display())))?;
+    ChatTemplate::new(&text, tokens).map(Some)
 }
 
 /// The request of one case, its maps in the reference file's key order.
@@ -206,6 +221,35 @@ fn first_difference(want: &str, got: &str) -> String {
     )
 }
 
+/// Whether ggufkit's error is the one transformers raised: `raise_exception`'s message word for
+/// word, a refused request for a refused request, and for the other failures the same kind
+/// (see the file's documentation for why the kind and not the words).
+fn same_failure(kind: &str, class: Option<&str>, want: &str, got: &ChatError) -> bool {
+    use RenderFailure as F;
+    match (kind, got) {
+        ("raise", ChatError::Raised { message }) => message == want,
+        ("raise", _) => false,
+        ("input", e) => matches!(e, ChatError::Input { .. }),
+        (_, ChatError::Render { kind, .. }) => match class {
+            Some("UndefinedError") => *kind == F::Undefined,
+            Some("TypeError") => *kind == F::Type,
+            // Jinja2 finds an unknown filter when compiling, or when running a branch it
+            // could not check (TemplateRuntimeError)
+            Some("TemplateAssertionError" | "TemplateRuntimeError") => *kind == F::UnknownFilter,
+            Some("SecurityError") => *kind == F::Unsafe,
+            Some("ValueError" | "KeyError" | "IndexError" | "OverflowError") => *kind == F::Value,
+            Some("ZeroDivisionError") => *kind == F::ZeroDivision,
+            Some(_) => false,
+            // a reference made before classes were recorded: any failure of the template
+            None => true,
+        },
+        (_, ChatError::Syntax { .. }) => matches!(class, Some("TemplateSyntaxError") | None),
+        (_, ChatError::Limit { .. }) => matches!(class, Some("RecursionError") | None),
+        (_, ChatError::Refused { .. }) => matches!(class, Some("SecurityError") | None),
+        _ => false,
+    }
+}
+
 #[test]
 fn identical_to_transformers_on_every_real_template() {
     let path = reference_file();
@@ -218,8 +262,9 @@ fn identical_to_transformers_on_every_real_template() {
             ),
         );
     };
-    let mut templates: HashMap<String, Result<Option<ChatTemplate>, String>> = HashMap::new();
+    let mut templates: HashMap<String, Result<Option<ChatTemplate>, ChatError>> = HashMap::new();
     let mut absent = 0;
+    let mut by_class: std::collections::BTreeMap<String, usize> = Default::default();
     // GGUFKIT_CHAT_DUMP=PATH: every case's text or error beside transformers', one JSON line each
     let mut dump = std::env::var_os("GGUFKIT_CHAT_DUMP")
         .and_then(|p| std::fs::File::create(p).ok())
@@ -246,9 +291,7 @@ fn identical_to_transformers_on_every_real_template() {
                 absent += 1;
                 continue;
             }
-            Err(e) => Err(ChatError::Input {
-                message: format!("cannot load: {e}"),
-            }),
+            Err(e) => Err(e.clone()),
         };
         let expect = &row["expect"];
         if let Some(dump) = &mut dump {
@@ -274,27 +317,19 @@ fn identical_to_transformers_on_every_real_template() {
             )),
             (None, Err(e)) => {
                 let kind = expect["kind"].as_str().unwrap_or_default();
+                let class = expect["class"].as_str();
                 let want = expect["error"].as_str().unwrap_or_default();
-                match (kind, e) {
-                    ("raise", ChatError::Raised { message }) if message == want => {
-                        same_error += 1;
-                        None
-                    }
-                    ("raise", _) => Some(format!("transformers raises {want:?}, ggufkit: {e}")),
-                    ("input", ChatError::Input { .. }) => {
-                        same_error += 1;
-                        None
-                    }
-                    (
-                        "template",
-                        ChatError::Render { .. }
-                        | ChatError::Limit { .. }
-                        | ChatError::Input { .. },
-                    ) => {
-                        same_error += 1;
-                        None
-                    }
-                    _ => Some(format!("transformers fails ({kind}: {want}), ggufkit: {e}")),
+                if same_failure(kind, class, want, e) {
+                    same_error += 1;
+                    *by_class
+                        .entry(class.unwrap_or(kind).to_string())
+                        .or_insert(0) += 1;
+                    None
+                } else {
+                    Some(format!(
+                        "transformers fails ({kind} {}: {want}), ggufkit: {e:?}",
+                        class.unwrap_or("?")
+                    ))
                 }
             }
         };
@@ -324,6 +359,7 @@ fn identical_to_transformers_on_every_real_template() {
         same_text + same_error,
         differing_templates.len()
     );
+    println!("errors identical in kind, by Python exception: {by_class:?}");
     if absent > 0 {
         skip(
             Need::Shared,

@@ -42,7 +42,7 @@ use std::sync::Arc;
 
 use minijinja::Environment;
 
-pub use crate::error::ChatError;
+pub use crate::error::{ChatError, RenderFailure};
 pub use messages::RenderRequest;
 pub use minijinja::Value as TemplateValue;
 pub use tokens::SpecialTokens;
@@ -198,11 +198,64 @@ fn render_error(e: &minijinja::Error) -> ChatError {
         };
     }
     ChatError::Render {
+        kind: failure_kind(e),
         message: if detail.is_empty() {
             e.kind().to_string()
         } else {
             format!("{}: {detail}", e.kind())
         },
         line: e.line().unwrap_or(0),
+    }
+}
+
+/// The methods of Python's lists and dicts that change them, which Jinja2's immutable sandbox
+/// refuses (`SecurityError`) where other missing methods are undefined.
+const MUTATING_METHODS: [&str; 11] = [
+    "append",
+    "extend",
+    "insert",
+    "pop",
+    "remove",
+    "clear",
+    "sort",
+    "reverse",
+    "update",
+    "setdefault",
+    "popitem",
+];
+
+/// The kind of a failed render, as the exception Jinja2 raises for the same failure: from the
+/// Python exception name our own functions put first in their message, else from minijinja's
+/// error kind and wording.
+fn failure_kind(e: &minijinja::Error) -> RenderFailure {
+    use minijinja::ErrorKind as K;
+    let detail = e.detail().unwrap_or_default();
+    let python = detail.split_once(':').map_or("", |(head, _)| head);
+    match python {
+        "TypeError" => return RenderFailure::Type,
+        "ZeroDivisionError" => return RenderFailure::ZeroDivision,
+        "ValueError" | "KeyError" | "OverflowError" | "IndexError" => return RenderFailure::Value,
+        "SecurityError" => return RenderFailure::Unsafe,
+        _ => {}
+    }
+    match e.kind() {
+        K::UndefinedError | K::UnknownFunction => RenderFailure::Undefined,
+        K::UnknownFilter | K::UnknownTest => RenderFailure::UnknownFilter,
+        K::UnknownMethod => {
+            let method = detail.rsplit(' ').next().unwrap_or_default();
+            if MUTATING_METHODS.contains(&method) {
+                RenderFailure::Unsafe
+            } else {
+                RenderFailure::Undefined
+            }
+        }
+        K::CannotUnpack => RenderFailure::Value,
+        K::TooManyArguments | K::MissingArgument => RenderFailure::Type,
+        K::InvalidOperation if detail.contains("unable to calculate") && detail.ends_with(" 0") => {
+            RenderFailure::ZeroDivision
+        }
+        K::InvalidOperation if detail.contains("undefined") => RenderFailure::Undefined,
+        K::InvalidOperation => RenderFailure::Type,
+        _ => RenderFailure::Other,
     }
 }

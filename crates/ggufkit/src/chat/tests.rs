@@ -274,3 +274,36 @@ fn templates_come_from_the_file() {
         other => panic!("{other:?}"),
     }
 }
+
+#[test]
+fn failures_carry_the_kind_jinja2_would_raise() {
+    let kind = |t: &str| match render(t) {
+        Err(ChatError::Render { kind, .. }) => Some(kind),
+        _ => None,
+    };
+    assert_eq!(kind("{{ undefined_x.y }}"), Some(RenderFailure::Undefined));
+    assert_eq!(
+        kind("{{ no_such_function() }}"),
+        Some(RenderFailure::Undefined)
+    );
+    assert_eq!(kind("{{ 'a' + 1 }}"), Some(RenderFailure::Type));
+    assert_eq!(
+        kind("{% for x in tools[0].nope %}{% endfor %}{{ 1 + none }}"),
+        Some(RenderFailure::Type)
+    );
+    assert_eq!(
+        kind("{{ 'x'|no_such_filter }}"),
+        Some(RenderFailure::UnknownFilter)
+    );
+    assert_eq!(
+        kind("{% set l = [] %}{{ l.append(1) }}"),
+        Some(RenderFailure::Unsafe)
+    );
+    assert_eq!(kind("{{ 'x'.items() }}"), Some(RenderFailure::Undefined));
+    assert_eq!(
+        kind("{% set a, b = [1, 2, 3] %}"),
+        Some(RenderFailure::Value)
+    );
+    assert_eq!(kind("{{ 1 // 0 }}"), Some(RenderFailure::ZeroDivision));
+    assert_eq!(kind("{{ 1 % 0 }}"), Some(RenderFailure::ZeroDivision));
+}

@@ -63,6 +63,8 @@ pub enum ChatError {
     /// filter, an unsafe operation).
     #[error("{message} (line {line})")]
     Render {
+        /// What kind of failure, as Jinja2's exception class would say.
+        kind: RenderFailure,
         /// minijinja's description of the failure.
         message: String,
         /// The line of the template being rendered, from 1 (0 when unknown).
@@ -75,6 +77,29 @@ pub enum ChatError {
         /// Which limit.
         message: String,
     },
+}
+
+/// The kind of a failed render, named after the Python exception Jinja2 raises for it: the
+/// words of minijinja's messages and Jinja2's differ, the kind does not.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RenderFailure {
+    /// An undefined variable, attribute or method used (Jinja2's `UndefinedError`).
+    Undefined,
+    /// An operation on values of the wrong type: `'a' + 1`, iterating `None`, `len(None)`,
+    /// `tojson` of what JSON cannot hold (Python's `TypeError`).
+    Type,
+    /// A filter or test that does not exist (Jinja2's `TemplateAssertionError`).
+    UnknownFilter,
+    /// Something the sandbox forbids: mutating a list or dict, an underscore name on a
+    /// namespace (Jinja2's `SecurityError`).
+    Unsafe,
+    /// A value of the right type but wrong: unpacking the wrong count, a missing format key
+    /// (Python's `ValueError`, `KeyError`, `OverflowError`).
+    Value,
+    /// A division or modulo by zero (Python's `ZeroDivisionError`).
+    ZeroDivision,
+    /// Anything else.
+    Other,
 }
 
 fn available_list(keys: &[String]) -> String {
