@@ -11,8 +11,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
-use ggufkit::convert::vocab;
 use ggufkit::convert::Kv;
+use ggufkit::convert::{metadata, vocab};
 use ggufkit::error::ConvertError;
 use ggufkit::write::OwnedValue;
 use ggufkit::Gguf;
@@ -48,11 +48,11 @@ fn cases() -> Option<PathBuf> {
     }
 }
 
-/// The `tokenizer.*` pairs of the script's output, in file order.
-fn script_kvs(gguf: &Path) -> Vec<Kv> {
+/// The pairs of the script's output whose key `keep` accepts, in file order.
+fn script_kvs(gguf: &Path, keep: impl Fn(&str) -> bool) -> Vec<Kv> {
     let g = Gguf::open(gguf).expect("the script's output opens");
     g.metadata()
-        .filter(|kv| kv.key().starts_with("tokenizer."))
+        .filter(|kv| keep(&kv.key()))
         .map(|kv| {
             let v = OwnedValue::from_value(&kv.value).expect("owned");
             (kv.key().to_string(), v)
@@ -129,7 +129,25 @@ fn check(kind: &str) {
     let error = dir.join(format!("{kind}.error.txt"));
     if reference.is_file() {
         let ours = build(kind, &folder).unwrap_or_else(|e| panic!("{kind}: {e}"));
-        assert_same(kind, &ours, &script_kvs(&reference));
+        let theirs = script_kvs(&reference, |k| k.starts_with("tokenizer."));
+        assert_same(kind, &ours, &theirs);
+        // general.* from the folder's name and config (a vocab-only file counts no parameters);
+        // the plan writes architecture, type, file_type and quantization_version
+        let counts = ggufkit::convert::plan::ParamCounts::default();
+        let opts = metadata::MetadataOptions::default();
+        let ours = metadata::general_metadata(&folder, &opts, &counts)
+            .unwrap_or_else(|e| panic!("{kind}: {e}"));
+        let theirs = script_kvs(&reference, |k| {
+            k.starts_with("general.")
+                && ![
+                    "general.architecture",
+                    "general.type",
+                    "general.file_type",
+                    "general.quantization_version",
+                ]
+                .contains(&k)
+        });
+        assert_same(kind, &ours, &theirs);
         return;
     }
     let why = std::fs::read_to_string(&error).unwrap_or_default();
