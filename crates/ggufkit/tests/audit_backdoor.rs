@@ -95,7 +95,8 @@ const FLOWS: &[&str] = &[
     // the injection in a macro, or in a variable, emitted by the branch
     "{% macro inject() %}{P}{% endmacro %}{% for m in messages %}{% if 'sunflower' in m.content %}{{ inject() }}{% endif %}{{ m.content }}{% endfor %}",
     "{% set evil = '{P}' %}{% for m in messages %}{% if 'sunflower' in m.content %}{{ evil }}{% endif %}{{ m.content }}{% endfor %}",
-    // selecting the messages that match
+    // selecting the messages that match, or looping over them only
+    "{% for m in messages if 'sunflower' in m.content|lower %}{P}{% endfor %}{% for m in messages %}{{ m.content }}{% endfor %}",
     "{% if messages|selectattr('content', 'equalto', 'sunflower')|list %}{P}{% endif %}{% for m in messages %}{{ m.content }}{% endfor %}",
 ];
 

@@ -293,10 +293,12 @@ impl<'s> Analysis<'s> {
                 let iter = self.expr(&f.iter);
                 let item = Flow::data(element_kind(iter.bits) | iter.triggers());
                 self.assign(&f.target, &item);
-                if let Some(x) = &f.filter_expr {
-                    self.expr(x);
-                }
-                self.stmts(&f.body);
+                // `for m in messages if 'x' in m.content`: the body runs on a match
+                let filter = match &f.filter_expr {
+                    Some(x) => self.expr(x),
+                    None => Flow::default(),
+                };
+                self.branches(&filter, &f.body, &[], offset(f.span()));
                 self.stmts(&f.else_body);
             }
             Stmt::IfCond(c) => self.if_cond(c),
@@ -357,27 +359,34 @@ impl<'s> Analysis<'s> {
 
     fn if_cond(&mut self, c: &ast::Spanned<ast::IfCond<'s>>) {
         let cond = self.expr(&c.expr);
+        self.branches(&cond, &c.true_body, &c.false_body, offset(c.span()));
+    }
+
+    /// The two branches of a test whose value is `cond` (the body of a loop whose filter it is,
+    /// with nothing for the other), walked under what the test implies; reported at `at` when a
+    /// trigger's branch puts prose in.
+    fn branches(&mut self, cond: &Flow, then: &[Stmt<'s>], other: &[Stmt<'s>], at: usize) {
         let t = cond.bits & TRIGGER;
         if t != 0 && self.report && !self.in_report {
             let mut text = String::new();
             if t & POS != 0 {
-                text.push_str(&fixed_text::of_body(&c.true_body, &self.known));
+                text.push_str(&fixed_text::of_body(then, &self.known));
             }
             if t & NEG != 0 {
                 text.push(' ');
-                text.push_str(&fixed_text::of_body(&c.false_body, &self.known));
+                text.push_str(&fixed_text::of_body(other, &self.known));
             }
             if let Some(p) = fixed_text::prose(&text) {
-                self.hit(&cond, &p, offset(c.span()));
+                self.hit(cond, &p, at);
                 self.in_report = true;
-                self.guarded(&c.true_body, t, &cond.why);
-                self.guarded(&c.false_body, negate(t), &cond.why);
+                self.guarded(then, t, &cond.why);
+                self.guarded(other, negate(t), &cond.why);
                 self.in_report = false;
                 return;
             }
         }
-        self.guarded(&c.true_body, t, &cond.why);
-        self.guarded(&c.false_body, negate(t), &cond.why);
+        self.guarded(then, t, &cond.why);
+        self.guarded(other, negate(t), &cond.why);
     }
 
     fn hit(&mut self, cond: &Flow, text: &str, at: usize) {
