@@ -5,6 +5,7 @@
 use std::ffi::OsString;
 use std::io::{self, Read, Write};
 use std::path::PathBuf;
+use std::sync::Mutex;
 
 use ggufkit::tokenizer::{Encoder, Tokenizer};
 
@@ -116,13 +117,24 @@ fn os_bytes(s: OsString) -> Vec<u8> {
     s.to_string_lossy().into_owned().into_bytes()
 }
 
-/// `--jsonl`: every stdin line answered in order, chunks of lines on every core (an encoding
-/// session per worker, so words already encoded are not merged again).
-fn batch(tok: &Tokenizer<'_>, add_special: bool, parse_special: bool) -> Result<(), CliError> {
+/// `--jsonl`: every stdin line answered in order, chunks of lines on every core. Each worker
+/// takes an encoding session from a pool and gives it back, so that the words a session has
+/// encoded serve the next lines too.
+fn batch<'t, 'g>(
+    tok: &'t Tokenizer<'g>,
+    add_special: bool,
+    parse_special: bool,
+) -> Result<(), CliError> {
     let stdout = io::stdout();
     let mut out = io::BufWriter::with_capacity(1 << 16, stdout.lock());
-    let answer =
-        |(encoder, ids): &mut (Encoder<'_, '_>, Vec<u32>), line: &Line<'_>| match request(line) {
+    let pool: Mutex<Vec<Session<'t, 'g>>> = Mutex::new(Vec::new());
+    let session = || Pooled {
+        pool: &pool,
+        session: pool.lock().ok().and_then(|mut p| p.pop()),
+    };
+    let answer = |s: &mut Pooled<'_, 't, 'g>, line: &Line<'_>| {
+        let (encoder, ids) = s.session.get_or_insert_with(|| (tok.encoder(), Vec::new()));
+        match request(line) {
             Ok(r) => match encoder.encode_into(
                 &r.text,
                 r.add_special.unwrap_or(add_special),
@@ -133,10 +145,27 @@ fn batch(tok: &Tokenizer<'_>, add_special: bool, parse_special: bool) -> Result<
                 Err(e) => tokens::error_answer(&format!("line {}: {e}", line.number)),
             },
             Err(e) => tokens::error_answer(&e),
-        };
-    let session = || (tok.encoder(), Vec::new());
+        }
+    };
     let done = map_lines(io::stdin().lock(), &mut out, session, answer).and_then(|_| out.flush());
     finish(done)
+}
+
+/// An encoding session and the ids it fills.
+type Session<'t, 'g> = (Encoder<'t, 'g>, Vec<u32>);
+
+/// A session taken from the pool, given back when the worker is done with it.
+struct Pooled<'p, 't, 'g> {
+    pool: &'p Mutex<Vec<Session<'t, 'g>>>,
+    session: Option<Session<'t, 'g>>,
+}
+
+impl Drop for Pooled<'_, '_, '_> {
+    fn drop(&mut self) {
+        if let (Some(s), Ok(mut pool)) = (self.session.take(), self.pool.lock()) {
+            pool.push(s);
+        }
+    }
 }
 
 fn request(line: &Line<'_>) -> Result<Request, String> {

@@ -92,6 +92,7 @@ impl<'t, 'g> Encoder<'t, 'g> {
                 if add_special && f.add_bos {
                     out.push(bos()?);
                 }
+                let by_words = t.spm_by_words();
                 let mut is_prev_special = true;
                 let buf = &mut self.escaped;
                 for frag in &fragments {
@@ -102,7 +103,14 @@ impl<'t, 'g> Encoder<'t, 'g> {
                                 buf.push('\u{2581}');
                             }
                             spm::push_escaped(buf, &text[a..b]);
-                            spm::encode(v, &t.byte_tokens, buf.as_bytes(), &mut self.spm, out)?;
+                            spm::encode(
+                                v,
+                                &t.byte_tokens,
+                                buf.as_bytes(),
+                                by_words,
+                                &mut self.spm,
+                                out,
+                            )?;
                             is_prev_special = false;
                         }
                         Fragment::Token(id) => {

@@ -52,6 +52,8 @@ pub struct Tokenizer<'g> {
     partition: OnceLock<partition::SpecialMatcher>,
     rwkv: OnceLock<rwkv::Rwkv>,
     merges: OnceLock<merges::Merges>,
+    /// SentencePiece: whether fragments merge word by word (`spm::by_words`).
+    spm_by_words: OnceLock<bool>,
     /// Byte-level BPE: the token of each byte's character.
     bpe_byte_ids: OnceLock<[u32; 256]>,
     pre_tokenizer: OnceLock<Result<pre_type::PreTokenizer, TokenizerError>>,
@@ -91,6 +93,7 @@ impl<'g> Tokenizer<'g> {
             rwkv: OnceLock::new(),
             merges: OnceLock::new(),
             bpe_byte_ids: OnceLock::new(),
+            spm_by_words: OnceLock::new(),
             pre_tokenizer: OnceLock::new(),
             wpm: OnceLock::new(),
             ugm: OnceLock::new(),
@@ -238,8 +241,9 @@ impl<'g> Tokenizer<'g> {
         Encoder::new(self)
     }
 
-    /// [`Tokenizer::encode`] of every text, on rayon's pool (one [`Encoder`] per worker), the
-    /// ids in the texts' order; the first error, if any.
+    /// [`Tokenizer::encode`] of every text, on rayon's pool, the ids in the texts' order; the
+    /// first error, if any. The texts go in a few runs per thread, each run through one
+    /// [`Encoder`], so that words met in one text are not merged again in the next.
     pub fn encode_batch<S: AsRef<str> + Sync>(
         &self,
         texts: &[S],
@@ -247,13 +251,18 @@ impl<'g> Tokenizer<'g> {
         parse_special: bool,
     ) -> Result<Vec<Vec<u32>>, TokenizerError> {
         use rayon::prelude::*;
-        texts
-            .par_iter()
-            .map_init(
-                || self.encoder(),
-                |e, t| e.encode(t.as_ref(), add_special, parse_special),
-            )
-            .collect()
+        let runs = rayon::current_num_threads() * 4;
+        let run = texts.len().div_ceil(runs).max(1);
+        let parts: Vec<Vec<Vec<u32>>> = texts
+            .par_chunks(run)
+            .map(|run| {
+                let mut e = self.encoder();
+                run.iter()
+                    .map(|t| e.encode(t.as_ref(), add_special, parse_special))
+                    .collect()
+            })
+            .collect::<Result<_, _>>()?;
+        Ok(parts.into_iter().flatten().collect())
     }
 
     /// `llama_token_to_piece` with no leading spaces stripped: the bytes token `id` stands
@@ -300,6 +309,10 @@ impl<'g> Tokenizer<'g> {
     fn merges(&self) -> &merges::Merges {
         self.merges
             .get_or_init(|| merges::Merges::new(self.vocab.merges))
+    }
+
+    fn spm_by_words(&self) -> bool {
+        *self.spm_by_words.get_or_init(|| spm::by_words(&self.vocab))
     }
 
     fn bpe_byte_ids(&self) -> &[u32; 256] {

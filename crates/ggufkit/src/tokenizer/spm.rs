@@ -6,12 +6,16 @@
 //! llama.cpp also records how each merged text was made, to re-split symbols that are not
 //! tokens; but a merge only happens when the joined text is a token, so only single characters
 //! can fail to be tokens, and they have no record: the bytes are all that is ever used.
+//!
+//! Where the vocabulary allows it ([`by_words`]), a fragment is merged word by word, and the
+//! words already met in the session come from a bounded cache.
 #![forbid(unsafe_code)]
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
 use super::vocab::Vocab;
+use super::word_cache::WordCache;
 use crate::error::TokenizerError;
 
 /// Appends `text` to `out` with its spaces written `▁` (U+2581), as llama.cpp's
@@ -100,17 +104,78 @@ pub(crate) fn symbols_of(text: &[u8], symbols: &mut Vec<Symbol>) {
 pub(crate) struct Scratch {
     symbols: Vec<Symbol>,
     queue: BinaryHeap<Bigram>,
+    /// The ids of the words met so far in the session, when fragments go word by word.
+    cache: WordCache,
 }
 
-/// Tokenizes one escaped fragment, appending to `out`.
+/// `▁`, the escaped space.
+const SPACE: &[u8] = "\u{2581}".as_bytes();
+
+/// Whether the vocabulary lets a fragment be encoded word by word, a word starting at each `▁`
+/// that follows another character: when no token has a `▁` right after a character other than
+/// `▁`, no merge can join a word's end to the next word's `▁` (every merged symbol is a token),
+/// so the words' merges never meet and each word merges as it would in the whole text (in the
+/// same order: the highest score first, the leftmost on ties). Scores that are NaN have no
+/// order to keep: such a vocabulary is encoded whole.
+pub(crate) fn by_words(v: &Vocab<'_>) -> bool {
+    if v.scores.iter().any(|s| s.is_nan()) {
+        return false;
+    }
+    (0..v.n_tokens).all(|id| {
+        let t = v.text(id);
+        memchr::memmem::find_iter(t, SPACE).all(|at| at == 0 || after_space(t, at))
+    })
+}
+
+/// True when the bytes before `at` are a `▁`.
+#[inline]
+fn after_space(t: &[u8], at: usize) -> bool {
+    at >= SPACE.len() && &t[at - SPACE.len()..at] == SPACE
+}
+
+/// Tokenizes one escaped fragment, appending to `out`; `by_words` as [`by_words`] says of the
+/// vocabulary.
 pub(crate) fn encode(
+    v: &Vocab<'_>,
+    byte_tokens: &[Option<u32>; 256],
+    text: &[u8],
+    by_words: bool,
+    scratch: &mut Scratch,
+    out: &mut Vec<u32>,
+) -> Result<(), TokenizerError> {
+    if !by_words {
+        return encode_piece(v, byte_tokens, text, scratch, out);
+    }
+    let mut start = 0;
+    let mut word = |start: usize, end: usize, scratch: &mut Scratch| {
+        let w = &text[start..end];
+        if let Some(ids) = scratch.cache.get(w) {
+            out.extend_from_slice(ids);
+            return Ok(());
+        }
+        let first = out.len();
+        encode_piece(v, byte_tokens, w, scratch, out)?;
+        scratch.cache.insert(w, &out[first..]);
+        Ok(())
+    };
+    for at in memchr::memmem::find_iter(text, SPACE) {
+        if at > start && !after_space(text, at) {
+            word(start, at, scratch)?;
+            start = at;
+        }
+    }
+    word(start, text.len(), scratch)
+}
+
+/// The merges of one piece of text (a fragment, or one of its words).
+fn encode_piece(
     v: &Vocab<'_>,
     byte_tokens: &[Option<u32>; 256],
     text: &[u8],
     scratch: &mut Scratch,
     out: &mut Vec<u32>,
 ) -> Result<(), TokenizerError> {
-    let Scratch { symbols, queue } = scratch;
+    let Scratch { symbols, queue, .. } = scratch;
     symbols_of(text, symbols);
     queue.clear();
     let try_add = |symbols: &[Symbol], queue: &mut BinaryHeap<Bigram>, left: i32, right: i32| {

@@ -133,6 +133,36 @@ fn spm_merges_by_score_and_falls_back_to_bytes() {
 }
 
 #[test]
+fn spm_goes_word_by_word_only_where_no_merge_joins_words() {
+    // no token has a "▁" after another character: words merge apart, repeated words from the
+    // session's cache, with the ids of the whole text
+    let (file, first) = spm_vocab(PIECES);
+    let g = Gguf::from_bytes(&file).unwrap();
+    let t = Tokenizer::from_gguf(&g).unwrap();
+    assert!(spm::by_words(&t.vocab));
+    let id = |p: &str| first + PIECES.iter().position(|x| *x == p).unwrap() as u32;
+    let mut e = t.encoder();
+    for _ in 0..2 {
+        assert_eq!(
+            e.encode("abc ab  abc", false, false).unwrap(),
+            vec![id("▁abc"), id("▁ab"), id("▁"), id("▁abc")]
+        );
+    }
+    // "c▁" (the best score) joins two words: the text is merged whole, the merge across the
+    // space made first
+    const JOINED: &[&str] = &["c▁", "▁", "a", "b", "c", "▁a", "ab", "▁ab"];
+    let (file, first) = spm_vocab(JOINED);
+    let g = Gguf::from_bytes(&file).unwrap();
+    let t = Tokenizer::from_gguf(&g).unwrap();
+    assert!(!spm::by_words(&t.vocab));
+    let id = |p: &str| first + JOINED.iter().position(|x| *x == p).unwrap() as u32;
+    assert_eq!(
+        t.encode("abc ab", false, false).unwrap(),
+        vec![id("▁ab"), id("c▁"), id("ab")]
+    );
+}
+
+#[test]
 fn spm_round_trips_any_text() {
     let (file, _) = spm_vocab(PIECES);
     let g = Gguf::from_bytes(&file).unwrap();
