@@ -30,10 +30,16 @@ ARCH = {
     "gpt-2": ("LlamaForCausalLM", "llama"),
     "starcoder": ("LlamaForCausalLM", "llama"),
     "llama-spm": ("LlamaForCausalLM", "llama"),
+    # Llama 2's tokenizer.json alone (no tokenizer.model): the script's LlamaHfVocab
+    "llama-hf": ("LlamaForCausalLM", "llama"),
     "mistral": ("MistralForCausalLM", "mistral"),
     "phi3": ("Phi3ForCausalLM", "phi3"),
     "gemma3": ("Gemma3ForCausalLM", "gemma3_text"),
 }
+
+
+# kinds made from another kind's tokenizer files
+TOKENIZER = {"llama-hf": "llama-spm"}
 
 
 def log(msg: str) -> None:
@@ -56,7 +62,9 @@ def main() -> None:
         folder = out / kind
         try:
             shutil.rmtree(folder, ignore_errors=True)
-            n = toks.write_tokenizer(kind, folder, vocab_dir, cache)
+            n = toks.write_tokenizer(TOKENIZER.get(kind, kind), folder, vocab_dir, cache)
+            if kind == "llama-hf":
+                (folder / "tokenizer.model").unlink()
         except Exception as e:  # noqa: BLE001 (the reason is the test's skip message)
             err.write_text(f"tokenizer files: {type(e).__name__}: {e}")
             log(f"{kind}: {e}")

@@ -219,6 +219,11 @@ fn llama_spm() {
 }
 
 #[test]
+fn llama_hf() {
+    check("llama-hf");
+}
+
+#[test]
 fn mistral() {
     check("mistral");
 }

@@ -1,7 +1,8 @@
 //! The vocabulary of a Hugging Face folder as `tokenizer.ggml.*` pairs, built as
 //! `convert_hf_to_gguf.py` builds them: byte-level BPE from tokenizer.json (`bpe.rs`, its
 //! pre-tokenizer identified by `pre_hash.rs` against the script's table `pre_hashes.rs`),
-//! SentencePiece from tokenizer.model (`spm.rs`, the protobuf messages in `spm_proto.rs`), then
+//! SentencePiece from tokenizer.model (`spm.rs`, the protobuf messages in `spm_proto.rs`) or a
+//! Llama 2 style tokenizer.json (`llama_hf.rs`), then
 //! gguf-py's `SpecialVocab` (`special.rs`: merges, special token ids, add_bos/add_eos flags,
 //! normalizer flags, and the chat template of `chat_template.rs`). Each builder returns the pairs
 //! in the order the script writes them.
@@ -11,6 +12,7 @@ pub mod bpe;
 pub mod chat_template;
 pub(crate) mod files;
 mod hf_tokenizer;
+pub mod llama_hf;
 pub mod pre_hash;
 mod pre_hashes;
 pub mod special;
@@ -19,6 +21,7 @@ mod spm_proto;
 pub mod token_type;
 
 pub use bpe::gpt2_vocab;
+pub use llama_hf::llama_hf_vocab;
 pub use pre_hash::{identify_pre_tokenizer, supported_pre_tokenizers};
 pub use spm::{gemma3_vocab, llama_vocab, phi3_vocab, qwen2_vocab, sentencepiece_vocab};
 

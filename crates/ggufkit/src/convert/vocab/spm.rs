@@ -286,7 +286,8 @@ pub fn gemma3_vocab(folder: &Path, vocab_size: Option<usize>) -> Result<Vec<Kv>,
 
 /// The Llama family's `set_vocab` (Llama 2 and 3, Mistral, and the classes that inherit it):
 /// tokenizer_config.json's `add_prefix_space` first as `add_space_prefix`, then SentencePiece
-/// when there is a tokenizer.model, else BPE from tokenizer.json; CodeLlama's infill tokens
+/// when there is a tokenizer.model, else a Llama 2 style tokenizer.json (`llama_hf.rs`), else
+/// BPE from tokenizer.json; CodeLlama's infill tokens
 /// (vocab_size 32016) and granite-small's add_bos false (vocab_size 49152) after.
 pub fn llama_vocab(folder: &Path, vocab_size: Option<usize>) -> Result<Vec<Kv>, ConvertError> {
     let mut kvs: Vec<Kv> = Vec::new();
@@ -304,6 +305,8 @@ pub fn llama_vocab(folder: &Path, vocab_size: Option<usize>) -> Result<Vec<Kv>, 
     }
     if folder.join("tokenizer.model").is_file() {
         kvs.extend(sentencepiece_vocab(folder, vocab_size)?);
+    } else if let super::llama_hf::HfKind::LlamaHf = super::llama_hf::classify(folder)? {
+        kvs.extend(super::llama_hf::llama_hf_vocab(folder)?);
     } else {
         kvs.extend(super::bpe::gpt2_vocab(folder, vocab_size)?);
     }
