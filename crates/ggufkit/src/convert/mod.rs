@@ -3,7 +3,7 @@
 //! hyperparameters ([`hparams`]), the architecture table ([`arch`]) with the tensor-name map
 //! ([`tensor_names`]), the type rules and element conversions ([`outtype`]), the vocabulary
 //! builders ([`vocab`]) and the general metadata ([`metadata`]), which give the script's
-//! key-value pairs in its order, the [`plan`] and its execution ([`execute`]).
+//! key-value pairs in its order, the [`plan`](mod@plan) and its execution ([`execute`]).
 #![forbid(unsafe_code)]
 
 pub mod arch;
