@@ -19,16 +19,40 @@ HOSTILE = "{% for m in messages %}\n{{ m.content.__class__ }}{% endfor %}"
 
 
 def model(path: Path, arch: str = "llama", template: Optional[str] = None) -> Path:
-    """A small consistent llama-shaped file (its architecture named `arch`), with a template."""
+    """A tiny llama model llama.cpp loads (every tensor its llama loader requires, a small BPE
+    vocabulary), its architecture named `arch`, with a template."""
     w = ggufkit.Writer(path)
     w.add("general.architecture", arch)
-    w.add("llama.embedding_length", 8, type="uint32")
-    w.add("llama.block_count", 1, type="uint32")
-    w.add("llama.attention.head_count", 2, type="uint32")
+    for key, value in [
+        ("context_length", 16),
+        ("embedding_length", 8),
+        ("block_count", 1),
+        ("feed_forward_length", 16),
+        ("attention.head_count", 2),
+    ]:
+        w.add(f"{arch}.{key}", value, type="uint32")
+    w.add(f"{arch}.attention.layer_norm_rms_epsilon", 1e-5, type="float32")
+    w.add("tokenizer.ggml.model", "gpt2")
+    w.add("tokenizer.ggml.tokens", ["a", "b", "ab"])
+    w.add("tokenizer.ggml.merges", ["a b"])
     if template is not None:
         w.add("tokenizer.chat_template", template)
-    w.add_tensor("token_embd.weight", np.zeros((4, 8), dtype=np.float32))
-    w.add_tensor("blk.0.attn_q.weight", np.zeros((8, 8), dtype=np.float32))
+    # numpy's shapes are ggml's reversed: token_embd is [n_embd, n_vocab]
+    shapes = {
+        "token_embd.weight": (3, 8),
+        "output_norm.weight": (8,),
+        "blk.0.attn_norm.weight": (8,),
+        "blk.0.attn_q.weight": (8, 8),
+        "blk.0.attn_k.weight": (8, 8),
+        "blk.0.attn_v.weight": (8, 8),
+        "blk.0.attn_output.weight": (8, 8),
+        "blk.0.ffn_norm.weight": (8,),
+        "blk.0.ffn_gate.weight": (16, 8),
+        "blk.0.ffn_down.weight": (8, 16),
+        "blk.0.ffn_up.weight": (16, 8),
+    }
+    for name, shape in shapes.items():
+        w.add_tensor(name, np.zeros(shape, dtype=np.float32))
     w.close()
     return path
 

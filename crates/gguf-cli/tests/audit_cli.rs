@@ -6,23 +6,16 @@ mod common;
 use std::path::Path;
 
 use common::run;
-use ggufkit::{GgmlType, GgufBuilder};
+use ggufkit::GgufBuilder;
 use serde_json::Value;
 
-/// A small consistent llama-shaped file, with `tweak` applied before writing.
+/// A tiny llama model llama.cpp loads (the test kit's), with `tweak` applied to its metadata.
 fn model(dir: &Path, name: &str, tweak: impl FnOnce(&mut GgufBuilder)) {
-    static ZEROS: [u8; 512] = [0; 512];
-    let mut b = GgufBuilder::new();
-    b.set("general.architecture", "llama").unwrap();
-    b.set("llama.embedding_length", 8u32).unwrap();
-    b.set("llama.block_count", 1u32).unwrap();
-    b.set("llama.attention.head_count", 2u32).unwrap();
-    b.add_tensor_with_data("token_embd.weight", GgmlType::F32, &[8, 4], &ZEROS[..128])
-        .unwrap();
-    b.add_tensor_with_data("blk.0.attn_q.weight", GgmlType::F32, &[8, 8], &ZEROS[..256])
-        .unwrap();
+    let mut b = ggufkit_testkit::models::metadata("llama", false);
+    let tensors = ggufkit_testkit::models::tensors_for(&b).unwrap();
     tweak(&mut b);
-    std::fs::write(dir.join(name), b.to_vec().unwrap()).unwrap();
+    let bytes = ggufkit_testkit::models::write(&b, &tensors).unwrap();
+    std::fs::write(dir.join(name), bytes).unwrap();
 }
 
 const HOSTILE: &str = "{% for m in messages %}\n{{ m.content.__class__ }}{% endfor %}";

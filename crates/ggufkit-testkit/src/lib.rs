@@ -30,6 +30,8 @@ pub mod encode;
 pub mod fixtures;
 pub mod growth;
 pub mod header_walk;
+pub mod llama_load;
+pub mod models;
 pub mod reference;
 pub mod sample;
 #[cfg(feature = "server")]

@@ -1,15 +1,21 @@
-//! `samples/tiny-llama.gguf`, the small model the README's first command inspects: real
-//! llama-style metadata (hyperparameters, a tiny tokenizer, a chat template) and f32 / q8_0
+//! `samples/tiny-llama.gguf`, the small model the README's first command inspects: a llama model
+//! llama.cpp loads and runs (every tensor its llama loader requires, with the shapes it computes
+//! from the hyperparameters; a SentencePiece vocabulary with the 256 byte tokens), f32 / q8_0
 //! tensors with deterministic contents, made by ggufkit's own writer. The `make_sample` example
-//! writes it; a test checks that the committed sample is exactly these bytes.
+//! writes it; a test checks that the committed sample is exactly these bytes, another that
+//! node-llama-cpp loads it and generates.
 #![forbid(unsafe_code)]
 
 use ggufkit::write::{GgufBuilder, OwnedArray, OwnedValue};
 use ggufkit::{GgmlType, ValueType};
 
 const EMBED: u64 = 64;
-const VOCAB: u64 = 32;
 const BLOCKS: u64 = 2;
+const HEADS: u64 = 4;
+const KV_HEADS: u64 = 2;
+const FF: u64 = 128;
+/// `<unk>`, `<s>`, `</s>`, the 256 byte tokens and 29 words.
+const VOCAB: u64 = 3 + 256 + 29;
 
 /// Deterministic pseudo-random numbers (a 32-bit LCG): the sample must be reproducible.
 struct Lcg(u32);
@@ -48,13 +54,14 @@ pub fn tiny_llama() -> ggufkit::Result<Vec<u8>> {
     b.set("llama.context_length", 2048u32)?;
     b.set("llama.embedding_length", EMBED as u32)?;
     b.set("llama.block_count", BLOCKS as u32)?;
-    b.set("llama.feed_forward_length", 128u32)?;
-    b.set("llama.attention.head_count", 4u32)?;
-    b.set("llama.attention.head_count_kv", 2u32)?;
-    b.set("llama.rope.dimension_count", 16u32)?;
+    b.set("llama.feed_forward_length", FF as u32)?;
+    b.set("llama.attention.head_count", HEADS as u32)?;
+    b.set("llama.attention.head_count_kv", KV_HEADS as u32)?;
+    b.set("llama.rope.dimension_count", (EMBED / HEADS) as u32)?;
     b.set("llama.attention.layer_norm_rms_epsilon", 1e-5f32)?;
     b.set("tokenizer.ggml.model", "llama")?;
     let mut tokens = vec!["<unk>".to_string(), "<s>".into(), "</s>".into()];
+    tokens.extend((0..=255u8).map(|b| format!("<0x{b:02X}>")));
     for w in [
         "▁the",
         "▁a",
@@ -88,8 +95,8 @@ pub fn tiny_llama() -> ggufkit::Result<Vec<u8>> {
     ] {
         tokens.push(w.into());
     }
-    tokens.truncate(VOCAB as usize);
     let n = tokens.len();
+    assert_eq!(n as u64, VOCAB);
     let strings: Vec<OwnedValue> = tokens.into_iter().map(OwnedValue::String).collect();
     b.set(
         "tokenizer.ggml.tokens",
@@ -100,8 +107,16 @@ pub fn tiny_llama() -> ggufkit::Result<Vec<u8>> {
         "tokenizer.ggml.scores",
         OwnedArray::new(ValueType::F32, scores)?,
     )?;
+    // unknown, control, byte, normal
     let types: Vec<OwnedValue> = (0..n)
-        .map(|i| OwnedValue::I32(if i < 3 { 3 } else { 1 }))
+        .map(|i| {
+            OwnedValue::I32(match i {
+                0 => 2,
+                1 | 2 => 3,
+                3..=258 => 6,
+                _ => 1,
+            })
+        })
         .collect();
     b.set(
         "tokenizer.ggml.token_type",
@@ -129,17 +144,41 @@ pub fn tiny_llama() -> ggufkit::Result<Vec<u8>> {
             vec![EMBED],
             f32_data(EMBED, 1.0, &mut rng),
         ));
-        for name in ["attn_q", "attn_k", "attn_v", "attn_output"] {
-            let rows = if name == "attn_k" || name == "attn_v" {
-                EMBED / 2
-            } else {
-                EMBED
-            };
+        let head = EMBED / HEADS;
+        for (name, rows) in [
+            ("attn_q", head * HEADS),
+            ("attn_k", head * KV_HEADS),
+            ("attn_v", head * KV_HEADS),
+        ] {
             data.push((
                 format!("blk.{i}.{name}.weight"),
                 GgmlType::Q8_0,
                 vec![EMBED, rows],
                 q8_0_data(EMBED * rows, &mut rng),
+            ));
+        }
+        data.push((
+            format!("blk.{i}.attn_output.weight"),
+            GgmlType::Q8_0,
+            vec![head * HEADS, EMBED],
+            q8_0_data(EMBED * head * HEADS, &mut rng),
+        ));
+        data.push((
+            format!("blk.{i}.ffn_norm.weight"),
+            GgmlType::F32,
+            vec![EMBED],
+            f32_data(EMBED, 1.0, &mut rng),
+        ));
+        for (name, shape) in [
+            ("ffn_gate", [EMBED, FF]),
+            ("ffn_down", [FF, EMBED]),
+            ("ffn_up", [EMBED, FF]),
+        ] {
+            data.push((
+                format!("blk.{i}.{name}.weight"),
+                GgmlType::Q8_0,
+                shape.to_vec(),
+                q8_0_data(EMBED * FF, &mut rng),
             ));
         }
     }

@@ -3,7 +3,7 @@
 //! model rule.
 
 use ggufkit::audit::{audit, audit_template, audit_with, rule as catalog, Depth, Severity};
-use ggufkit::{GgmlType, Gguf, GgufBuilder, OwnedValue};
+use ggufkit::{Gguf, GgufBuilder, OwnedValue};
 
 /// (template, rule that must be found)
 const HOSTILE: &[(&str, &str)] = &[
@@ -336,17 +336,11 @@ fn real_templates_give_no_error_or_warning() {
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
 
-/// A small llama-shaped file with a tokenizer, with `tweak` applied before writing.
+/// A tiny llama model llama.cpp loads (the test kit's, every tensor its loader requires) with a
+/// small BPE tokenizer, with `tweak` applied to the metadata after the tensors were made for it.
 fn model(tweak: impl FnOnce(&mut GgufBuilder)) -> Vec<u8> {
-    static ZEROS: [u8; 1024] = [0; 1024];
-    let mut b = GgufBuilder::new();
-    b.set("general.architecture", "llama").unwrap();
+    let mut b = ggufkit_testkit::models::metadata("llama", false);
     b.set("general.name", "tiny").unwrap();
-    b.set("llama.embedding_length", 8u32).unwrap();
-    b.set("llama.block_count", 2u32).unwrap();
-    b.set("llama.attention.head_count", 2u32).unwrap();
-    b.set("llama.feed_forward_length", 16u32).unwrap();
-    b.set("tokenizer.ggml.model", "gpt2").unwrap();
     b.set(
         "tokenizer.ggml.tokens",
         OwnedValue::from(vec!["a", "b", "ab", "c"]),
@@ -360,26 +354,10 @@ fn model(tweak: impl FnOnce(&mut GgufBuilder)) -> Vec<u8> {
     b.set("tokenizer.ggml.merges", OwnedValue::from(vec!["a b"]))
         .unwrap();
     b.set("tokenizer.ggml.bos_token_id", 3u32).unwrap();
-    b.add_tensor_with_data("token_embd.weight", GgmlType::F32, &[8, 4], &ZEROS[..128])
-        .unwrap();
-    for i in 0..2 {
-        b.add_tensor_with_data(
-            &format!("blk.{i}.attn_q.weight"),
-            GgmlType::F32,
-            &[8, 8],
-            &ZEROS[..256],
-        )
-        .unwrap();
-        b.add_tensor_with_data(
-            &format!("blk.{i}.ffn_up.weight"),
-            GgmlType::F32,
-            &[8, 16],
-            &ZEROS[..512],
-        )
-        .unwrap();
-    }
+    b.remove("tokenizer.ggml.eos_token_id");
+    let tensors = ggufkit_testkit::models::tensors_for(&b).unwrap();
     tweak(&mut b);
-    b.to_vec().unwrap()
+    ggufkit_testkit::models::write(&b, &tensors).unwrap()
 }
 
 fn rules_of(bytes: &[u8]) -> Vec<&'static str> {
@@ -479,20 +457,52 @@ fn each_contradiction_is_found() {
             }),
         ),
         (
-            "model.embedding-length",
+            "model.tensor-shape",
             Box::new(|b| b.set("llama.embedding_length", 16u32).unwrap()),
         ),
         (
             "model.block-count",
+            Box::new(|b| b.set("llama.block_count", 1u32).unwrap()),
+        ),
+        (
+            "model.missing-tensor",
             Box::new(|b| b.set("llama.block_count", 3u32).unwrap()),
         ),
         (
-            "model.head-shape",
-            Box::new(|b| b.set("llama.attention.head_count", 3u32).unwrap()),
+            "model.tensor-shape",
+            Box::new(|b| b.set("llama.attention.head_count_kv", 1u32).unwrap()),
         ),
         (
-            "model.feed-forward-length",
+            "model.tensor-shape",
             Box::new(|b| b.set("llama.feed_forward_length", 32u32).unwrap()),
+        ),
+        (
+            "model.missing-key",
+            Box::new(|b| {
+                b.remove("llama.context_length");
+            }),
+        ),
+        (
+            "model.key-type",
+            Box::new(|b| b.set("llama.block_count", 2u64).unwrap()),
+        ),
+        (
+            "model.hparams",
+            Box::new(|b| b.set("llama.rope.dimension_count", 8u32).unwrap()),
+        ),
+        (
+            "tokenizer.missing",
+            Box::new(|b| {
+                b.remove("tokenizer.ggml.merges");
+            }),
+        ),
+        (
+            "tokenizer.unknown-model",
+            Box::new(|b| b.set("tokenizer.ggml.model", "frob").unwrap()),
+        ),
+        (
+            "tokenizer.unknown-pre",
+            Box::new(|b| b.set("tokenizer.ggml.pre", "frob").unwrap()),
         ),
         (
             "model.file-type",
@@ -581,7 +591,7 @@ fn merges_and_duplicates_in_a_large_vocabulary() {
     assert_eq!(
         clean(dup, merges),
         [
-            "2 duplicate tokens (first: 5000 and 9000)",
+            "2 duplicate tokens (first: 5000 and 9000); llama.cpp's loader aborts on them",
             "merge 8999 (\"t8999 t9000\") names a token that does not exist"
         ]
     );
@@ -628,5 +638,52 @@ fn the_header_depth_leaves_out_only_the_per_token_lookups() {
     assert_eq!(
         full_only,
         ["tokenizer.duplicate", "tokenizer.merge-unknown"]
+    );
+}
+
+/// Every tiny model of the loader table (what llama.cpp loads, as `loader_diff` checks) audits
+/// clean; phi3's fused `ffn_up` of twice `feed_forward_length` is no finding, and a bos id past
+/// the vocabulary (llama.cpp warns and loads) is a warning, not an error.
+#[test]
+fn tolerated_defects_are_warnings_and_valid_models_are_clean() {
+    for a in ggufkit::audit::loader::archs::ARCHS {
+        let bytes = ggufkit_testkit::models::tiny_model(a.name, false);
+        let g = Gguf::from_bytes(&bytes).unwrap();
+        assert_eq!(audit(&g), Vec::new(), "{}", a.name);
+    }
+    let phi3 = ggufkit_testkit::models::tiny_model("phi3", false);
+    let g = Gguf::from_bytes(&phi3).unwrap();
+    let up = g.tensor("blk.0.ffn_up.weight").unwrap();
+    assert_eq!(
+        up.shape()[1],
+        2 * g.arch_u64("feed_forward_length").unwrap()
+    );
+    let bytes = model(|b| b.set("tokenizer.ggml.bos_token_id", 99u32).unwrap());
+    let g = Gguf::from_bytes(&bytes).unwrap();
+    let found: Vec<_> = audit(&g)
+        .into_iter()
+        .map(|f| (f.rule, f.severity))
+        .collect();
+    assert_eq!(found, [("tokenizer.special-id", Severity::Warning)]);
+}
+
+/// A finding of the loader rules names the tensor, the shape found and the shape expected.
+#[test]
+fn a_shape_finding_names_the_tensor_and_both_shapes() {
+    let bytes = model(|b| b.set("llama.attention.head_count_kv", 1u32).unwrap());
+    let g = Gguf::from_bytes(&bytes).unwrap();
+    let f = audit(&g)
+        .into_iter()
+        .find(|f| f.rule == "model.tensor-shape")
+        .unwrap();
+    assert_eq!(f.subject, "blk.0.attn_k.weight");
+    assert_eq!(f.severity, Severity::Error);
+    assert_eq!(
+        f.message,
+        "tensor 'blk.0.attn_k.weight' has wrong shape; expected [64, 16] ([n_embd, n_embd_k_gqa]), got [64, 32]"
+    );
+    assert_eq!(
+        f.offset,
+        g.tensor("blk.0.attn_k.weight").unwrap().info_offset()
     );
 }

@@ -35,7 +35,7 @@ fn the_sample_field_by_field() {
     );
     assert_eq!(f[0].value, FieldValue::Text(b"GGUF"));
     assert_eq!(f[1].value, FieldValue::Int(3));
-    assert_eq!(f[2].value, FieldValue::Int(12));
+    assert_eq!(f[2].value, FieldValue::Int(20));
     assert_eq!(f[3].value, FieldValue::Int(19));
     // kv_pairs[0]: general.architecture = "llama"
     let kv0: Vec<_> = f[4..9]
@@ -93,11 +93,11 @@ fn the_sample_field_by_field() {
             part: KvPart::ElementType
         }
     );
-    assert_eq!(f[tokens + 3].value, FieldValue::Int(32));
-    assert_eq!(f[tokens + 4].value, FieldValue::Elements(32));
+    assert_eq!(f[tokens + 3].value, FieldValue::Int(288));
+    assert_eq!(f[tokens + 4].value, FieldValue::Elements(288));
     assert_eq!(f[tokens + 4].path.to_string(), "kv_pairs[12].value.elems");
 
-    // tensor_infos[0]: token_embd.weight, q8_0 [64, 32] at 0
+    // tensor_infos[0]: token_embd.weight, q8_0 [64, 288] at 0
     let info0 = f
         .iter()
         .position(|x| {
@@ -108,7 +108,7 @@ fn the_sample_field_by_field() {
                 }
         })
         .unwrap();
-    assert_eq!(f[info0].offset, 1605);
+    assert_eq!(f[info0].offset, 7237);
     let parts: Vec<_> = f[info0..info0 + 7]
         .iter()
         .map(|x| (x.path.to_string(), x.value))
@@ -123,7 +123,7 @@ fn the_sample_field_by_field() {
             ),
             ("tensor_infos[0].num_dims".into(), FieldValue::Int(2)),
             ("tensor_infos[0].dims[0]".into(), FieldValue::Int(64)),
-            ("tensor_infos[0].dims[1]".into(), FieldValue::Int(32)),
+            ("tensor_infos[0].dims[1]".into(), FieldValue::Int(288)),
             (
                 "tensor_infos[0].type".into(),
                 FieldValue::TensorType(ggufkit::TensorType::Ggml(GgmlType::Q8_0))
@@ -132,16 +132,16 @@ fn the_sample_field_by_field() {
         ]
     );
     let padding = f.iter().find(|x| x.path == FieldPath::Padding).unwrap();
-    assert_eq!((padding.offset, padding.length), (2302, 2));
+    assert_eq!((padding.offset, padding.length), (8402, 14));
     let data0 = f
         .iter()
         .find(|x| x.path == FieldPath::TensorData { index: 0 })
         .unwrap();
-    assert_eq!((data0.offset, data0.length), (2304, 2176));
+    assert_eq!((data0.offset, data0.length), (8416, 19_584));
 
     assert_eq!(layout.fixed_end(), 24);
-    assert_eq!(layout.metadata_end(), 1605);
-    assert_eq!(layout.tensor_infos_end(), 2302);
+    assert_eq!(layout.metadata_end(), 7237);
+    assert_eq!(layout.tensor_infos_end(), 8402);
     assert!(f.iter().all(|x| x.findings.is_empty()));
     assert_tiles(&layout, bytes.len() as u64, "sample");
 }
@@ -149,7 +149,7 @@ fn the_sample_field_by_field() {
 #[test]
 fn a_file_cut_short_is_mapped_up_to_the_break() {
     let bytes = sample();
-    let cut = &bytes[..2000];
+    let cut = &bytes[..7632];
     let layout = ByteLayout::of(cut);
     assert!(layout.outline.stopped);
     let last = layout.fields.last().unwrap();
@@ -161,11 +161,11 @@ fn a_file_cut_short_is_mapped_up_to_the_break() {
             part: TensorInfoPart::Whole
         }
     );
-    assert_eq!((last.offset, last.length), (1957, 43));
+    assert_eq!((last.offset, last.length), (7589, 43));
     assert_eq!(last.findings.len(), 1);
     assert_eq!(last.findings[0].severity, Severity::Error);
     assert_eq!(last.findings[0].diagnostic.rule, Rule::Truncated);
-    assert_eq!(last.findings[0].diagnostic.offset, 1999);
+    assert_eq!(last.findings[0].diagnostic.offset, 7630);
     assert_eq!(
         layout
             .fields
@@ -174,7 +174,7 @@ fn a_file_cut_short_is_mapped_up_to_the_break() {
             .count(),
         1
     );
-    assert_tiles(&layout, 2000, "cut sample");
+    assert_tiles(&layout, 7632, "cut sample");
 
     // cut inside the counts: the count that cannot be met is marked, the rest is the body
     let layout = ByteLayout::of(&bytes[..100]);

@@ -17,3 +17,20 @@ fn committed_sample_is_what_make_sample_writes() {
     let vocab = g.get_array("tokenizer.ggml.tokens").unwrap().len();
     assert_eq!(g.tensor("token_embd.weight").unwrap().shape(), &[64, vocab]);
 }
+
+/// llama.cpp (node-llama-cpp's prebuilt) loads the sample fully and generates from it, and the
+/// audit finds nothing in it, not even a note.
+#[test]
+fn llama_cpp_loads_and_runs_the_sample() {
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../samples/tiny-llama.gguf");
+    let g = ggufkit::Gguf::open(&path).unwrap();
+    assert_eq!(ggufkit::audit::audit(&g), Vec::new());
+    let Some(loaded) = ggufkit_testkit::llama_load::load(&path, true) else {
+        return;
+    };
+    assert!(loaded.ok, "llama.cpp refuses the sample: {loaded:?}");
+    let generated = loaded.generated.unwrap_or_default();
+    println!("generated token ids: {generated}");
+    assert_eq!(generated.split(',').count(), 4, "{generated}");
+}

@@ -34,12 +34,14 @@ fn a_pattern_keeps_the_matching_tensors_in_file_order() {
         names(&g, Some("*norm*"), TensorOrder::Name),
         [
             "blk.0.attn_norm.weight",
+            "blk.0.ffn_norm.weight",
             "blk.1.attn_norm.weight",
+            "blk.1.ffn_norm.weight",
             "output_norm.weight"
         ]
     );
     assert!(names(&g, Some("nothing"), TensorOrder::Offset).is_empty());
-    assert_eq!(names(&g, None, TensorOrder::Offset).len(), 12);
+    assert_eq!(names(&g, None, TensorOrder::Offset).len(), 20);
 }
 
 #[test]
@@ -49,23 +51,25 @@ fn orders_by_size_and_type_keep_file_order_among_equals() {
     assert_eq!(
         by_size[..4],
         [
-            "blk.0.attn_q.weight",
-            "blk.0.attn_output.weight",
-            "blk.1.attn_q.weight",
-            "blk.1.attn_output.weight"
+            "token_embd.weight",
+            "blk.0.ffn_gate.weight",
+            "blk.0.ffn_down.weight",
+            "blk.0.ffn_up.weight"
         ]
     );
-    assert_eq!(by_size[11], "output_norm.weight");
+    assert_eq!(by_size[19], "output_norm.weight");
     let by_type = names(&g, None, TensorOrder::Type);
     assert_eq!(
-        by_type[..3],
+        by_type[..5],
         [
             "blk.0.attn_norm.weight",
+            "blk.0.ffn_norm.weight",
             "blk.1.attn_norm.weight",
+            "blk.1.ffn_norm.weight",
             "output_norm.weight"
         ]
     );
-    assert_eq!(by_type[3], "token_embd.weight");
+    assert_eq!(by_type[5], "token_embd.weight");
     let sizes: Vec<u64> = select_tensors(&g, None, TensorOrder::Size)
         .iter()
         .map(|t| t.size())

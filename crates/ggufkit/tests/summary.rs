@@ -33,10 +33,10 @@ fn the_sample() {
     assert_eq!(s.format.version, 3);
     assert_eq!(s.format.endian, Endian::Little);
     assert_eq!(s.format.alignment, 32);
-    assert_eq!(s.format.header_bytes, 2304);
-    assert_eq!((s.format.kv_count, s.format.tensor_count), (19, 12));
-    assert_eq!(s.format.file_size, 31_360);
-    assert_eq!(s.format.bytes_present, Some(31_360));
+    assert_eq!(s.format.header_bytes, 8416);
+    assert_eq!((s.format.kv_count, s.format.tensor_count), (19, 20));
+    assert_eq!(s.format.file_size, 107_616);
+    assert_eq!(s.format.bytes_present, Some(107_616));
     assert_eq!(s.architecture.as_deref(), Some("llama"));
     assert_eq!(
         s.name.as_deref(),
@@ -44,9 +44,9 @@ fn the_sample() {
     );
     assert_eq!(s.file_type, Some(FileType(7)));
     assert_eq!(s.file_type.unwrap().to_string(), "Q8_0");
-    assert_eq!(s.parameters, 26_816);
-    assert_eq!(s.tensor_data_bytes, 29_056);
-    assert_eq!(s.bits_per_weight(), Some(29_056.0 * 8.0 / 26_816.0));
+    assert_eq!(s.parameters, 92_480);
+    assert_eq!(s.tensor_data_bytes, 99_200);
+    assert_eq!(s.bits_per_weight(), Some(99_200.0 * 8.0 / 92_480.0));
 
     // q8_0 first (the larger share), then f32
     let types: Vec<_> = s
@@ -57,13 +57,13 @@ fn the_sample() {
     assert_eq!(
         types,
         [
-            (GgmlType::Q8_0, 9, 26_624, 28_288),
-            (GgmlType::F32, 3, 192, 768)
+            (GgmlType::Q8_0, 15, 92_160, 97_920),
+            (GgmlType::F32, 5, 320, 1_280)
         ]
     );
     let shares: f64 = s.types.iter().map(|t| t.percent).sum();
     assert!((shares - 100.0).abs() < 1e-9);
-    assert_eq!(s.types[1].percent, 768.0 * 100.0 / 29_056.0);
+    assert_eq!(s.types[1].percent, 1_280.0 * 100.0 / 99_200.0);
 
     assert_eq!(
         s.hyperparameters,
@@ -95,13 +95,13 @@ fn the_sample() {
     );
     assert_eq!(kv.bytes_for(1024), 262_144);
     assert_eq!(kv.at_full_context(), Some(524_288));
-    assert_eq!(s.memory_to_load(1024), 29_056 + 262_144);
+    assert_eq!(s.memory_to_load(1024), 99_200 + 262_144);
 
     let t = s.tokenizer.as_ref().unwrap();
     assert_eq!(t.model.as_deref(), Some("llama"));
     assert_eq!(
         (t.pre.as_deref(), t.vocab_size, t.merges),
-        (None, Some(32), None)
+        (None, Some(288), None)
     );
     let special: Vec<_> = t
         .special
@@ -118,8 +118,8 @@ fn the_sample() {
     );
     assert_eq!(s.chat_template, Some(ChatTemplate::Text { bytes: 77 }));
 
-    // two blocks of one f32 norm and four q8_0 matrices each; the embedding and the output norm
-    // outside them
+    // two blocks of two f32 norms and seven q8_0 matrices each (attention: q, k, v, output;
+    // feed-forward: gate, down, up); the embedding and the output norm outside them
     assert_eq!(s.layers.len(), 2);
     for (i, l) in s.layers.iter().enumerate() {
         assert_eq!(l.layer, i as u64);
@@ -130,16 +130,19 @@ fn the_sample() {
             .collect();
         assert_eq!(
             by_type,
-            [(GgmlType::F32, 256), (GgmlType::Q8_0, 4352 * 2 + 2176 * 2)]
+            [
+                (GgmlType::F32, 256 * 2),
+                (GgmlType::Q8_0, 4352 * 2 + 2176 * 2 + 8704 * 3)
+            ]
         );
-        assert_eq!(l.bytes(), 13_312);
+        assert_eq!(l.bytes(), 39_680);
     }
     let outside: Vec<_> = s
         .outside_layers
         .iter()
         .map(|p| (p.prefix.as_str(), p.bytes))
         .collect();
-    assert_eq!(outside, [("token_embd", 2176), ("output_norm", 256)]);
+    assert_eq!(outside, [("token_embd", 19_584), ("output_norm", 256)]);
 }
 
 #[test]

@@ -1,12 +1,13 @@
 //! `audit`: what a valid file can still hide. Chat templates that reach Python internals or carry
 //! a backdoor, hidden characters, a tokenizer that contradicts itself, hyperparameters that
-//! contradict the tensors. Templates are never rendered: they are scanned as Jinja source.
+//! contradict the tensors, and whether llama.cpp's loader would refuse the file (each
+//! architecture's keys and tensor shapes, [`loader`]). Templates are never rendered: they are scanned as Jinja source.
 #![forbid(unsafe_code)]
 
 mod chars;
 mod file_type;
 mod finding;
-mod model;
+pub mod loader;
 mod rules;
 mod template;
 mod tokenizer;
@@ -66,7 +67,7 @@ pub fn audit_with(g: &Gguf<'_>, depth: Depth) -> Vec<Finding> {
     }
     chars::audit_names(g, &mut out);
     tokenizer::audit_tokenizer(g, depth, &mut out);
-    model::audit_model(g, &mut out);
+    loader::audit_loader(g, &mut out);
     file_type::audit_file_type(g, &mut out);
     out
 }

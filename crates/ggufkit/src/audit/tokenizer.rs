@@ -40,20 +40,39 @@ pub(super) fn audit_tokenizer(g: &Gguf<'_>, depth: Depth, out: &mut Vec<Finding>
             ),
         ));
     }
-    for (key, want) in [
-        ("tokenizer.ggml.scores", ValueType::F32),
-        ("tokenizer.ggml.token_type", ValueType::I32),
+    // llama.cpp takes i32 or f32 scores and i32 token types; fewer entries than tokens is a
+    // refusal (`Index out of array bounds`), more are ignored
+    for (key, wants) in [
+        (
+            "tokenizer.ggml.scores",
+            &[ValueType::F32, ValueType::I32][..],
+        ),
+        ("tokenizer.ggml.token_type", &[ValueType::I32][..]),
     ] {
         let Some(kv) = g.get_kv(key) else { continue };
         match kv.value.as_array() {
-            Some(a) if a.element_type() == want => {
-                if a.len() != n {
+            Some(a) if wants.contains(&a.element_type()) => {
+                if a.len() < n {
                     out.push(Finding::new(
                         "tokenizer.length",
                         Severity::Error,
                         key,
                         kv.offset,
-                        format!("{} entries for {n} tokens", a.len()),
+                        format!(
+                            "{} entries for {n} tokens (llama.cpp refuses fewer)",
+                            a.len()
+                        ),
+                    ));
+                } else if a.len() > n {
+                    out.push(Finding::new(
+                        "tokenizer.length-extra",
+                        Severity::Warning,
+                        key,
+                        kv.offset,
+                        format!(
+                            "{} entries for {n} tokens (llama.cpp ignores the rest)",
+                            a.len()
+                        ),
                     ));
                 }
             }
@@ -62,7 +81,7 @@ pub(super) fn audit_tokenizer(g: &Gguf<'_>, depth: Depth, out: &mut Vec<Finding>
                 Severity::Error,
                 key,
                 kv.offset,
-                format!("not an array of {}", want.name()),
+                format!("not an array of {}", wants[0].name()),
             )),
         }
     }
@@ -75,10 +94,12 @@ pub(super) fn audit_tokenizer(g: &Gguf<'_>, depth: Depth, out: &mut Vec<Finding>
             {
                 out.push(Finding::new(
                     "tokenizer.token-type-range",
-                    Severity::Error,
+                    Severity::Warning,
                     "tokenizer.ggml.token_type",
                     kv.offset,
-                    format!("token {i} has type {t}, outside 0..={MAX_TOKEN_TYPE}"),
+                    format!(
+                        "token {i} has type {t}, outside 0..={MAX_TOKEN_TYPE} (llama.cpp reads it as undefined)"
+                    ),
                 ));
             }
         }
@@ -86,26 +107,29 @@ pub(super) fn audit_tokenizer(g: &Gguf<'_>, depth: Depth, out: &mut Vec<Finding>
     for role in TokenRole::ALL {
         for key in role.keys() {
             let Some(kv) = g.get_kv(key) else { continue };
-            match kv.value.as_i64() {
-                // -1 is how converters say "none".
-                Some(-1) => {}
-                Some(id) if id < 0 || id as u64 >= n => out.push(Finding::new(
+            // llama.cpp reads a special id as a u32 (another type is a refusal) and warns of one
+            // past the vocabulary, using its default instead
+            match kv.value {
+                crate::Value::U32(id) if u64::from(id) >= n => out.push(Finding::new(
                     "tokenizer.special-id",
-                    Severity::Error,
+                    Severity::Warning,
                     key,
                     kv.offset,
                     format!(
-                        "{} token id {id} is outside the vocabulary of {n}",
+                        "{} token id {id} is outside the vocabulary of {n} (llama.cpp loads the file and uses its default id)",
                         role.name()
                     ),
                 )),
-                Some(_) => {}
-                None => out.push(Finding::new(
+                crate::Value::U32(_) => {}
+                _ => out.push(Finding::new(
                     "tokenizer.type",
                     Severity::Error,
                     key,
                     kv.offset,
-                    format!("a token id of type {}", kv.value_type().name()),
+                    format!(
+                        "a token id of type {}, llama.cpp's loader reads it as u32",
+                        kv.value_type().name()
+                    ),
                 )),
             }
         }
@@ -127,10 +151,12 @@ pub(super) fn audit_tokenizer(g: &Gguf<'_>, depth: Depth, out: &mut Vec<Finding>
         let a = a.map_or_else(|| "?".to_string(), |a| a.to_string());
         out.push(Finding::new(
             "tokenizer.duplicate",
-            Severity::Warning,
+            Severity::Error,
             "tokenizer.ggml.tokens",
             tokens_kv.offset,
-            format!("{dups} duplicate tokens (first: {a} and {b})"),
+            format!(
+                "{dups} duplicate tokens (first: {a} and {b}); llama.cpp's loader aborts on them"
+            ),
         ));
     }
     if let Some(kv) = g.get_kv("tokenizer.ggml.merges") {

@@ -20,7 +20,7 @@ mod merges;
 pub mod model;
 mod partition;
 mod plamo2;
-mod pre_name;
+pub(crate) mod pre_name;
 pub mod pre_type;
 mod rwkv;
 mod spm;

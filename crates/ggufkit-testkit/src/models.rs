@@ -1,0 +1,142 @@
+//! Tiny models llama.cpp loads, one for every architecture of the audit's loader table
+//! (`ggufkit::audit::loader::archs`), made by ggufkit's writer: small hyperparameters, a small
+//! byte-level BPE vocabulary, and every tensor the loader requires for them (asked of the
+//! library's [`required_tensors`], then checked against llama.cpp itself by the differential
+//! test). Tests change the metadata and the tensor list to make mutants.
+#![forbid(unsafe_code)]
+
+use ggufkit::audit::loader::archs::{self, COMMON_KEYS};
+use ggufkit::audit::loader::required_tensors;
+use ggufkit::audit::loader::table::{Experts, KeyType};
+use ggufkit::{GgmlType, Gguf, GgufBuilder, OwnedValue};
+
+/// The small sizes every tiny model has.
+pub const EMBD: u32 = 64;
+pub const HEADS: u32 = 4;
+pub const KV_HEADS: u32 = 2;
+pub const FF: u32 = 64;
+pub const BLOCKS: u32 = 2;
+pub const EXPERTS: u32 = 4;
+pub const EXPERTS_USED: u32 = 2;
+
+/// The vocabulary: single bytes and a few merges' results.
+pub const TOKENS: &[&str] = &[
+    "a", "b", "c", "d", "e", "ab", "cd", "<s>", "</s>", "Ċ", "Ġ", "Ġa",
+];
+
+/// One tensor of a tiny model.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Tensor {
+    pub name: String,
+    pub ty: GgmlType,
+    pub shape: Vec<u64>,
+}
+
+/// The metadata of a tiny `arch` model (`moe`: with experts where the architecture may have
+/// them, as Mixtral is a llama).
+pub fn metadata(arch: &str, moe: bool) -> GgufBuilder<'static> {
+    let mut b = GgufBuilder::new();
+    let set =
+        |b: &mut GgufBuilder<'static>, k: &str, v: OwnedValue| b.set(k, v).expect("a valid key");
+    set(&mut b, "general.architecture", arch.into());
+    // a name without "phi3" in it: llama.cpp's loader looks up phi-3's special tokens by name
+    set(&mut b, "general.name", "tiny model".into());
+    let a = archs::find(arch);
+    let experts = a
+        .is_some_and(|a| a.experts == Experts::Required || (moe && a.experts == Experts::Optional));
+    let k = |s: &str| format!("{arch}.{s}");
+    set(&mut b, &k("context_length"), 128u32.into());
+    set(&mut b, &k("embedding_length"), EMBD.into());
+    set(&mut b, &k("block_count"), BLOCKS.into());
+    set(&mut b, &k("feed_forward_length"), FF.into());
+    set(&mut b, &k("attention.head_count"), HEADS.into());
+    set(&mut b, &k("attention.head_count_kv"), KV_HEADS.into());
+    set(&mut b, &k("rope.dimension_count"), (EMBD / HEADS).into());
+    if experts {
+        set(&mut b, &k("expert_count"), EXPERTS.into());
+        set(&mut b, &k("expert_used_count"), EXPERTS_USED.into());
+    }
+    if let Some(a) = a {
+        for rule in COMMON_KEYS.iter().chain(a.keys).filter(|r| r.required) {
+            let key = k(rule.suffix);
+            if b.contains_key(&key) {
+                continue;
+            }
+            let v: OwnedValue = match rule.ty {
+                KeyType::F32 => 1e-5f32.into(),
+                KeyType::U32 | KeyType::U32PerLayer => 32u32.into(),
+                KeyType::Bool => true.into(),
+                KeyType::Str => "linear".into(),
+            };
+            set(&mut b, &key, v);
+        }
+    }
+    set(&mut b, "tokenizer.ggml.model", "gpt2".into());
+    set(&mut b, "tokenizer.ggml.pre", "default".into());
+    set(
+        &mut b,
+        "tokenizer.ggml.tokens",
+        OwnedValue::from(TOKENS.to_vec()),
+    );
+    set(
+        &mut b,
+        "tokenizer.ggml.token_type",
+        OwnedValue::from(
+            TOKENS
+                .iter()
+                .map(|t| if t.starts_with('<') { 3i32 } else { 1 })
+                .collect::<Vec<_>>(),
+        ),
+    );
+    set(
+        &mut b,
+        "tokenizer.ggml.merges",
+        OwnedValue::from(vec!["a b", "c d", "Ġ a"]),
+    );
+    set(&mut b, "tokenizer.ggml.bos_token_id", 7u32.into());
+    set(&mut b, "tokenizer.ggml.eos_token_id", 8u32.into());
+    b
+}
+
+/// The tensors `b`'s metadata requires, as the library's loader table computes them (`None` when
+/// the table rejects the metadata or lacks the architecture).
+pub fn tensors_for(b: &GgufBuilder<'_>) -> Option<Vec<Tensor>> {
+    let bytes = b.to_vec().ok()?;
+    let g = Gguf::from_bytes(&bytes).ok()?;
+    let wanted = required_tensors(&g)?;
+    Some(
+        wanted
+            .into_iter()
+            .map(|(name, shape)| Tensor {
+                name,
+                ty: GgmlType::F32,
+                shape,
+            })
+            .collect(),
+    )
+}
+
+/// The file: `b`'s metadata and `tensors` (zeros; a shape with a zero dimension is kept as is).
+pub fn write(b: &GgufBuilder<'_>, tensors: &[Tensor]) -> ggufkit::Result<Vec<u8>> {
+    let mut b = b.clone();
+    b.clear_tensors();
+    let sizes: Vec<usize> = tensors
+        .iter()
+        .map(|t| {
+            let n: u64 = t.shape.iter().product();
+            (n * t.ty.type_size() / t.ty.block_size()) as usize
+        })
+        .collect();
+    let zeros = vec![0u8; sizes.iter().copied().max().unwrap_or(0)];
+    for (t, &n) in tensors.iter().zip(&sizes) {
+        b.add_tensor_with_data(&t.name, t.ty, &t.shape, &zeros[..n])?;
+    }
+    b.to_vec()
+}
+
+/// A valid tiny `arch` model.
+pub fn tiny_model(arch: &str, moe: bool) -> Vec<u8> {
+    let b = metadata(arch, moe);
+    let tensors = tensors_for(&b).expect("the table knows the architecture");
+    write(&b, &tensors).expect("the writer writes it")
+}

@@ -1,0 +1,493 @@
+//! The architectures whose loader rules the audit knows: for each, what llama.cpp's
+//! `load_arch_hparams` reads and what `load_arch_tensors` creates (`src/models/<arch>.cpp` of
+//! llama.cpp's sources, the loader's order kept), written as data for the one rule in
+//! [`super`]. An empty shape is one the audit does not check (it depends on keys it does not
+//! read).
+#![forbid(unsafe_code)]
+
+use super::table::Dim::*;
+use super::table::KeyType::{Str, F32, U32};
+use super::table::Need::*;
+use super::table::{opt, req, t, Arch, Experts, FfExp, FfShexp, KeyRule, KeyType, Qkv, TensorRule};
+
+/// The keys `llama_model_base::load_hparams` reads for every architecture.
+pub const COMMON_KEYS: &[KeyRule] = &[
+    req("context_length", U32),
+    req("embedding_length", U32),
+    req("block_count", U32),
+    opt("expert_count", U32),
+    opt("expert_used_count", KeyType::U32PerLayer),
+    opt("feed_forward_length", KeyType::U32PerLayer),
+    opt("attention.head_count", KeyType::U32PerLayer),
+    opt("attention.head_count_kv", KeyType::U32PerLayer),
+    opt("rope.freq_base", F32),
+    opt("rope.scaling.type", Str),
+    opt("attention.key_length", U32),
+    opt("attention.value_length", U32),
+    opt("rope.dimension_count", U32),
+];
+
+const RMS: KeyRule = req("attention.layer_norm_rms_epsilon", F32);
+const NORM_EPS: KeyRule = req("attention.layer_norm_epsilon", F32);
+
+/// The output side most architectures share: `output` falls back to `token_embd` (tied).
+const TIED: &[TensorRule] = &[
+    t("token_embd.weight", &[Embd, Vocab], Always),
+    t("output_norm.weight", &[Embd], Always),
+    t("output.weight", &[Embd, Vocab], Optional),
+    t("rope_freqs.weight", &[RotHalf], Optional),
+    t("rope_factors_long.weight", &[RotHalf], Optional),
+    t("rope_factors_short.weight", &[RotHalf], Optional),
+];
+
+/// `output` always duplicated from `token_embd` (gemma, gemma2, command-r, cohere2).
+const EMBD_ONLY: &[TensorRule] = &[
+    t("token_embd.weight", &[Embd, Vocab], Always),
+    t("output_norm.weight", &[Embd], Always),
+];
+
+/// `output` required (qwen2moe, olmo2, gpt-oss).
+const UNTIED: &[TensorRule] = &[
+    t("token_embd.weight", &[Embd, Vocab], Always),
+    t("output_norm.weight", &[Embd], Always),
+    t("output.weight", &[Embd, Vocab], Always),
+];
+
+const GQA: Qkv = Qkv {
+    q: HeadKTimesHeads,
+    k: KGqa,
+    v: VGqa,
+    optional: false,
+};
+
+/// `create_tensor_qkv(layer, i, n_embd, n_embd, n_embd_gqa, n_embd_gqa, ...)`.
+const EMBD_GQA: Qkv = Qkv {
+    q: Embd,
+    k: VGqa,
+    v: VGqa,
+    optional: false,
+};
+
+/// llama's layer (Mistral and Mixtral files are `llama` too).
+const LLAMA_LAYER: &[TensorRule] = &[
+    t("blk.{}.attn_norm.weight", &[Embd], Always),
+    t(
+        "blk.{}.attn_output.weight",
+        &[HeadKTimesHeads, Embd],
+        Always,
+    ),
+    t("blk.{}.attn_output.bias", &[Embd], Optional),
+    t("blk.{}.ffn_norm.weight", &[Embd], Always),
+    t("blk.{}.ffn_gate.weight", &[Embd, Ff], Dense),
+    t("blk.{}.ffn_down.weight", &[Ff, Embd], Dense),
+    t("blk.{}.ffn_up.weight", &[Embd, Ff], Dense),
+    t("blk.{}.ffn_gate.bias", &[Ff], DenseOptional),
+    t("blk.{}.ffn_down.bias", &[Embd], DenseOptional),
+    t("blk.{}.ffn_up.bias", &[Ff], DenseOptional),
+    t("blk.{}.ffn_gate_inp.weight", &[Embd, Expert], Moe),
+    t(
+        "blk.{}.ffn_gate_exps.weight",
+        &[Embd, FfExp, Expert],
+        MoeOptional,
+    ),
+    t("blk.{}.ffn_down_exps.weight", &[FfExp, Embd, Expert], Moe),
+    t("blk.{}.ffn_up_exps.weight", &[Embd, FfExp, Expert], Moe),
+    t("blk.{}.ffn_gate_shexp.weight", &[Embd, FfShexp], MoeShexp),
+    t("blk.{}.ffn_up_shexp.weight", &[Embd, FfShexp], MoeShexp),
+    t("blk.{}.ffn_down_shexp.weight", &[FfShexp, Embd], MoeShexp),
+];
+
+const QWEN2_LAYER: &[TensorRule] = &[
+    t("blk.{}.attn_norm.weight", &[Embd], Always),
+    t("blk.{}.attn_output.weight", &[Embd, Embd], Always),
+    t("blk.{}.ffn_norm.weight", &[Embd], Always),
+    t("blk.{}.ffn_gate.weight", &[Embd, Ff], Always),
+    t("blk.{}.ffn_down.weight", &[Ff, Embd], Always),
+    t("blk.{}.ffn_up.weight", &[Embd, Ff], Always),
+];
+
+const QWEN2MOE_LAYER: &[TensorRule] = &[
+    t("blk.{}.attn_norm.weight", &[Embd], Always),
+    t("blk.{}.attn_output.weight", &[Embd, Embd], Always),
+    t("blk.{}.ffn_norm.weight", &[Embd], Always),
+    t("blk.{}.ffn_gate_inp.weight", &[Embd, Expert], Always),
+    t(
+        "blk.{}.ffn_gate_exps.weight",
+        &[Embd, FfExp, Expert],
+        Always,
+    ),
+    t(
+        "blk.{}.ffn_down_exps.weight",
+        &[FfExp, Embd, Expert],
+        Always,
+    ),
+    t("blk.{}.ffn_up_exps.weight", &[Embd, FfExp, Expert], Always),
+    t("blk.{}.ffn_gate_inp_shexp.weight", &[Embd], Always),
+    t("blk.{}.ffn_gate_shexp.weight", &[Embd, FfShexp], Always),
+    t("blk.{}.ffn_down_shexp.weight", &[FfShexp, Embd], Always),
+    t("blk.{}.ffn_up_shexp.weight", &[Embd, FfShexp], Always),
+];
+
+const QWEN3_LAYER: &[TensorRule] = &[
+    t("blk.{}.attn_norm.weight", &[Embd], Always),
+    t(
+        "blk.{}.attn_output.weight",
+        &[HeadKTimesHeads, Embd],
+        Always,
+    ),
+    t("blk.{}.attn_k_norm.weight", &[HeadK], Always),
+    t("blk.{}.attn_q_norm.weight", &[HeadK], Always),
+    t("blk.{}.ffn_norm.weight", &[Embd], Always),
+    t("blk.{}.ffn_gate.weight", &[Embd, Ff], Always),
+    t("blk.{}.ffn_down.weight", &[Ff, Embd], Always),
+    t("blk.{}.ffn_up.weight", &[Embd, Ff], Always),
+];
+
+const QWEN3MOE_LAYER: &[TensorRule] = &[
+    t("blk.{}.attn_norm.weight", &[Embd], Always),
+    t(
+        "blk.{}.attn_output.weight",
+        &[HeadKTimesHeads, Embd],
+        Always,
+    ),
+    t("blk.{}.attn_k_norm.weight", &[HeadK], Always),
+    t("blk.{}.attn_q_norm.weight", &[HeadK], Always),
+    t("blk.{}.ffn_norm.weight", &[Embd], Always),
+    t("blk.{}.ffn_gate_inp.weight", &[Embd, Expert], Always),
+    t(
+        "blk.{}.ffn_gate_exps.weight",
+        &[Embd, FfExp, Expert],
+        Always,
+    ),
+    t(
+        "blk.{}.ffn_down_exps.weight",
+        &[FfExp, Embd, Expert],
+        Always,
+    ),
+    t("blk.{}.ffn_up_exps.weight", &[Embd, FfExp, Expert], Always),
+];
+
+const GEMMA_LAYER: &[TensorRule] = &[
+    t("blk.{}.attn_norm.weight", &[Embd], Always),
+    t(
+        "blk.{}.attn_output.weight",
+        &[HeadKTimesHeads, Embd],
+        Always,
+    ),
+    t("blk.{}.ffn_norm.weight", &[Embd], Always),
+    t("blk.{}.ffn_gate.weight", &[Embd, Ff], Always),
+    t("blk.{}.ffn_up.weight", &[Embd, Ff], Always),
+    t("blk.{}.ffn_down.weight", &[Ff, Embd], Always),
+];
+
+const GEMMA2_LAYER: &[TensorRule] = &[
+    t("blk.{}.attn_norm.weight", &[Embd], Always),
+    t(
+        "blk.{}.attn_output.weight",
+        &[HeadKTimesHeads, Embd],
+        Always,
+    ),
+    t("blk.{}.post_attention_norm.weight", &[Embd], Always),
+    t("blk.{}.ffn_norm.weight", &[Embd], Always),
+    t("blk.{}.ffn_gate.weight", &[Embd, Ff], Always),
+    t("blk.{}.ffn_up.weight", &[Embd, Ff], Always),
+    t("blk.{}.ffn_down.weight", &[Ff, Embd], Always),
+    t("blk.{}.post_ffw_norm.weight", &[Embd], Always),
+];
+
+const GEMMA3_GLOBALS: &[TensorRule] = &[
+    t("token_embd.weight", &[Embd, Vocab], Always),
+    t("output_norm.weight", &[Embd], Always),
+    t("output.weight", &[Embd, Vocab], Optional),
+    t("dense_2.weight", &[], Optional),
+    t("dense_3.weight", &[], Optional),
+];
+
+const GEMMA3_LAYER: &[TensorRule] = &[
+    t("blk.{}.attn_norm.weight", &[Embd], Always),
+    t(
+        "blk.{}.attn_output.weight",
+        &[HeadKTimesHeads, Embd],
+        Always,
+    ),
+    t("blk.{}.post_attention_norm.weight", &[Embd], Always),
+    t("blk.{}.attn_k_norm.weight", &[HeadK], Always),
+    t("blk.{}.attn_q_norm.weight", &[HeadK], Always),
+    t("blk.{}.ffn_norm.weight", &[Embd], Always),
+    t("blk.{}.ffn_gate.weight", &[Embd, Ff], Always),
+    t("blk.{}.ffn_up.weight", &[Embd, Ff], Always),
+    t("blk.{}.ffn_down.weight", &[Ff, Embd], Always),
+    t("blk.{}.post_ffw_norm.weight", &[Embd], Always),
+];
+
+const PHI3_LAYER: &[TensorRule] = &[
+    t("blk.{}.attn_norm.weight", &[Embd], Always),
+    t("blk.{}.attn_output.weight", &[Embd, Embd], Always),
+    t("blk.{}.ffn_norm.weight", &[Embd], Always),
+    t("blk.{}.ffn_down.weight", &[Ff, Embd], Always),
+    // the gate and up projections fused: twice the feed-forward length
+    t("blk.{}.ffn_up.weight", &[Embd, Ff2], Always),
+];
+
+const COMMAND_R_LAYER: &[TensorRule] = &[
+    t("blk.{}.attn_norm.weight", &[Embd], Always),
+    t("blk.{}.attn_q_norm.weight", &[HeadK, Head], Layers64),
+    t("blk.{}.attn_k_norm.weight", &[], Layers64),
+    t("blk.{}.attn_output.weight", &[Embd, Embd], Always),
+    t("blk.{}.ffn_gate.weight", &[Embd, Ff], Always),
+    t("blk.{}.ffn_down.weight", &[Ff, Embd], Always),
+    t("blk.{}.ffn_up.weight", &[Embd, Ff], Always),
+];
+
+const COHERE2_LAYER: &[TensorRule] = &[
+    t("blk.{}.attn_norm.weight", &[Embd], Always),
+    t("blk.{}.attn_output.weight", &[Embd, Embd], Always),
+    t("blk.{}.ffn_gate.weight", &[Embd, Ff], Always),
+    t("blk.{}.ffn_down.weight", &[Ff, Embd], Always),
+    t("blk.{}.ffn_up.weight", &[Embd, Ff], Always),
+];
+
+const OLMO2_LAYER: &[TensorRule] = &[
+    t("blk.{}.attn_output.weight", &[Embd, Embd], Always),
+    t("blk.{}.attn_q_norm.weight", &[Embd], Always),
+    t(
+        "blk.{}.attn_k_norm.weight",
+        &[HeadKvTimesEmbdPerHead],
+        Always,
+    ),
+    t("blk.{}.post_attention_norm.weight", &[Embd], Always),
+    t("blk.{}.ffn_gate.weight", &[Embd, Ff], Always),
+    t("blk.{}.ffn_up.weight", &[Embd, Ff], Always),
+    t("blk.{}.ffn_down.weight", &[Ff, Embd], Always),
+    t("blk.{}.post_ffw_norm.weight", &[Embd], Always),
+];
+
+const GPT_OSS_LAYER: &[TensorRule] = &[
+    t("blk.{}.attn_norm.weight", &[Embd], Always),
+    t("blk.{}.post_attention_norm.weight", &[Embd], Always),
+    t("blk.{}.attn_output.weight", &[HeadTimesRot, Embd], Always),
+    t("blk.{}.attn_sinks.weight", &[Head], Always),
+    t("blk.{}.ffn_gate_inp.weight", &[Embd, Expert], Always),
+    t(
+        "blk.{}.ffn_gate_exps.weight",
+        &[Embd, FfExp, Expert],
+        Always,
+    ),
+    t(
+        "blk.{}.ffn_down_exps.weight",
+        &[FfExp, Embd, Expert],
+        Always,
+    ),
+    t("blk.{}.ffn_up_exps.weight", &[Embd, FfExp, Expert], Always),
+    t("blk.{}.attn_output.bias", &[Embd], Always),
+    t("blk.{}.ffn_gate_inp.bias", &[Expert], Always),
+    t("blk.{}.ffn_gate_exps.bias", &[FfExp, Expert], Always),
+    t("blk.{}.ffn_down_exps.bias", &[Embd, Expert], Always),
+    t("blk.{}.ffn_up_exps.bias", &[FfExp, Expert], Always),
+];
+
+const fn arch(
+    name: &'static str,
+    keys: &'static [KeyRule],
+    globals: &'static [TensorRule],
+    qkv: Qkv,
+    layer: &'static [TensorRule],
+) -> Arch {
+    Arch {
+        name,
+        keys,
+        globals,
+        qkv,
+        layer,
+        experts: Experts::None,
+        ff_exp: FfExp::Ff,
+        ff_shexp: FfShexp::KeyOrNone,
+        rot_is_head_k: false,
+    }
+}
+
+/// Every architecture of the table, by `general.architecture`.
+pub const ARCHS: &[Arch] = &[
+    Arch {
+        experts: Experts::Optional,
+        rot_is_head_k: true,
+        keys: &[RMS, opt("expert_shared_feed_forward_length", U32)],
+        ..arch("llama", &[], TIED, GQA, LLAMA_LAYER)
+    },
+    arch("qwen2", &[RMS], TIED_QWEN2, EMBD_GQA, QWEN2_LAYER),
+    Arch {
+        experts: Experts::Required,
+        ff_exp: FfExp::KeyOrFfPerUsed,
+        ff_shexp: FfShexp::KeyOrFf,
+        ..arch(
+            "qwen2moe",
+            &[
+                RMS,
+                opt("expert_feed_forward_length", KeyType::U32PerLayer),
+                opt("expert_shared_feed_forward_length", U32),
+            ],
+            UNTIED,
+            EMBD_GQA,
+            QWEN2MOE_LAYER,
+        )
+    },
+    arch(
+        "qwen3",
+        &[RMS],
+        QWEN3_GLOBALS,
+        Qkv { k: VGqa, ..GQA },
+        QWEN3_LAYER,
+    ),
+    Arch {
+        experts: Experts::Required,
+        ff_exp: FfExp::KeyOrFfPerUsed,
+        ..arch(
+            "qwen3moe",
+            &[RMS, opt("expert_feed_forward_length", KeyType::U32PerLayer)],
+            TIED_NO_ROPE,
+            Qkv { k: VGqa, ..GQA },
+            QWEN3MOE_LAYER,
+        )
+    },
+    arch("gemma", &[RMS], EMBD_ONLY, GQA, GEMMA_LAYER),
+    arch(
+        "gemma2",
+        &[
+            RMS,
+            opt("attention.sliding_window", U32),
+            opt("attn_logit_softcapping", F32),
+            opt("final_logit_softcapping", F32),
+        ],
+        EMBD_ONLY,
+        GQA,
+        GEMMA2_LAYER,
+    ),
+    arch(
+        "gemma3",
+        &[
+            RMS,
+            opt("attention.sliding_window", U32),
+            opt("final_logit_softcapping", F32),
+        ],
+        GEMMA3_GLOBALS,
+        GQA,
+        GEMMA3_LAYER,
+    ),
+    arch(
+        "phi3",
+        &[RMS, opt("attention.sliding_window", U32)],
+        TIED,
+        Qkv {
+            optional: true,
+            ..EMBD_GQA
+        },
+        PHI3_LAYER,
+    ),
+    arch(
+        "command-r",
+        &[NORM_EPS, opt("logit_scale", F32)],
+        EMBD_ONLY,
+        EMBD_GQA,
+        COMMAND_R_LAYER,
+    ),
+    arch(
+        "cohere2",
+        &[
+            NORM_EPS,
+            req("attention.sliding_window", U32),
+            req("logit_scale", F32),
+        ],
+        EMBD_ONLY,
+        EMBD_GQA,
+        COHERE2_LAYER,
+    ),
+    Arch {
+        experts: Experts::Optional,
+        ..arch(
+            "granite",
+            &[
+                RMS,
+                req("logit_scale", F32),
+                opt("residual_scale", F32),
+                opt("embedding_scale", F32),
+                opt("attention.scale", F32),
+                opt("expert_shared_feed_forward_length", U32),
+            ],
+            TIED,
+            GQA,
+            GRANITE_LAYER,
+        )
+    },
+    arch(
+        "olmo2",
+        &[RMS, opt("attention.sliding_window", U32)],
+        UNTIED,
+        EMBD_GQA,
+        OLMO2_LAYER,
+    ),
+    Arch {
+        experts: Experts::Required,
+        ff_exp: FfExp::Key,
+        ..arch(
+            "gpt-oss",
+            &[
+                RMS,
+                req("expert_feed_forward_length", KeyType::U32PerLayer),
+                req("attention.sliding_window", U32),
+            ],
+            UNTIED,
+            Qkv {
+                q: HeadTimesRot,
+                k: HeadKvTimesRot,
+                v: HeadKvTimesRot,
+                optional: false,
+            },
+            GPT_OSS_LAYER,
+        )
+    },
+];
+
+/// qwen2's output side: `output` tied, with an optional bias.
+const TIED_QWEN2: &[TensorRule] = &[
+    t("token_embd.weight", &[Embd, Vocab], Always),
+    t("output_norm.weight", &[Embd], Always),
+    t("output.weight", &[Embd, Vocab], Optional),
+    t("output.bias", &[Vocab], Optional),
+];
+
+/// qwen3's: `output` tied, an optional reranker head.
+const QWEN3_GLOBALS: &[TensorRule] = &[
+    t("token_embd.weight", &[Embd, Vocab], Always),
+    t("output_norm.weight", &[Embd], Always),
+    t("output.weight", &[Embd, Vocab], Optional),
+    t("cls.output.weight", &[], Optional),
+];
+
+/// `output` tied, no rope factors.
+const TIED_NO_ROPE: &[TensorRule] = &[
+    t("token_embd.weight", &[Embd, Vocab], Always),
+    t("output_norm.weight", &[Embd], Always),
+    t("output.weight", &[Embd, Vocab], Optional),
+];
+
+/// granite's layer: llama's (its feed-forward dense or experts) without the rope factors' key.
+const GRANITE_LAYER: &[TensorRule] = LLAMA_LAYER;
+
+/// The rules of an architecture, `None` for one the table does not have.
+pub fn find(name: &str) -> Option<&'static Arch> {
+    ARCHS.iter().find(|a| a.name == name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_and_every_layer_tensor_has_its_place() {
+        for (i, a) in ARCHS.iter().enumerate() {
+            assert!(ARCHS[..i].iter().all(|b| b.name != a.name), "{}", a.name);
+            assert!(a.layer.iter().all(|r| r.name.starts_with("blk.{}.")));
+            assert!(a.globals.iter().all(|r| !r.name.contains("{}")));
+        }
+    }
+}

@@ -1,0 +1,191 @@
+//! The hyperparameters as llama.cpp's loader reads them: each key with the type `get_key`
+//! insists on (a missing required key or a wrong type is a refusal), per-layer arrays as
+//! `get_key_or_arr` takes them, and the derived sizes (`n_embd_head_k`, `n_ff_exp`...) the
+//! tensor shapes are computed from.
+#![forbid(unsafe_code)]
+
+use super::table::{Arch, Dim, FfExp, FfShexp, KeyRule, KeyType};
+use crate::{Gguf, Value, ValueType};
+
+/// What is wrong with a key, for a finding.
+pub(super) enum KeyProblem {
+    Missing,
+    WrongType(String),
+}
+
+/// The hyperparameters the tensor shapes are computed from (layer 0's where the file has one
+/// per layer, as `LLAMA_LOAD_LOCALS` takes them).
+#[derive(Debug, Default)]
+pub(super) struct Hparams {
+    pub n_layer: u64,
+    pub n_embd: u64,
+    pub n_vocab: u64,
+    pub n_head: u64,
+    pub n_head_kv: u64,
+    pub n_ff: u64,
+    pub n_ff_exp: u64,
+    pub n_ff_shexp: u64,
+    pub n_expert: u64,
+    pub n_expert_used: u64,
+    pub head_k: u64,
+    pub head_v: u64,
+    pub n_rot: u64,
+}
+
+/// A key's value as the loader reads it: `Ok(None)` when absent.
+fn read_key(
+    g: &Gguf<'_>,
+    key: &str,
+    rule: &KeyRule,
+    n_layer: u64,
+) -> Result<Option<u64>, KeyProblem> {
+    let Some(kv) = g.get_kv(key) else {
+        return if rule.required {
+            Err(KeyProblem::Missing)
+        } else {
+            Ok(None)
+        };
+    };
+    let found = kv.value_type();
+    let wrong = || {
+        KeyProblem::WrongType(format!(
+            "{key} is {}, llama.cpp's loader reads it as {}",
+            describe(&kv.value),
+            rule.ty.name()
+        ))
+    };
+    match rule.ty {
+        KeyType::U32 => match kv.value {
+            Value::U32(v) => Ok(Some(u64::from(v))),
+            _ => Err(wrong()),
+        },
+        KeyType::F32 if found == ValueType::F32 => Ok(Some(0)),
+        KeyType::Bool if found == ValueType::Bool => Ok(Some(0)),
+        KeyType::Str if found == ValueType::String => Ok(Some(0)),
+        KeyType::U32PerLayer => match kv.value {
+            Value::U32(v) => Ok(Some(u64::from(v))),
+            Value::Array(a)
+                if matches!(a.element_type(), ValueType::U32 | ValueType::I32)
+                    && (n_layer == 0 || a.len() == n_layer) =>
+            {
+                Ok(Some(a.get(0).and_then(|v| v.as_u64()).unwrap_or(0)))
+            }
+            Value::Array(a) if matches!(a.element_type(), ValueType::U32 | ValueType::I32) => {
+                Err(KeyProblem::WrongType(format!(
+                    "{key} has {} entries, llama.cpp's loader wants one per layer ({n_layer})",
+                    a.len()
+                )))
+            }
+            _ => Err(wrong()),
+        },
+        _ => Err(wrong()),
+    }
+}
+
+/// A value's type as a message says it.
+fn describe(v: &Value<'_>) -> String {
+    match v {
+        Value::Array(a) => format!("an array of {}", a.element_type().name()),
+        v => v.value_type().name().to_string(),
+    }
+}
+
+/// The hyperparameters of `arch`, reading every key of `keys` (the common ones, then the
+/// architecture's); each problem goes to `problem` with its key.
+pub(super) fn read(
+    g: &Gguf<'_>,
+    arch: &Arch,
+    keys: impl Iterator<Item = &'static KeyRule>,
+    n_vocab: u64,
+    mut problem: impl FnMut(String, KeyProblem),
+) -> Hparams {
+    let mut values: Vec<(&'static str, u64)> = Vec::new();
+    let n_layer = g
+        .get(&format!("{}.block_count", arch.name))
+        .and_then(|v| match v {
+            Value::U32(n) => Some(u64::from(n)),
+            _ => None,
+        })
+        .unwrap_or(0);
+    for rule in keys {
+        let key = format!("{}.{}", arch.name, rule.suffix);
+        match read_key(g, &key, rule, n_layer) {
+            Ok(Some(v)) => values.push((rule.suffix, v)),
+            Ok(None) => {}
+            Err(p) => problem(key, p),
+        }
+    }
+    let get = |suffix: &str| values.iter().find(|(s, _)| *s == suffix).map(|&(_, v)| v);
+    let n_embd = get("embedding_length").unwrap_or(0);
+    let n_head = get("attention.head_count").unwrap_or(0);
+    let n_head_kv = get("attention.head_count_kv").unwrap_or(n_head);
+    let per_head = n_embd.checked_div(n_head).unwrap_or(0);
+    let (head_k, head_v, n_rot) = if n_head > 0 {
+        let k = get("attention.key_length").unwrap_or(per_head);
+        (
+            k,
+            get("attention.value_length").unwrap_or(per_head),
+            get("rope.dimension_count").unwrap_or(k),
+        )
+    } else {
+        (0, 0, 0)
+    };
+    let n_ff = get("feed_forward_length").unwrap_or(0);
+    let n_expert_used = get("expert_used_count").unwrap_or(0);
+    let key_ff_exp = get("expert_feed_forward_length").unwrap_or(0);
+    let n_ff_exp = match arch.ff_exp {
+        FfExp::Ff => n_ff,
+        FfExp::Key => key_ff_exp,
+        FfExp::KeyOrFfPerUsed if key_ff_exp > 0 => key_ff_exp,
+        FfExp::KeyOrFfPerUsed => n_ff.checked_div(n_expert_used).unwrap_or(0),
+    };
+    let key_shexp = get("expert_shared_feed_forward_length").unwrap_or(0);
+    let n_ff_shexp = match arch.ff_shexp {
+        FfShexp::KeyOrFf if key_shexp == 0 => n_ff,
+        _ => key_shexp,
+    };
+    Hparams {
+        n_layer,
+        n_embd,
+        n_vocab,
+        n_head,
+        n_head_kv,
+        n_ff,
+        n_ff_exp,
+        n_ff_shexp,
+        n_expert: get("expert_count").unwrap_or(0),
+        n_expert_used,
+        head_k,
+        head_v,
+        n_rot,
+    }
+}
+
+impl Hparams {
+    /// A dimension's value.
+    pub fn dim(&self, d: Dim) -> u64 {
+        let m = |a: u64, b: u64| a.saturating_mul(b);
+        match d {
+            Dim::Embd => self.n_embd,
+            Dim::Vocab => self.n_vocab,
+            Dim::Ff => self.n_ff,
+            Dim::Ff2 => m(2, self.n_ff),
+            Dim::Expert => self.n_expert,
+            Dim::FfExp => self.n_ff_exp,
+            Dim::FfShexp => self.n_ff_shexp,
+            Dim::HeadKTimesHeads => m(self.head_k, self.n_head),
+            Dim::KGqa => m(self.head_k, self.n_head_kv),
+            Dim::VGqa => m(self.head_v, self.n_head_kv),
+            Dim::HeadK => self.head_k,
+            Dim::Head => self.n_head,
+            Dim::HeadTimesRot => m(self.n_head, self.n_rot),
+            Dim::HeadKvTimesRot => m(self.n_head_kv, self.n_rot),
+            Dim::HeadKvTimesEmbdPerHead => m(
+                self.n_head_kv,
+                self.n_embd.checked_div(self.n_head).unwrap_or(0),
+            ),
+            Dim::RotHalf => self.n_rot / 2,
+            Dim::One => 1,
+        }
+    }
+}

@@ -1,0 +1,410 @@
+//! Will llama.cpp load it: each architecture's loader rules (the keys `load_hparams` reads with
+//! their types, the tensors `load_arch_tensors` creates with the shapes it computes from the
+//! hyperparameters, the vocabulary `llama_vocab::load` needs), checked as the loader checks them.
+//! A file the loader refuses is an error naming the key or tensor, what the file holds and what
+//! the loader expects; the table is in [`archs`], the rule written once here.
+#![forbid(unsafe_code)]
+
+pub mod archs;
+mod hparams;
+pub mod table;
+mod vocab;
+
+use super::{Finding, Severity};
+use crate::Gguf;
+use hparams::{Hparams, KeyProblem};
+use table::{Arch, Experts, Need, TensorRule};
+
+/// `LLAMA_MAX_LAYERS` and `LLAMA_MAX_EXPERTS` (`src/llama-hparams.h`).
+const MAX_LAYERS: u64 = 512;
+const MAX_EXPERTS: u64 = 1024;
+
+/// The loader's rules for `g`: nothing for a file without tensors (a vocabulary), a note for an
+/// architecture not in the table.
+pub(super) fn audit_loader(g: &Gguf<'_>, out: &mut Vec<Finding>) {
+    if g.tensor_count() == 0 {
+        return; // a vocabulary-only file
+    }
+    check(g, out);
+}
+
+/// The tensors llama.cpp's loader requires of a file with `g`'s architecture, hyperparameters
+/// and vocabulary (whatever tensors `g` holds), with the shapes it computes, in its order: what
+/// a file must hold to load. `None` for an architecture not in the table or hyperparameters the
+/// loader rejects.
+pub fn required_tensors(g: &Gguf<'_>) -> Option<Vec<(String, Vec<u64>)>> {
+    let mut out = Vec::new();
+    let wanted = check(g, &mut out)?;
+    let rejected = out.iter().any(|f| {
+        matches!(
+            f.rule,
+            "model.missing-key" | "model.key-type" | "model.hparams"
+        ) || f.rule.starts_with("tokenizer.")
+    });
+    (!rejected).then_some(wanted)
+}
+
+/// The findings of `g`, and the tensors its hyperparameters require (`None` for an architecture
+/// not in the table).
+fn check(g: &Gguf<'_>, out: &mut Vec<Finding>) -> Option<Vec<(String, Vec<u64>)>> {
+    let name = g.architecture()?;
+    let arch_kv = g.get_kv("general.architecture").map_or(0, |kv| kv.offset);
+    let Some(arch) = archs::find(name) else {
+        out.push(Finding::new(
+            "model.unknown-arch",
+            Severity::Note,
+            "general.architecture",
+            arch_kv,
+            format!("architecture `{name}` is not one the audit knows; shapes not checked"),
+        ));
+        return None;
+    };
+    let key_offset = |key: &str| g.get_kv(key).map_or(arch_kv, |kv| kv.offset);
+    let error =
+        |out: &mut Vec<Finding>, rule: &'static str, subject: &str, offset: u64, msg: String| {
+            out.push(Finding::new(rule, Severity::Error, subject, offset, msg));
+        };
+    let keys = archs::COMMON_KEYS.iter().chain(arch.keys.iter());
+    let n_vocab = vocab::audit_vocab(g, arch_kv, out);
+    let mut key_findings = Vec::new();
+    let h = hparams::read(g, arch, keys, n_vocab, |key, problem| {
+        let (rule, msg) = match problem {
+            KeyProblem::Missing => (
+                "model.missing-key",
+                format!(
+                    "llama.cpp's {} loader requires {key} (key not found in model)",
+                    arch.name
+                ),
+            ),
+            KeyProblem::WrongType(msg) => ("model.key-type", msg),
+        };
+        key_findings.push(Finding::new(
+            rule,
+            Severity::Error,
+            &key,
+            key_offset(&key),
+            msg,
+        ));
+    });
+    if !key_findings.is_empty() {
+        // the loader stops at the first key it rejects: no shape can be computed
+        out.extend(key_findings);
+        return None;
+    }
+    let bc_key = format!("{}.block_count", arch.name);
+    if g.get_kv(&bc_key).is_some() && !(1..=MAX_LAYERS).contains(&h.n_layer) {
+        let msg = format!(
+            "block_count {} is outside 1..={MAX_LAYERS} (llama.cpp aborts)",
+            h.n_layer
+        );
+        error(out, "model.hparams", &bc_key, key_offset(&bc_key), msg);
+        return None;
+    }
+    if let Some(f) = expert_problem(arch, &h) {
+        let key = format!("{}.{}", arch.name, f.0);
+        error(out, "model.hparams", &key, key_offset(&key), f.1);
+    }
+    if arch.rot_is_head_k && h.n_head > 0 && h.n_rot != h.head_k {
+        let key = format!("{}.rope.dimension_count", arch.name);
+        let msg = format!(
+            "invalid n_rot: {}, expected {} (n_embd_head_k)",
+            h.n_rot, h.head_k
+        );
+        error(out, "model.hparams", &key, key_offset(&key), msg);
+    }
+    Some(audit_tensors(g, arch, &h, arch_kv, out))
+}
+
+/// The expert counts the loader asserts or throws on: (key suffix, message).
+fn expert_problem(arch: &Arch, h: &Hparams) -> Option<(&'static str, String)> {
+    let (n, used) = (h.n_expert, h.n_expert_used);
+    if n > MAX_EXPERTS {
+        return Some((
+            "expert_count",
+            format!("expert_count {n} is over {MAX_EXPERTS} (llama.cpp aborts)"),
+        ));
+    }
+    if used > n {
+        return Some((
+            "expert_used_count",
+            format!("expert_used_count {used} is over expert_count {n} (llama.cpp aborts)"),
+        ));
+    }
+    if n > 0 && used == 0 {
+        return Some((
+            "expert_used_count",
+            format!("{n} experts but expert_used_count is 0 or absent (llama.cpp aborts)"),
+        ));
+    }
+    if arch.experts == Experts::Required && n == 0 {
+        return Some((
+            "expert_count",
+            format!("llama.cpp's {} loader needs expert_count > 0", arch.name),
+        ));
+    }
+    None
+}
+
+/// Whether the loader creates (`Some(required)`) a tensor of this rule, given the counts.
+fn created(need: Need, arch: &Arch, h: &Hparams) -> Option<bool> {
+    let moe = h.n_expert > 0 && arch.experts != Experts::None;
+    match need {
+        Need::Always => Some(true),
+        Need::Optional => Some(false),
+        Need::Dense => (!moe).then_some(true),
+        Need::DenseOptional => (!moe).then_some(false),
+        Need::Moe => moe.then_some(true),
+        Need::MoeOptional => moe.then_some(false),
+        Need::MoeShexp => (moe && h.n_ff_shexp > 0).then_some(true),
+        Need::Layers64 => (h.n_layer >= 64).then_some(true),
+    }
+}
+
+/// A shape as llama.cpp prints it.
+fn shape_text(dims: &[u64]) -> String {
+    let d: Vec<String> = dims.iter().map(u64::to_string).collect();
+    format!("[{}]", d.join(", "))
+}
+
+/// Expected and found agree as `llama_model_loader::check_tensor_dims` compares them: each
+/// expected dimension, and 1 beyond.
+fn same_shape(expected: &[u64], found: &[u64]) -> bool {
+    (0..4).all(|i| {
+        let e = expected.get(i).copied().unwrap_or(1);
+        let f = found.get(i).copied().unwrap_or(1);
+        e == f
+    })
+}
+
+/// One tensor the loader creates, checked; `seen` marks the file's tensors it takes.
+struct Check<'g, 'a> {
+    g: &'g Gguf<'a>,
+    arch: &'g Arch,
+    h: &'g Hparams,
+    seen: Vec<bool>,
+    /// Per rule name: the first missing tensor, how many more layers lack it, the message.
+    missing: Vec<(String, String, u64, String)>,
+    /// Every tensor a file of these hyperparameters holds (required ones, and the separate
+    /// attention projections), with its shape, in the loader's order.
+    wanted: Vec<(String, Vec<u64>)>,
+}
+
+impl Check<'_, '_> {
+    fn take(&mut self, name: &str) -> Option<usize> {
+        let i = self.g.tensor_index(name)?;
+        self.seen[i] = true;
+        Some(i)
+    }
+
+    fn tensor(
+        &mut self,
+        rule_name: &str,
+        name: &str,
+        dims: &[table::Dim],
+        required: bool,
+        out: &mut Vec<Finding>,
+    ) -> bool {
+        let expected: Vec<u64> = dims.iter().map(|&d| self.h.dim(d)).collect();
+        let formula: Vec<&str> = dims.iter().map(|d| d.name()).collect();
+        if required || rule_name == "blk.{}.attn_qkv" {
+            self.wanted.push((name.to_string(), expected.clone()));
+        }
+        let Some(i) = self.take(name) else {
+            if required {
+                if let Some(m) = self.missing.iter_mut().find(|m| m.0 == rule_name) {
+                    m.2 += 1;
+                } else {
+                    let msg = format!(
+                        "missing tensor '{name}': llama.cpp's {} loader requires it, of shape {} ([{}])",
+                        self.arch.name,
+                        shape_text(&expected),
+                        formula.join(", ")
+                    );
+                    self.missing
+                        .push((rule_name.to_string(), name.to_string(), 0, msg));
+                }
+            }
+            return false;
+        };
+        let Some(t) = self.g.tensor_at(i) else {
+            return true;
+        };
+        if !dims.is_empty() && !same_shape(&expected, t.shape()) {
+            out.push(Finding::new(
+                "model.tensor-shape",
+                Severity::Error,
+                name,
+                t.info_offset(),
+                format!(
+                    "tensor '{name}' has wrong shape; expected {} ([{}]), got {}",
+                    shape_text(&expected),
+                    formula.join(", "),
+                    shape_text(t.shape())
+                ),
+            ));
+        }
+        true
+    }
+
+    fn rule(&mut self, r: &TensorRule, layer: Option<u64>, out: &mut Vec<Finding>) {
+        let Some(required) = created(r.need, self.arch, self.h) else {
+            return;
+        };
+        let name = match layer {
+            Some(i) => r.name.replacen("{}", &i.to_string(), 1),
+            None => r.name.to_string(),
+        };
+        self.tensor(r.name, &name, r.shape, required, out);
+    }
+}
+
+/// Every tensor the loader creates, in its order, then the ones it would leave unused; returns
+/// the tensors a file of these hyperparameters holds.
+fn audit_tensors(
+    g: &Gguf<'_>,
+    arch: &Arch,
+    h: &Hparams,
+    arch_kv: u64,
+    out: &mut Vec<Finding>,
+) -> Vec<(String, Vec<u64>)> {
+    let mut c = Check {
+        g,
+        arch,
+        h,
+        seen: vec![false; g.tensor_count()],
+        missing: Vec::new(),
+        wanted: Vec::new(),
+    };
+    for r in arch.globals {
+        c.rule(r, None, out);
+    }
+    let q = arch.qkv;
+    for il in 0..h.n_layer {
+        let blk = |s: &str| format!("blk.{il}.{s}");
+        if c.tensor(
+            "blk.{}.attn_qkv.weight",
+            &blk("attn_qkv.weight"),
+            &[table::Dim::Embd],
+            false,
+            &mut Vec::new(),
+        ) {
+            // fused: its rows are q + k + v
+            let rows = h
+                .dim(q.q)
+                .saturating_add(h.dim(q.k))
+                .saturating_add(h.dim(q.v));
+            check_fused(g, &blk("attn_qkv.weight"), h.n_embd, rows, out);
+            c.take(&blk("attn_qkv.bias"));
+        } else {
+            for (part, d) in [("q", q.q), ("k", q.k), ("v", q.v)] {
+                c.tensor(
+                    "blk.{}.attn_qkv",
+                    &blk(&format!("attn_{part}.weight")),
+                    &[table::Dim::Embd, d],
+                    !q.optional,
+                    out,
+                );
+            }
+        }
+        for (part, d) in [("q", q.q), ("k", q.k), ("v", q.v)] {
+            c.tensor(
+                "blk.{}.attn_b",
+                &blk(&format!("attn_{part}.bias")),
+                &[d],
+                false,
+                out,
+            );
+        }
+        for r in arch.layer {
+            c.rule(r, Some(il), out);
+        }
+    }
+    // each missing tensor once, with how many more layers lack the same one
+    for (_, name, more, msg) in &c.missing {
+        let msg = if *more > 0 {
+            format!("{msg} (and {more} more layers lack it)")
+        } else {
+            msg.clone()
+        };
+        out.push(Finding::new(
+            "model.missing-tensor",
+            Severity::Error,
+            name,
+            arch_kv,
+            msg,
+        ));
+    }
+    // per-tensor scales of weights the loader took (its generic pass over every layer)
+    for (i, t) in g.tensors().enumerate() {
+        let name = t.name();
+        if let Some(base) = name.strip_suffix(".scale") {
+            if g.tensor_index(&format!("{base}.weight"))
+                .is_some_and(|w| c.seen[w])
+            {
+                c.seen[i] = true;
+            }
+        }
+    }
+    let mut beyond = None;
+    let mut unused = Vec::new();
+    for (i, t) in g.tensors().enumerate() {
+        if c.seen[i] {
+            continue;
+        }
+        let name = t.name();
+        let layer = name
+            .strip_prefix("blk.")
+            .and_then(|r| r.split('.').next())
+            .and_then(|n| n.parse::<u64>().ok());
+        match layer {
+            Some(n) if n >= h.n_layer => beyond = Some(beyond.map_or(n, |b: u64| b.max(n))),
+            _ => unused.push((name.to_string(), t.info_offset())),
+        }
+    }
+    if let Some(last) = beyond {
+        let key = format!("{}.block_count", arch.name);
+        out.push(Finding::new(
+            "model.block-count",
+            Severity::Error,
+            &key,
+            g.get_kv(&key).map_or(0, |kv| kv.offset),
+            format!(
+                "block_count {} but the file has tensors of blocks up to blk.{last}, which the loader leaves unused (wrong number of tensors)",
+                h.n_layer
+            ),
+        ));
+    }
+    if let Some((first, offset)) = unused.first() {
+        let more = unused.len() - 1;
+        out.push(Finding::new(
+            "model.unused-tensor",
+            Severity::Error,
+            first,
+            *offset,
+            format!(
+                "llama.cpp's {} loader does not create '{first}'{}: it refuses a file with tensors it leaves unused (wrong number of tensors)",
+                arch.name,
+                if more > 0 { format!(" (nor {more} more)") } else { String::new() }
+            ),
+        ));
+    }
+    c.wanted
+}
+
+/// A fused `attn_qkv.weight` against `[n_embd, q + k + v]`.
+fn check_fused(g: &Gguf<'_>, name: &str, n_embd: u64, rows: u64, out: &mut Vec<Finding>) {
+    let Some(t) = g.tensor(name) else { return };
+    if !same_shape(&[n_embd, rows], t.shape()) {
+        out.push(Finding::new(
+            "model.tensor-shape",
+            Severity::Error,
+            name,
+            t.info_offset(),
+            format!(
+                "tensor '{name}' has wrong shape; expected {} ([n_embd, q+k+v rows]), got {}",
+                shape_text(&[n_embd, rows]),
+                shape_text(t.shape())
+            ),
+        ));
+    }
+}

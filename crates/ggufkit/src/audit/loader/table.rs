@@ -1,0 +1,218 @@
+//! The vocabulary the architecture table is written in: the dimensions llama.cpp's loader computes
+//! from the hyperparameters, when it requires a tensor, and which keys it reads with which type.
+#![forbid(unsafe_code)]
+
+/// A dimension of a tensor as llama.cpp's loader computes it (the names are llama.cpp's locals,
+/// see `LLAMA_LOAD_LOCALS` in `src/llama-model.h`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dim {
+    /// `n_embd`: `{arch}.embedding_length`.
+    Embd,
+    /// `n_vocab`: the number of tokens in `tokenizer.ggml.tokens`.
+    Vocab,
+    /// `n_ff`: the layer's `{arch}.feed_forward_length`.
+    Ff,
+    /// `2 * n_ff`: phi3's fused gate and up projection.
+    Ff2,
+    /// `n_expert`: `{arch}.expert_count`.
+    Expert,
+    /// `n_ff_exp`: an expert's feed-forward length (how each architecture derives it:
+    /// [`FfExp`]).
+    FfExp,
+    /// `n_ff_shexp`: the shared expert's feed-forward length (`{arch}.expert_shared_feed_forward_length`,
+    /// else `n_ff` where the architecture says so).
+    FfShexp,
+    /// `n_embd_head_k * n_head`: the query projection's rows.
+    HeadKTimesHeads,
+    /// `n_embd_k_gqa = n_embd_head_k * n_head_kv`.
+    KGqa,
+    /// `n_embd_v_gqa = n_embd_head_v * n_head_kv`.
+    VGqa,
+    /// `n_embd_head_k`: `{arch}.attention.key_length`, else `n_embd / n_head`.
+    HeadK,
+    /// `n_head`, and `n_head_kv`.
+    Head,
+    /// `n_head * n_rot` (gpt-oss's query rows).
+    HeadTimesRot,
+    /// `n_head_kv * n_rot` (gpt-oss's key and value rows).
+    HeadKvTimesRot,
+    /// `n_head_kv * (n_embd / n_head)` (olmo2's key norm).
+    HeadKvTimesEmbdPerHead,
+    /// `n_rot / 2` (rope frequency factors).
+    RotHalf,
+    /// 1 (a per-tensor scale).
+    One,
+}
+
+impl Dim {
+    /// llama.cpp's name for it, as a message prints it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Dim::Embd => "n_embd",
+            Dim::Vocab => "n_vocab",
+            Dim::Ff => "n_ff",
+            Dim::Ff2 => "2*n_ff",
+            Dim::Expert => "n_expert",
+            Dim::FfExp => "n_ff_exp",
+            Dim::FfShexp => "n_ff_shexp",
+            Dim::HeadKTimesHeads => "n_embd_head_k*n_head",
+            Dim::KGqa => "n_embd_k_gqa",
+            Dim::VGqa => "n_embd_v_gqa",
+            Dim::HeadK => "n_embd_head_k",
+            Dim::Head => "n_head",
+            Dim::HeadTimesRot => "n_head*n_rot",
+            Dim::HeadKvTimesRot => "n_head_kv*n_rot",
+            Dim::HeadKvTimesEmbdPerHead => "n_head_kv*n_embd/n_head",
+            Dim::RotHalf => "n_rot/2",
+            Dim::One => "1",
+        }
+    }
+}
+
+/// When the loader requires a tensor (`create_tensor` without `TENSOR_NOT_REQUIRED`, under the
+/// architecture's own conditions).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Need {
+    /// Always.
+    Always,
+    /// Never: the loader takes it when present (biases, tied `output`, rope factors).
+    Optional,
+    /// When `n_expert == 0` (a dense feed-forward), else not created at all.
+    Dense,
+    /// When `n_expert > 0`, else not created at all.
+    Moe,
+    /// Taken when present and `n_expert > 0`.
+    MoeOptional,
+    /// Taken when present and `n_expert == 0`.
+    DenseOptional,
+    /// When `n_expert > 0` and `n_ff_shexp > 0` (llama's and granite's shared expert).
+    MoeShexp,
+    /// When the model has 64 layers or more (command-r's query and key norms).
+    Layers64,
+}
+
+/// One tensor the loader creates. `name` holds `{}` where a per-layer tensor has its layer.
+#[derive(Clone, Copy, Debug)]
+pub struct TensorRule {
+    pub name: &'static str,
+    pub shape: &'static [Dim],
+    pub need: Need,
+}
+
+/// The query, key and value projections as `create_tensor_qkv` creates them: a fused
+/// `attn_qkv` of `q + k + v` rows, else the three (required unless `optional`), each with an
+/// optional bias.
+#[derive(Clone, Copy, Debug)]
+pub struct Qkv {
+    pub q: Dim,
+    pub k: Dim,
+    pub v: Dim,
+    /// phi3 passes `TENSOR_NOT_REQUIRED` for the separate projections.
+    pub optional: bool,
+}
+
+/// How an architecture derives `n_ff_exp`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FfExp {
+    /// `n_ff` (llama's and granite's experts).
+    Ff,
+    /// `{arch}.expert_feed_forward_length`, else `n_ff / n_expert_used` (qwen2moe, qwen3moe).
+    KeyOrFfPerUsed,
+    /// `{arch}.expert_feed_forward_length` (required by gpt-oss).
+    Key,
+}
+
+/// How an architecture derives `n_ff_shexp`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FfShexp {
+    /// `{arch}.expert_shared_feed_forward_length`, else 0 (no shared expert).
+    KeyOrNone,
+    /// `{arch}.expert_shared_feed_forward_length`, else `n_ff` (qwen2moe).
+    KeyOrFf,
+}
+
+/// Whether an architecture has experts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Experts {
+    /// Never (its loader creates no expert tensors).
+    None,
+    /// When `{arch}.expert_count` says so (llama is Mixtral too, granite is granitemoe's base).
+    Optional,
+    /// Always: the loader throws when `n_expert` or `n_expert_used` is 0.
+    Required,
+}
+
+/// The type llama.cpp's `get_key` insists on (`key ... has wrong type`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KeyType {
+    U32,
+    F32,
+    /// A `u32`, or an array of one per layer (`get_key_or_arr`).
+    U32PerLayer,
+    Bool,
+    Str,
+}
+
+impl KeyType {
+    pub fn name(self) -> &'static str {
+        match self {
+            KeyType::U32 => "u32",
+            KeyType::F32 => "f32",
+            KeyType::U32PerLayer => "u32 or an array of one per layer",
+            KeyType::Bool => "bool",
+            KeyType::Str => "string",
+        }
+    }
+}
+
+/// A key `{arch}.{suffix}` the loader reads.
+#[derive(Clone, Copy, Debug)]
+pub struct KeyRule {
+    pub suffix: &'static str,
+    pub ty: KeyType,
+    pub required: bool,
+}
+
+/// One architecture's loader rules, from its `load_arch_hparams` and `load_arch_tensors` in
+/// llama.cpp's `src/models/<arch>.cpp`.
+#[derive(Clone, Copy, Debug)]
+pub struct Arch {
+    /// `general.architecture`.
+    pub name: &'static str,
+    /// The keys it reads beyond the ones every architecture reads ([`super::archs::COMMON_KEYS`]).
+    pub keys: &'static [KeyRule],
+    /// Tensors outside the layers, in the loader's order.
+    pub globals: &'static [TensorRule],
+    /// Each layer's attention projections.
+    pub qkv: Qkv,
+    /// Each layer's other tensors, in the loader's order.
+    pub layer: &'static [TensorRule],
+    pub experts: Experts,
+    pub ff_exp: FfExp,
+    pub ff_shexp: FfShexp,
+    /// The loader throws `invalid n_rot` unless `rope.dimension_count` equals `n_embd_head_k`.
+    pub rot_is_head_k: bool,
+}
+
+/// A required key.
+pub const fn req(suffix: &'static str, ty: KeyType) -> KeyRule {
+    KeyRule {
+        suffix,
+        ty,
+        required: true,
+    }
+}
+
+/// A key read when present.
+pub const fn opt(suffix: &'static str, ty: KeyType) -> KeyRule {
+    KeyRule {
+        suffix,
+        ty,
+        required: false,
+    }
+}
+
+/// A tensor rule.
+pub const fn t(name: &'static str, shape: &'static [Dim], need: Need) -> TensorRule {
+    TensorRule { name, shape, need }
+}

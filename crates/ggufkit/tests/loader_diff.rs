@@ -1,0 +1,251 @@
+//! The audit's loader rules against llama.cpp itself: a tiny valid model of every architecture
+//! of the table (`ggufkit_testkit::models`, our writer) and mutants of each (a required tensor
+//! dropped, a shape off by one, `head_count_kv` changed, the vocabulary and the embedding rows
+//! disagreeing, a required key removed, a key of the wrong type, a type id unknown to the
+//! release), each loaded fully by node-llama-cpp's prebuilt llama.cpp. The audit must say "won't
+//! load" (an error) exactly when llama.cpp refuses, and name the tensor or key llama.cpp names.
+//! The table of every case is printed; llama.cpp's answers are cached by file hash.
+
+use std::path::PathBuf;
+
+use ggufkit::audit::loader::archs::ARCHS;
+use ggufkit::audit::{audit, Finding, Severity};
+use ggufkit::{GgmlType, Gguf};
+use ggufkit_testkit::models::{metadata, tensors_for, write, Tensor};
+
+/// One generated file: its name, bytes.
+struct Case {
+    name: String,
+    bytes: Vec<u8>,
+}
+
+/// Patches the type id of the tensor `name` in a written file to `id`.
+fn with_type_id(bytes: &[u8], name: &str, id: u32) -> Vec<u8> {
+    let g = Gguf::from_bytes(bytes).unwrap();
+    let t = g.tensor(name).unwrap();
+    // the info: name length (u64), name, n_dims (u32), dims (u64 each), type (u32), offset
+    let at = t.info_offset() as usize + 8 + name.len() + 4 + 8 * t.shape().len();
+    let mut out = bytes.to_vec();
+    out[at..at + 4].copy_from_slice(&id.to_le_bytes());
+    out
+}
+
+fn cases() -> Vec<Case> {
+    let mut out = Vec::new();
+    let mut variants: Vec<(String, &str, bool)> = ARCHS
+        .iter()
+        .map(|a| (a.name.to_string(), a.name, false))
+        .collect();
+    variants.push(("llama-moe".into(), "llama", true));
+    for (label, arch, moe) in variants {
+        let meta = metadata(arch, moe);
+        let tensors = tensors_for(&meta)
+            .unwrap_or_else(|| panic!("{label}: the table rejects its own metadata"));
+        let file = |tensors: &[Tensor]| write(&meta, tensors).unwrap();
+        out.push(Case {
+            name: format!("{label}/valid"),
+            bytes: file(&tensors),
+        });
+        // a required tensor dropped: the last of layer 1
+        let last = tensors
+            .iter()
+            .rposition(|t| t.name.starts_with("blk.1."))
+            .unwrap();
+        let mut dropped = tensors.clone();
+        dropped.remove(last);
+        out.push(Case {
+            name: format!("{label}/drop {}", tensors[last].name),
+            bytes: file(&dropped),
+        });
+        // a shape off by one: the first 2-d tensor of layer 0
+        let two_d = tensors
+            .iter()
+            .position(|t| t.name.starts_with("blk.0.") && t.shape.len() >= 2)
+            .unwrap();
+        let mut off = tensors.clone();
+        off[two_d].shape[1] += 1;
+        out.push(Case {
+            name: format!("{label}/shape {}", tensors[two_d].name),
+            bytes: file(&off),
+        });
+        // head_count_kv changed
+        let mut m = meta.clone();
+        m.set(&format!("{arch}.attention.head_count_kv"), 1u32)
+            .unwrap();
+        out.push(Case {
+            name: format!("{label}/head_count_kv 1"),
+            bytes: write(&m, &tensors).unwrap(),
+        });
+        // one more token than embedding rows
+        let mut m = meta.clone();
+        let mut toks: Vec<String> = ggufkit_testkit::models::TOKENS
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        toks.push("zz".into());
+        m.set("tokenizer.ggml.tokens", ggufkit::OwnedValue::from(toks))
+            .unwrap();
+        m.remove("tokenizer.ggml.token_type");
+        out.push(Case {
+            name: format!("{label}/vocab+1"),
+            bytes: write(&m, &tensors).unwrap(),
+        });
+        // a required key removed: each of the common ones and the architecture's
+        let a = ggufkit::audit::loader::archs::find(arch).unwrap();
+        for rule in ggufkit::audit::loader::archs::COMMON_KEYS
+            .iter()
+            .chain(a.keys)
+            .filter(|r| r.required)
+        {
+            let mut m = meta.clone();
+            m.remove(&format!("{arch}.{}", rule.suffix));
+            out.push(Case {
+                name: format!("{label}/no {}", rule.suffix),
+                bytes: write(&m, &tensors).unwrap(),
+            });
+        }
+        // a key of the wrong type
+        let mut m = meta.clone();
+        m.set(&format!("{arch}.embedding_length"), 64i32).unwrap();
+        out.push(Case {
+            name: format!("{label}/embedding_length i32"),
+            bytes: write(&m, &tensors).unwrap(),
+        });
+        // no tokenizer model
+        let mut m = meta.clone();
+        m.remove("tokenizer.ggml.model");
+        out.push(Case {
+            name: format!("{label}/no tokenizer model"),
+            bytes: write(&m, &tensors).unwrap(),
+        });
+        // an unknown pre-tokenizer
+        let mut m = meta.clone();
+        m.set("tokenizer.ggml.pre", "frobnicate").unwrap();
+        out.push(Case {
+            name: format!("{label}/pre frobnicate"),
+            bytes: write(&m, &tensors).unwrap(),
+        });
+        // a special id past the vocabulary (tolerated)
+        let mut m = meta.clone();
+        m.set("tokenizer.ggml.bos_token_id", 999u32).unwrap();
+        out.push(Case {
+            name: format!("{label}/bos 999"),
+            bytes: write(&m, &tensors).unwrap(),
+        });
+        // named phi-3 without phi-3's special tokens
+        let mut m = meta.clone();
+        m.set("general.name", "Phi-3 mini").unwrap();
+        out.push(Case {
+            name: format!("{label}/named phi-3"),
+            bytes: write(&m, &tensors).unwrap(),
+        });
+        // a tensor the loader does not create
+        let mut extra = tensors.clone();
+        extra.push(Tensor {
+            name: "blk.0.frobnicator.weight".into(),
+            ty: GgmlType::F32,
+            shape: vec![4],
+        });
+        out.push(Case {
+            name: format!("{label}/extra tensor"),
+            bytes: file(&extra),
+        });
+        // a type id this release does not know
+        let valid = file(&tensors);
+        out.push(Case {
+            name: format!("{label}/type id 99"),
+            bytes: with_type_id(&valid, "output_norm.weight", 99),
+        });
+    }
+    out
+}
+
+/// The audit's errors of a file (`None` when it does not parse: a file the reader refuses).
+fn errors(bytes: &[u8]) -> Vec<Finding> {
+    match Gguf::from_bytes(bytes) {
+        Ok(g) => audit(&g)
+            .into_iter()
+            .filter(|f| f.severity == Severity::Error)
+            .collect(),
+        Err(e) => vec![Finding::new("read", Severity::Error, "", 0, e.to_string())],
+    }
+}
+
+/// llama.cpp's reasons that name no key or tensor, and the rule of the audit that names it.
+const UNNAMED: &[(&str, &str)] = &[
+    ("unknown pre-tokenizer type", "tokenizer.unknown-pre"),
+    ("wrong number of tensors", "model.unused-tensor"),
+    ("_Map_base::at", "tokenizer.missing"),
+    // the reader refuses before the loader
+    ("Invalid type or block size", "read"),
+    ("invalid ggml type", "read"),
+];
+
+/// Whether llama.cpp's reason names what an error of the audit names.
+fn same_subject(reason: &str, errors: &[Finding]) -> bool {
+    let named = |f: &Finding| !f.subject.is_empty() && reason.contains(&f.subject);
+    let unnamed = |f: &Finding| {
+        UNNAMED
+            .iter()
+            .any(|(r, rule)| reason.contains(r) && f.rule == *rule)
+    };
+    errors.iter().any(|f| named(f) || unnamed(f))
+}
+
+#[test]
+fn the_audit_says_wont_load_exactly_when_llama_cpp_refuses() {
+    let cases = cases();
+    let dir = tempfile::tempdir().unwrap();
+    let paths: Vec<PathBuf> = cases
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let p = dir.path().join(format!("{i:03}.gguf"));
+            std::fs::write(&p, &c.bytes).unwrap();
+            p
+        })
+        .collect();
+    let Some(loaded) = ggufkit_testkit::llama_load::load_all(&paths, false) else {
+        return;
+    };
+    let mut disagreements = Vec::new();
+    println!(
+        "{:<40} {:<8} {:<8} reason / audit",
+        "case", "llama", "audit"
+    );
+    for (c, l) in cases.iter().zip(&loaded) {
+        let errs = errors(&c.bytes);
+        let audit_ok = errs.is_empty();
+        let reason = l.reason().unwrap_or_default();
+        let agree = if l.ok {
+            audit_ok
+        } else {
+            !audit_ok && same_subject(&reason, &errs)
+        };
+        let first = errs
+            .first()
+            .map(|f| format!("[{}] {}", f.rule, f.subject))
+            .unwrap_or_default();
+        println!(
+            "{:<40} {:<8} {:<8} {} | {}{}",
+            c.name,
+            if l.ok { "loads" } else { "refuses" },
+            if audit_ok { "loads" } else { "refuses" },
+            reason,
+            first,
+            if agree { "" } else { "   <-- DISAGREE" }
+        );
+        if !agree {
+            disagreements.push(format!(
+                "{}: llama.cpp {:?}, audit {:?}",
+                c.name, reason, errs
+            ));
+        }
+    }
+    println!(
+        "{} cases, {} disagreements",
+        cases.len(),
+        disagreements.len()
+    );
+    assert!(disagreements.is_empty(), "{}", disagreements.join("\n"));
+}
