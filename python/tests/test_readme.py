@@ -21,5 +21,5 @@ def test_readme_example_runs():
         exec(compile(block.group(1), "README.md", "exec"), scope)
     finally:
         os.chdir(cwd)
-    assert len(scope["vocab"]) == 32 and scope["vocab"][1] == "<s>"
+    assert len(scope["vocab"]) == 288 and scope["vocab"][1] == "<s>"
     assert scope["w"].dtype == np.float32 and scope["w"].shape == (64, 64)
