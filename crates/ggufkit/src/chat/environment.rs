@@ -14,6 +14,7 @@ use minijinja::{Environment, UndefinedBehavior};
 use regex::Regex;
 
 use super::functions::{self, Clock};
+use super::methods;
 use super::python;
 
 /// The name the template has inside its environment.
@@ -39,7 +40,7 @@ pub(crate) fn environment(clock: Clock) -> Environment<'static> {
         out.write_str(&python::str(value))
             .map_err(|_| minijinja::Error::from(minijinja::ErrorKind::WriteFailure))
     });
-    env.set_unknown_method_callback(minijinja_contrib::pycompat::unknown_method_callback);
+    env.set_unknown_method_callback(methods::call);
     functions::register(&mut env, clock);
     env
 }

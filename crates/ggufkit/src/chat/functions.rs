@@ -15,7 +15,7 @@ use minijinja::value::{
 use minijinja::{Environment, Error, ErrorKind, State, Value};
 
 use super::json::{dumps, JsonStyle};
-use super::{clock, operators, python};
+use super::{clock, methods, operators, python};
 
 /// The marker a `raise_exception` error carries, so that a failed render can tell the
 /// template's own message from minijinja's errors.
@@ -56,6 +56,13 @@ pub(crate) fn register(env: &mut Environment<'static>, clock: Clock) {
     env.add_filter("escape", |v: &Value| operators::escape(v));
     env.add_filter("e", |v: &Value| operators::escape(v));
     env.add_filter("forceescape", |v: &Value| operators::force_escape(v));
+    env.add_filter("int", int_filter);
+    env.add_filter("float", float_filter);
+    env.add_filter("center", |v: &Value, width: Option<i64>| {
+        let w = width.unwrap_or(80).clamp(0, 1 << 20) as usize;
+        methods::center(&python::str(v), w, ' ')
+    });
+    env.add_filter("truncate", truncate);
     env.add_filter("string", |v: &Value| python::str(v));
     env.add_test("sequence", |v: &Value| {
         matches!(
@@ -241,4 +248,97 @@ fn map(state: &mut State, value: Value, args: Rest<ValueOrKwargs>) -> Result<Val
         return generator(Ok(Vec::new()));
     }
     generator(builtin::map(state, value, args))
+}
+
+/// A string as Python's `float()` reads it (surrounding whitespace, `inf`, `nan`, `1e3`).
+fn parse_float(s: &str) -> Option<f64> {
+    let t = s.trim().replace('_', "");
+    match t.to_ascii_lowercase().trim_start_matches(['+', '-']) {
+        "inf" | "infinity" | "nan" => {}
+        x if x.is_empty() || !x.starts_with(|c: char| c.is_ascii_digit() || c == '.') => {
+            return None
+        }
+        _ => {}
+    }
+    t.parse::<f64>().ok()
+}
+
+/// Jinja2's `int(default=0, base=10)`: Python's `int()`, else `int(float())`, else the default.
+fn int_filter(value: &Value, default: Option<Value>, base: Option<u32>) -> Value {
+    let default = default.unwrap_or(Value::from(0));
+    match value.kind() {
+        ValueKind::Bool => Value::from(i64::from(value.is_true())),
+        ValueKind::Number if value.is_integer() => value.clone(),
+        ValueKind::Number => match f64::try_from(value.clone()) {
+            Ok(f) if f.is_finite() => Value::from(f.trunc() as i128),
+            _ => default,
+        },
+        ValueKind::String => {
+            let s = value.as_str().unwrap_or_default().trim().replace('_', "");
+            let base = base.unwrap_or(10);
+            let digits = match base {
+                16 => s.trim_start_matches("0x").trim_start_matches("0X"),
+                8 => s.trim_start_matches("0o").trim_start_matches("0O"),
+                2 => s.trim_start_matches("0b").trim_start_matches("0B"),
+                _ => &s,
+            };
+            if (2..=36).contains(&base) {
+                if let Ok(n) = i128::from_str_radix(digits, base) {
+                    return Value::from(n);
+                }
+            }
+            match parse_float(&s) {
+                Some(f) if f.is_finite() => Value::from(f.trunc() as i128),
+                _ => default,
+            }
+        }
+        _ => default,
+    }
+}
+
+/// Jinja2's `float(default=0.0)`: Python's `float()`, else the default.
+fn float_filter(value: &Value, default: Option<Value>) -> Value {
+    let default = default.unwrap_or(Value::from(0.0));
+    match value.kind() {
+        ValueKind::Bool => Value::from(if value.is_true() { 1.0 } else { 0.0 }),
+        ValueKind::Number => f64::try_from(value.clone()).map_or(default, Value::from),
+        ValueKind::String => {
+            parse_float(value.as_str().unwrap_or_default()).map_or(default, Value::from)
+        }
+        _ => default,
+    }
+}
+
+/// Jinja2's `truncate(length=255, killwords=False, end='...', leeway=5)`: text longer than
+/// length + leeway is cut to length with `end`, at a space unless `killwords`.
+fn truncate(
+    value: &Value,
+    length: Option<usize>,
+    killwords: Option<bool>,
+    end: Option<String>,
+    leeway: Option<usize>,
+) -> Result<String, Error> {
+    let s = python::str(value);
+    let length = length.unwrap_or(255);
+    let end = end.unwrap_or_else(|| "...".to_string());
+    let end_len = end.chars().count();
+    if length < end_len {
+        return Err(Error::new(
+            ErrorKind::InvalidOperation,
+            format!("expected length >= {end_len}, got {length}"),
+        ));
+    }
+    let chars: Vec<char> = s.chars().collect();
+    if chars.len() <= length + leeway.unwrap_or(5) {
+        return Ok(s);
+    }
+    let head: String = chars[..length - end_len].iter().collect();
+    if killwords == Some(true) {
+        return Ok(head + &end);
+    }
+    let cut = match head.rfind(' ') {
+        Some(i) => head[..i].to_string(),
+        None => head,
+    };
+    Ok(cut + &end)
 }

@@ -29,6 +29,7 @@ pub mod environment;
 mod functions;
 mod json;
 pub mod messages;
+mod methods;
 mod operators;
 mod printf;
 mod python;
@@ -208,22 +209,6 @@ fn render_error(e: &minijinja::Error) -> ChatError {
     }
 }
 
-/// The methods of Python's lists and dicts that change them, which Jinja2's immutable sandbox
-/// refuses (`SecurityError`) where other missing methods are undefined.
-const MUTATING_METHODS: [&str; 11] = [
-    "append",
-    "extend",
-    "insert",
-    "pop",
-    "remove",
-    "clear",
-    "sort",
-    "reverse",
-    "update",
-    "setdefault",
-    "popitem",
-];
-
 /// The kind of a failed render, as the exception Jinja2 raises for the same failure: from the
 /// Python exception name our own functions put first in their message, else from minijinja's
 /// error kind and wording.
@@ -241,14 +226,9 @@ fn failure_kind(e: &minijinja::Error) -> RenderFailure {
     match e.kind() {
         K::UndefinedError | K::UnknownFunction => RenderFailure::Undefined,
         K::UnknownFilter | K::UnknownTest => RenderFailure::UnknownFilter,
-        K::UnknownMethod => {
-            let method = detail.rsplit(' ').next().unwrap_or_default();
-            if MUTATING_METHODS.contains(&method) {
-                RenderFailure::Unsafe
-            } else {
-                RenderFailure::Undefined
-            }
-        }
+        // a missing method is an undefined attribute in Jinja2 (the sandbox's refusals of
+        // list and dict mutation come from `methods` as SecurityError)
+        K::UnknownMethod => RenderFailure::Undefined,
         K::CannotUnpack => RenderFailure::Value,
         K::TooManyArguments | K::MissingArgument => RenderFailure::Type,
         K::InvalidOperation if detail.contains("unable to calculate") && detail.ends_with(" 0") => {
