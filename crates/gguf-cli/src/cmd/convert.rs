@@ -1,5 +1,7 @@
 //! `gguf convert FILE -o OUT [--endian little|big] [--type TYPE [--all]]`: rewrite a file as the
-//! writer lays it out, in the byte order asked for.
+//! writer lays it out, in the byte order asked for; `gguf convert HF_DIR -o OUT [--outtype T]
+//! [--vocab-only] [--dry-run] ...`: a Hugging Face checkpoint folder to the GGUF that llama.cpp's
+//! convert_hf_to_gguf.py writes.
 
 use std::path::PathBuf;
 
@@ -29,13 +31,46 @@ not counting trailing 1s, a name ending in `weight`, not a norm, expert router o
 embedding), whose first dimension is a multiple of TYPE's block size and whose type is not TYPE
 (norms, biases and integer tensors keep theirs); it says which. With --all, every tensor whose
 first dimension is a multiple of the block size is converted, 1-D ones included. Nothing else
-changes (metadata such as general.file_type is kept as it was).")]
+changes (metadata such as general.file_type is kept as it was).
+
+With a folder (a Hugging Face checkpoint: config.json, *.safetensors, tokenizer files), the output
+is the GGUF that llama.cpp's convert_hf_to_gguf.py writes for it, byte for byte, without Python:
+--outtype f32|f16|bf16|q8_0|tq1_0|tq2_0|auto as the script has it (auto: the checkpoint's 16-bit
+type), --vocab-only, --dry-run (the plan: each tensor's source, GGUF name, dtype, type and shape,
+and every metadata pair). An architecture or tokenizer it cannot convert is refused before
+anything is written.")]
 pub struct Args {
-    /// The GGUF file to convert.
+    /// The GGUF file, or the Hugging Face checkpoint folder, to convert.
     file: PathBuf,
     /// The output file (refused if it exists, unless --force).
-    #[arg(short = 'o', long = "output", value_name = "OUT")]
-    out: PathBuf,
+    #[arg(
+        short = 'o',
+        long = "output",
+        value_name = "OUT",
+        required_unless_present = "dry_run"
+    )]
+    out: Option<PathBuf>,
+    /// Checkpoint folders: the output type, as convert_hf_to_gguf.py's --outtype.
+    #[arg(long, value_name = "T", default_value = "auto")]
+    outtype: String,
+    /// Checkpoint folders: write only the metadata and the vocabulary.
+    #[arg(long)]
+    vocab_only: bool,
+    /// Checkpoint folders: print the plan and write nothing.
+    #[arg(long)]
+    dry_run: bool,
+    /// Checkpoint folders: the model's name (general.name).
+    #[arg(long, value_name = "N")]
+    model_name: Option<String>,
+    /// Checkpoint folders: a metadata override file, as the script's --metadata.
+    #[arg(long, value_name = "F")]
+    metadata: Option<PathBuf>,
+    /// Checkpoint folders: the largest shard, as the script's --split-max-size (N, NK, NM, NG).
+    #[arg(long, value_name = "N")]
+    split_max_size: Option<String>,
+    /// Checkpoint folders: the most tensors per shard.
+    #[arg(long, value_name = "N")]
+    split_max_tensors: Option<usize>,
     /// Byte order of the output.
     #[arg(long, value_enum)]
     endian: Option<EndianArg>,
@@ -51,6 +86,12 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> CmdResult {
+    if args.file.is_dir() {
+        return run_checkpoint(args);
+    }
+    let Some(out) = args.out.clone() else {
+        return Err(CliError::failed("-o OUT is required"));
+    };
     let lib = |e: ggufkit::Error| CliError::from_lib(&args.file, &e);
     let quantize = args
         .ty
@@ -69,7 +110,7 @@ pub fn run(args: Args) -> CmdResult {
             endian,
             overwrite: args.force,
         };
-        convert(&g, &args.out, opts, progress.callback()).map_err(lib)?;
+        convert(&g, &out, opts, progress.callback()).map_err(lib)?;
         progress.finish();
         return Ok(OK);
     };
@@ -80,7 +121,7 @@ pub fn run(args: Args) -> CmdResult {
     };
     let plan = quantize::plan_uniform(&g, opts).map_err(lib)?;
     let progress = Progress::bytes(plan.bytes_out(), "converting");
-    quantize::convert_file(&g, &args.out, &plan, args.force, progress.callback()).map_err(lib)?;
+    quantize::convert_file(&g, &out, &plan, args.force, progress.callback()).map_err(lib)?;
     progress.finish();
     let names: Vec<&str> = plan.converted().map(|t| t.name.as_str()).collect();
     eprintln!(
@@ -130,4 +171,85 @@ fn report_skipped(skipped: &[(&str, SkipReason)]) {
     } else {
         eprintln!("`gguf quantize IN OUT PRESET` quantizes as llama-quantize does (per-tensor mixtures and fallbacks)");
     }
+}
+
+/// The script's --split-max-size: a number, optionally followed by K, M or G (powers of 1000).
+fn split_size(text: &str) -> Result<u64, CliError> {
+    let bad = || {
+        CliError::failed(format!(
+            "--split-max-size '{text}': a number, optionally followed by K, M or G"
+        ))
+    };
+    let (digits, mult) = match text.chars().last() {
+        Some('K') => (&text[..text.len() - 1], 1_000),
+        Some('M') => (&text[..text.len() - 1], 1_000_000),
+        Some('G') => (&text[..text.len() - 1], 1_000_000_000),
+        _ => (text, 1),
+    };
+    let n: u64 = digits.parse().map_err(|_| bad())?;
+    n.checked_mul(mult).ok_or_else(bad)
+}
+
+/// `gguf convert HF_DIR`: a checkpoint folder through the library's conversion.
+fn run_checkpoint(args: Args) -> CmdResult {
+    use ggufkit::convert::execute::{execute, plan_folder};
+    use ggufkit::convert::{ConvertOptions as HfOptions, HfFolder, OutType};
+
+    let lib = |e: ggufkit::Error| CliError::from_lib(&args.file, &e);
+    if args.endian.is_some() || args.ty.is_some() {
+        return Err(CliError::failed(
+            "--endian and --type convert GGUF files; a checkpoint folder takes --outtype",
+        ));
+    }
+    let outtype: OutType = args
+        .outtype
+        .parse()
+        .map_err(|e: ggufkit::error::CheckpointError| CliError::failed(e.to_string()))?;
+    let opts = HfOptions {
+        outtype,
+        vocab_only: args.vocab_only,
+        model_name: args.model_name.clone(),
+        metadata: args.metadata.clone(),
+        split_max_size: args
+            .split_max_size
+            .as_deref()
+            .map(split_size)
+            .transpose()?
+            .unwrap_or(0),
+        split_max_tensors: args.split_max_tensors.unwrap_or(0),
+    };
+    let folder = HfFolder::open(&args.file).map_err(|e| lib(e.into()))?;
+    let (plan, metadata) = plan_folder(&folder, &opts).map_err(lib)?;
+    if args.dry_run {
+        print!("{}", crate::output::convert_plan::render(&plan, &metadata));
+        return Ok(OK);
+    }
+    let Some(out) = args.out.as_ref() else {
+        return Err(CliError::failed("-o OUT is required"));
+    };
+    let total = plan
+        .tensors
+        .iter()
+        .map(|t| ggufkit::write::tensor_size(&t.out.name, t.ty, &t.gguf_shape()).unwrap_or(0))
+        .sum();
+    let progress = Progress::bytes(total, "converting");
+    execute(
+        &folder,
+        &plan,
+        &metadata,
+        out,
+        args.force,
+        progress.callback(),
+    )
+    .map_err(lib)?;
+    progress.finish();
+    eprintln!(
+        "{} ({}) -> {}: {} tensors, --outtype {}",
+        plan.class,
+        plan.arch,
+        out.display(),
+        plan.tensors.len(),
+        plan.outtype.name()
+    );
+    Ok(OK)
 }

@@ -5,6 +5,7 @@ pub mod audit_json;
 pub mod audit_sarif;
 pub mod audit_text;
 pub mod chat;
+pub mod convert_plan;
 pub mod cost;
 pub mod diff;
 pub mod dump_json;

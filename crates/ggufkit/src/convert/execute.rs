@@ -9,7 +9,7 @@ use std::path::Path;
 use crate::convert::arch::{permute_order, TensorSource, Transform};
 use crate::convert::folder::HfFolder;
 use crate::convert::outtype::Elements;
-use crate::convert::plan::{KvList, Plan, PlannedTensor};
+use crate::convert::plan::{metadata, plan, ConvertOptions, KvList, Plan, PlannedTensor};
 use crate::error::{CheckpointError, Result};
 use crate::write::{write_atomically_from, GgufBuilder, ProgressFn};
 
@@ -120,4 +120,56 @@ pub fn execute(
         dw.finish()?;
         Ok(())
     })
+}
+
+/// What [`convert_folder`] did.
+#[derive(Debug)]
+pub struct Converted {
+    /// The plan carried out.
+    pub plan: Plan,
+    /// Every metadata pair written, in order.
+    pub metadata: KvList,
+}
+
+/// The plan of `dir` and every metadata pair its output would have (what `--dry-run` shows).
+pub fn plan_folder(folder: &HfFolder, opts: &ConvertOptions) -> Result<(Plan, KvList)> {
+    if opts.split_max_size != 0 || opts.split_max_tensors != 0 {
+        return Err(CheckpointError::Option(
+            "--split-max-size / --split-max-tensors are not supported by this conversion yet: convert, then `gguf split`".into(),
+        )
+        .into());
+    }
+    let p = plan(folder, opts)?;
+    let arch = crate::convert::arch::find(&p.class, &folder.config_path())?;
+    let vocab_size = match folder.config().get("vocab_size") {
+        Some(v) => Some(
+            v.as_u64()
+                .and_then(|n| usize::try_from(n).ok())
+                .ok_or_else(|| CheckpointError::Json {
+                    path: folder.config_path(),
+                    problem: "key 'vocab_size': expected a whole number".into(),
+                })?,
+        ),
+        None => None,
+    };
+    let mut vocab = KvList::default();
+    vocab.extend(arch.vocab(folder.dir(), vocab_size)?);
+    let kvs = metadata(&p, &KvList::default(), &vocab);
+    Ok((p, kvs))
+}
+
+/// Converts the checkpoint folder `dir` to `out` as convert_hf_to_gguf.py does: everything is
+/// read and decided first (an architecture or tokenizer it cannot convert is refused before a
+/// byte is written), then the file is written atomically.
+pub fn convert_folder(
+    dir: &Path,
+    out: &Path,
+    opts: &ConvertOptions,
+    overwrite: bool,
+    progress: Option<ProgressFn>,
+) -> Result<Converted> {
+    let folder = HfFolder::open(dir)?;
+    let (plan, metadata) = plan_folder(&folder, opts)?;
+    execute(&folder, &plan, &metadata, out, overwrite, progress)?;
+    Ok(Converted { plan, metadata })
 }

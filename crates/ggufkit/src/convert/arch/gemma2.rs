@@ -98,4 +98,18 @@ impl Architecture for Gemma2 {
         }
         Ok(out)
     }
+
+    fn vocab(
+        &self,
+        dir: &std::path::Path,
+        vocab_size: Option<usize>,
+    ) -> crate::Result<Vec<crate::convert::Kv>> {
+        // `_set_vocab_sentencepiece`, then add_space_prefix false
+        let mut kvs = crate::convert::vocab::sentencepiece_vocab(dir, vocab_size)?;
+        kvs.push((
+            "tokenizer.ggml.add_space_prefix".into(),
+            OwnedValue::Bool(false),
+        ));
+        Ok(kvs)
+    }
 }

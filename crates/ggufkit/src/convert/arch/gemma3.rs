@@ -166,4 +166,12 @@ impl Architecture for Gemma3 {
         }
         Ok(out)
     }
+
+    fn vocab(
+        &self,
+        dir: &std::path::Path,
+        vocab_size: Option<usize>,
+    ) -> crate::Result<Vec<crate::convert::Kv>> {
+        Ok(crate::convert::vocab::gemma3_vocab(dir, vocab_size)?)
+    }
 }

@@ -171,6 +171,14 @@ impl Architecture for Llama {
         }
         Ok(out)
     }
+
+    fn vocab(
+        &self,
+        dir: &std::path::Path,
+        vocab_size: Option<usize>,
+    ) -> crate::Result<Vec<crate::convert::Kv>> {
+        Ok(crate::convert::vocab::llama_vocab(dir, vocab_size)?)
+    }
 }
 
 /// Llama 3's rope factors (`generate_extra_tensors`), computed in f32 as torch does, when the

@@ -75,6 +75,12 @@ pub trait Architecture: Sync {
     ) -> Result<(), CheckpointError>;
     /// The tensors, in the order the script adds them.
     fn tensors(&self, h: &Hparams, folder: &HfFolder) -> Result<Vec<TensorOut>, CheckpointError>;
+    /// The vocabulary pairs its `set_vocab` writes (`vocab_size`: config.json's).
+    fn vocab(
+        &self,
+        dir: &std::path::Path,
+        vocab_size: Option<usize>,
+    ) -> crate::Result<Vec<crate::convert::Kv>>;
 }
 
 /// Every architecture the conversion knows.

@@ -61,4 +61,12 @@ impl Architecture for Qwen2 {
         refuse_pooling(folder)?;
         plain_tensors(h, folder, NAMES)
     }
+
+    fn vocab(
+        &self,
+        dir: &std::path::Path,
+        vocab_size: Option<usize>,
+    ) -> crate::Result<Vec<crate::convert::Kv>> {
+        Ok(crate::convert::vocab::qwen2_vocab(dir, vocab_size)?)
+    }
 }

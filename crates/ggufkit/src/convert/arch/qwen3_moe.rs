@@ -123,4 +123,12 @@ impl Architecture for Qwen3Moe {
         }
         Ok(out)
     }
+
+    fn vocab(
+        &self,
+        dir: &std::path::Path,
+        vocab_size: Option<usize>,
+    ) -> crate::Result<Vec<crate::convert::Kv>> {
+        Ok(crate::convert::vocab::gpt2_vocab(dir, vocab_size)?)
+    }
 }
