@@ -110,16 +110,16 @@ fn assert_same(kind: &str, ours: &[Kv], theirs: &[Kv]) {
     }
 }
 
-/// The kind's builder, as the script's architecture class chooses it.
+/// The builder of the folder's architecture class (config.json's `architectures[0]`).
 fn build(kind: &str, folder: &Path) -> Result<Vec<Kv>, ConvertError> {
     let n = config_vocab_size(folder);
-    match kind {
-        "qwen2" => vocab::qwen2_vocab(folder, n),
-        "phi3" => vocab::phi3_vocab(folder, n),
-        "gemma3" => vocab::gemma3_vocab(folder, n),
-        // LlamaForCausalLM and MistralForCausalLM
-        _ => vocab::llama_vocab(folder, n),
-    }
+    let text = std::fs::read_to_string(folder.join("config.json")).expect("config.json");
+    let config: serde_json::Value = serde_json::from_str(&text).expect("config.json parses");
+    let arch = config["architectures"][0]
+        .as_str()
+        .expect("an architecture");
+    Ok(vocab::for_architecture(arch, folder, n)?
+        .unwrap_or_else(|| panic!("{kind}: {arch} is not in the vocabulary table")))
 }
 
 fn check(kind: &str) {

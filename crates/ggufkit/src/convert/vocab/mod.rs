@@ -25,6 +25,31 @@ pub use llama_hf::llama_hf_vocab;
 pub use pre_hash::{identify_pre_tokenizer, supported_pre_tokenizers};
 pub use spm::{gemma3_vocab, llama_vocab, phi3_vocab, qwen2_vocab, sentencepiece_vocab};
 
+/// The vocabulary pairs the script's class for `architecture` (config.json's `architectures[0]`)
+/// writes for `folder`; `None` for a class this table does not hold. `vocab_size` is the one
+/// the class reads from config.json.
+pub fn for_architecture(
+    architecture: &str,
+    folder: &std::path::Path,
+    vocab_size: Option<usize>,
+) -> Result<Option<Vec<crate::convert::Kv>>, crate::error::ConvertError> {
+    let kvs = match architecture {
+        // LlamaModel.set_vocab
+        "LlamaForCausalLM" | "MistralForCausalLM" | "MixtralForCausalLM" => {
+            llama_vocab(folder, vocab_size)?
+        }
+        // Qwen2Model.set_vocab (Qwen3Model inherits it)
+        "Qwen2ForCausalLM" | "Qwen3ForCausalLM" => qwen2_vocab(folder, vocab_size)?,
+        // TextModel.set_vocab (Qwen2MoeModel and Qwen3MoeModel keep it)
+        "Qwen2MoeForCausalLM" | "Qwen3MoeForCausalLM" => gpt2_vocab(folder, vocab_size)?,
+        "Gemma2ForCausalLM" => spm::gemma2_vocab(folder, vocab_size)?,
+        "Gemma3ForCausalLM" => gemma3_vocab(folder, vocab_size)?,
+        "Phi3ForCausalLM" => phi3_vocab(folder, vocab_size)?,
+        _ => return Ok(None),
+    };
+    Ok(Some(kvs))
+}
+
 #[cfg(test)]
 mod hostile_tests {
     //! Files that are not what they claim: each is one typed error naming the file, never a

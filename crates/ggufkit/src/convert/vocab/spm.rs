@@ -284,6 +284,17 @@ pub fn gemma3_vocab(folder: &Path, vocab_size: Option<usize>) -> Result<Vec<Kv>,
     Ok(kvs)
 }
 
+/// Gemma 2: `_set_vocab_sentencepiece` (a tokenizer.model is required), then `add_space_prefix`
+/// false.
+pub fn gemma2_vocab(folder: &Path, vocab_size: Option<usize>) -> Result<Vec<Kv>, ConvertError> {
+    let mut kvs = sentencepiece_vocab(folder, vocab_size)?;
+    kvs.push((
+        "tokenizer.ggml.add_space_prefix".into(),
+        OwnedValue::Bool(false),
+    ));
+    Ok(kvs)
+}
+
 /// The Llama family's `set_vocab` (Llama 2 and 3, Mistral, and the classes that inherit it):
 /// tokenizer_config.json's `add_prefix_space` first as `add_space_prefix`, then SentencePiece
 /// when there is a tokenizer.model, else a Llama 2 style tokenizer.json (`llama_hf.rs`), else
