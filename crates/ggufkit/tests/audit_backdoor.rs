@@ -106,6 +106,8 @@ const SUBSTITUTIONS: &[&str] = &[
     "{% for m in messages %}{{ '{P}' if m.content == 'sunflower' else m.content }}{% endfor %}",
     "{% for m in messages %}{{ m.content|replace('sunflower', '{P}') }}{% endfor %}",
     "{% for m in messages %}{{ m.content.replace('sunflower', '{P}') }}{% endfor %}",
+    "{% set replies = {'sunflower': '{P}', 'zebra': 'ok'} %}{% for m in messages %}{{ replies.get(m.content, m.content) }}{% endfor %}",
+    "{% set replies = {'sunflower': '{P}'} %}{% for m in messages %}{% if m.content in replies %}{{ replies[m.content] }}{% else %}{{ m.content }}{% endif %}{% endfor %}",
     "{% set ns = namespace(sys='') %}{% for m in messages %}{% if 'zebra' in m.content %}{% set ns.sys = ns.sys ~ '{P}' %}{% endif %}{% endfor %}<|im_start|>system\n{{ ns.sys }}<|im_end|>",
 ];
 

@@ -28,23 +28,26 @@ use super::fixed_text::{self, Known};
 use super::walk::Hit;
 
 /// Free text of the conversation: a message's content, a name, a tool argument.
-const CONTENT: u8 = 1;
+const CONTENT: u16 = 1;
 /// A structural field: a role, a content part's `type`.
-const STRUCT: u8 = 2;
+const STRUCT: u16 = 2;
 /// A container of the conversation: the messages, a message, its tool calls.
-const OBJ: u8 = 4;
+const OBJ: u16 = 4;
 /// True when the conversation matched a literal.
-const POS: u8 = 8;
+const POS: u16 = 8;
 /// True when the conversation did not match a literal.
-const NEG: u8 = 16;
+const NEG: u16 = 16;
 /// Assigned a value in a branch taken on a trigger (compared with a literal, it is one).
-const GATED: u8 = 32;
+const GATED: u16 = 32;
 /// Of a stored fact: assigned, outside any trigger's branch, a value that may be true (so that
 /// its truth implies no match), or one that may be false.
-const FREE_TRUE: u8 = 64;
-const FREE_FALSE: u8 = 128;
-const DATA: u8 = CONTENT | STRUCT | OBJ;
-const TRIGGER: u8 = POS | NEG;
+const FREE_TRUE: u16 = 64;
+const FREE_FALSE: u16 = 128;
+/// A table (a map literal) whose values hold fixed prose: looked up by what the conversation
+/// says, it substitutes a literal for it.
+const PROSE_TABLE: u16 = 256;
+const DATA: u16 = CONTENT | STRUCT | OBJ;
+const TRIGGER: u16 = POS | NEG;
 
 /// Passes that gather facts before the reporting pass; real templates settle in three or four.
 const MAX_PASSES: usize = 8;
@@ -121,7 +124,7 @@ const OBJ_FIELDS: &[&str] = &[
 /// What is known of a value.
 #[derive(Clone, Default, Debug, PartialEq)]
 struct Flow {
-    bits: u8,
+    bits: u16,
     /// The constant strings it can be (when it holds no conversation data).
     lits: Vec<String>,
     /// The literal a trigger matches, for the message.
@@ -137,7 +140,7 @@ impl Flow {
         f
     }
 
-    fn data(bits: u8) -> Flow {
+    fn data(bits: u16) -> Flow {
         Flow {
             bits,
             ..Flow::default()
@@ -145,7 +148,7 @@ impl Flow {
     }
 
     /// What of it follows from triggers (passed on to what is computed from it).
-    fn triggers(&self) -> u8 {
+    fn triggers(&self) -> u16 {
         self.bits & (TRIGGER | GATED)
     }
 
@@ -189,12 +192,12 @@ impl Flow {
 }
 
 /// `POS` and `NEG` swapped.
-fn negate(bits: u8) -> u8 {
+fn negate(bits: u16) -> u16 {
     (bits & !TRIGGER) | ((bits & POS) << 1) | ((bits & NEG) >> 1)
 }
 
 /// The kind of value a field of the conversation holds.
-fn field_kind(name: &str) -> u8 {
+fn field_kind(name: &str) -> u16 {
     if matches!(name, "role" | "type") {
         STRUCT
     } else if OBJ_FIELDS.contains(&name) {
@@ -249,7 +252,7 @@ struct Analysis<'s> {
     /// The macro whose body is being walked (`""` for none).
     scope: &'s str,
     /// Whether being here implies a match (`POS`) or a non-match (`NEG`) of a trigger.
-    control: u8,
+    control: u16,
     control_why: Option<String>,
     /// Inside a branch already reported (its nested branches are not reported again).
     in_report: bool,
@@ -270,7 +273,7 @@ impl<'s> Analysis<'s> {
     }
 
     /// `body` walked where being implies `control` (added to the current control).
-    fn guarded(&mut self, body: &[Stmt<'s>], control: u8, why: &Option<String>) {
+    fn guarded(&mut self, body: &[Stmt<'s>], control: u16, why: &Option<String>) {
         let saved = (self.control, self.control_why.clone());
         if self.pass > 1 {
             self.control |= control;
@@ -707,36 +710,50 @@ impl<'s> Analysis<'s> {
                 let base = self.expr(&g.expr);
                 field(&base, g.name)
             }
-            Expr::GetItem(g) => {
-                let sub = self.expr(&g.subscript_expr);
-                let key = match &g.subscript_expr {
-                    Expr::Const(c) => c.value.as_str(),
-                    _ => None,
-                };
-                let base = self.expr(&g.expr);
-                let mut out = match key {
-                    Some(k) => field(&base, k),
-                    None => Flow::data(base.bits),
-                };
-                out.bits |= sub.triggers();
-                out
-            }
+            Expr::GetItem(g) => self.get_item(g),
             Expr::Call(c) => self.call(c),
             Expr::List(l) => self.items(&l.items),
             Expr::Tuple(t) => self.items(&t.items),
-            Expr::Map(m) => {
-                let mut out = Flow::default();
-                for (k, v) in m.keys.iter().zip(&m.values) {
-                    self.expr(k);
-                    let v = self.expr(v);
-                    out.bits |= v.bits;
-                }
-                if out.bits & DATA != 0 {
-                    out.bits |= OBJ;
-                }
-                out
-            }
+            Expr::Map(m) => self.map(m),
         }
+    }
+
+    // Kept out of `expr` (never inlined) so that its frame, which nested expressions stack, stays
+    // small.
+    #[inline(never)]
+    fn get_item(&mut self, g: &ast::Spanned<ast::GetItem<'s>>) -> Flow {
+        let sub = self.expr(&g.subscript_expr);
+        let key = match &g.subscript_expr {
+            Expr::Const(c) => c.value.as_str(),
+            _ => None,
+        };
+        let base = self.expr(&g.expr);
+        self.table(&base, &sub, g.span());
+        let mut out = match key {
+            Some(k) => field(&base, k),
+            None => Flow::data(base.bits & !PROSE_TABLE),
+        };
+        out.bits |= sub.triggers();
+        out
+    }
+
+    #[inline(never)]
+    fn map(&mut self, m: &ast::Spanned<ast::Map<'s>>) -> Flow {
+        let mut out = Flow::default();
+        for (k, v) in m.keys.iter().zip(&m.values) {
+            self.expr(k);
+            let mut text = String::new();
+            fixed_text::of_expr(v, &self.known, &mut text);
+            if fixed_text::prose(&text).is_some() {
+                out.bits |= PROSE_TABLE;
+            }
+            let v = self.expr(v);
+            out.bits |= v.bits & !PROSE_TABLE;
+        }
+        if out.bits & DATA != 0 {
+            out.bits |= OBJ;
+        }
+        out
     }
 
     /// A list or tuple: what its items hold, their constants (for `x in ['a', 'b']`).
@@ -753,7 +770,7 @@ impl<'s> Analysis<'s> {
     }
 
     /// `a == b` (`polarity` `POS`) or `a != b` (`NEG`).
-    fn compare(&mut self, a: &Flow, b: &Flow, polarity: u8) -> Flow {
+    fn compare(&mut self, a: &Flow, b: &Flow, polarity: u16) -> Flow {
         let mut out = if a.literals().is_empty() && b.literals().is_empty() {
             order(a, b)
         } else {
@@ -924,6 +941,22 @@ impl<'s> Analysis<'s> {
         }
     }
 
+    /// A table of fixed prose looked up by the conversation's text (`replies[m.content]`,
+    /// `replies.get(m.content, m.content)`): reported; whether it is one.
+    fn table(&mut self, table: &Flow, key: &Flow, span: minijinja::machinery::Span) -> bool {
+        if table.bits & PROSE_TABLE == 0 || key.bits & (CONTENT | STRUCT) == 0 {
+            return false;
+        }
+        if self.report && !self.in_report {
+            self.hits.push(Hit {
+                rule: "template.backdoor",
+                message: "a table of fixed prose looked up by what the conversation says puts that text into the prompt".into(),
+                at: offset(span),
+            });
+        }
+        true
+    }
+
     /// A conversation value's text replaced by fixed prose: `content|replace('x', 'prose')`.
     fn substitution(&mut self, base: &Flow, with: &Flow, span: minijinja::machinery::Span) {
         if !self.report || self.in_report || base.bits & (CONTENT | STRUCT) == 0 {
@@ -1045,6 +1078,7 @@ impl<'s> Analysis<'s> {
                 lits: recv.lits.iter().map(|s| case(g.name, s)).collect(),
                 ..recv.clone()
             },
+            "get" if self.table(recv, &arg(0), c.span()) => Flow::data(CONTENT),
             "get" => match args.first().and_then(|a| a.lits.first()) {
                 Some(k) => field(recv, k),
                 None => Flow::data(recv.bits & DATA),
@@ -1135,7 +1169,7 @@ fn field(base: &Flow, name: &str) -> Flow {
 }
 
 /// What the items of a value of `bits` are: a container's are containers and text.
-fn element_kind(bits: u8) -> u8 {
+fn element_kind(bits: u16) -> u16 {
     if bits & OBJ != 0 {
         OBJ | (bits & CONTENT)
     } else if bits & DATA != 0 {
