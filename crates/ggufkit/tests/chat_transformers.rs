@@ -49,11 +49,6 @@ const KNOWN: &[(&str, &str)] = &[
         "Jinja2 prints a namespace as `<Namespace {...}>`, minijinja's as its mapping",
     ),
     (
-        "synthetic:case_methods",
-        "Python's `str.title()` starts a word after any non-letter (`O'Neil`, `3Rd`); \
-         minijinja-contrib's `title` is Jinja2's `|title` filter (`O'neil`)",
-    ),
-    (
         "synthetic:builtin_filters",
         "minijinja has no `wordcount` filter (and its `urlencode`, `groupby` are untested past it)",
     ),

@@ -1,5 +1,5 @@
 //! Python's methods on template values, as Jinja2 lets a template call them: the str methods
-//! minijinja-contrib's `pycompat` lacks (`rsplit`, `swapcase`, `index`, `zfill`, `ljust`,
+//! minijinja-contrib's `pycompat` lacks or writes otherwise (`title`, `rsplit`, `swapcase`, `index`, `zfill`, `ljust`,
 //! `center`, `partition`, `removeprefix`, `isdigit`, ..., and `startswith`/`endswith` with a
 //! start and end), then `pycompat`'s own. The methods that change a list or a dict (`append`,
 //! `update`, ...) fail as Jinja2's immutable sandbox makes them fail, with its message.
@@ -102,6 +102,22 @@ fn string_method(s: &str, method: &str, args: &[Value]) -> Option<Result<Value, 
         "rsplit" => (|| {
             let (sep, maxsplit): (Option<&str>, Option<i64>) = from_args(args)?;
             Ok(Value::from(rsplit(s, sep, maxsplit.unwrap_or(-1))?))
+        })(),
+        // Python's `str.title()`: a cased character after an uncased one starts a word
+        // (`O'Neil`, `3Rd`), where Jinja2's `|title` filter splits at spaces and brackets only
+        "title" => (|| {
+            let () = from_args(args)?;
+            let mut out = String::with_capacity(s.len());
+            let mut after_cased = false;
+            for c in s.chars() {
+                if after_cased {
+                    out.extend(c.to_lowercase());
+                } else {
+                    out.extend(c.to_uppercase());
+                }
+                after_cased = c.is_lowercase() || c.is_uppercase();
+            }
+            Ok(Value::from(out))
         })(),
         "swapcase" => (|| {
             let () = from_args(args)?;
@@ -288,6 +304,7 @@ mod tests {
         );
         assert_eq!(m("a b", "rsplit", &[]), "['a', 'b']");
         assert_eq!(m("aBc", "swapcase", &[]), "AbC");
+        assert_eq!(m("hello o'neil-x 3rd", "title", &[]), "Hello O'Neil-X 3Rd");
         assert_eq!(m("héllo", "index", &["l".into()]), "2");
         assert_eq!(m("-7", "zfill", &[4.into()]), "-007");
         assert_eq!(m("a", "ljust", &[3.into(), ".".into()]), "a..");
