@@ -6,7 +6,6 @@ use ggufkit::audit::Severity;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
-use crate::errors::to_py;
 use crate::file::{open, File};
 
 /// One finding of the audit: the rule id (docs/audit.md), its severity (`"error"`,
@@ -68,7 +67,9 @@ impl AuditFinding {
 
 /// Audits a file (a path, bytes, a URL, or an open `ggufkit.File`) and returns its findings at
 /// `severity` or above (`"note"`, `"warning"`, `"error"`), in the audit's order. A file that
-/// breaks the spec raises FormatError (the first problem), as `gguf audit` refuses it.
+/// breaks the spec is read permissively and audited as far as its bytes allow, its violations
+/// `spec.violation` findings first, as `gguf audit` does; one whose header cannot be read at all
+/// raises FormatError.
 #[pyfunction]
 #[pyo3(signature = (source, *, severity = "warning"))]
 pub fn audit(
@@ -85,16 +86,17 @@ pub fn audit(
     let file = match source.cast::<File>() {
         Ok(f) => f.get(),
         Err(_) => {
-            opened = open(py, source, false)?;
+            opened = open(py, source, true)?;
             &opened
         }
     };
     let held = file.held()?;
     let g = held.gguf();
-    if let Some(first) = g.report().errors.first() {
-        return Err(to_py(py, ggufkit::Error::Format(first.clone()), &held.name));
-    }
-    let found = py.detach(|| ggufkit::audit::audit(g));
+    let found = py.detach(|| {
+        let mut found = ggufkit::audit::spec_findings(g);
+        found.extend(ggufkit::audit::audit(g));
+        found
+    });
     Ok(found
         .iter()
         .filter(|f| f.severity >= least)

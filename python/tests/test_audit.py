@@ -1,6 +1,7 @@
 """`ggufkit.audit`: the library's findings as `AuditFinding` objects, the same as `gguf audit
---json` gives, on files written with our own Writer; the severity filter; an open File; and a
-file that breaks the spec raises FormatError."""
+--json` gives, on files written with our own Writer; the severity filter; an open File; a file
+that breaks the spec audited with its violations as findings, one that is not GGUF raising
+FormatError."""
 
 from __future__ import annotations
 
@@ -87,15 +88,19 @@ def test_the_severity_filter(tmp_path: Path) -> None:
         ggufkit.audit(p, severity="loud")
 
 
-def test_a_broken_file_raises(tmp_path: Path) -> None:
-    p = model(tmp_path / "c.gguf")
+def test_a_file_that_breaks_the_spec_is_audited(tmp_path: Path) -> None:
+    p = model(tmp_path / "c.gguf", template=HOSTILE)
     cut = tmp_path / "cut.gguf"
     cut.write_bytes(p.read_bytes()[:-100])
-    with pytest.raises(ggufkit.FormatError):
-        ggufkit.audit(cut)
+    found = ggufkit.audit(cut)
+    assert found[0].rule == "spec.violation" and found[0].severity == "error"
+    assert "template.dunder" in [f.rule for f in found]
     with ggufkit.open(cut, permissive=True) as f:
-        with pytest.raises(ggufkit.FormatError):
-            ggufkit.audit(f)
+        assert ggufkit.audit(f) == found
+    junk = tmp_path / "junk.gguf"
+    junk.write_bytes(b"not a gguf file at all")
+    with pytest.raises(ggufkit.FormatError):
+        ggufkit.audit(junk)
     with pytest.raises(FileNotFoundError):
         ggufkit.audit(tmp_path / "missing.gguf")
 

@@ -102,19 +102,19 @@ fn files_it_cannot_audit_exit_2_as_validate_reports_them() {
     // a file cut short in its tensor data: validate's line, then why the audit stops
     let bytes = std::fs::read(p.join("clean.gguf")).unwrap();
     std::fs::write(p.join("cut.gguf"), &bytes[..bytes.len() - 100]).unwrap();
-    let (code, _, err) = run(p, &["audit", "cut.gguf", "hostile.gguf"]);
-    assert_eq!(code, 2, "{err}");
+    // a file cut short in its tensor data is audited: validate's error is a finding
+    let (code, out, err) = run(p, &["audit", "--json", "cut.gguf"]);
+    assert_eq!((code, err.as_str()), (1, ""));
     let (_, v, _) = run(p, &["validate", "--json", "cut.gguf"]);
     let v: Value = serde_json::from_str(&v).unwrap();
     let first = &v["errors"][0];
-    let expected = format!(
-        "gguf: cut.gguf: at byte {}: {} [{}]",
-        first["offset"],
-        first["message"].as_str().unwrap(),
-        first["rule"].as_str().unwrap()
+    let a: Value = serde_json::from_str(&out).unwrap();
+    let f = &a["findings"][0];
+    assert_eq!(f["rule"], "spec.violation");
+    assert_eq!(
+        (&f["subject"], &f["offset"]),
+        (&first["rule"], &first["offset"])
     );
-    assert_eq!(err.lines().next(), Some(expected.as_str()), "{err}");
-    assert!(err.contains("cut.gguf: not audited"), "{err}");
     // bad magic: the header cannot be read at all
     std::fs::write(p.join("junk.gguf"), b"not a gguf file at all").unwrap();
     assert_eq!(run(p, &["audit", "junk.gguf"]).0, 2);
@@ -270,4 +270,56 @@ fn gemma3_is_clean() {
         &["audit", p.file_name().unwrap().to_str().unwrap()],
     );
     assert_eq!((code, err.as_str()), (0, ""), "{out}");
+}
+
+/// Patches the bytes of a written file: every occurrence of `from` becomes `to` (same length).
+fn patched(bytes: &[u8], from: &[u8], to: &[u8]) -> Vec<u8> {
+    let mut out = bytes.to_vec();
+    let mut i = 0;
+    while let Some(at) = out[i..].windows(from.len()).position(|w| w == from) {
+        out[i + at..i + at + from.len()].copy_from_slice(to);
+        i += at + from.len();
+    }
+    out
+}
+
+/// Duplicate tensor names and a type id no ggml has break the spec: the file is still audited,
+/// the violations findings in the same JSON as the rest (here a hostile template).
+#[test]
+fn a_file_that_breaks_the_spec_is_audited() {
+    let d = fixtures();
+    let p = d.path();
+    let bytes = std::fs::read(p.join("hostile.gguf")).unwrap();
+    // blk.0.attn_v.weight renamed blk.0.attn_k.weight: a duplicate name
+    std::fs::write(
+        p.join("dup.gguf"),
+        patched(&bytes, b"blk.0.attn_v.weight", b"blk.0.attn_k.weight"),
+    )
+    .unwrap();
+    // output_norm.weight's type (f32, 0) becomes 99
+    let g = ggufkit::Gguf::from_bytes(&bytes).unwrap();
+    let t = g.tensor("output_norm.weight").unwrap();
+    let at = t.info_offset() as usize + 8 + "output_norm.weight".len() + 4 + 8;
+    let mut typed = bytes.clone();
+    typed[at..at + 4].copy_from_slice(&99u32.to_le_bytes());
+    std::fs::write(p.join("type99.gguf"), typed).unwrap();
+    for (file, rule) in [
+        ("dup.gguf", "tensor.duplicate"),
+        ("type99.gguf", "tensor.type"),
+    ] {
+        let (code, out, err) = run(p, &["audit", "--json", file]);
+        assert_eq!((code, err.as_str()), (1, ""), "{file}");
+        let v: Value = serde_json::from_str(&out).unwrap();
+        let rules: Vec<(&str, &str)> = v["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| (f["rule"].as_str().unwrap(), f["subject"].as_str().unwrap()))
+            .collect();
+        assert_eq!(rules[0], ("spec.violation", rule), "{file}: {rules:?}");
+        assert!(
+            rules.contains(&("template.dunder", "tokenizer.chat_template")),
+            "{file}: {rules:?}"
+        );
+    }
 }

@@ -9,6 +9,7 @@ mod file_type;
 mod finding;
 pub mod loader;
 mod rules;
+mod spec;
 mod template;
 mod tokenizer;
 mod vocab;
@@ -16,6 +17,7 @@ mod vocab;
 pub use chars::hidden_char;
 pub use finding::{Finding, Severity};
 pub use rules::{rule, Rule, RULES};
+pub use spec::spec_findings;
 pub use template::audit_template;
 
 use crate::Gguf;

@@ -61,6 +61,7 @@ pub const RULES: &[Rule] = &[
     r("model.tensor-shape", Error, "A tensor of another shape than llama.cpp's loader computes"),
     r("model.block-count", Error, "Tensors of blocks past block_count, which the loader leaves unused"),
     r("model.unused-tensor", Error, "A tensor the architecture's loader does not create (wrong number of tensors)"),
+    r("spec.violation", Error, "The file breaks the GGUF spec (a gguf validate error); the rest is audited as far as the bytes allow"),
     r("model.file-type", Warning, "general.file_type contradicts the types of the tensors"),
 ];
 
