@@ -38,12 +38,9 @@ pub(super) unsafe fn dequant_nvfp4<const STREAM: bool>(data: &[u8], out: &mut [f
             let mut q8 = [0u8; 8];
             q8.copy_from_slice(&b[4 + 8 * s..12 + 8 * s]);
             let q = _mm_cvtsi64_si128(i64::from_le_bytes(q8));
-            // SAFETY: the ys slices are in bounds (16 floats).
-            unsafe {
-                lut4x8::<STREAM>(&mut ys[0..], _mm_and_si128(q, m4), table, d);
-                let hi = _mm_and_si128(_mm_srli_epi16(q, 4), m4);
-                lut4x8::<STREAM>(&mut ys[8..], hi, table, d);
-            }
+            lut4x8::<STREAM>(&mut ys[0..], _mm_and_si128(q, m4), table, d);
+            let hi = _mm_and_si128(_mm_srli_epi16(q, 4), m4);
+            lut4x8::<STREAM>(&mut ys[8..], hi, table, d);
         }
     }
 }

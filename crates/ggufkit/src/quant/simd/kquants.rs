@@ -85,12 +85,7 @@ fn q4_k_block<const STREAM: bool, const FUSED: bool>(b: &[u8], y: &mut [f32], d:
 /// The 32 bytes of `v` (as unsigned) → `d * v - m` ([`mul_sub`]), stored to `y[..32]`.
 #[inline]
 #[target_feature(enable = "avx2,fma")]
-unsafe fn emit32_u8<const STREAM: bool, const FUSED: bool>(
-    y: &mut [f32],
-    v: __m256i,
-    d: f32,
-    m: f32,
-) {
+fn emit32_u8<const STREAM: bool, const FUSED: bool>(y: &mut [f32], v: __m256i, d: f32, m: f32) {
     assert!(y.len() >= 32);
     let (dv, mv) = (_mm256_set1_ps(d), _mm256_set1_ps(m));
     let lo = _mm256_castsi256_si128(v);
@@ -117,24 +112,20 @@ fn q5_k_block<const STREAM: bool, const FUSED: bool>(b: &[u8], y: &mut [f32], d:
     let sixteen = _mm256_set1_epi8(16);
     let zero = _mm256_setzero_si256();
     let scales: &[u8; 12] = b[4..16].try_into().expect("12 bytes");
-    // SAFETY: AVX2 is enabled for this function; slices are bounds-checked.
-    let qh = unsafe { load32(&b[16..48]) };
+    let qh = load32(&b[16..48]);
     for (i, y) in y.chunks_exact_mut(64).enumerate() {
         let (sc1, m1) = scale_min_k4(2 * i, scales);
         let (sc2, m2) = scale_min_k4(2 * i + 1, scales);
         let (u1, u2) = ((1u8 << (2 * i)) as i8, (2u8 << (2 * i)) as i8);
-        // SAFETY: AVX2 is enabled for this function; slices are bounds-checked.
-        unsafe {
-            let q = load32(&b[48 + 32 * i..]);
-            let bit = |u: i8| {
-                let set = _mm256_cmpeq_epi8(_mm256_and_si256(qh, _mm256_set1_epi8(u)), zero);
-                _mm256_andnot_si256(set, sixteen)
-            };
-            let lo = _mm256_add_epi8(_mm256_and_si256(q, m4), bit(u1));
-            let hi = _mm256_add_epi8(_mm256_and_si256(_mm256_srli_epi16(q, 4), m4), bit(u2));
-            emit32_u8::<STREAM, FUSED>(&mut y[..32], lo, d * f32::from(sc1), min * f32::from(m1));
-            emit32_u8::<STREAM, FUSED>(&mut y[32..], hi, d * f32::from(sc2), min * f32::from(m2));
-        }
+        let q = load32(&b[48 + 32 * i..]);
+        let bit = |u: i8| {
+            let set = _mm256_cmpeq_epi8(_mm256_and_si256(qh, _mm256_set1_epi8(u)), zero);
+            _mm256_andnot_si256(set, sixteen)
+        };
+        let lo = _mm256_add_epi8(_mm256_and_si256(q, m4), bit(u1));
+        let hi = _mm256_add_epi8(_mm256_and_si256(_mm256_srli_epi16(q, 4), m4), bit(u2));
+        emit32_u8::<STREAM, FUSED>(&mut y[..32], lo, d * f32::from(sc1), min * f32::from(m1));
+        emit32_u8::<STREAM, FUSED>(&mut y[32..], hi, d * f32::from(sc2), min * f32::from(m2));
     }
 }
 
@@ -180,7 +171,7 @@ pub(super) unsafe fn dequant_q2_k<const STREAM: bool>(data: &[u8], out: &mut [f3
 /// Sixteen signed bytes → `dl * v`, stored to `y[..16]`.
 #[inline]
 #[target_feature(enable = "avx2")]
-unsafe fn emit16_i8<const STREAM: bool>(y: &mut [f32], v: __m128i, dl: f32) {
+fn emit16_i8<const STREAM: bool>(y: &mut [f32], v: __m128i, dl: f32) {
     assert!(y.len() >= 16);
     let dv = _mm256_set1_ps(dl);
     let a = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(v)), dv);
@@ -205,24 +196,19 @@ pub(super) unsafe fn dequant_q3_k<const STREAM: bool>(data: &[u8], out: &mut [f3
     {
         let scales = crate::quant::kquants::q3_k_scales(&b[96..108]);
         let d_all = f16c_le(b, 108);
-        // SAFETY: AVX2 is enabled for this function; slices are bounds-checked.
-        let hm = unsafe { load32(&b[0..32]) };
+        let hm = load32(&b[0..32]);
         for (n, y) in y.chunks_exact_mut(128).enumerate() {
-            // SAFETY: as above.
-            let q = unsafe { load32(&b[32 + 32 * n..]) };
+            let q = load32(&b[32 + 32 * n..]);
             for (j, y) in y.chunks_exact_mut(32).enumerate() {
                 let m = (1u8 << (4 * n + j)) as i8;
                 let dl0 = d_all * scales[n * 8 + 2 * j] as f32;
                 let dl1 = d_all * scales[n * 8 + 2 * j + 1] as f32;
-                // SAFETY: as above.
-                unsafe {
-                    let sh = _mm_cvtsi32_si128(2 * j as i32);
-                    let v = _mm256_and_si256(_mm256_srl_epi16(q, sh), m3);
-                    let clear = _mm256_cmpeq_epi8(_mm256_and_si256(hm, _mm256_set1_epi8(m)), zero);
-                    let v = _mm256_sub_epi8(v, _mm256_and_si256(clear, four));
-                    emit16_i8::<STREAM>(&mut y[..16], _mm256_castsi256_si128(v), dl0);
-                    emit16_i8::<STREAM>(&mut y[16..], _mm256_extracti128_si256(v, 1), dl1);
-                }
+                let sh = _mm_cvtsi32_si128(2 * j as i32);
+                let v = _mm256_and_si256(_mm256_srl_epi16(q, sh), m3);
+                let clear = _mm256_cmpeq_epi8(_mm256_and_si256(hm, _mm256_set1_epi8(m)), zero);
+                let v = _mm256_sub_epi8(v, _mm256_and_si256(clear, four));
+                emit16_i8::<STREAM>(&mut y[..16], _mm256_castsi256_si128(v), dl0);
+                emit16_i8::<STREAM>(&mut y[16..], _mm256_extracti128_si256(v, 1), dl1);
             }
         }
     }

@@ -81,7 +81,7 @@ pub(super) fn store8(out: &mut [f32], v: __m256) {
 /// Loads 32 bytes from the start of `b`.
 #[inline]
 #[target_feature(enable = "avx2")]
-pub(super) unsafe fn load32(b: &[u8]) -> __m256i {
+pub(super) fn load32(b: &[u8]) -> __m256i {
     assert!(b.len() >= 32);
     // SAFETY: at least 32 readable bytes (asserted); unaligned load.
     unsafe { _mm256_loadu_si256(b.as_ptr().cast()) }
@@ -220,12 +220,7 @@ pub(super) fn byte_table(values: &[i8; 16]) -> __m128i {
 /// to `y[..8]`.
 #[inline]
 #[target_feature(enable = "avx2")]
-pub(super) unsafe fn lut4x8<const STREAM: bool>(
-    y: &mut [f32],
-    q: __m128i,
-    table: __m128i,
-    d: __m256,
-) {
+pub(super) fn lut4x8<const STREAM: bool>(y: &mut [f32], q: __m128i, table: __m128i, d: __m256) {
     assert!(y.len() >= 8);
     let v = _mm_shuffle_epi8(table, q);
     let f = _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(v));
@@ -244,15 +239,13 @@ pub(super) fn nibbles_lut32<const STREAM: bool>(
     d: __m256,
 ) {
     let m4 = _mm_set1_epi8(0x0f);
-    // SAFETY: `q[..16]` is 16 readable bytes (sliced); `y` has 32 floats (each call asserts
-    // its 8).
-    unsafe {
-        let q = _mm_loadu_si128(q[..16].as_ptr().cast());
-        let lo = _mm_and_si128(q, m4);
-        let hi = _mm_and_si128(_mm_srli_epi16(q, 4), m4);
-        lut4x8::<STREAM>(&mut y[0..], lo, table, d);
-        lut4x8::<STREAM>(&mut y[8..], _mm_srli_si128(lo, 8), table, d);
-        lut4x8::<STREAM>(&mut y[16..], hi, table, d);
-        lut4x8::<STREAM>(&mut y[24..], _mm_srli_si128(hi, 8), table, d);
-    }
+    let q = &q[..16];
+    // SAFETY: `q` is 16 readable bytes (sliced above); unaligned load.
+    let q = unsafe { _mm_loadu_si128(q.as_ptr().cast()) };
+    let lo = _mm_and_si128(q, m4);
+    let hi = _mm_and_si128(_mm_srli_epi16(q, 4), m4);
+    lut4x8::<STREAM>(&mut y[0..], lo, table, d);
+    lut4x8::<STREAM>(&mut y[8..], _mm_srli_si128(lo, 8), table, d);
+    lut4x8::<STREAM>(&mut y[16..], hi, table, d);
+    lut4x8::<STREAM>(&mut y[24..], _mm_srli_si128(hi, 8), table, d);
 }

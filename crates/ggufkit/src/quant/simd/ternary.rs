@@ -16,7 +16,7 @@ use crate::quant::legacy::inverse;
 /// `t >= 1` exactly when `m >= 86`, `t == 2` exactly when `m >= 171`.
 #[inline]
 #[target_feature(enable = "avx2")]
-unsafe fn neg_trits32(x: __m256i, p: __m256i) -> __m256i {
+fn neg_trits32(x: __m256i, p: __m256i) -> __m256i {
     // Even bytes: the low byte of x * p. Odd bytes: (hi << 8) * p keeps hi * p (mod 256)
     // in the high byte with a zero low byte.
     let lo = _mm256_and_si256(_mm256_mullo_epi16(x, p), _mm256_set1_epi16(0x00ff));
@@ -32,7 +32,7 @@ unsafe fn neg_trits32(x: __m256i, p: __m256i) -> __m256i {
 /// bytes `t - 1` are the complements of the bytes `-t`.
 #[inline]
 #[target_feature(enable = "avx2")]
-unsafe fn emit32_trits<const STREAM: bool>(y: &mut [f32], neg_t: __m256i, d: __m256) {
+fn emit32_trits<const STREAM: bool>(y: &mut [f32], neg_t: __m256i, d: __m256) {
     assert!(y.len() >= 32);
     let t_minus_1 = _mm256_xor_si256(neg_t, _mm256_set1_epi8(-1));
     let lo = _mm256_castsi256_si128(t_minus_1);
@@ -60,22 +60,20 @@ pub(super) unsafe fn dequant_tq1_0<const STREAM: bool>(data: &[u8], out: &mut [f
     {
         let d = f16c_splat(b, 52);
         let qh = u32::from_le_bytes([b[48], b[49], b[50], b[51]]);
-        // SAFETY: AVX2 is enabled; the loads read b[0..32] and b[32..48] of the 54-byte block.
-        unsafe {
-            let xa = _mm256_loadu_si256(b[0..32].as_ptr().cast());
-            let xm = _mm_loadu_si128(b[32..48].as_ptr().cast());
-            let xmm = _mm256_set_m128i(xm, xm);
-            let xt = _mm256_set_m128i(_mm_set1_epi32(qh as i32), xm);
-            let mut p = 1i16;
-            for n in 0..5 {
-                let t = neg_trits32(xa, splat(p));
-                emit32_trits::<STREAM>(&mut y[32 * n..], t, d);
-                p *= 3;
-            }
-            emit32_trits::<STREAM>(&mut y[160..], neg_trits32(xmm, p01), d);
-            emit32_trits::<STREAM>(&mut y[192..], neg_trits32(xmm, p23), d);
-            emit32_trits::<STREAM>(&mut y[224..], neg_trits32(xt, p4t), d);
+        let xa = load32(&b[0..32]);
+        // SAFETY: `b[32..48]` is 16 readable bytes of the 54-byte block; unaligned load.
+        let xm = unsafe { _mm_loadu_si128(b[32..48].as_ptr().cast()) };
+        let xmm = _mm256_set_m128i(xm, xm);
+        let xt = _mm256_set_m128i(_mm_set1_epi32(qh as i32), xm);
+        let mut p = 1i16;
+        for n in 0..5 {
+            let t = neg_trits32(xa, splat(p));
+            emit32_trits::<STREAM>(&mut y[32 * n..], t, d);
+            p *= 3;
         }
+        emit32_trits::<STREAM>(&mut y[160..], neg_trits32(xmm, p01), d);
+        emit32_trits::<STREAM>(&mut y[192..], neg_trits32(xmm, p23), d);
+        emit32_trits::<STREAM>(&mut y[224..], neg_trits32(xt, p4t), d);
     }
 }
 
@@ -83,7 +81,7 @@ pub(super) unsafe fn dequant_tq1_0<const STREAM: bool>(data: &[u8], out: &mut [f
 /// code's product as the scalar code computes it (tq2_0: `(q - 1) * d` at lane `q`).
 #[inline]
 #[target_feature(enable = "avx2")]
-unsafe fn emit32_lut<const STREAM: bool>(y: &mut [f32], t: __m256i, tbl: __m256) {
+fn emit32_lut<const STREAM: bool>(y: &mut [f32], t: __m256i, tbl: __m256) {
     assert!(y.len() >= 32);
     let lo = _mm256_castsi256_si128(t);
     let hi = _mm256_extracti128_si256(t, 1);
@@ -110,13 +108,11 @@ pub(super) unsafe fn dequant_tq2_0<const STREAM: bool>(data: &[u8], out: &mut [f
         );
         // Each 32-byte half of the codes holds four 32-element runs, at bits 2l..2l+2.
         for (qs, y) in b[0..64].chunks_exact(32).zip(y.chunks_exact_mut(128)) {
-            // SAFETY: `qs` is 32 bytes (chunks_exact); unaligned load.
-            let q = unsafe { load32(qs) };
+            let q = load32(qs);
             for (l, y) in y.chunks_exact_mut(32).enumerate() {
                 let sh = _mm_cvtsi32_si128(2 * l as i32);
                 let codes = _mm256_and_si256(_mm256_srl_epi16(q, sh), three);
-                // SAFETY: AVX2 is enabled; `y` is 32 floats (chunks_exact).
-                unsafe { emit32_lut::<STREAM>(y, codes, tbl) };
+                emit32_lut::<STREAM>(y, codes, tbl);
             }
         }
     }
