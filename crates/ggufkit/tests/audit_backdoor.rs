@@ -247,14 +247,26 @@ fn the_analysis_is_linear_in_the_template() {
         )
     };
     let template = |n: usize| (0..n).map(piece).collect::<String>();
-    let (full, quarter) = (template(400), template(100));
-    assert_eq!(backdoors(&quarter).len(), 100);
-    let [g] = growth::measure(full.as_bytes(), quarter.as_bytes(), |b| {
-        let src = std::str::from_utf8(b).unwrap();
-        [growth::time(|| {
-            std::hint::black_box(audit_template("k", 0, src));
-        })]
-    });
+    let (full, quarter) = (template(800), template(200));
+    assert_eq!(backdoors(&quarter).len(), 200);
+    // the fastest of three measurements' fastest runs on each side, and inputs past the cache's
+    // size (at 100 pieces the quarter still ran from cache and made the ratio 5.6): this test's
+    // bound (5x for 4x) is closer to linear than the testkit's
+    let g = (0..3)
+        .map(|_| {
+            let [g] = growth::measure(full.as_bytes(), quarter.as_bytes(), |b| {
+                let src = std::str::from_utf8(b).unwrap();
+                [growth::time(|| {
+                    std::hint::black_box(audit_template("k", 0, src));
+                })]
+            });
+            g
+        })
+        .reduce(|a, b| growth::Growth {
+            full: a.full.min(b.full),
+            quarter: a.quarter.min(b.quarter),
+        })
+        .expect("three measurements");
     println!(
         "{} bytes: {:?}, a quarter: {:?}, ratio {:.2}",
         full.len(),
