@@ -8,8 +8,11 @@ use std::path::Path;
 
 use crate::convert::arch::{permute_order, TensorSource, Transform};
 use crate::convert::folder::HfFolder;
+use crate::convert::metadata::{general_metadata, MetadataOptions};
 use crate::convert::outtype::Elements;
-use crate::convert::plan::{metadata, plan, ConvertOptions, KvList, Plan, PlannedTensor};
+use crate::convert::plan::{
+    metadata, plan, ConvertOptions, KvList, ParamCounts, Plan, PlannedTensor,
+};
 use crate::error::{CheckpointError, Result};
 use crate::write::{write_atomically_from, GgufBuilder, ProgressFn};
 
@@ -154,7 +157,20 @@ pub fn plan_folder(folder: &HfFolder, opts: &ConvertOptions) -> Result<(Plan, Kv
     };
     let mut vocab = KvList::default();
     vocab.extend(arch.vocab(folder.dir(), vocab_size)?);
-    let kvs = metadata(&p, &KvList::default(), &vocab);
+    // the script counts the parameters of the tensors it added: none for --vocab-only
+    let counts = if opts.vocab_only {
+        ParamCounts::default()
+    } else {
+        p.params
+    };
+    let general_opts = MetadataOptions {
+        model_name: opts.model_name.as_deref(),
+        metadata_override: opts.metadata.as_deref(),
+        model_card_dir: None,
+    };
+    let mut general = KvList::default();
+    general.extend(general_metadata(folder.dir(), &general_opts, &counts)?);
+    let kvs = metadata(&p, &general, &vocab);
     Ok((p, kvs))
 }
 
