@@ -5,6 +5,7 @@
 
 mod backdoor;
 mod fixed_text;
+mod flow;
 mod positions;
 mod prepare;
 mod values;
