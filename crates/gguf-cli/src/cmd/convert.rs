@@ -218,7 +218,8 @@ fn run_checkpoint(args: Args) -> CmdResult {
             .unwrap_or(0),
         split_max_tensors: args.split_max_tensors.unwrap_or(0),
     };
-    let folder = HfFolder::open(&args.file).map_err(|e| lib(e.into()))?;
+    // the checkpoint error names the folder itself
+    let folder = HfFolder::open(&args.file).map_err(|e| CliError::failed(e.to_string()))?;
     let (plan, metadata) = plan_folder(&folder, &opts).map_err(lib)?;
     if args.dry_run {
         print!("{}", crate::output::convert_plan::render(&plan, &metadata));
