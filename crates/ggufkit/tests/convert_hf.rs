@@ -107,6 +107,11 @@ fn first_difference(ours: &Gguf<'_>, theirs: &Gguf<'_>) -> Option<String> {
     None
 }
 
+/// Checkpoints the generator makes and the script converts whose architecture is not in our
+/// table yet: each must be refused by name (never a wrong file), and is listed as not compared.
+/// An entry that converts fails the test, so the list cannot outlive the gap.
+const NOT_IN_THE_TABLE_YET: &[(&str, &str)] = &[("phi3-bf16", "Phi3ForCausalLM")];
+
 #[test]
 fn conversions_match_the_script() {
     let Some(dir) = reference_dir() else { return };
@@ -133,6 +138,23 @@ fn conversions_match_the_script() {
                 ..Default::default()
             };
             let out = tmp.path().join(format!("{case}.{t}.gguf"));
+            if let Some((_, class)) = NOT_IN_THE_TABLE_YET.iter().find(|(c, _)| *c == case) {
+                match convert_folder(&folder, &out, &opts, true, None) {
+                    Err(e)
+                        if e.to_string()
+                            .contains(&format!("'{class}' is not supported")) =>
+                    {
+                        eprintln!("NOT COMPARED {case} --outtype {t}: {class} is not in the architecture table yet");
+                    }
+                    Err(e) => {
+                        failures.push(format!("{case} --outtype {t}: refused otherwise: {e}"))
+                    }
+                    Ok(_) => failures.push(format!(
+                        "{case} --outtype {t}: converts now: take it out of NOT_IN_THE_TABLE_YET"
+                    )),
+                }
+                continue;
+            }
             if let Err(e) = convert_folder(&folder, &out, &opts, true, None) {
                 failures.push(format!("{case} --outtype {t}: {e}"));
                 continue;
