@@ -1,4 +1,5 @@
 //! Unit tests of the general metadata derivation (`convert/metadata.rs`).
+#![forbid(unsafe_code)]
 
 use super::*;
 
