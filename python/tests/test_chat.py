@@ -117,7 +117,7 @@ def reference_cases() -> list[dict]:
                 Path.home() / ".cache/ggufkit/chat-reference/transformers-5.25.0/cases.jsonl")
     if not path.is_file():
         need("ref-python", f"no chat reference at {path} (scripts/chat-reference.sh renders it with transformers)")
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").split("\n") if line]
 
 
 def test_corpus_templates_render_as_transformers():
