@@ -143,19 +143,15 @@ pub fn display_name(file: &Path) -> String {
 /// `az://`) is read with range requests, its header only, and says what that cost.
 pub fn open(file: &Path, permissive: bool) -> Result<Opened, CliError> {
     let location = locate(file)?;
-    ggufkit::open(&location, permissive).map_err(|e| match (&e.error, location.path()) {
-        // a local file: every problem validate finds (a remote one is not fetched again)
-        (Error::Format(_), Some(p)) if permissive => unreadable(p, &e.error),
-        (other, _) => CliError::from_lib(file, other),
+    ggufkit::open(&location, permissive).map_err(|e| match &e.findings {
+        Some(findings) => unreadable(file, findings, &e.error),
+        None => CliError::from_lib(file, &e.error),
     })
 }
 
 /// A file even a permissive reading cannot get through: every problem `validate` finds, first
 /// problem first, each on its own line; the last, where reading had to stop, ends the command.
-fn unreadable(file: &Path, e: &Error) -> CliError {
-    let Ok(report) = ggufkit::validate_file(file) else {
-        return CliError::from_lib(file, e);
-    };
+fn unreadable(file: &Path, report: &ggufkit::Report, e: &Error) -> CliError {
     match report.errors.split_last() {
         Some((last, before)) => {
             report_findings(

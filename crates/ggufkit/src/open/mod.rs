@@ -40,6 +40,10 @@ pub struct OpenError {
     /// What went wrong (a format error carries its rule and offset).
     #[source]
     pub error: Error,
+    /// Where even a permissive reading of a local file stopped: every problem the spec's check
+    /// finds in it, first problem first (the last is where reading had to stop), so that a program
+    /// can say all of them and not only the one that stopped it. `None` otherwise.
+    pub findings: Option<Report>,
 }
 
 impl OpenError {
@@ -47,6 +51,7 @@ impl OpenError {
         move |error| OpenError {
             location: location.clone(),
             error,
+            findings: None,
         }
     }
 }
@@ -121,7 +126,19 @@ pub fn open_with(location: &Location, options: &OpenOptions) -> Result<Opened, O
             location: location.clone(),
             source,
         })
-        .map_err(OpenError::at(location))
+        .map_err(|error| {
+            let findings = match (&error, location) {
+                // a remote object is not fetched a second time for them
+                (Error::Format(_), Location::Path(p)) if options.read.permissive => {
+                    crate::validate_file(p).ok()
+                }
+                _ => None,
+            };
+            OpenError {
+                findings,
+                ..OpenError::at(location)(error)
+            }
+        })
 }
 
 #[cfg(feature = "remote")]
