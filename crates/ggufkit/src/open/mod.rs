@@ -43,7 +43,7 @@ pub struct OpenError {
     /// Where even a permissive reading of a local file stopped: every problem the spec's check
     /// finds in it, first problem first (the last is where reading had to stop), so that a program
     /// can say all of them and not only the one that stopped it. `None` otherwise.
-    pub findings: Option<Report>,
+    pub findings: Option<Box<Report>>,
 }
 
 impl OpenError {
@@ -130,7 +130,7 @@ pub fn open_with(location: &Location, options: &OpenOptions) -> Result<Opened, O
             let findings = match (&error, location) {
                 // a remote object is not fetched a second time for them
                 (Error::Format(_), Location::Path(p)) if options.read.permissive => {
-                    crate::validate_file(p).ok()
+                    crate::validate_file(p).ok().map(Box::new)
                 }
                 _ => None,
             };
