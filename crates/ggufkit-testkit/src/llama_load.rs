@@ -25,12 +25,18 @@ pub struct Loaded {
 
 impl Loaded {
     /// llama.cpp's own reason for refusing (`missing tensor 'x'`, `key not found in model: k`...),
-    /// from its log, else the error.
+    /// from its log, or the assertion it aborted on (`GGML_ASSERT(...) failed`), else the error.
     pub fn reason(&self) -> Option<String> {
         const MARK: &str = "error loading model: ";
         self.logs
             .iter()
             .find_map(|l| l.split_once(MARK).map(|(_, r)| r.trim().to_string()))
+            .or_else(|| {
+                self.logs.iter().find_map(|l| {
+                    l.find("GGML_ASSERT")
+                        .map(|at| format!("aborted: {}", l[at..].trim()))
+                })
+            })
             .or_else(|| self.error.clone())
     }
 

@@ -56,6 +56,16 @@ pub fn metadata(arch: &str, moe: bool) -> GgufBuilder<'static> {
         set(&mut b, &k("expert_count"), EXPERTS.into());
         set(&mut b, &k("expert_used_count"), EXPERTS_USED.into());
     }
+    if arch == "deepseek2" {
+        // multi-head latent attention: a key longer than its rope part, small ranks, one
+        // leading dense layer, then experts with one shared expert
+        set(&mut b, &k("rope.dimension_count"), 8u32.into());
+        set(&mut b, &k("attention.q_lora_rank"), 16u32.into());
+        set(&mut b, &k("attention.kv_lora_rank"), 16u32.into());
+        set(&mut b, &k("expert_feed_forward_length"), 32u32.into());
+        set(&mut b, &k("expert_shared_count"), 1u32.into());
+        set(&mut b, &k("leading_dense_block_count"), 1u32.into());
+    }
     if let Some(a) = a {
         for rule in COMMON_KEYS.iter().chain(a.keys).filter(|r| r.required) {
             let key = k(rule.suffix);

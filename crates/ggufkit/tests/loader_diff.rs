@@ -10,7 +10,7 @@ use std::path::PathBuf;
 
 use ggufkit::audit::loader::archs::ARCHS;
 use ggufkit::audit::{audit, Finding, Severity};
-use ggufkit::{GgmlType, Gguf};
+use ggufkit::{GgmlType, Gguf, OwnedValue};
 use ggufkit_testkit::models::{metadata, tensors_for, write, Tensor};
 
 /// One generated file: its name, bytes.
@@ -32,13 +32,33 @@ fn with_type_id(bytes: &[u8], name: &str, id: u32) -> Vec<u8> {
 
 fn cases() -> Vec<Case> {
     let mut out = Vec::new();
-    let mut variants: Vec<(String, &str, bool)> = ARCHS
+    type Tweaks = Vec<(&'static str, OwnedValue)>;
+    let mut variants: Vec<(String, &str, bool, Tweaks)> = ARCHS
         .iter()
-        .map(|a| (a.name.to_string(), a.name, false))
+        .map(|a| (a.name.to_string(), a.name, false, Vec::new()))
         .collect();
-    variants.push(("llama-moe".into(), "llama", true));
-    for (label, arch, moe) in variants {
-        let meta = metadata(arch, moe);
+    variants.push(("llama-moe".into(), "llama", true, Vec::new()));
+    // deepseek2 with the split attn_k_b / attn_v_b (the MLA lengths given), and with a plain query
+    variants.push((
+        "deepseek2-mla".into(),
+        "deepseek2",
+        false,
+        vec![
+            ("deepseek2.attention.key_length_mla", 24u32.into()),
+            ("deepseek2.attention.value_length_mla", 16u32.into()),
+        ],
+    ));
+    variants.push((
+        "deepseek2-q".into(),
+        "deepseek2",
+        false,
+        vec![("deepseek2.attention.q_lora_rank", 0u32.into())],
+    ));
+    for (label, arch, moe, tweaks) in variants {
+        let mut meta = metadata(arch, moe);
+        for (k, v) in tweaks {
+            meta.set(k, v).unwrap();
+        }
         let tensors = tensors_for(&meta)
             .unwrap_or_else(|| panic!("{label}: the table rejects its own metadata"));
         let file = |tensors: &[Tensor]| write(&meta, tensors).unwrap();
@@ -150,6 +170,43 @@ fn cases() -> Vec<Case> {
             name: format!("{label}/extra tensor"),
             bytes: file(&extra),
         });
+        if arch == "deepseek2" {
+            // the experts' gate and up projections fused into one tensor in layer 1
+            let mut fused: Vec<Tensor> = tensors
+                .iter()
+                .filter(|t| !t.name.starts_with("blk.1.ffn_gate_exps"))
+                .cloned()
+                .collect();
+            let up = fused
+                .iter()
+                .position(|t| t.name == "blk.1.ffn_up_exps.weight")
+                .unwrap();
+            fused[up].name = "blk.1.ffn_gate_up_exps.weight".into();
+            fused[up].shape[1] *= 2;
+            out.push(Case {
+                name: format!("{label}/fused gate_up_exps"),
+                bytes: file(&fused),
+            });
+            // no room left for the key's part without rope (llama.cpp asserts)
+            let mut m = meta.clone();
+            let head_k: u32 = if m.contains_key("deepseek2.attention.key_length_mla") {
+                24
+            } else {
+                16
+            };
+            m.set("deepseek2.rope.dimension_count", head_k).unwrap();
+            out.push(Case {
+                name: format!("{label}/rope = key length"),
+                bytes: write(&m, &tensors).unwrap(),
+            });
+            // every layer dense: no experts needed
+            let mut m = meta.clone();
+            m.set("deepseek2.leading_dense_block_count", 2u32).unwrap();
+            out.push(Case {
+                name: format!("{label}/all dense, expert tensors left"),
+                bytes: write(&m, &tensors).unwrap(),
+            });
+        }
         // a type id this release does not know
         let valid = file(&tensors);
         out.push(Case {
@@ -174,6 +231,7 @@ fn errors(bytes: &[u8]) -> Vec<Finding> {
 /// llama.cpp's reasons that name no key or tensor, and the rule of the audit that names it.
 const UNNAMED: &[(&str, &str)] = &[
     ("unknown pre-tokenizer type", "tokenizer.unknown-pre"),
+    ("n_embd_head_qk_nope", "model.hparams"),
     ("wrong number of tensors", "model.unused-tensor"),
     ("_Map_base::at", "tokenizer.missing"),
     // the reader refuses before the loader

@@ -8,7 +8,9 @@
 use super::table::Dim::*;
 use super::table::KeyType::{Str, F32, U32};
 use super::table::Need::*;
-use super::table::{opt, req, t, Arch, Experts, FfExp, FfShexp, KeyRule, KeyType, Qkv, TensorRule};
+use super::table::{
+    opt, req, req_unless_lite, t, Arch, Experts, FfExp, FfShexp, KeyRule, KeyType, Qkv, TensorRule,
+};
 
 /// The keys `llama_model_base::load_hparams` reads for every architecture.
 pub const COMMON_KEYS: &[KeyRule] = &[
@@ -297,12 +299,13 @@ const fn arch(
         name,
         keys,
         globals,
-        qkv,
+        qkv: Some(qkv),
         layer,
         experts: Experts::None,
         ff_exp: FfExp::Ff,
         ff_shexp: FfShexp::KeyOrNone,
         rot_is_head_k: false,
+        mla: false,
     }
 }
 
@@ -445,6 +448,104 @@ pub const ARCHS: &[Arch] = &[
             GPT_OSS_LAYER,
         )
     },
+    Arch {
+        experts: Experts::Required,
+        ff_exp: FfExp::Key,
+        qkv: None,
+        mla: true,
+        ..arch(
+            "deepseek2",
+            DEEPSEEK2_KEYS,
+            TIED_NO_ROPE,
+            GQA,
+            DEEPSEEK2_LAYER,
+        )
+    },
+];
+
+/// deepseek2's layer (`src/models/deepseek2.cpp`): multi-head latent attention (the query
+/// compressed through `q_lora_rank` or plain, the key and value through `kv_lora_rank`, split
+/// into `attn_k_b` and `attn_v_b` where the file says the MLA lengths, else the older unsplit
+/// `attn_kv_b`), the leading dense layers' feed-forward, then experts and shared experts.
+const DEEPSEEK2_LAYER: &[TensorRule] = &[
+    t("blk.{}.attn_norm.weight", &[Embd], Always),
+    t("blk.{}.attn_q_a_norm.weight", &[QLora], WithQLora),
+    t("blk.{}.attn_kv_a_norm.weight", &[KvLora], Always),
+    t("blk.{}.attn_q_a.weight", &[Embd, QLora], WithQLora),
+    t("blk.{}.attn_q_b.weight", &[QLora, HeadTimesKMla], WithQLora),
+    t("blk.{}.attn_q.weight", &[Embd, HeadTimesKMla], WithoutQLora),
+    t(
+        "blk.{}.attn_kv_a_mqa.weight",
+        &[Embd, KvLoraPlusRot],
+        Always,
+    ),
+    t("blk.{}.attn_k_b.weight", &[QkNope, KvLora, Head], Mla),
+    t("blk.{}.attn_v_b.weight", &[KvLora, VMla, Head], Mla),
+    t(
+        "blk.{}.attn_kv_b.weight",
+        &[KvLora, HeadTimesNopePlusVMla],
+        NotMla,
+    ),
+    t("blk.{}.attn_output.weight", &[HeadTimesVMla, Embd], Always),
+    t("blk.{}.ffn_norm.weight", &[Embd], Always),
+    t("blk.{}.ffn_gate.weight", &[Embd, Ff], LeadDense),
+    t("blk.{}.ffn_down.weight", &[Ff, Embd], LeadDense),
+    t("blk.{}.ffn_up.weight", &[Embd, Ff], LeadDense),
+    t("blk.{}.ffn_gate_inp.weight", &[Embd, Expert], AfterLead),
+    t("blk.{}.exp_probs_b.bias", &[Expert], AfterLeadOptional),
+    t(
+        "blk.{}.ffn_down_exps.weight",
+        &[FfExp, Embd, Expert],
+        AfterLead,
+    ),
+    t(
+        "blk.{}.ffn_gate_up_exps.weight",
+        &[Embd, FfExp2, Expert],
+        AfterLeadOptional,
+    ),
+    t(
+        "blk.{}.ffn_gate_exps.weight",
+        &[Embd, FfExp, Expert],
+        AfterLeadUnfused,
+    ),
+    t(
+        "blk.{}.ffn_up_exps.weight",
+        &[Embd, FfExp, Expert],
+        AfterLeadUnfused,
+    ),
+    t(
+        "blk.{}.ffn_gate_shexp.weight",
+        &[Embd, FfExpTimesShared],
+        AfterLead,
+    ),
+    t(
+        "blk.{}.ffn_down_shexp.weight",
+        &[FfExpTimesShared, Embd],
+        AfterLead,
+    ),
+    t(
+        "blk.{}.ffn_up_shexp.weight",
+        &[Embd, FfExpTimesShared],
+        AfterLead,
+    ),
+];
+
+/// deepseek2's keys beyond the common ones (`load_arch_hparams`).
+const DEEPSEEK2_KEYS: &[KeyRule] = &[
+    RMS,
+    opt("leading_dense_block_count", U32),
+    req_unless_lite("attention.q_lora_rank", U32),
+    req("attention.kv_lora_rank", U32),
+    opt("attention.key_length_mla", U32),
+    opt("attention.value_length_mla", U32),
+    req("expert_feed_forward_length", KeyType::U32PerLayer),
+    req("expert_shared_count", U32),
+    opt("expert_weights_scale", F32),
+    opt("expert_weights_norm", KeyType::Bool),
+    opt("expert_gating_func", U32),
+    opt("rope.scaling.yarn_log_multiplier", F32),
+    opt("attention.temperature_scale", F32),
+    opt("attention.temperature_length", U32),
 ];
 
 /// qwen2's output side: `output` tied, with an optional bias.

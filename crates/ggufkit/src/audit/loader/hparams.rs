@@ -30,6 +30,16 @@ pub(super) struct Hparams {
     pub head_k: u64,
     pub head_v: u64,
     pub n_rot: u64,
+    /// deepseek2's compressed query and key-value ranks.
+    pub n_lora_q: u64,
+    pub n_lora_kv: u64,
+    /// Multi-head latent attention's key and value lengths (`key_length_mla`,
+    /// `value_length_mla` when the file has both, else `head_k` and `head_v`).
+    pub is_mla: bool,
+    pub k_mla: u64,
+    pub v_mla: u64,
+    pub n_expert_shared: u64,
+    pub n_dense_lead: u64,
 }
 
 /// A key's value as the loader reads it: `Ok(None)` when absent.
@@ -38,9 +48,10 @@ fn read_key(
     key: &str,
     rule: &KeyRule,
     n_layer: u64,
+    lite: bool,
 ) -> Result<Option<u64>, KeyProblem> {
     let Some(kv) = g.get_kv(key) else {
-        return if rule.required {
+        return if rule.required && !(rule.unless_lite && lite) {
             Err(KeyProblem::Missing)
         } else {
             Ok(None)
@@ -107,9 +118,11 @@ pub(super) fn read(
             _ => None,
         })
         .unwrap_or(0);
+    // deepseek2's "lite" models, as its loader recognises them
+    let lite = n_layer == 26 || n_layer == 27 || (n_layer == 48 && n_vocab == 128256);
     for rule in keys {
         let key = format!("{}.{}", arch.name, rule.suffix);
-        match read_key(g, &key, rule, n_layer) {
+        match read_key(g, &key, rule, n_layer, lite) {
             Ok(Some(v)) => values.push((rule.suffix, v)),
             Ok(None) => {}
             Err(p) => problem(key, p),
@@ -144,7 +157,19 @@ pub(super) fn read(
         FfShexp::KeyOrFf if key_shexp == 0 => n_ff,
         _ => key_shexp,
     };
+    let (key_mla, value_mla) = (
+        get("attention.key_length_mla").unwrap_or(0),
+        get("attention.value_length_mla").unwrap_or(0),
+    );
+    let is_mla = key_mla != 0 && value_mla != 0;
     Hparams {
+        n_lora_q: get("attention.q_lora_rank").unwrap_or(0),
+        n_lora_kv: get("attention.kv_lora_rank").unwrap_or(0),
+        is_mla,
+        k_mla: if is_mla { key_mla } else { head_k },
+        v_mla: if is_mla { value_mla } else { head_v },
+        n_expert_shared: get("expert_shared_count").unwrap_or(0),
+        n_dense_lead: get("leading_dense_block_count").unwrap_or(0),
         n_layer,
         n_embd,
         n_vocab,
@@ -186,6 +211,22 @@ impl Hparams {
             ),
             Dim::RotHalf => self.n_rot / 2,
             Dim::One => 1,
+            Dim::QLora => self.n_lora_q,
+            Dim::KvLora => self.n_lora_kv,
+            Dim::KvLoraPlusRot => self.n_lora_kv.saturating_add(self.n_rot),
+            Dim::HeadTimesKMla => m(self.n_head, self.k_mla),
+            Dim::QkNope => self.qk_nope(),
+            Dim::VMla => self.v_mla,
+            Dim::HeadTimesNopePlusVMla => m(self.n_head, self.qk_nope().saturating_add(self.v_mla)),
+            Dim::HeadTimesVMla => m(self.n_head, self.v_mla),
+            Dim::FfExp2 => m(2, self.n_ff_exp),
+            Dim::FfExpTimesShared => m(self.n_ff_exp, self.n_expert_shared),
         }
+    }
+
+    /// `n_embd_head_qk_nope`: the key length without its rope part (0 when rope takes it all,
+    /// which the loader asserts against).
+    pub fn qk_nope(&self) -> u64 {
+        self.k_mla.saturating_sub(self.n_rot)
     }
 }

@@ -104,6 +104,15 @@ fn check(g: &Gguf<'_>, out: &mut Vec<Finding>) -> Option<Vec<(String, Vec<u64>)>
         let key = format!("{}.{}", arch.name, f.0);
         error(out, "model.hparams", &key, key_offset(&key), f.1);
     }
+    if arch.mla && h.n_head > 0 && h.qk_nope() < 1 {
+        let key = format!("{}.rope.dimension_count", arch.name);
+        let msg = format!(
+            "n_embd_head_qk_nope = {} - {} is not at least 1: the key length ({}) must exceed rope.dimension_count (llama.cpp aborts)",
+            h.k_mla, h.n_rot, if h.is_mla { "key_length_mla" } else { "key_length" }
+        );
+        error(out, "model.hparams", &key, key_offset(&key), msg);
+        return None;
+    }
     if arch.rot_is_head_k && h.n_head > 0 && h.n_rot != h.head_k {
         let key = format!("{}.rope.dimension_count", arch.name);
         let msg = format!(
@@ -136,7 +145,8 @@ fn expert_problem(arch: &Arch, h: &Hparams) -> Option<(&'static str, String)> {
             format!("{n} experts but expert_used_count is 0 or absent (llama.cpp aborts)"),
         ));
     }
-    if arch.experts == Experts::Required && n == 0 {
+    // deepseek2's leading dense layers need no experts: it throws when a layer after them has none
+    if arch.experts == Experts::Required && n == 0 && h.n_dense_lead < h.n_layer {
         return Some((
             "expert_count",
             format!("llama.cpp's {} loader needs expert_count > 0", arch.name),
@@ -145,9 +155,11 @@ fn expert_problem(arch: &Arch, h: &Hparams) -> Option<(&'static str, String)> {
     None
 }
 
-/// Whether the loader creates (`Some(required)`) a tensor of this rule, given the counts.
-fn created(need: Need, arch: &Arch, h: &Hparams) -> Option<bool> {
+/// Whether the loader creates (`Some(required)`) a tensor of this rule in layer `layer` (`None`
+/// outside the layers), given the counts; `fused`: the layer has `ffn_gate_up_exps`.
+fn created(need: Need, arch: &Arch, h: &Hparams, layer: Option<u64>, fused: bool) -> Option<bool> {
     let moe = h.n_expert > 0 && arch.experts != Experts::None;
+    let lead = layer.is_some_and(|il| il < h.n_dense_lead);
     match need {
         Need::Always => Some(true),
         Need::Optional => Some(false),
@@ -157,6 +169,14 @@ fn created(need: Need, arch: &Arch, h: &Hparams) -> Option<bool> {
         Need::MoeOptional => moe.then_some(false),
         Need::MoeShexp => (moe && h.n_ff_shexp > 0).then_some(true),
         Need::Layers64 => (h.n_layer >= 64).then_some(true),
+        Need::WithQLora => (h.n_lora_q > 0).then_some(true),
+        Need::WithoutQLora => (h.n_lora_q == 0).then_some(true),
+        Need::Mla => h.is_mla.then_some(true),
+        Need::NotMla => (!h.is_mla).then_some(true),
+        Need::LeadDense => lead.then_some(true),
+        Need::AfterLead => (!lead).then_some(true),
+        Need::AfterLeadOptional => (!lead).then_some(false),
+        Need::AfterLeadUnfused => (!lead && !fused).then_some(true),
     }
 }
 
@@ -247,7 +267,13 @@ impl Check<'_, '_> {
     }
 
     fn rule(&mut self, r: &TensorRule, layer: Option<u64>, out: &mut Vec<Finding>) {
-        let Some(required) = created(r.need, self.arch, self.h) else {
+        let fused = r.need == Need::AfterLeadUnfused
+            && layer.is_some_and(|il| {
+                self.g
+                    .tensor_index(&format!("blk.{il}.ffn_gate_up_exps.weight"))
+                    .is_some()
+            });
+        let Some(required) = created(r.need, self.arch, self.h, layer, fused) else {
             return;
         };
         let name = match layer {
@@ -278,47 +304,70 @@ fn audit_tensors(
     for r in arch.globals {
         c.rule(r, None, out);
     }
-    let q = arch.qkv;
     for il in 0..h.n_layer {
-        let blk = |s: &str| format!("blk.{il}.{s}");
-        if c.tensor(
-            "blk.{}.attn_qkv.weight",
-            &blk("attn_qkv.weight"),
-            &[table::Dim::Embd],
-            false,
-            &mut Vec::new(),
-        ) {
-            // fused: its rows are q + k + v
-            let rows = h
-                .dim(q.q)
-                .saturating_add(h.dim(q.k))
-                .saturating_add(h.dim(q.v));
-            check_fused(g, &blk("attn_qkv.weight"), h.n_embd, rows, out);
-            c.take(&blk("attn_qkv.bias"));
-        } else {
-            for (part, d) in [("q", q.q), ("k", q.k), ("v", q.v)] {
-                c.tensor(
-                    "blk.{}.attn_qkv",
-                    &blk(&format!("attn_{part}.weight")),
-                    &[table::Dim::Embd, d],
-                    !q.optional,
-                    out,
-                );
-            }
-        }
-        for (part, d) in [("q", q.q), ("k", q.k), ("v", q.v)] {
-            c.tensor(
-                "blk.{}.attn_b",
-                &blk(&format!("attn_{part}.bias")),
-                &[d],
-                false,
-                out,
-            );
+        if let Some(q) = arch.qkv {
+            qkv(&mut c, q, il, out);
         }
         for r in arch.layer {
             c.rule(r, Some(il), out);
         }
     }
+    report(c, h, arch, arch_kv, out)
+}
+
+/// A layer's attention projections as `create_tensor_qkv` creates them: fused, else the three,
+/// each with its optional bias.
+fn qkv(c: &mut Check<'_, '_>, q: table::Qkv, il: u64, out: &mut Vec<Finding>) {
+    let h = c.h;
+    let g = c.g;
+    let blk = |s: &str| format!("blk.{il}.{s}");
+    if c.tensor(
+        "blk.{}.attn_qkv.weight",
+        &blk("attn_qkv.weight"),
+        &[table::Dim::Embd],
+        false,
+        &mut Vec::new(),
+    ) {
+        // fused: its rows are q + k + v
+        let rows = h
+            .dim(q.q)
+            .saturating_add(h.dim(q.k))
+            .saturating_add(h.dim(q.v));
+        check_fused(g, &blk("attn_qkv.weight"), h.n_embd, rows, out);
+        c.take(&blk("attn_qkv.bias"));
+    } else {
+        for (part, d) in [("q", q.q), ("k", q.k), ("v", q.v)] {
+            c.tensor(
+                "blk.{}.attn_qkv",
+                &blk(&format!("attn_{part}.weight")),
+                &[table::Dim::Embd, d],
+                !q.optional,
+                out,
+            );
+        }
+    }
+    for (part, d) in [("q", q.q), ("k", q.k), ("v", q.v)] {
+        c.tensor(
+            "blk.{}.attn_b",
+            &blk(&format!("attn_{part}.bias")),
+            &[d],
+            false,
+            out,
+        );
+    }
+}
+
+/// The missing tensors (each once), those the loader leaves unused, and the tensors a file of
+/// these hyperparameters holds.
+fn report(
+    c: Check<'_, '_>,
+    h: &Hparams,
+    arch: &Arch,
+    arch_kv: u64,
+    out: &mut Vec<Finding>,
+) -> Vec<(String, Vec<u64>)> {
+    let g = c.g;
+    let mut c = c;
     // each missing tensor once, with how many more layers lack the same one
     for (_, name, more, msg) in &c.missing {
         let msg = if *more > 0 {

@@ -42,6 +42,26 @@ pub enum Dim {
     RotHalf,
     /// 1 (a per-tensor scale).
     One,
+    /// `q_lora_rank`: `{arch}.attention.q_lora_rank` (deepseek2's compressed query).
+    QLora,
+    /// `kv_lora_rank`: `{arch}.attention.kv_lora_rank` (deepseek2's compressed key and value).
+    KvLora,
+    /// `kv_lora_rank + n_rot`: deepseek2's `attn_kv_a_mqa` rows.
+    KvLoraPlusRot,
+    /// `n_head * n_embd_head_k_mla`: deepseek2's query rows.
+    HeadTimesKMla,
+    /// `n_embd_head_k_mla - n_rot`: deepseek2's key length without rope.
+    QkNope,
+    /// `n_embd_head_v_mla`: deepseek2's value length.
+    VMla,
+    /// `n_head * (n_embd_head_qk_nope + n_embd_head_v_mla)`: deepseek2's `attn_kv_b` rows.
+    HeadTimesNopePlusVMla,
+    /// `n_head * n_embd_head_v_mla`: deepseek2's `attn_output` columns.
+    HeadTimesVMla,
+    /// `2 * n_ff_exp`: the experts' gate and up projections fused.
+    FfExp2,
+    /// `n_ff_exp * n_expert_shared`: deepseek2's shared experts.
+    FfExpTimesShared,
 }
 
 impl Dim {
@@ -65,6 +85,16 @@ impl Dim {
             Dim::HeadKvTimesEmbdPerHead => "n_head_kv*n_embd/n_head",
             Dim::RotHalf => "n_rot/2",
             Dim::One => "1",
+            Dim::QLora => "q_lora_rank",
+            Dim::KvLora => "kv_lora_rank",
+            Dim::KvLoraPlusRot => "kv_lora_rank+n_rot",
+            Dim::HeadTimesKMla => "n_head*n_embd_head_k_mla",
+            Dim::QkNope => "n_embd_head_qk_nope",
+            Dim::VMla => "n_embd_head_v_mla",
+            Dim::HeadTimesNopePlusVMla => "n_head*(n_embd_head_qk_nope+n_embd_head_v_mla)",
+            Dim::HeadTimesVMla => "n_head*n_embd_head_v_mla",
+            Dim::FfExp2 => "2*n_ff_exp",
+            Dim::FfExpTimesShared => "n_ff_exp*n_expert_shared",
         }
     }
 }
@@ -89,6 +119,24 @@ pub enum Need {
     MoeShexp,
     /// When the model has 64 layers or more (command-r's query and key norms).
     Layers64,
+    /// When `q_lora_rank > 0` (deepseek2's compressed query), else not created.
+    WithQLora,
+    /// When `q_lora_rank == 0` (deepseek2's plain query), else not created.
+    WithoutQLora,
+    /// When the file has `key_length_mla` and `value_length_mla` (deepseek2's split `attn_k_b`
+    /// and `attn_v_b`), else not created.
+    Mla,
+    /// Without them (deepseek2's older unsplit `attn_kv_b`).
+    NotMla,
+    /// In the leading dense layers (`layer < leading_dense_block_count`).
+    LeadDense,
+    /// In the layers after them (deepseek2's experts).
+    AfterLead,
+    /// Taken when present, in the layers after the leading dense ones.
+    AfterLeadOptional,
+    /// In the layers after the leading dense ones unless the layer has the fused
+    /// `ffn_gate_up_exps` (`create_tensor_gate_up_exps`).
+    AfterLeadUnfused,
 }
 
 /// One tensor the loader creates. `name` holds `{}` where a per-layer tensor has its layer.
@@ -171,6 +219,9 @@ pub struct KeyRule {
     pub suffix: &'static str,
     pub ty: KeyType,
     pub required: bool,
+    /// Not required of deepseek2's "lite" models (26 or 27 layers, or 48 with a vocabulary of
+    /// 128256 tokens), which have no compressed query.
+    pub unless_lite: bool,
 }
 
 /// One architecture's loader rules, from its `load_arch_hparams` and `load_arch_tensors` in
@@ -183,8 +234,9 @@ pub struct Arch {
     pub keys: &'static [KeyRule],
     /// Tensors outside the layers, in the loader's order.
     pub globals: &'static [TensorRule],
-    /// Each layer's attention projections.
-    pub qkv: Qkv,
+    /// Each layer's attention projections as `create_tensor_qkv` makes them; `None` where the
+    /// layer's rules list them (deepseek2's compressed attention).
+    pub qkv: Option<Qkv>,
     /// Each layer's other tensors, in the loader's order.
     pub layer: &'static [TensorRule],
     pub experts: Experts,
@@ -192,6 +244,9 @@ pub struct Arch {
     pub ff_shexp: FfShexp,
     /// The loader throws `invalid n_rot` unless `rope.dimension_count` equals `n_embd_head_k`.
     pub rot_is_head_k: bool,
+    /// Multi-head latent attention (deepseek2): the loader asserts a key length without rope of
+    /// at least 1 (`n_embd_head_k_mla > n_rot`).
+    pub mla: bool,
 }
 
 /// A required key.
@@ -200,6 +255,17 @@ pub const fn req(suffix: &'static str, ty: KeyType) -> KeyRule {
         suffix,
         ty,
         required: true,
+        unless_lite: false,
+    }
+}
+
+/// A key required except of deepseek2's lite models.
+pub const fn req_unless_lite(suffix: &'static str, ty: KeyType) -> KeyRule {
+    KeyRule {
+        suffix,
+        ty,
+        required: true,
+        unless_lite: true,
     }
 }
 
@@ -209,6 +275,7 @@ pub const fn opt(suffix: &'static str, ty: KeyType) -> KeyRule {
         suffix,
         ty,
         required: false,
+        unless_lite: false,
     }
 }
 
