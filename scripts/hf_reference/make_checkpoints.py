@@ -59,6 +59,22 @@ CASES = {
                     "bfloat16", None, "gemma3"),
     "phi3-bf16": ("Phi3ForCausalLM", dict(LLAMA, model_type="phi3", num_key_value_heads=4),
                   "bfloat16", None, "phi3"),
+    # Phi-3 128k: longrope with its long and short factors (rope_factors_long/short), GQA, a
+    # sliding window
+    "phi3-f16-longrope": ("Phi3ForCausalLM",
+                          dict(LLAMA, model_type="phi3", sliding_window=32,
+                               original_max_position_embeddings=64,
+                               rope_scaling=dict(rope_type="longrope",
+                                                 long_factor=[1.0, 1.25, 1.5, 2.0, 3.0, 4.0,
+                                                              6.0, 8.0],
+                                                 short_factor=[1.0, 1.0, 1.0625, 1.125, 1.25,
+                                                               1.5, 1.75, 2.0])),
+                          "float16", None, "phi3"),
+    # Phi-4 mini: the same class with a GPT2Tokenizer (BPE), partial rotary, tied embeddings
+    "phi4-bf16-gpt2-tied": ("Phi3ForCausalLM",
+                            dict(LLAMA, model_type="phi3", partial_rotary_factor=0.5,
+                                 tie_word_embeddings=True),
+                            "bfloat16", None, "qwen2"),
     "mixtral-bf16": ("MixtralForCausalLM",
                      dict(LLAMA, model_type="mixtral", num_local_experts=4,
                           num_experts_per_tok=2),
@@ -72,6 +88,10 @@ CASES = {
                         query_pre_attn_scalar=32),
                    "float32", None, "gemma3"),
 }
+
+# cases whose tokenizer_config.json names another tokenizer class than their kind's (the script
+# chooses Phi-3's vocabulary by it)
+TOKENIZER_CLASS = {"phi4-bf16-gpt2-tied": "GPT2Tokenizer"}
 
 
 def log(msg: str) -> None:
@@ -96,6 +116,11 @@ def make_model(case: str, out: Path, vocab_dir: Path, tok_cache: Path) -> Path:
     tmp = out / "models" / (case + ".tmp")
     shutil.rmtree(tmp, ignore_errors=True)
     n_tokens = toks.write_tokenizer(tok_kind, tmp, vocab_dir, tok_cache)
+    if case in TOKENIZER_CLASS:
+        tc_path = tmp / "tokenizer_config.json"
+        tc = json.loads(tc_path.read_text(encoding="utf-8"))
+        tc["tokenizer_class"] = TOKENIZER_CLASS[case]
+        tc_path.write_text(json.dumps(tc, ensure_ascii=False, indent=2), encoding="utf-8")
     cfg = dict(cfg)
     model_type = cfg.pop("model_type")
     config = AutoConfig.for_model(model_type, vocab_size=n_tokens, architectures=[arch], **cfg)

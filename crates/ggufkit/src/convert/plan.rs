@@ -135,6 +135,9 @@ pub struct Plan {
     pub outtype: OutType,
     /// The hyperparameter pairs (`set_gguf_parameters`), in order.
     pub parameters: KvList,
+    /// The pairs set while the tensors are prepared (empty for `--vocab-only`), written right
+    /// after `general.architecture`.
+    pub tensor_parameters: KvList,
     /// The tensors, in order (empty for `--vocab-only`).
     pub tensors: Vec<PlannedTensor>,
     /// The parameter counts of the tensors.
@@ -197,14 +200,18 @@ pub fn plan(folder: &HfFolder, opts: &ConvertOptions) -> Result<Plan, Checkpoint
     let params = param_counts(&tensors);
     let mut parameters = KvList::default();
     arch.parameters(&h, outtype.file_type(), &mut parameters)?;
+    let mut tensor_parameters = KvList::default();
     if opts.vocab_only {
         tensors.clear();
+    } else {
+        arch.tensor_parameters(&h, &mut tensor_parameters)?;
     }
     Ok(Plan {
         class,
         arch: arch.gguf_arch(),
         outtype,
         parameters,
+        tensor_parameters,
         tensors,
         params,
     })
@@ -236,8 +243,9 @@ fn param_counts(tensors: &[PlannedTensor]) -> ParamCounts {
     c
 }
 
-/// Every metadata pair of the output in the script's order: `general.architecture`,
-/// `general.type`, the general metadata (`general`), the hyperparameters,
+/// Every metadata pair of the output in the script's order: `general.architecture`, the pairs
+/// set while the tensors were prepared, `general.type`, the general metadata (`general`), the
+/// hyperparameters,
 /// `general.quantization_version`, then the vocabulary (`vocab`).
 pub fn metadata(plan: &Plan, general: &KvList, vocab: &KvList) -> KvList {
     let mut kv = KvList::default();
@@ -245,6 +253,7 @@ pub fn metadata(plan: &Plan, general: &KvList, vocab: &KvList) -> KvList {
         "general.architecture".into(),
         OwnedValue::String(plan.arch.into()),
     );
+    kv.extend(plan.tensor_parameters.iter().cloned());
     kv.set("general.type".into(), OwnedValue::String("model".into()));
     kv.extend(general.iter().cloned());
     kv.extend(plan.parameters.iter().cloned());

@@ -8,6 +8,7 @@ pub mod experts;
 pub mod gemma2;
 pub mod gemma3;
 pub mod llama;
+pub mod phi3;
 pub mod qwen2;
 pub mod qwen3;
 pub mod qwen3_moe;
@@ -73,6 +74,12 @@ pub trait Architecture: Sync {
         file_type: u32,
         kv: &mut KvList,
     ) -> Result<(), CheckpointError>;
+    /// The pairs the script sets while it prepares the tensors (Phi-3's long-context attention
+    /// factor, from `generate_extra_tensors`): written right after `general.architecture`, and
+    /// not at all for `--vocab-only`, which prepares no tensors.
+    fn tensor_parameters(&self, _h: &Hparams, _kv: &mut KvList) -> Result<(), CheckpointError> {
+        Ok(())
+    }
     /// The tensors, in the order the script adds them.
     fn tensors(&self, h: &Hparams, folder: &HfFolder) -> Result<Vec<TensorOut>, CheckpointError>;
     /// The vocabulary pairs its `set_vocab` writes (`vocab_size`: config.json's).
@@ -91,6 +98,7 @@ pub static TABLE: &[&dyn Architecture] = &[
     &qwen3_moe::Qwen3Moe,
     &gemma2::Gemma2,
     &gemma3::Gemma3,
+    &phi3::Phi3,
 ];
 
 /// The architecture converting `class`, or the error naming it and the supported classes.
