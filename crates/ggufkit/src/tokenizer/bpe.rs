@@ -29,6 +29,8 @@ pub(crate) const NO_TOKEN: u32 = u32::MAX;
 const UNKNOWN: u32 = u32::MAX - 1;
 /// The most pairs a session remembers (then it forgets them all): about 2 MB.
 const MAX_PAIRS: usize = 1 << 17;
+/// A fragment at least this long has its words encoded on every thread of rayon's pool.
+pub(crate) const PARALLEL_MIN_BYTES: usize = 64 << 10;
 
 /// A candidate merge of two adjacent symbols.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -67,6 +69,9 @@ pub(crate) struct Scratch {
     /// Pairs of tokens met so far: (left id, right id) to (rank, joined token), as the texts'
     /// merge rank and the joined text's token give them ([`NO_TOKEN`] rank: no merge).
     pairs: HashMap<u64, (u32, u32)>,
+    /// The sessions of the other threads that encode the words of one long fragment (kept,
+    /// with their caches, for the next long fragment).
+    helpers: Vec<Scratch>,
 }
 
 /// The BPE session of one vocabulary.
@@ -93,15 +98,63 @@ impl Bpe<'_, '_> {
     }
 
     /// Tokenizes one fragment (already `▁`-escaped where the vocabulary escapes), appending to
-    /// `out`.
+    /// `out`. A long fragment's words are split across rayon's threads: a word's ids depend on
+    /// its text and the vocabulary only, so encoding runs of words apart and joining their ids
+    /// in order gives exactly the ids of encoding them one after the other.
     pub fn encode(&self, text: &str, s: &mut Scratch, out: &mut Vec<u32>) {
-        let v = self.vocab;
-        let byte_encode = v.pre.byte_encode();
         s.words.clear();
         self.pre.split(text, &mut s.words);
         let words = std::mem::take(&mut s.words);
+        let threads = if text.len() >= PARALLEL_MIN_BYTES {
+            rayon::current_num_threads()
+        } else {
+            1
+        };
+        if threads > 1 && words.len() > 1 {
+            self.encode_words_parallel(text, &words, threads, s, out);
+        } else {
+            self.encode_words(text, &words, s, out);
+        }
+        s.words = words;
+    }
+
+    /// [`Bpe::encode_words`] of `threads` runs of `words` of about equal bytes, one per
+    /// thread, the first on this session; the ids joined in the words' order.
+    fn encode_words_parallel(
+        &self,
+        text: &str,
+        words: &[Range<usize>],
+        threads: usize,
+        s: &mut Scratch,
+        out: &mut Vec<u32>,
+    ) {
+        let runs = split_runs(words, threads);
+        let mut helpers = std::mem::take(&mut s.helpers);
+        helpers.resize_with(runs.len() - 1, Scratch::default);
+        let mut parts: Vec<Vec<u32>> = vec![Vec::new(); runs.len() - 1];
+        rayon::scope(|scope| {
+            for ((run, scratch), part) in runs[1..].iter().zip(&mut helpers).zip(&mut parts) {
+                scope.spawn(move |_| self.encode_words(text, run, scratch, part));
+            }
+            self.encode_words(text, runs[0], s, out);
+        });
+        for part in &parts {
+            out.extend_from_slice(part);
+        }
+        s.helpers = helpers;
+    }
+
+    /// The ids of `words` (ranges of `text`, in order), appended to `out`.
+    fn encode_words(
+        &self,
+        text: &str,
+        words: &[Range<usize>],
+        s: &mut Scratch,
+        out: &mut Vec<u32>,
+    ) {
+        let byte_encode = self.vocab.pre.byte_encode();
         let mut encoded = std::mem::take(&mut s.word);
-        for r in &words {
+        for r in words {
             let raw = &text[r.clone()];
             if let Some(ids) = s.cache.get(raw.as_bytes()) {
                 out.extend_from_slice(ids);
@@ -118,7 +171,6 @@ impl Bpe<'_, '_> {
             self.encode_word(word.as_bytes(), raw.as_bytes(), byte_encode, s, out);
             s.cache.insert(raw.as_bytes(), &out[first..]);
         }
-        s.words = words;
         s.word = encoded;
     }
 
@@ -320,4 +372,32 @@ impl Bpe<'_, '_> {
             pos = close + CLOSE.len();
         }
     }
+}
+
+/// `words` cut into at most `n` runs of consecutive words, of about equal bytes each.
+pub(crate) fn split_runs(words: &[Range<usize>], n: usize) -> Vec<&[Range<usize>]> {
+    let (Some(first), Some(last)) = (words.first(), words.last()) else {
+        return vec![words];
+    };
+    let total = last.end - first.start;
+    let mut runs = Vec::with_capacity(n);
+    let mut rest = words;
+    for k in 1..n {
+        // the first word that ends past this run's share of the bytes closes the run
+        let goal = first.start + total * k / n;
+        let cut = rest
+            .partition_point(|w| w.end <= goal)
+            .max(1)
+            .min(rest.len());
+        let (run, tail) = rest.split_at(cut);
+        runs.push(run);
+        rest = tail;
+        if rest.is_empty() {
+            break;
+        }
+    }
+    if !rest.is_empty() {
+        runs.push(rest);
+    }
+    runs
 }

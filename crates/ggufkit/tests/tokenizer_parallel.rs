@@ -1,0 +1,184 @@
+//! A long text is encoded on every thread of rayon's pool (its words split into runs, one per
+//! thread): the ids must be those of encoding it on one thread, for every vocabulary of
+//! `../shared/corpus/vocab` whose model goes parallel (BPE, SentencePiece) and the Gemma 3 model
+//! when present, on pools of 1, 2 and 3 threads (runs cut at different words), with both
+//! special flags on the mixed texts, over
+//! seeded adversarial texts: every script, whitespace and newline runs, CRLF, digits,
+//! contractions, emoji sequences, combining marks, `▁`, special tokens' texts mid-string, and a
+//! few giant words.
+
+use ggufkit::tokenizer::{Model, Tokenizer};
+use ggufkit::Gguf;
+use ggufkit_testkit::tokref::vocabularies;
+
+/// Just over the size from which a fragment goes parallel (64 KiB).
+const TEXT_BYTES: usize = 80 << 10;
+
+const PIECES: &[&str] = &[
+    "Hello",
+    " world",
+    "'s",
+    "'LL",
+    "'ve",
+    " don't",
+    "  ",
+    "   ",
+    "\t",
+    " \t ",
+    "\n",
+    "\n\n",
+    "\n\n\n",
+    "\r\n",
+    " \n",
+    "\n ",
+    "0",
+    "12",
+    "123",
+    "1234567",
+    " 42",
+    "3.14",
+    "...",
+    "!!",
+    "?",
+    " (",
+    ")",
+    "{",
+    "};",
+    "=>",
+    "::",
+    "fn main() {",
+    "    let x = 1;",
+    "/* c */",
+    "日本語のテキスト",
+    "中文",
+    "한국어 문장",
+    "Ελληνικά",
+    "Кириллица",
+    "עברית",
+    "العربية",
+    "हिन्दी",
+    "ภาษาไทย",
+    "🦙",
+    "👩‍👩‍👧",
+    "🏳️‍🌈",
+    "e\u{301}",
+    "\u{200b}",
+    "\u{a0}",
+    "▁",
+    "▁▁x",
+    "<s>",
+    "</s>",
+    "<|endoftext|>",
+    "<|im_start|>",
+    "<start_of_turn>",
+    "<eos>",
+    "<unk>",
+    "[CLS]",
+    "<mask>",
+    " <pad> ",
+    "ﬁ",
+    "Ⅻ",
+    "²",
+    "\u{3000}",
+    "\u{2028}",
+    "ÀÉÎÕÜ",
+    "ß",
+];
+
+/// xorshift64*: the same texts on every run.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+/// Seeded texts of at least [`TEXT_BYTES`].
+fn texts() -> Vec<String> {
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let mut out = Vec::new();
+    for _ in 0..2 {
+        let mut t = String::new();
+        while t.len() < TEXT_BYTES {
+            t.push_str(PIECES[rng.below(PIECES.len())]);
+        }
+        out.push(t);
+    }
+    // runs of one kind: giant words, whitespace without end, newline runs between words
+    let mut t = "a".repeat(TEXT_BYTES / 2);
+    t.push(' ');
+    t.push_str(&"b".repeat(TEXT_BYTES / 2));
+    out.push(t);
+    out.push(" ".repeat(TEXT_BYTES));
+    out.push("word \n\n".repeat(TEXT_BYTES / 7 + 1));
+    out.push("日本\n".repeat(TEXT_BYTES / 7 + 1));
+    out
+}
+
+fn pool(threads: usize) -> rayon::ThreadPool {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .expect("a thread pool")
+}
+
+#[test]
+fn long_texts_encode_on_many_threads_as_on_one() {
+    let Some(vocabs) = vocabularies() else {
+        return;
+    };
+    let texts = texts();
+    let one = pool(1);
+    let many: Vec<(usize, rayon::ThreadPool)> = [2, 3].map(|n| (n, pool(n))).into();
+    let mut compared = 0;
+    for path in &vocabs {
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let g = Gguf::open(path).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let Ok(tok) = Tokenizer::from_gguf(&g) else {
+            // which vocabularies load is tokenizer_llama.rs's business
+            continue;
+        };
+        if !matches!(tok.model_type(), Model::Bpe | Model::Spm) {
+            continue;
+        }
+        for (i, text) in texts.iter().enumerate() {
+            // the special flag changes the fragments: both on the mixed texts
+            let flags: &[bool] = if i < 2 { &[false, true] } else { &[false] };
+            for &parse_special in flags {
+                let expect = one.install(|| tok.encode(text, false, parse_special));
+                for (n, p) in &many {
+                    // a session used twice: its helpers' caches must give the same ids again
+                    let got = p.install(|| {
+                        let mut e = tok.encoder();
+                        let first = e.encode(text, false, parse_special);
+                        if *n == 2 {
+                            let again = e.encode(text, false, parse_special);
+                            assert_eq!(first, again, "{name}: text {i}, second encode");
+                        }
+                        first
+                    });
+                    assert_eq!(
+                        got,
+                        expect,
+                        "{name}: text {i} ({} bytes), parse_special={parse_special}: {n} threads \
+                         differ from one",
+                        text.len()
+                    );
+                    compared += 1;
+                }
+            }
+        }
+    }
+    println!(
+        "{compared} long encodes on 2 and 3 threads identical to one thread's ({} vocabularies)",
+        vocabs.len()
+    );
+}
