@@ -6,15 +6,32 @@
 
 use std::collections::HashMap;
 
+use crate::convert::arch::{bid, map_name, role_of, TensorOut, TensorSource};
 use crate::convert::folder::HfFolder;
+use crate::convert::hparams::Hparams;
+use crate::convert::tensor_names::NameSet;
 use crate::error::CheckpointError;
+
+/// How an architecture names its experts.
+pub struct ExpertLayout {
+    /// The config keys of the expert count (`find_hparam` order).
+    pub count_keys: &'static [&'static str],
+    /// The projections, in the order the stacks are yielded.
+    pub projections: &'static [&'static str],
+    /// A source tensor's name: `(block, expert, projection)`.
+    pub source_name: fn(u32, usize, &str) -> String,
+    /// The name of a block's stack of `projection` that the tensor-name map knows:
+    /// `(block, projection)`.
+    pub merged_name: fn(u32, &str) -> String,
+}
 
 /// Expert tensors waiting for the rest of their block.
 pub struct ExpertStacker {
-    n_experts: usize,
-    /// The projections in the order the stacks are yielded, and how a source is named.
-    projections: &'static [&'static str],
-    name: fn(u32, usize, &str) -> String,
+    layout: &'static ExpertLayout,
+    names: NameSet,
+    n_blocks: u32,
+    /// Read from the config at the first expert tensor (a model without experts needs no count).
+    n_experts: Option<usize>,
     pending: HashMap<u32, HashMap<String, usize>>,
 }
 
@@ -22,40 +39,85 @@ pub struct ExpertStacker {
 pub type Stack = (&'static str, Vec<usize>);
 
 impl ExpertStacker {
-    /// A stacker of `n_experts` experts with `projections`, whose source names `name(block,
-    /// expert, projection)` gives.
-    pub fn new(
-        n_experts: usize,
-        projections: &'static [&'static str],
-        name: fn(u32, usize, &str) -> String,
-    ) -> Self {
+    /// A stacker for `layout`, mapping the stacks' names with `names` for `n_blocks` blocks.
+    pub fn new(layout: &'static ExpertLayout, names: NameSet, n_blocks: u32) -> Self {
         ExpertStacker {
-            n_experts,
-            projections,
-            name,
+            layout,
+            names,
+            n_blocks,
+            n_experts: None,
             pending: HashMap::new(),
         }
     }
 
+    /// Takes expert tensor `idx` named `name`: held back until its block has every expert of
+    /// every projection, then one stacked tensor per projection is pushed to `out` (the
+    /// script's order), each mapped to its GGUF name.
+    pub fn take(
+        &mut self,
+        h: &Hparams,
+        folder: &HfFolder,
+        name: &str,
+        idx: usize,
+        out: &mut Vec<TensorOut>,
+    ) -> Result<(), CheckpointError> {
+        let Some(b) = bid(name) else {
+            return Err(CheckpointError::Mismatch {
+                path: folder.dir().to_path_buf(),
+                problem: format!("expert tensor '{name}' has no block number"),
+            });
+        };
+        if self.n_experts.is_none() {
+            let keys = self.layout.count_keys;
+            let key = keys.last().copied().unwrap_or("num_experts");
+            let n = h
+                .find_u32(keys)?
+                .ok_or_else(|| h.error(key, "a whole number (the key is absent)"))?;
+            if n == 0 {
+                return Err(h.error(key, "a positive number (the checkpoint has experts)"));
+            }
+            self.n_experts = Some(n as usize);
+        }
+        if let Some(stacks) = self.add(folder, b, name, idx)? {
+            for (projection, parts) in stacks {
+                let gguf = map_name(
+                    self.names,
+                    &(self.layout.merged_name)(b, projection),
+                    self.n_blocks,
+                    folder,
+                )?;
+                out.push(TensorOut {
+                    role: role_of(&gguf),
+                    name: gguf,
+                    shape: stack_shape(folder, &parts),
+                    source: TensorSource::Tensors(parts),
+                    transforms: vec![],
+                });
+            }
+        }
+        Ok(())
+    }
+
     /// Takes source tensor `idx` named `name` of block `bid`; when the block is complete, its
     /// stacks.
-    pub fn add(
+    fn add(
         &mut self,
         folder: &HfFolder,
         bid: u32,
         name: &str,
         idx: usize,
     ) -> Result<Option<Vec<Stack>>, CheckpointError> {
+        let n_experts = self.n_experts.unwrap_or(0).max(1);
         let layer = self.pending.entry(bid).or_default();
         layer.insert(name.to_string(), idx);
-        if layer.len() < self.n_experts * self.projections.len() {
+        if layer.len() < n_experts * self.layout.projections.len() {
             return Ok(None);
         }
-        let mut stacks = Vec::with_capacity(self.projections.len());
-        for &p in self.projections {
-            let mut parts = Vec::with_capacity(self.n_experts);
-            for x in 0..self.n_experts {
-                let ename = (self.name)(bid, x, p);
+        let mut stacks = Vec::with_capacity(self.layout.projections.len());
+        for &p in self.layout.projections {
+            let mut parts = Vec::with_capacity(n_experts);
+            for x in 0..n_experts {
+                let ename = (self.layout.source_name)(bid, x, p);
                 let i = layer
                     .remove(&ename)
                     .ok_or_else(|| CheckpointError::Mismatch {
@@ -64,8 +126,11 @@ impl ExpertStacker {
                     })?;
                 parts.push(i);
             }
-            let first = &folder.tensors()[parts[0]];
-            for &i in &parts[1..] {
+            let Some((&first, rest)) = parts.split_first() else {
+                continue;
+            };
+            let first = &folder.tensors()[first];
+            for &i in rest {
                 let t = &folder.tensors()[i];
                 if t.entry.shape != first.entry.shape {
                     return Err(CheckpointError::Mismatch {
@@ -97,7 +162,7 @@ impl ExpertStacker {
 }
 
 /// The shape of a stack: the experts, then one expert's shape.
-pub fn stack_shape(folder: &HfFolder, parts: &[usize]) -> Vec<u64> {
+fn stack_shape(folder: &HfFolder, parts: &[usize]) -> Vec<u64> {
     let mut shape = vec![parts.len() as u64];
     if let Some(&first) = parts.first() {
         shape.extend(&folder.tensors()[first].entry.shape);

@@ -6,10 +6,10 @@
 
 use std::f64::consts::PI;
 
-use crate::convert::arch::experts::{stack_shape, ExpertStacker};
+use crate::convert::arch::experts::{ExpertLayout, ExpertStacker};
 use crate::convert::arch::{
-    bid, block_count, dropped, map_name, permute_order, role_of, text_model_parameters,
-    Architecture, TensorOut, TensorSource, Transform,
+    block_count, dropped, map_name, permute_order, role_of, text_model_parameters, Architecture,
+    TensorOut, TensorSource, Transform,
 };
 use crate::convert::folder::HfFolder;
 use crate::convert::hparams::Hparams;
@@ -29,6 +29,14 @@ const NAMES: NameSet = NameSet {
     ffn_gate: true,
     experts: true,
     output: true,
+};
+
+/// Mixtral's experts: `w1`, `w2`, `w3` of each expert, stacked as `ffn_{gate,down,up}_exps`.
+static EXPERTS: ExpertLayout = ExpertLayout {
+    count_keys: &["num_local_experts"],
+    projections: &["w1", "w2", "w3"],
+    source_name: |b, x, w| format!("model.layers.{b}.block_sparse_moe.experts.{x}.{w}.weight"),
+    merged_name: |b, w| format!("layers.{b}.feed_forward.experts.{w}.weight"),
 };
 
 impl Architecture for Llama {
@@ -92,7 +100,7 @@ impl Architecture for Llama {
             .find_u32(&["n_kv_heads", "num_key_value_heads"])?
             .ok_or_else(|| h.error("num_key_value_heads", "a whole number (the key is absent)"))?
             as usize;
-        let mut experts: Option<ExpertStacker> = None;
+        let mut experts = ExpertStacker::new(&EXPERTS, NAMES, n_blocks);
         for (i, t) in folder.tensors().iter().enumerate() {
             let name = t.name.as_str();
             if dropped(name) {
@@ -123,38 +131,7 @@ impl Architecture for Llama {
                 transforms.push(Transform::PermuteHeads(heads));
             }
             if name.contains("block_sparse_moe.experts") {
-                let Some(b) = bid(name) else {
-                    return Err(CheckpointError::Mismatch {
-                        path: folder.dir().to_path_buf(),
-                        problem: format!("expert tensor '{name}' has no block number"),
-                    });
-                };
-                if experts.is_none() {
-                    let n = h.u32("num_local_experts")? as usize;
-                    experts = Some(ExpertStacker::new(n, &["w1", "w2", "w3"], |b, x, w| {
-                        format!("model.layers.{b}.block_sparse_moe.experts.{x}.{w}.weight")
-                    }));
-                }
-                let Some(stacker) = experts.as_mut() else {
-                    continue;
-                };
-                if let Some(stacks) = stacker.add(folder, b, name, i)? {
-                    for (wid, parts) in stacks {
-                        let gguf = map_name(
-                            NAMES,
-                            &format!("layers.{b}.feed_forward.experts.{wid}.weight"),
-                            n_blocks,
-                            folder,
-                        )?;
-                        out.push(TensorOut {
-                            role: role_of(&gguf),
-                            name: gguf,
-                            shape: stack_shape(folder, &parts),
-                            source: TensorSource::Tensors(parts),
-                            transforms: vec![],
-                        });
-                    }
-                }
+                experts.take(h, folder, name, i, &mut out)?;
                 continue;
             }
             let gguf = map_name(NAMES, name, n_blocks, folder)?;
@@ -166,9 +143,7 @@ impl Architecture for Llama {
                 shape: t.entry.shape.clone(),
             });
         }
-        if let Some(stacker) = &experts {
-            stacker.finish(folder)?;
-        }
+        experts.finish(folder)?;
         Ok(out)
     }
 

@@ -4,10 +4,9 @@
 //! (`mlp.experts.gate_up_proj`) are refused.
 #![forbid(unsafe_code)]
 
-use crate::convert::arch::experts::{stack_shape, ExpertStacker};
+use crate::convert::arch::experts::{ExpertLayout, ExpertStacker};
 use crate::convert::arch::{
-    bid, block_count, dropped, map_name, mapped, role_of, text_model_parameters, Architecture,
-    TensorOut, TensorSource,
+    block_count, dropped, mapped, text_model_parameters, Architecture, TensorOut,
 };
 use crate::convert::folder::HfFolder;
 use crate::convert::hparams::Hparams;
@@ -26,6 +25,15 @@ const NAMES: NameSet = NameSet {
     ffn_gate: false,
     experts: true,
     output: true,
+};
+
+/// Qwen MoE's experts: `down_proj`, `gate_proj`, `up_proj` of each expert, stacked in that
+/// order.
+static EXPERTS: ExpertLayout = ExpertLayout {
+    count_keys: &["num_local_experts", "num_experts"],
+    projections: &["down_proj", "gate_proj", "up_proj"],
+    source_name: |b, x, w| format!("model.layers.{b}.mlp.experts.{x}.{w}.weight"),
+    merged_name: |b, w| format!("model.layers.{b}.mlp.experts.{w}.weight"),
 };
 
 impl Architecture for Qwen3Moe {
@@ -62,7 +70,7 @@ impl Architecture for Qwen3Moe {
     fn tensors(&self, h: &Hparams, folder: &HfFolder) -> Result<Vec<TensorOut>, CheckpointError> {
         let n_blocks = block_count(h)?;
         let mut out = Vec::new();
-        let mut experts: Option<ExpertStacker> = None;
+        let mut experts = ExpertStacker::new(&EXPERTS, NAMES, n_blocks);
         for (i, t) in folder.tensors().iter().enumerate() {
             let name = t.name.as_str();
             if dropped(name) {
@@ -76,51 +84,12 @@ impl Architecture for Qwen3Moe {
                 });
             }
             if name.contains("experts") {
-                let Some(b) = bid(name) else {
-                    return Err(CheckpointError::Mismatch {
-                        path: folder.dir().to_path_buf(),
-                        problem: format!("expert tensor '{name}' has no block number"),
-                    });
-                };
-                if experts.is_none() {
-                    let n = h
-                        .find_u32(&["num_local_experts", "num_experts"])?
-                        .ok_or_else(|| {
-                            h.error("num_experts", "a whole number (the key is absent)")
-                        })?;
-                    experts = Some(ExpertStacker::new(
-                        n as usize,
-                        &["down_proj", "gate_proj", "up_proj"],
-                        |b, x, w| format!("model.layers.{b}.mlp.experts.{x}.{w}.weight"),
-                    ));
-                }
-                let Some(stacker) = experts.as_mut() else {
-                    continue;
-                };
-                if let Some(stacks) = stacker.add(folder, b, name, i)? {
-                    for (w, parts) in stacks {
-                        let gguf = map_name(
-                            NAMES,
-                            &format!("model.layers.{b}.mlp.experts.{w}.weight"),
-                            n_blocks,
-                            folder,
-                        )?;
-                        out.push(TensorOut {
-                            role: role_of(&gguf),
-                            name: gguf,
-                            shape: stack_shape(folder, &parts),
-                            source: TensorSource::Tensors(parts),
-                            transforms: vec![],
-                        });
-                    }
-                }
+                experts.take(h, folder, name, i, &mut out)?;
                 continue;
             }
             out.push(mapped(folder, i, NAMES, n_blocks, vec![])?);
         }
-        if let Some(stacker) = &experts {
-            stacker.finish(folder)?;
-        }
+        experts.finish(folder)?;
         Ok(out)
     }
 
