@@ -6,8 +6,8 @@
 #![forbid(unsafe_code)]
 
 use ggufkit::audit::loader::archs::{self, COMMON_KEYS};
-use ggufkit::audit::loader::required_tensors;
 use ggufkit::audit::loader::table::{Experts, KeyType};
+use ggufkit::audit::loader::{optional_tensors, required_tensors};
 use ggufkit::{GgmlType, Gguf, GgufBuilder, OwnedValue};
 
 /// The small sizes every tiny model has.
@@ -124,6 +124,26 @@ pub fn tensors_for(b: &GgufBuilder<'_>) -> Option<Vec<Tensor>> {
             })
             .collect(),
     )
+}
+
+/// The tensors llama.cpp's loader takes when present, for `b`'s metadata, as the library's
+/// loader table computes them (empty when the table rejects the metadata).
+pub fn optional_for(b: &GgufBuilder<'_>) -> Vec<Tensor> {
+    let Some(g_bytes) = b.to_vec().ok() else {
+        return Vec::new();
+    };
+    let Ok(g) = Gguf::from_bytes(&g_bytes) else {
+        return Vec::new();
+    };
+    optional_tensors(&g)
+        .unwrap_or_default()
+        .into_iter()
+        .map(|(name, shape)| Tensor {
+            name,
+            ty: GgmlType::F32,
+            shape,
+        })
+        .collect()
 }
 
 /// The file: `b`'s metadata and `tensors` (zeros; a shape with a zero dimension is kept as is).

@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use ggufkit::audit::loader::archs::ARCHS;
 use ggufkit::audit::{audit, Finding, Severity};
 use ggufkit::{GgmlType, Gguf, OwnedValue};
-use ggufkit_testkit::models::{metadata, tensors_for, write, Tensor};
+use ggufkit_testkit::models::{metadata, optional_for, tensors_for, write, Tensor};
 
 /// One generated file: its name, bytes.
 struct Case {
@@ -170,6 +170,82 @@ fn cases() -> Vec<Case> {
             name: format!("{label}/extra tensor"),
             bytes: file(&extra),
         });
+        // every tensor the loader takes when present, outside the layers and in layer 0
+        let optional = optional_for(&meta);
+        let mut all = tensors.clone();
+        all.extend(
+            optional
+                .iter()
+                .filter(|t| !t.name.starts_with("blk.") || t.name.starts_with("blk.0."))
+                .cloned(),
+        );
+        out.push(Case {
+            name: format!("{label}/+{} optional", all.len() - tensors.len()),
+            bytes: file(&all),
+        });
+        // an optional tensor of the wrong length
+        if let Some(o) = optional.iter().find(|t| t.name.starts_with("blk.0.")) {
+            let mut wrong = tensors.clone();
+            let mut o = o.clone();
+            o.shape[0] += 1;
+            wrong.push(o);
+            out.push(Case {
+                name: format!("{label}/+{} wrong shape", wrong.last().unwrap().name),
+                bytes: file(&wrong),
+            });
+        }
+        // rope factors: rope_freqs, and the long and short ones
+        for (scaling, names) in [
+            (None, &["rope_freqs.weight"][..]),
+            (
+                Some("longrope"),
+                &["rope_factors_long.weight", "rope_factors_short.weight"][..],
+            ),
+            (Some("longrope"), &["rope_freqs.weight"][..]),
+        ] {
+            let mut m = meta.clone();
+            if let Some(s) = scaling {
+                m.set(&format!("{arch}.rope.scaling.type"), s).unwrap();
+            }
+            let mut with = tensors.clone();
+            for n in names {
+                with.push(Tensor {
+                    name: n.to_string(),
+                    ty: GgmlType::F32,
+                    shape: vec![u64::from(
+                        ggufkit_testkit::models::EMBD / ggufkit_testkit::models::HEADS / 2,
+                    )],
+                });
+            }
+            out.push(Case {
+                name: format!("{label}/{} +{}", scaling.unwrap_or("rope"), names.join("+")),
+                bytes: write(&m, &with).unwrap(),
+            });
+        }
+        // per-tensor scales: of a projection (taken), of a norm (left unused), of the wrong shape
+        let scale = |name: &str, shape: Vec<u64>| Tensor {
+            name: name.into(),
+            ty: GgmlType::F32,
+            shape,
+        };
+        for (what, extra) in [
+            (
+                "scales",
+                vec![
+                    scale("blk.0.attn_output.scale", vec![1]),
+                    scale("blk.0.attn_output.input_scale", vec![1]),
+                ],
+            ),
+            ("norm scale", vec![scale("blk.0.attn_norm.scale", vec![1])]),
+            ("scale [2]", vec![scale("blk.1.attn_output.scale", vec![2])]),
+        ] {
+            let mut with = tensors.clone();
+            with.extend(extra);
+            out.push(Case {
+                name: format!("{label}/{what}"),
+                bytes: file(&with),
+            });
+        }
         if arch == "deepseek2" {
             // the experts' gate and up projections fused into one tensor in layer 1
             let mut fused: Vec<Tensor> = tensors

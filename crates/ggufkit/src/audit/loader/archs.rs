@@ -32,12 +32,23 @@ pub const COMMON_KEYS: &[KeyRule] = &[
 const RMS: KeyRule = req("attention.layer_norm_rms_epsilon", F32);
 const NORM_EPS: KeyRule = req("attention.layer_norm_epsilon", F32);
 
-/// The output side most architectures share: `output` falls back to `token_embd` (tied).
+/// llama's and granite's outside the layers: `output` falls back to `token_embd` (tied); the
+/// rope factors, long and short for `longrope` scaling, else `rope_freqs` (each layer takes the
+/// one global tensor).
 const TIED: &[TensorRule] = &[
     t("token_embd.weight", &[Embd, Vocab], Always),
     t("output_norm.weight", &[Embd], Always),
     t("output.weight", &[Embd, Vocab], Optional),
-    t("rope_freqs.weight", &[RotHalf], Optional),
+    t("rope_freqs.weight", &[RotHalf], NotLongRopeOptional),
+    t("rope_factors_long.weight", &[RotHalf], LongRopeOptional),
+    t("rope_factors_short.weight", &[RotHalf], LongRopeOptional),
+];
+
+/// phi3's: the long and short rope factors whatever the scaling, never `rope_freqs`.
+const PHI3_GLOBALS: &[TensorRule] = &[
+    t("token_embd.weight", &[Embd, Vocab], Always),
+    t("output_norm.weight", &[Embd], Always),
+    t("output.weight", &[Embd, Vocab], Optional),
     t("rope_factors_long.weight", &[RotHalf], Optional),
     t("rope_factors_short.weight", &[RotHalf], Optional),
 ];
@@ -379,7 +390,7 @@ pub const ARCHS: &[Arch] = &[
     arch(
         "phi3",
         &[RMS, opt("attention.sliding_window", U32)],
-        TIED,
+        PHI3_GLOBALS,
         Qkv {
             optional: true,
             ..EMBD_GQA

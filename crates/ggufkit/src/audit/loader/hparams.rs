@@ -40,6 +40,8 @@ pub(super) struct Hparams {
     pub v_mla: u64,
     pub n_expert_shared: u64,
     pub n_dense_lead: u64,
+    /// `rope.scaling.type` is `longrope`.
+    pub longrope: bool,
 }
 
 /// A key's value as the loader reads it: `Ok(None)` when absent.
@@ -162,7 +164,12 @@ pub(super) fn read(
         get("attention.value_length_mla").unwrap_or(0),
     );
     let is_mla = key_mla != 0 && value_mla != 0;
+    let longrope = g
+        .get(&format!("{}.rope.scaling.type", arch.name))
+        .and_then(|v| v.as_str().map(|s| s == "longrope"))
+        .unwrap_or(false);
     Hparams {
+        longrope,
         n_lora_q: get("attention.q_lora_rank").unwrap_or(0),
         n_lora_kv: get("attention.kv_lora_rank").unwrap_or(0),
         is_mla,

@@ -33,6 +33,26 @@ pub(super) fn audit_loader(g: &Gguf<'_>, out: &mut Vec<Finding>) {
 /// a file must hold to load. `None` for an architecture not in the table or hyperparameters the
 /// loader rejects.
 pub fn required_tensors(g: &Gguf<'_>) -> Option<Vec<(String, Vec<u64>)>> {
+    loader_tensors(g).map(|t| t.required)
+}
+
+/// The tensors llama.cpp's loader takes when present (biases, an untied `output`, rope factors
+/// where the scaling uses them...) of a file with `g`'s architecture and hyperparameters, with
+/// their shapes, in its order; not the alternatives that replace required tensors (a fused
+/// `attn_qkv`, `ffn_gate_up_exps`) nor tensors whose shape the table does not check. `None` as
+/// for [`required_tensors`].
+pub fn optional_tensors(g: &Gguf<'_>) -> Option<Vec<(String, Vec<u64>)>> {
+    loader_tensors(g).map(|t| t.optional)
+}
+
+/// What a file of given hyperparameters holds: the tensors the loader requires, and those it
+/// takes when present.
+struct LoaderTensors {
+    required: Vec<(String, Vec<u64>)>,
+    optional: Vec<(String, Vec<u64>)>,
+}
+
+fn loader_tensors(g: &Gguf<'_>) -> Option<LoaderTensors> {
     let mut out = Vec::new();
     let wanted = check(g, &mut out)?;
     let rejected = out.iter().any(|f| {
@@ -46,7 +66,7 @@ pub fn required_tensors(g: &Gguf<'_>) -> Option<Vec<(String, Vec<u64>)>> {
 
 /// The findings of `g`, and the tensors its hyperparameters require (`None` for an architecture
 /// not in the table).
-fn check(g: &Gguf<'_>, out: &mut Vec<Finding>) -> Option<Vec<(String, Vec<u64>)>> {
+fn check(g: &Gguf<'_>, out: &mut Vec<Finding>) -> Option<LoaderTensors> {
     let name = g.architecture()?;
     let arch_kv = g.get_kv("general.architecture").map_or(0, |kv| kv.offset);
     let Some(arch) = archs::find(name) else {
@@ -169,6 +189,8 @@ fn created(need: Need, arch: &Arch, h: &Hparams, layer: Option<u64>, fused: bool
         Need::MoeOptional => moe.then_some(false),
         Need::MoeShexp => (moe && h.n_ff_shexp > 0).then_some(true),
         Need::Layers64 => (h.n_layer >= 64).then_some(true),
+        Need::LongRopeOptional => h.longrope.then_some(false),
+        Need::NotLongRopeOptional => (!h.longrope).then_some(false),
         Need::WithQLora => (h.n_lora_q > 0).then_some(true),
         Need::WithoutQLora => (h.n_lora_q == 0).then_some(true),
         Need::Mla => h.is_mla.then_some(true),
@@ -207,6 +229,8 @@ struct Check<'g, 'a> {
     /// Every tensor a file of these hyperparameters holds (required ones, and the separate
     /// attention projections), with its shape, in the loader's order.
     wanted: Vec<(String, Vec<u64>)>,
+    /// The optional tensors of checked shape, outside the alternatives.
+    optional: Vec<(String, Vec<u64>)>,
 }
 
 impl Check<'_, '_> {
@@ -228,6 +252,13 @@ impl Check<'_, '_> {
         let formula: Vec<&str> = dims.iter().map(|d| d.name()).collect();
         if required || rule_name == "blk.{}.attn_qkv" {
             self.wanted.push((name.to_string(), expected.clone()));
+        } else if !dims.is_empty()
+            && !matches!(
+                rule_name,
+                "blk.{}.attn_qkv.weight" | "blk.{}.ffn_gate_up_exps.weight" | "scale"
+            )
+        {
+            self.optional.push((name.to_string(), expected.clone()));
         }
         let Some(i) = self.take(name) else {
             if required {
@@ -292,7 +323,7 @@ fn audit_tensors(
     h: &Hparams,
     arch_kv: u64,
     out: &mut Vec<Finding>,
-) -> Vec<(String, Vec<u64>)> {
+) -> LoaderTensors {
     let mut c = Check {
         g,
         arch,
@@ -300,6 +331,7 @@ fn audit_tensors(
         seen: vec![false; g.tensor_count()],
         missing: Vec::new(),
         wanted: Vec::new(),
+        optional: Vec::new(),
     };
     for r in arch.globals {
         c.rule(r, None, out);
@@ -312,7 +344,72 @@ fn audit_tensors(
             c.rule(r, Some(il), out);
         }
     }
+    scales(&mut c, out);
     report(c, h, arch, arch_kv, out)
+}
+
+/// The weights whose per-tensor `.scale` and `.input_scale` the loader's generic pass takes when
+/// it created the weight (`llama_model_base::load_tensors`, e.g. NVFP4's second scale); the
+/// experts' are one per expert.
+const SCALED: &[&str] = &[
+    "attn_q",
+    "attn_k",
+    "attn_v",
+    "attn_output",
+    "attn_qkv",
+    "attn_gate",
+    "ffn_gate",
+    "ffn_down",
+    "ffn_up",
+    "ffn_gate_shexp",
+    "ffn_down_shexp",
+    "ffn_up_shexp",
+    "ffn_gate_exps",
+    "ffn_down_exps",
+    "ffn_up_exps",
+    "ssm_in",
+    "ssm_out",
+    "ssm_alpha",
+    "ssm_beta",
+    "nextn.eh_proj",
+    "nextn.shared_head_head",
+];
+
+/// The generic pass: the scales of the weights the loader took (a scale of any other tensor is
+/// left unused, which the loader refuses), and `output`'s when it is NVFP4.
+fn scales(c: &mut Check<'_, '_>, out: &mut Vec<Finding>) {
+    let g = c.g;
+    let taken = |c: &Check<'_, '_>, name: &str| g.tensor_index(name).is_some_and(|i| c.seen[i]);
+    for il in 0..c.h.n_layer {
+        for base in SCALED {
+            if !taken(c, &format!("blk.{il}.{base}.weight")) {
+                continue;
+            }
+            let dims: &[table::Dim] = if base.ends_with("_exps") {
+                &[table::Dim::Expert]
+            } else {
+                &[table::Dim::One]
+            };
+            for suffix in ["scale", "input_scale"] {
+                c.tensor(
+                    "scale",
+                    &format!("blk.{il}.{base}.{suffix}"),
+                    dims,
+                    false,
+                    out,
+                );
+            }
+        }
+    }
+    let output = ["output.weight", "token_embd.weight"]
+        .into_iter()
+        .find_map(|n| g.tensor_index(n).filter(|&i| c.seen[i]))
+        .and_then(|i| g.tensor_at(i));
+    if output.is_some_and(|t| t.ggml_type().is_ok_and(|ty| ty == crate::GgmlType::NVFP4)) {
+        for name in ["output.scale", "output.input_scale"] {
+            c.tensor("scale", name, &[table::Dim::One], false, out);
+        }
+    }
 }
 
 /// A layer's attention projections as `create_tensor_qkv` creates them: fused, else the three,
@@ -365,9 +462,8 @@ fn report(
     arch: &Arch,
     arch_kv: u64,
     out: &mut Vec<Finding>,
-) -> Vec<(String, Vec<u64>)> {
+) -> LoaderTensors {
     let g = c.g;
-    let mut c = c;
     // each missing tensor once, with how many more layers lack the same one
     for (_, name, more, msg) in &c.missing {
         let msg = if *more > 0 {
@@ -382,17 +478,6 @@ fn report(
             arch_kv,
             msg,
         ));
-    }
-    // per-tensor scales of weights the loader took (its generic pass over every layer)
-    for (i, t) in g.tensors().enumerate() {
-        let name = t.name();
-        if let Some(base) = name.strip_suffix(".scale") {
-            if g.tensor_index(&format!("{base}.weight"))
-                .is_some_and(|w| c.seen[w])
-            {
-                c.seen[i] = true;
-            }
-        }
     }
     let mut beyond = None;
     let mut unused = Vec::new();
@@ -437,7 +522,10 @@ fn report(
             ),
         ));
     }
-    c.wanted
+    LoaderTensors {
+        required: c.wanted,
+        optional: c.optional,
+    }
 }
 
 /// A fused `attn_qkv.weight` against `[n_embd, q + k + v]`.

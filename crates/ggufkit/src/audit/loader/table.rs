@@ -119,6 +119,11 @@ pub enum Need {
     MoeShexp,
     /// When the model has 64 layers or more (command-r's query and key norms).
     Layers64,
+    /// Taken when present and `rope.scaling.type` is `longrope` (llama's and granite's
+    /// `rope_factors_long`/`_short`).
+    LongRopeOptional,
+    /// Taken when present and `rope.scaling.type` is not `longrope` (their `rope_freqs`).
+    NotLongRopeOptional,
     /// When `q_lora_rank > 0` (deepseek2's compressed query), else not created.
     WithQLora,
     /// When `q_lora_rank == 0` (deepseek2's plain query), else not created.
