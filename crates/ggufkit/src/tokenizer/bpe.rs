@@ -69,6 +69,11 @@ pub(crate) struct Scratch {
     /// Pairs of tokens met so far: (left id, right id) to (rank, joined token), as the texts'
     /// merge rank and the joined text's token give them ([`NO_TOKEN`] rank: no merge).
     pairs: HashMap<u64, (u32, u32)>,
+    /// Vocabularies that are not byte-level: the token of each character met (its bytes and
+    /// length packed, see [`char_key`]; [`NO_TOKEN`] when none).
+    chars: HashMap<u64, u32>,
+    /// The words before [`split_at_spaces`] splits them further.
+    spaced: Vec<Range<usize>>,
     /// The sessions of the other threads that encode the words of one long fragment (kept,
     /// with their caches, for the next long fragment).
     helpers: Vec<Scratch>,
@@ -104,6 +109,12 @@ impl Bpe<'_, '_> {
     pub fn encode(&self, text: &str, s: &mut Scratch, out: &mut Vec<u32>) {
         s.words.clear();
         self.pre.split(text, &mut s.words);
+        let v = self.vocab;
+        if !v.pre.byte_encode() && !v.flags.ignore_merges {
+            if let Some(joiners) = self.merges.joiners() {
+                split_at_spaces(text.as_bytes(), &mut s.words, &mut s.spaced, joiners);
+            }
+        }
         let words = std::mem::take(&mut s.words);
         let threads = if text.len() >= PARALLEL_MIN_BYTES {
             rayon::current_num_threads()
@@ -202,6 +213,7 @@ impl Bpe<'_, '_> {
             ids,
             queue,
             pairs,
+            chars,
             ..
         } = s;
         symbols_of(word, symbols);
@@ -210,9 +222,14 @@ impl Bpe<'_, '_> {
             // one symbol per byte of the raw word
             ids.extend(raw.iter().map(|&b| self.byte_ids[b as usize]));
         } else {
+            if chars.len() >= MAX_PAIRS {
+                chars.clear();
+            }
             ids.extend(symbols.iter().map(|sym| {
                 let t = &word[sym.start as usize..(sym.start + sym.len) as usize];
-                v.text_to_token(t).unwrap_or(NO_TOKEN)
+                *chars
+                    .entry(char_key(t))
+                    .or_insert_with(|| v.text_to_token(t).unwrap_or(NO_TOKEN))
             }));
         }
         if pairs.len() >= MAX_PAIRS {
@@ -372,6 +389,43 @@ impl Bpe<'_, '_> {
             pos = close + CLOSE.len();
         }
     }
+}
+
+/// Splits each of `words` (ranges of `text`) again before each `▁` that follows a character
+/// no merge joins to a `▁` (none of `joiners`, and not `▁` itself): no merged symbol can span
+/// such a point (see [`Merges::joiners`]), so the pieces' ids, joined, are the word's. The
+/// SentencePiece-style vocabularies (gemma4) pre-tokenize by lines only; this gives their
+/// words back, and with them the session's cache of encoded words.
+fn split_at_spaces(
+    text: &[u8],
+    words: &mut Vec<Range<usize>>,
+    spaced: &mut Vec<Range<usize>>,
+    joiners: &[Box<[u8]>],
+) {
+    const SPACE: &[u8] = "\u{2581}".as_bytes();
+    std::mem::swap(words, spaced);
+    words.clear();
+    let finder = memchr::memmem::Finder::new(SPACE);
+    for w in spaced.iter() {
+        let mut start = w.start;
+        for at in finder.find_iter(&text[w.clone()]).map(|i| w.start + i) {
+            if at == start {
+                continue;
+            }
+            let before = super::merges::last_char(&text[start..at]);
+            if before != SPACE && !joiners.iter().any(|j| **j == *before) {
+                words.push(start..at);
+                start = at;
+            }
+        }
+        words.push(start..w.end);
+    }
+}
+
+/// A character's bytes (one to four: a symbol before any merge) and their number, as one key.
+#[inline]
+fn char_key(t: &[u8]) -> u64 {
+    t.iter().fold(t.len() as u64, |k, &b| k << 8 | u64::from(b))
 }
 
 /// `words` cut into at most `n` runs of consecutive words, of about equal bytes each.

@@ -74,6 +74,16 @@ impl<'t, 'g> Encoder<'t, 'g> {
         }
         let fragments = if text.is_empty() {
             Vec::new()
+        } else if v.model == Model::Bpe && text.len() >= bpe::PARALLEL_MIN_BYTES {
+            // a long text: the merge table (built on first use) while the special tokens are
+            // found
+            rayon::join(
+                || t.partition(text, parse_special),
+                || {
+                    t.merges();
+                },
+            )
+            .0
         } else {
             t.partition(text, parse_special)
         };

@@ -8,12 +8,15 @@
 //! can fail to be tokens, and they have no record: the bytes are all that is ever used.
 //!
 //! Where the vocabulary allows it ([`by_words`]), a fragment is merged word by word, and the
-//! words already met in the session come from a bounded cache.
+//! words already met in the session come from a bounded cache; a long fragment's words are
+//! then encoded on every thread of rayon's pool, in runs, their ids joined in order.
 #![forbid(unsafe_code)]
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
+use std::ops::Range;
 
+use super::bpe::PARALLEL_MIN_BYTES;
 use super::vocab::Vocab;
 use super::word_cache::WordCache;
 use crate::error::TokenizerError;
@@ -106,6 +109,8 @@ pub(crate) struct Scratch {
     queue: BinaryHeap<Bigram>,
     /// The ids of the words met so far in the session, when fragments go word by word.
     cache: WordCache,
+    /// The sessions of the other threads that encode the words of one long fragment.
+    helpers: Vec<Scratch>,
 }
 
 /// `▁`, the escaped space.
@@ -146,25 +151,73 @@ pub(crate) fn encode(
     if !by_words {
         return encode_piece(v, byte_tokens, text, scratch, out);
     }
-    let mut start = 0;
-    let mut word = |start: usize, end: usize, scratch: &mut Scratch| {
-        let w = &text[start..end];
-        if let Some(ids) = scratch.cache.get(w) {
-            out.extend_from_slice(ids);
-            return Ok(());
-        }
-        let first = out.len();
-        encode_piece(v, byte_tokens, w, scratch, out)?;
-        scratch.cache.insert(w, &out[first..]);
-        Ok(())
+    let threads = if text.len() >= PARALLEL_MIN_BYTES {
+        rayon::current_num_threads()
+    } else {
+        1
     };
+    if threads < 2 {
+        let mut start = 0;
+        for at in memchr::memmem::find_iter(text, SPACE) {
+            if at > start && !after_space(text, at) {
+                encode_word(v, byte_tokens, &text[start..at], scratch, out)?;
+                start = at;
+            }
+        }
+        return encode_word(v, byte_tokens, &text[start..], scratch, out);
+    }
+    // a long fragment: its words in runs of about equal bytes, one per thread (each word's ids
+    // depend on its text alone, so the joined ids are those of the words one after the other)
+    let mut words = Vec::new();
+    let mut start = 0;
     for at in memchr::memmem::find_iter(text, SPACE) {
         if at > start && !after_space(text, at) {
-            word(start, at, scratch)?;
+            words.push(start..at);
             start = at;
         }
     }
-    word(start, text.len(), scratch)
+    words.push(start..text.len());
+    let runs = super::bpe::split_runs(&words, threads);
+    let mut helpers = std::mem::take(&mut scratch.helpers);
+    helpers.resize_with(runs.len() - 1, Scratch::default);
+    let mut parts: Vec<(Vec<u32>, Result<(), TokenizerError>)> =
+        (1..runs.len()).map(|_| (Vec::new(), Ok(()))).collect();
+    let encode_run = |run: &[Range<usize>], scratch: &mut Scratch, out: &mut Vec<u32>| {
+        run.iter()
+            .try_for_each(|w| encode_word(v, byte_tokens, &text[w.clone()], scratch, out))
+    };
+    let mut first = Ok(());
+    rayon::scope(|scope| {
+        for ((run, scratch), (ids, done)) in runs[1..].iter().zip(&mut helpers).zip(&mut parts) {
+            scope.spawn(move |_| *done = encode_run(run, scratch, ids));
+        }
+        first = encode_run(runs[0], scratch, out);
+    });
+    scratch.helpers = helpers;
+    first?;
+    for (ids, done) in parts {
+        done?;
+        out.extend_from_slice(&ids);
+    }
+    Ok(())
+}
+
+/// One word of a fragment encoded word by word, through the session's cache.
+fn encode_word(
+    v: &Vocab<'_>,
+    byte_tokens: &[Option<u32>; 256],
+    w: &[u8],
+    scratch: &mut Scratch,
+    out: &mut Vec<u32>,
+) -> Result<(), TokenizerError> {
+    if let Some(ids) = scratch.cache.get(w) {
+        out.extend_from_slice(ids);
+        return Ok(());
+    }
+    let first = out.len();
+    encode_piece(v, byte_tokens, w, scratch, out)?;
+    scratch.cache.insert(w, &out[first..]);
+    Ok(())
 }
 
 /// The merges of one piece of text (a fragment, or one of its words).

@@ -592,3 +592,30 @@ fn rwkv_unescapes_and_refuses_where_llama_cpp_loops() {
         Err(TokenizerError::NoProgress { offset: 1 })
     );
 }
+
+/// gemma4 pre-tokenizes by lines; its BPE then goes word by word, cut before each `▁` that no
+/// merge joins to the character before it: a merge of `>` to `▁</` keeps `a>▁</b` whole.
+#[test]
+fn gemma4_words_are_cut_only_where_no_merge_joins_them() {
+    let tokens = [
+        "<pad>", "<eos>", "<bos>", "a", "b", ">", "<", "/", "▁", "▁<", "▁</", ">▁</", "▁a",
+    ];
+    let file = gguf_of(vec![
+        ("tokenizer.ggml.model", "gemma4".into()),
+        ("tokenizer.ggml.tokens", strings(&tokens)),
+        (
+            "tokenizer.ggml.merges",
+            strings(&["▁ <", "▁< /", "> ▁</", "▁ a"]),
+        ),
+    ]);
+    let g = Gguf::from_bytes(&file).unwrap();
+    let tok = Tokenizer::from_gguf(&g).unwrap();
+    let id = |t: &str| tokens.iter().position(|x| *x == t).unwrap() as u32;
+    let expect = ["a", ">▁</", "b", "▁a", "▁", "b"].map(id).to_vec();
+    assert_eq!(tok.encode("a> </b a b", false, false).unwrap(), expect);
+    // the same words again, from the session's cache
+    let mut e = tok.encoder();
+    for _ in 0..2 {
+        assert_eq!(e.encode("a> </b a b", false, false).unwrap(), expect);
+    }
+}
