@@ -235,16 +235,19 @@ fn jsonl_matches_transformers_on_the_corpus() {
     for line in text.lines() {
         let row: TemplateValue = serde_json::from_str(line).unwrap();
         let source = row.get_attr("source").unwrap();
-        let (Some(path), true) = (
+        // the file under this checkout's corpus (the reference may have been made elsewhere)
+        let (Some(rel), Some(corpus), true) = (
             source
-                .get_attr("gguf")
+                .get_attr("corpus")
                 .unwrap()
                 .as_str()
                 .map(str::to_string),
+            ggufkit_testkit::shared::corpus(),
             source.get_attr("name").unwrap().is_none(),
         ) else {
             continue;
         };
+        let path = corpus.join(rel).display().to_string();
         if row.get_attr("tools").unwrap().is_none() {
             by_file.entry(path).or_default().push(row);
         }

@@ -45,40 +45,8 @@ const FIXED_NOW: i64 = 1_741_356_309;
 /// stale).
 const KNOWN: &[(&str, &str)] = &[
     (
-        "synthetic:namespace_print",
-        "Jinja2 prints a namespace as `<Namespace {...}>`, minijinja's as its mapping",
-    ),
-    (
-        "synthetic:builtin_filters",
-        "minijinja has no `wordcount` filter (and its `urlencode`, `groupby` are untested past it)",
-    ),
-    (
-        "synthetic:globals",
-        "`range(3)` prints as a list; Jinja2's `lipsum`, `cycler`, `joiner` are not defined",
-    ),
-    (
-        "synthetic:string_methods",
-        "no `str.istitle` (the str methods before it in the template agree)",
-    ),
-    (
-        "synthetic:macros_and_call",
-        "a macro printed is `<Macro 'm'>` in Jinja2, its description in minijinja",
-    ),
-    (
         "synthetic:unicode_and_escapes",
         "minijinja's lexer does not know Python's `\\N{NAME}` escape",
-    ),
-    (
-        "synthetic:error_iterate_none",
-        "a keyword argument's None iterates as empty in minijinja (tools=None is Python's None)",
-    ),
-    (
-        "synthetic:error_compare_str_int",
-        "minijinja orders values of different types; Python refuses `'a' < 1`",
-    ),
-    (
-        "synthetic:error_namespace_underscore",
-        "transformers' namespace refuses names starting with `_`; minijinja's accepts them",
     ),
     (
         "synthetic:error_dunder",

@@ -12,10 +12,12 @@ use minijinja::filters as builtin;
 use minijinja::value::{
     Enumerator, Kwargs, Object, ObjectExt, ObjectRepr, Rest, ValueKind, ValueOrKwargs,
 };
+
 use minijinja::{Environment, Error, ErrorKind, State, Value};
 
 use super::json::{dumps, JsonStyle};
-use super::{clock, methods, operators, python};
+use super::operators::Order;
+use super::{clock, globals, methods, operators, python};
 
 /// The marker a `raise_exception` error carries, so that a failed render can tell the
 /// template's own message from minijinja's errors.
@@ -52,6 +54,27 @@ pub(crate) fn register(env: &mut Environment<'static>, clock: Clock) {
     env.add_function("_gguf_concat", |a: &Value, b: &Value| {
         operators::concat(a, b)
     });
+    env.add_function("_gguf_lt", |a: &Value, b: &Value| {
+        operators::order(a, b, Order::Lt)
+    });
+    env.add_function("_gguf_le", |a: &Value, b: &Value| {
+        operators::order(a, b, Order::Le)
+    });
+    env.add_function("_gguf_gt", |a: &Value, b: &Value| {
+        operators::order(a, b, Order::Gt)
+    });
+    env.add_function("_gguf_ge", |a: &Value, b: &Value| {
+        operators::order(a, b, Order::Ge)
+    });
+    env.add_function("_gguf_iter", operators::iterable);
+    env.add_function("_gguf_ns_set", |value: Value, name: &str| {
+        namespace_name(&Value::from(name)).map(|()| value)
+    });
+    env.add_function("namespace", namespace);
+    globals::register(env);
+    env.add_filter("wordcount", wordcount);
+    env.add_filter("urlencode", urlencode);
+    env.add_filter("groupby", groupby);
     env.add_filter("safe", |v: &Value| operators::mark_safe(v));
     env.add_filter("escape", |v: &Value| operators::escape(v));
     env.add_filter("e", |v: &Value| operators::escape(v));
@@ -79,6 +102,150 @@ pub(crate) fn register(env: &mut Environment<'static>, clock: Clock) {
     env.add_test("number", |v: &Value| {
         matches!(v.kind(), ValueKind::Number | ValueKind::Bool)
     });
+}
+
+/// transformers' namespace refuses names starting with `_` (they would reach Python's
+/// internals), when made and when assigned.
+fn namespace_name(name: &Value) -> Result<(), Error> {
+    match name.as_str() {
+        Some(n) if n.starts_with('_') => {
+            let mut quoted = String::new();
+            python::write_repr_str(&mut quoted, n);
+            Err(Error::new(
+                ErrorKind::InvalidOperation,
+                format!(
+                    "SecurityError: Chat templates cannot store underscore-prefixed attributes on a namespace, but got {quoted}. Please rename the attribute."
+                ),
+            ))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// `namespace(...)`: minijinja's (the only object `{% set ns.x = ... %}` assigns to), with
+/// transformers' refusal of names starting with `_`.
+fn namespace(defaults: Option<ValueOrKwargs>) -> Result<Value, Error> {
+    if let Some(d) = &defaults {
+        if d.kind() == ValueKind::Map {
+            for key in d.try_iter()? {
+                namespace_name(&key)?;
+            }
+        }
+    }
+    minijinja::functions::namespace(defaults)
+}
+
+/// Jinja2's `wordcount`: the runs of word characters (Python's `\w`: letters, digits, `_`).
+fn wordcount(value: &Value) -> usize {
+    let s = python::str(value);
+    let word = |c: char| c.is_alphanumeric() || c == '_';
+    let mut n = 0;
+    let mut in_word = false;
+    for c in s.chars() {
+        let w = word(c);
+        if w && !in_word {
+            n += 1;
+        }
+        in_word = w;
+    }
+    n
+}
+
+/// Python's `urllib.parse.quote` of `str(value)` (safe: letters, digits, `_.-~`, and `/` outside
+/// query strings), a space as `+` in query strings: Jinja2's `url_quote`.
+fn url_quote(value: &Value, for_qs: bool) -> String {
+    let mut out = String::new();
+    for b in python::str(value).bytes() {
+        match b {
+            b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'_' | b'.' | b'-' | b'~' => {
+                out.push(b as char)
+            }
+            b'/' if !for_qs => out.push('/'),
+            b' ' if for_qs => out.push('+'),
+            _ => out.push_str(&format!("%{b:02X}")),
+        }
+    }
+    out
+}
+
+/// Jinja2's `urlencode`: a string (or any value that is not iterable) quoted; a mapping, or
+/// an iterable of pairs, as a query string.
+fn urlencode(value: &Value) -> Result<String, Error> {
+    let pairs: Vec<(Value, Value)> = match value.kind() {
+        ValueKind::String
+        | ValueKind::Number
+        | ValueKind::Bool
+        | ValueKind::None
+        | ValueKind::Undefined => return Ok(url_quote(value, false)),
+        _ if python::is_none(value) => return Ok(url_quote(value, false)),
+        ValueKind::Map => value
+            .try_iter()?
+            .map(|k| {
+                let v = value.get_item(&k).unwrap_or_default();
+                (k, v)
+            })
+            .collect(),
+        _ => {
+            let mut pairs = Vec::new();
+            for item in value.try_iter()? {
+                let kv: Vec<Value> = item.try_iter()?.collect();
+                match kv.as_slice() {
+                    [k, v] => pairs.push((k.clone(), v.clone())),
+                    _ => {
+                        return Err(Error::new(
+                            ErrorKind::InvalidOperation,
+                            format!("ValueError: expected 2 values to unpack, got {}", kv.len()),
+                        ))
+                    }
+                }
+            }
+            pairs
+        }
+    };
+    Ok(pairs
+        .iter()
+        .map(|(k, v)| format!("{}={}", url_quote(k, true), url_quote(v, true)))
+        .collect::<Vec<_>>()
+        .join("&"))
+}
+
+/// One group of Jinja2's `groupby`: a named tuple `(grouper, list)`, printed as a tuple.
+#[derive(Debug)]
+pub(crate) struct GroupTuple {
+    pub grouper: Value,
+    pub list: Value,
+}
+
+impl Object for GroupTuple {
+    fn repr(self: &Arc<Self>) -> ObjectRepr {
+        ObjectRepr::Seq
+    }
+
+    fn get_value(self: &Arc<Self>, key: &Value) -> Option<Value> {
+        match (key.as_str(), key.as_i64()) {
+            (Some("grouper"), _) | (_, Some(0)) => Some(self.grouper.clone()),
+            (Some("list"), _) | (_, Some(1)) => Some(self.list.clone()),
+            _ => None,
+        }
+    }
+
+    fn enumerate(self: &Arc<Self>) -> Enumerator {
+        Enumerator::Seq(2)
+    }
+}
+
+/// `groupby(attribute, default=None, case_sensitive=False)`: minijinja's grouping, each group
+/// a [`GroupTuple`].
+fn groupby(value: Value, attribute: Option<&str>, kwargs: Kwargs) -> Result<Value, Error> {
+    let groups = builtin::groupby(value, attribute, kwargs)?;
+    let mut out = Vec::new();
+    for g in groups.try_iter()? {
+        out.push(Value::from_object(GroupTuple {
+            grouper: g.get_attr("grouper")?,
+            list: g.get_attr("list")?,
+        }));
+    }
+    Ok(Value::from(out))
 }
 
 /// `raise_exception(message)`: fails the render with the template's message.

@@ -62,6 +62,11 @@ impl Writer<'_> {
             self.out.push_str("null");
             return Ok(());
         }
+        if let Some(t) = python::object_type(value) {
+            return Err(format!(
+                "TypeError: Object of type {t} is not JSON serializable"
+            ));
+        }
         match value.kind() {
             ValueKind::None => self.out.push_str("null"),
             ValueKind::Bool => self

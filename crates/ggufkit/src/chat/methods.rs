@@ -1,7 +1,10 @@
 //! Python's methods on template values, as Jinja2 lets a template call them: the str methods
-//! minijinja-contrib's `pycompat` lacks or writes otherwise (`title`, `rsplit`, `swapcase`, `index`, `zfill`, `ljust`,
-//! `center`, `partition`, `removeprefix`, `isdigit`, ..., and `startswith`/`endswith` with a
-//! start and end), then `pycompat`'s own. The methods that change a list or a dict (`append`,
+//! minijinja-contrib's `pycompat` lacks or writes otherwise (`title`, `rsplit`, `swapcase`,
+//! `index`, `zfill`, `ljust`, `center`, `partition`, `removeprefix`, `isdigit`, `istitle`,
+//! `casefold`, `expandtabs`, `splitlines` and `strip` at Python's line and space characters,
+//! `join` of strings only, `find`/`count` with a start and end, `format_map`, ..., and
+//! `startswith`/`endswith` with a start and end), then `pycompat`'s own. Python's `encode`,
+//! `translate` and `maketrans` are not given (a template has no use for bytes or tables). The methods that change a list or a dict (`append`,
 //! `update`, ...) fail as Jinja2's immutable sandbox makes them fail, with its message.
 #![forbid(unsafe_code)]
 
@@ -44,6 +47,22 @@ pub(crate) fn call(
                     type_name(value)
                 ),
             ));
+        }
+        ValueKind::String if method == "format_map" => {
+            // `s.format_map(m)` is `s.format(**m)`
+            let (mapping,): (Value,) = from_args(args)?;
+            let mut pairs: Vec<(String, Value)> = Vec::new();
+            for k in mapping.try_iter()? {
+                let v = mapping.get_item(&k)?;
+                pairs.push((k.to_string(), v));
+            }
+            let kwargs = Value::from(minijinja::value::Kwargs::from_iter(pairs));
+            return minijinja_contrib::pycompat::unknown_method_callback(
+                state,
+                value,
+                "format",
+                &[kwargs],
+            );
         }
         ValueKind::String => {
             if let Some(r) = string_method(value.as_str().unwrap_or_default(), method, args) {
@@ -133,17 +152,161 @@ fn string_method(s: &str, method: &str, args: &[Value]) -> Option<Result<Value, 
             }
             Ok(Value::from(out))
         })(),
-        "index" | "rindex" => (|| {
-            let (what,): (&str,) = from_args(args)?;
-            let at = if method == "index" {
-                s.find(what)
+        "index" | "rindex" | "find" | "rfind" | "count" => (|| {
+            let (what, start, end): (&str, Option<Value>, Option<Value>) = from_args(args)?;
+            let Some((part, skipped)) = char_slice(s, start.as_ref(), end.as_ref())? else {
+                return match method {
+                    "count" => Ok(Value::from(0)),
+                    "find" | "rfind" => Ok(Value::from(-1)),
+                    _ => Err(value_error("substring not found")),
+                };
+            };
+            if method == "count" {
+                // Python counts an empty string once per position, end included
+                return Ok(Value::from(if what.is_empty() {
+                    part.chars().count() + 1
+                } else {
+                    part.matches(what).count()
+                }));
+            }
+            let at = if method.starts_with('r') {
+                part.rfind(what)
             } else {
-                s.rfind(what)
+                part.find(what)
             };
             match at {
-                Some(x) => Ok(Value::from(s[..x].chars().count())),
+                Some(x) => Ok(Value::from(skipped + part[..x].chars().count())),
+                None if method.ends_with("find") => Ok(Value::from(-1)),
                 None => Err(value_error("substring not found")),
             }
+        })(),
+        // Python's `str.istitle()`: an upper or title case character only after an uncased
+        // one, a lower case character only after a cased one, at least one cased character
+        "istitle" => (|| {
+            let () = from_args(args)?;
+            let (mut cased, mut after_cased) = (false, false);
+            for c in s.chars() {
+                if c.is_uppercase() || is_titlecase(c) {
+                    if after_cased {
+                        return Ok(Value::from(false));
+                    }
+                    (cased, after_cased) = (true, true);
+                } else if c.is_lowercase() {
+                    if !after_cased {
+                        return Ok(Value::from(false));
+                    }
+                    (cased, after_cased) = (true, true);
+                } else {
+                    after_cased = false;
+                }
+            }
+            Ok(Value::from(cased))
+        })(),
+        "isalpha" | "isalnum" => (|| {
+            let () = from_args(args)?;
+            let ok = |c: char| c.is_alphabetic() || (method == "isalnum" && c.is_numeric());
+            Ok(Value::from(!s.is_empty() && s.chars().all(ok)))
+        })(),
+        "isspace" => (|| {
+            let () = from_args(args)?;
+            Ok(Value::from(!s.is_empty() && s.chars().all(is_space)))
+        })(),
+        "isprintable" => (|| {
+            let () = from_args(args)?;
+            Ok(Value::from(s.chars().all(super::python::printable)))
+        })(),
+        // an identifier: a letter or `_`, then letters, digits and `_`
+        "isidentifier" => (|| {
+            let () = from_args(args)?;
+            let mut chars = s.chars();
+            let first = chars.next().is_some_and(|c| c == '_' || c.is_alphabetic());
+            Ok(Value::from(
+                first && chars.all(|c| c == '_' || c.is_alphanumeric()),
+            ))
+        })(),
+        "casefold" => (|| {
+            let () = from_args(args)?;
+            Ok(Value::from(casefold(s)))
+        })(),
+        "expandtabs" => (|| {
+            let (size,): (Option<i64>,) = from_args(args)?;
+            let size = width(size.unwrap_or(8))?;
+            let mut out = String::with_capacity(s.len());
+            let mut column = 0usize;
+            for c in s.chars() {
+                match c {
+                    '\t' => {
+                        if size > 0 {
+                            let n = size - column % size;
+                            if out.len() + n > MAX_WIDTH as usize {
+                                return Err(value_error("result too large for a chat template"));
+                            }
+                            out.extend(std::iter::repeat_n(' ', n));
+                            column += n;
+                        }
+                    }
+                    '\n' | '\r' => {
+                        out.push(c);
+                        column = 0;
+                    }
+                    c => {
+                        out.push(c);
+                        column += 1;
+                    }
+                }
+            }
+            Ok(Value::from(out))
+        })(),
+        "splitlines" => (|| {
+            let (keepends,): (Option<bool>,) = from_args(args)?;
+            Ok(Value::from(splitlines(s, keepends.unwrap_or(false))))
+        })(),
+        "strip" | "lstrip" | "rstrip" => (|| {
+            let (chars,): (Option<Value>,) = from_args(args)?;
+            let set: Option<Vec<char>> = match &chars {
+                Some(v) if v.kind() == ValueKind::String => {
+                    Some(v.as_str().unwrap_or_default().chars().collect())
+                }
+                Some(v) if !super::python::is_none(v) && !v.is_undefined() => {
+                    return Err(Error::new(
+                        ErrorKind::InvalidOperation,
+                        format!("TypeError: {method} arg must be None or str",),
+                    ))
+                }
+                _ => None,
+            };
+            let strip = |c: char| match &set {
+                Some(set) => set.contains(&c),
+                None => is_space(c),
+            };
+            Ok(Value::from(match method {
+                "strip" => s.trim_matches(strip),
+                "lstrip" => s.trim_start_matches(strip),
+                _ => s.trim_end_matches(strip),
+            }))
+        })(),
+        "join" => (|| {
+            let (items,): (Value,) = from_args(args)?;
+            let mut out = String::new();
+            for (i, item) in items.try_iter()?.enumerate() {
+                let Some(text) = item.as_str() else {
+                    return Err(Error::new(
+                        ErrorKind::InvalidOperation,
+                        format!(
+                            "TypeError: sequence item {i}: expected str instance, {} found",
+                            type_name(&item)
+                        ),
+                    ));
+                };
+                if i > 0 {
+                    out.push_str(s);
+                }
+                out.push_str(text);
+                if out.len() > 1 << 28 {
+                    return Err(value_error("result too large for a chat template"));
+                }
+            }
+            Ok(Value::from(out))
         })(),
         "isdigit" | "isdecimal" | "isnumeric" => (|| {
             let () = from_args(args)?;
@@ -239,6 +402,111 @@ fn string_method(s: &str, method: &str, args: &[Value]) -> Option<Result<Value, 
     Some(r)
 }
 
+/// Python's `str.isspace` for one character: Unicode whitespace and the separators
+/// `\x1c`..`\x1f`.
+fn is_space(c: char) -> bool {
+    c.is_whitespace() || ('\x1c'..='\x1f').contains(&c)
+}
+
+/// A title case character (`ǅ`): neither upper nor lower case, yet with case mappings.
+fn is_titlecase(c: char) -> bool {
+    !c.is_uppercase()
+        && !c.is_lowercase()
+        && (c.to_lowercase().ne(std::iter::once(c)) || c.to_uppercase().ne(std::iter::once(c)))
+}
+
+/// Python's `str.casefold`: lower case, with the full case foldings that change a
+/// character's length or differ from lower case (`ß` is `ss`, `ς` is `σ`, ligatures split).
+fn casefold(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            'ß' | 'ẞ' => out.push_str("ss"),
+            'ς' => out.push('σ'),
+            'ŉ' => out.push_str("ʼn"),
+            'ﬀ' => out.push_str("ff"),
+            'ﬁ' => out.push_str("fi"),
+            'ﬂ' => out.push_str("fl"),
+            'ﬃ' => out.push_str("ffi"),
+            'ﬄ' => out.push_str("ffl"),
+            'ﬅ' | 'ﬆ' => out.push_str("st"),
+            'µ' => out.push('μ'),
+            'ſ' => out.push('s'),
+            c => out.extend(c.to_lowercase()),
+        }
+    }
+    out
+}
+
+/// Python's `str.splitlines(keepends)`: lines end at `\n`, `\r`, `\r\n`, `\v`, `\f`,
+/// `\x1c`..`\x1e`, `\x85`, U+2028 and U+2029.
+fn splitlines(s: &str, keepends: bool) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut start = 0;
+    let mut chars = s.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        let mut end = i + c.len_utf8();
+        match c {
+            '\r' => {
+                if let Some((j, '\n')) = chars.peek().copied() {
+                    chars.next();
+                    end = j + 1;
+                }
+            }
+            '\n' | '\x0b' | '\x0c' | '\x1c' | '\x1d' | '\x1e' | '\u{85}' | '\u{2028}'
+            | '\u{2029}' => {}
+            _ => continue,
+        }
+        lines.push(
+            if keepends {
+                &s[start..end]
+            } else {
+                &s[start..i]
+            }
+            .to_string(),
+        );
+        start = end;
+    }
+    if start < s.len() {
+        lines.push(s[start..].to_string());
+    }
+    lines
+}
+
+/// The part of `s` between Python's `start` and `end` indexes (negative from the end,
+/// clamped), and how many characters come before it; `None` when `start` is past `end`
+/// (where not even the empty string is found).
+fn char_slice<'s>(
+    s: &'s str,
+    start: Option<&Value>,
+    end: Option<&Value>,
+) -> Result<Option<(&'s str, usize)>, Error> {
+    let n = s.chars().count() as i64;
+    let index = |v: Option<&Value>, default: i64| -> Result<usize, Error> {
+        let i = match v {
+            None => default,
+            Some(v) if super::python::is_none(v) => default,
+            Some(v) => v.as_i64().ok_or_else(|| {
+                Error::new(
+                    ErrorKind::InvalidOperation,
+                    "TypeError: slice indices must be integers or None",
+                )
+            })?,
+        };
+        Ok(if i < 0 { (i + n).max(0) } else { i.min(n) } as usize)
+    };
+    let raw_start = match start {
+        Some(v) if !super::python::is_none(v) => v.as_i64().unwrap_or(0),
+        _ => 0,
+    };
+    let (a, b) = (index(start, 0)?, index(end, n)?);
+    if a > b || raw_start > n {
+        return Ok(None);
+    }
+    let byte = |k: usize| s.char_indices().nth(k).map_or(s.len(), |(i, _)| i);
+    Ok(Some((&s[byte(a)..byte(b)], a)))
+}
+
 /// Python's `str.rsplit(sep, maxsplit)`.
 fn rsplit(s: &str, sep: Option<&str>, maxsplit: i64) -> Result<Vec<String>, Error> {
     let limit = if maxsplit < 0 {
@@ -315,5 +583,32 @@ mod tests {
         assert_eq!(m("12", "isdigit", &[]), "True");
         assert!(string_method("x", "index", &["y".into()]).unwrap().is_err());
         assert!(string_method("x", "upper", &[]).is_none());
+        assert_eq!(m("Ab Cd", "istitle", &[]), "True");
+        assert_eq!(m("Ab cd", "istitle", &[]), "False");
+        assert_eq!(m("AB", "istitle", &[]), "False");
+        assert_eq!(m("ǅungla", "istitle", &[]), "True");
+        assert_eq!(m("1", "istitle", &[]), "False");
+        assert_eq!(m("a\tb\ncd\te", "expandtabs", &[4.into()]), "a   b\ncd  e");
+        assert_eq!(m("Straße", "casefold", &[]), "strasse");
+        assert_eq!(m("hello", "find", &["l".into(), 3.into()]), "3");
+        assert_eq!(m("hello", "find", &["".into(), 9.into()]), "-1");
+        assert_eq!(m("hello", "count", &["".into()]), "6");
+        assert_eq!(
+            m("hello", "rfind", &["l".into(), 0.into(), (-2).into()]),
+            "2"
+        );
+        assert_eq!(
+            m("a\rb\r\nc\u{2028}d\n", "splitlines", &[]),
+            "['a', 'b', 'c', 'd']"
+        );
+        assert_eq!(
+            m("a\r\nb", "splitlines", &[true.into()]),
+            "['a\\r\\n', 'b']"
+        );
+        assert_eq!(m("\x1c a \u{a0}", "strip", &[]), "a");
+        assert_eq!(m(", ", "join", &[Value::from(vec!["a", "b"])]), "a, b");
+        assert!(string_method(",", "join", &[Value::from(vec![1])])
+            .unwrap()
+            .is_err());
     }
 }

@@ -27,6 +27,7 @@
 mod clock;
 pub mod environment;
 mod functions;
+mod globals;
 mod json;
 pub mod messages;
 mod methods;

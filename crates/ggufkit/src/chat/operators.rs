@@ -6,6 +6,8 @@
 //! message (`TypeError: can only concatenate str (not "int") to str`).
 #![forbid(unsafe_code)]
 
+use std::cmp::Ordering;
+
 use minijinja::value::{Tuple, ValueKind};
 use minijinja::{Error, ErrorKind, Value};
 
@@ -52,6 +54,9 @@ pub(crate) fn force_escape(value: &Value) -> Value {
 pub(crate) fn type_name(v: &Value) -> &'static str {
     if python::is_none(v) {
         return "NoneType";
+    }
+    if let Some(t) = python::object_type(v) {
+        return t;
     }
     match v.kind() {
         ValueKind::Undefined => "Undefined",
@@ -184,6 +189,84 @@ pub(crate) fn concat(a: &Value, b: &Value) -> Value {
     Value::from(s)
 }
 
+/// The comparison operators [`order`] evaluates.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Order {
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+impl Order {
+    fn symbol(self) -> &'static str {
+        match self {
+            Order::Lt => "<",
+            Order::Le => "<=",
+            Order::Gt => ">",
+            Order::Ge => ">=",
+        }
+    }
+}
+
+/// `a < b` (`<=`, `>`, `>=`) as Python orders values: numbers with numbers, strings with
+/// strings, lists with lists and tuples with tuples item by item; anything else is Python's
+/// `TypeError`, and an undefined operand Jinja2's `UndefinedError`.
+pub(crate) fn order(a: &Value, b: &Value, op: Order) -> Result<Value, Error> {
+    let ord = compare(a, b, op)?;
+    Ok(Value::from(match (ord, op) {
+        (None, _) => false,
+        (Some(o), Order::Lt) => o == Ordering::Less,
+        (Some(o), Order::Le) => o != Ordering::Greater,
+        (Some(o), Order::Gt) => o == Ordering::Greater,
+        (Some(o), Order::Ge) => o != Ordering::Less,
+    }))
+}
+
+/// How `a` and `b` order (`None`: unordered, a NaN), or why Python refuses to order them.
+fn compare(a: &Value, b: &Value, op: Order) -> Result<Option<Ordering>, Error> {
+    if a.is_undefined() || b.is_undefined() {
+        return Err(undefined(op.symbol()));
+    }
+    if let (Some(x), Some(y)) = (as_int(a), as_int(b)) {
+        return Ok(Some(x.cmp(&y)));
+    }
+    if let (Some(x), Some(y)) = (as_float(a), as_float(b)) {
+        return Ok(x.partial_cmp(&y));
+    }
+    if is_str(a) && is_str(b) {
+        return Ok(Some(
+            a.as_str()
+                .unwrap_or_default()
+                .cmp(b.as_str().unwrap_or_default()),
+        ));
+    }
+    if (is_list(a) && is_list(b)) || (a.is_tuple() && b.is_tuple()) {
+        let (xs, ys): (Vec<Value>, Vec<Value>) = (a.try_iter()?.collect(), b.try_iter()?.collect());
+        for (x, y) in xs.iter().zip(&ys) {
+            if x != y {
+                return compare(x, y, op);
+            }
+        }
+        return Ok(Some(xs.len().cmp(&ys.len())));
+    }
+    Err(type_error(format!(
+        "'{}' not supported between instances of '{}' and '{}'",
+        op.symbol(),
+        type_name(a),
+        type_name(b)
+    )))
+}
+
+/// A `for` loop's iterable as Python takes it: `None` is not iterable (minijinja would loop
+/// zero times).
+pub(crate) fn iterable(v: Value) -> Result<Value, Error> {
+    if python::is_none(&v) {
+        return Err(type_error("'NoneType' object is not iterable".to_string()));
+    }
+    Ok(v)
+}
+
 /// `a % b`: printf formatting of a string, Python's modulo of numbers.
 pub(crate) fn modulo(a: &Value, b: &Value) -> Result<Value, Error> {
     if a.is_undefined() || b.is_undefined() {
@@ -247,6 +330,42 @@ mod tests {
         assert!(!concat(&safe, &plain).is_safe());
         assert_eq!(escape(&escape(&Value::from("<"))).as_str(), Some("&lt;"));
         assert_eq!(force_escape(&safe).as_str(), Some("&lt;a&gt;"));
+    }
+
+    #[test]
+    fn ordering_as_python() {
+        let lt = |a: Value, b: Value| order(&a, &b, Order::Lt);
+        assert_eq!(lt(1.into(), 1.5.into()).unwrap(), Value::from(true));
+        assert_eq!(lt(true.into(), 2.into()).unwrap(), Value::from(true));
+        assert_eq!(lt("B".into(), "a".into()).unwrap(), Value::from(true));
+        assert_eq!(
+            lt(Value::from(vec![1, 2]), Value::from(vec![1, 3])).unwrap(),
+            Value::from(true)
+        );
+        assert_eq!(
+            lt(Value::from(vec![1, 2]), Value::from(vec![1])).unwrap(),
+            Value::from(false)
+        );
+        assert_eq!(
+            order(&f64::NAN.into(), &1.into(), Order::Ge).unwrap(),
+            Value::from(false)
+        );
+        assert_eq!(
+            lt("a".into(), 1.into()).unwrap_err().detail(),
+            Some("TypeError: '<' not supported between instances of 'str' and 'int'")
+        );
+        assert_eq!(
+            order(&Value::from(()), &1.into(), Order::Ge)
+                .unwrap_err()
+                .detail(),
+            Some("TypeError: '>=' not supported between instances of 'NoneType' and 'int'")
+        );
+        assert_eq!(
+            lt(Value::UNDEFINED, 1.into()).unwrap_err().kind(),
+            ErrorKind::UndefinedError
+        );
+        assert!(iterable(Value::from(())).is_err());
+        assert!(iterable(Value::from(vec![1])).is_ok());
     }
 
     #[test]

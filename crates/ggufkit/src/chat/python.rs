@@ -5,10 +5,12 @@
 #![forbid(unsafe_code)]
 
 use std::fmt::Write;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, OnceLock};
 
 use minijinja::value::{Object, ObjectRepr, ValueKind};
-use minijinja::Value;
+use minijinja::{Environment, Value};
+
+use super::globals::{Cycler, Joiner, PyRange};
 
 /// Python's `None` where Jinja2 and minijinja disagree on it: minijinja iterates `none` as an
 /// empty list, Jinja2 fails (`'NoneType' object is not iterable`), which templates that loop
@@ -46,6 +48,58 @@ pub(crate) fn is_none(v: &Value) -> bool {
     v.is_none() || v.downcast_object_ref::<PyNone>().is_some()
 }
 
+/// The Python type of the objects Jinja2 prints with their own `repr` (`range(0, 3)`,
+/// `<Namespace {...}>`, `<Macro 'm'>`), which JSON refuses: `None` for plain values.
+pub(crate) fn object_type(v: &Value) -> Option<&'static str> {
+    let obj = v.as_object()?;
+    if v.downcast_object_ref::<PyRange>().is_some() {
+        return Some("range");
+    }
+    if v.downcast_object_ref::<Cycler>().is_some() {
+        return Some("Cycler");
+    }
+    if v.downcast_object_ref::<Joiner>().is_some() {
+        return Some("Joiner");
+    }
+    let (namespace, macro_, function) = builtin_type_names();
+    let name = obj.type_name();
+    if name == namespace {
+        Some("Namespace")
+    } else if name == macro_ {
+        Some("Macro")
+    } else if name == function {
+        Some("function")
+    } else {
+        None
+    }
+}
+
+/// The Rust type names of minijinja's namespace, macro and function objects (its own types,
+/// which it does not export): learned once from one of each.
+fn builtin_type_names() -> (&'static str, &'static str, &'static str) {
+    static NAMES: OnceLock<(&'static str, &'static str, &'static str)> = OnceLock::new();
+    *NAMES.get_or_init(|| {
+        let namespace = minijinja::functions::namespace(None)
+            .ok()
+            .and_then(|v| v.as_object().map(|o| o.type_name()))
+            .unwrap_or("\0namespace");
+        let seen: Arc<Mutex<&'static str>> = Arc::new(Mutex::new("\0macro"));
+        let mut env = Environment::new();
+        let probe = Arc::clone(&seen);
+        env.add_function("probe", move |v: Value| {
+            if let (Some(o), Ok(mut s)) = (v.as_object(), probe.lock()) {
+                *s = o.type_name();
+            }
+        });
+        let _ = env.render_str("{% macro m() %}{% endmacro %}{{ probe(m) }}", ());
+        let macro_ = seen.lock().map(|s| *s).unwrap_or("\0macro");
+        let function = Value::from_function(|| ())
+            .as_object()
+            .map_or("\0function", |o| o.type_name());
+        (namespace, macro_, function)
+    })
+}
+
 /// Containers nested deeper than this print as `...` (Python would hit its recursion limit;
 /// values from JSON are never this deep).
 const MAX_DEPTH: usize = 512;
@@ -76,6 +130,41 @@ pub(crate) fn write_repr(out: &mut String, value: &Value, depth: usize) {
         out.push_str("None");
         return;
     }
+    match object_type(value) {
+        Some("range") => {
+            if let Some(r) = value.downcast_object_ref::<PyRange>() {
+                out.push_str(&r.repr());
+            }
+            return;
+        }
+        Some("Namespace") => {
+            out.push_str("<Namespace ");
+            write_map(out, value, depth);
+            out.push('>');
+            return;
+        }
+        Some("Macro") => {
+            out.push_str("<Macro ");
+            match value.get_attr("name").ok().filter(|n| n.as_str().is_some()) {
+                Some(n) => write_repr_str(out, n.as_str().unwrap_or_default()),
+                None => out.push_str("anonymous"),
+            }
+            out.push('>');
+            return;
+        }
+        Some("function") => {
+            // Python adds the function's address; its name is the last part of the Rust path
+            let path = value.to_string();
+            let name = path.rsplit("::").find(|p| !p.contains('{')).unwrap_or("");
+            let _ = write!(out, "<function {name}>");
+            return;
+        }
+        Some(t) => {
+            let _ = write!(out, "<jinja2.utils.{t} object>");
+            return;
+        }
+        None => {}
+    }
     match value.kind() {
         ValueKind::Undefined => {}
         ValueKind::None => out.push_str("None"),
@@ -83,7 +172,10 @@ pub(crate) fn write_repr(out: &mut String, value: &Value, depth: usize) {
         ValueKind::Number => write_number(out, value),
         ValueKind::String => write_repr_str(out, value.as_str().unwrap_or_default()),
         ValueKind::Seq => {
-            let tuple = value.is_tuple();
+            let tuple = value.is_tuple()
+                || value
+                    .downcast_object_ref::<super::functions::GroupTuple>()
+                    .is_some();
             let (open, close) = if tuple { ('(', ')') } else { ('[', ']') };
             out.push(open);
             let mut n = 0;
@@ -101,25 +193,28 @@ pub(crate) fn write_repr(out: &mut String, value: &Value, depth: usize) {
             }
             out.push(close);
         }
-        ValueKind::Map => {
-            out.push('{');
-            if let Ok(keys) = value.try_iter() {
-                for (i, key) in keys.enumerate() {
-                    if i > 0 {
-                        out.push_str(", ");
-                    }
-                    write_repr(out, &key, depth + 1);
-                    out.push_str(": ");
-                    let item = value.get_item(&key).unwrap_or_default();
-                    write_repr(out, &item, depth + 1);
-                }
-            }
-            out.push('}');
-        }
+        ValueKind::Map => write_map(out, value, depth),
         _ => {
             let _ = write!(out, "{value}");
         }
     }
+}
+
+/// Python's `repr(dict)` of a mapping.
+fn write_map(out: &mut String, value: &Value, depth: usize) {
+    out.push('{');
+    if let Ok(keys) = value.try_iter() {
+        for (i, key) in keys.enumerate() {
+            if i > 0 {
+                out.push_str(", ");
+            }
+            write_repr(out, &key, depth + 1);
+            out.push_str(": ");
+            let item = value.get_item(&key).unwrap_or_default();
+            write_repr(out, &item, depth + 1);
+        }
+    }
+    out.push('}');
 }
 
 /// An integer in decimal, a float as Python's `repr(float)`.
@@ -228,7 +323,7 @@ pub(crate) fn write_repr_str(out: &mut String, s: &str) {
 /// Python's `str.isprintable` for one character, for the characters text carries: not a
 /// control (Cc), a separator other than the space (Zs, Zl, Zp), a format character (Cf) or a
 /// private-use one (Co).
-fn printable(c: char) -> bool {
+pub(crate) fn printable(c: char) -> bool {
     if c == ' ' {
         return true;
     }

@@ -7,6 +7,12 @@
 //! [`operators`](super::operators): the operands keep their text and evaluation order, the
 //! lines keep their numbers (nothing spans a line break that did not), so errors still name the
 //! template's line.
+//!
+//! Three other places get a call for the same reason, Jinja2 failing where minijinja goes on:
+//! `<`, `<=`, `>`, `>=` between two operands (`_gguf_lt` ...: Python refuses to order a str and
+//! an int, or None), a `for` loop's iterable (`_gguf_iter`: None is not iterable in Python)
+//! and the value of `{% set ns._name = v %}` (`_gguf_ns_set`: transformers' namespace refuses
+//! names starting with `_`).
 #![forbid(unsafe_code)]
 
 use minijinja::machinery::ast::{BinOpKind, CallArg, Expr, Macro, Stmt};
@@ -19,16 +25,60 @@ fn function(op: &BinOpKind) -> Option<&'static str> {
         BinOpKind::Add => Some("_gguf_add"),
         BinOpKind::Rem => Some("_gguf_mod"),
         BinOpKind::Concat => Some("_gguf_concat"),
+        BinOpKind::Lt => Some("_gguf_lt"),
+        BinOpKind::Lte => Some("_gguf_le"),
+        BinOpKind::Gt => Some("_gguf_gt"),
+        BinOpKind::Gte => Some("_gguf_ge"),
         _ => None,
     }
 }
 
-/// One operation to rewrite: the byte range of `L op R`, of `op`, and the function's name.
+/// One rewrite: the byte range of an expression, which becomes `open` + the expression (its
+/// operator, when `op` gives its range, replaced by `,`) + `close`.
 struct Site {
     start: usize,
     end: usize,
-    op: (usize, usize),
-    name: &'static str,
+    op: Option<(usize, usize)>,
+    open: String,
+    close: String,
+}
+
+impl Site {
+    /// The expression that starts at `start` and ends where `e` ends, passed through the
+    /// function `name`, with `extra` arguments after it.
+    fn wrap(start: usize, e: &Expr<'_>, name: &str, extra: &str) -> Self {
+        Site {
+            start,
+            end: e.span().end_offset as usize,
+            op: None,
+            open: format!("{name}("),
+            close: format!("{extra})"),
+        }
+    }
+}
+
+/// The source's tokens: the start and end of each, and whether it is a closing parenthesis.
+struct Toks<'s> {
+    source: &'s str,
+    spans: Vec<(usize, usize, bool)>,
+}
+
+/// The start of the token after the first token `word` that starts at or after `from`: where
+/// a `for` loop's iterable starts after `in`, a `set`'s value after `=` (the parser's spans of
+/// calls and attributes do not always start at their first token).
+fn start_after(from: usize, word: &str, t: &Toks<'_>) -> Option<usize> {
+    let first = t.spans.partition_point(|s| s.0 < from);
+    let at = t.spans[first..]
+        .iter()
+        .position(|s| t.source.get(s.0..s.1) == Some(word))?;
+    t.spans.get(first + at + 1).map(|s| s.0)
+}
+
+/// The start of the token after the one that starts at `at` (a comparison's span starts at
+/// the token before it).
+fn next_token(at: usize, t: &Toks<'_>) -> Option<usize> {
+    let i = t.spans.partition_point(|s| s.0 < at);
+    (t.spans.get(i)?.0 == at).then(|| t.spans.get(i + 1).map(|s| s.0))?
 }
 
 /// `source` with its operators rewritten, or `source` itself when it has none to rewrite or
@@ -38,13 +88,18 @@ pub(crate) fn rewrite(source: &str, syntax: &SyntaxConfig) -> String {
         return source.to_string();
     };
     // the start and end of every token, to find each operator after its left operand
-    let mut tokens: Vec<(usize, usize, bool)> = Vec::new();
+    let mut tokens = Toks {
+        source,
+        spans: Vec::new(),
+    };
     for t in tokenize(source, false, syntax.clone()) {
         let Ok((tok, span)) = t else {
             return source.to_string();
         };
         let close = matches!(tok, Token::ParenClose);
-        tokens.push((span.start_offset as usize, span.end_offset as usize, close));
+        tokens
+            .spans
+            .push((span.start_offset as usize, span.end_offset as usize, close));
     }
     let mut sites = Vec::new();
     stmt(&tree, &tokens, &mut sites);
@@ -54,51 +109,57 @@ pub(crate) fn rewrite(source: &str, syntax: &SyntaxConfig) -> String {
     splice(source, &sites)
 }
 
-/// The text with every site's edits: `name(` at its start, `,` for its operator, `)` at its
-/// end. Starts shared by several sites open the outer (longer) one first.
+/// One insertion or replacement: its offset, its class (closings, operators, openings), its
+/// order within the class, its text and how many bytes it replaces.
+type Edit<'a> = (usize, u8, (usize, usize), &'a str, usize);
+
+/// The text with every site's edits: its opening at its start, `,` for its operator, its
+/// closing at its end. At one offset, closings come before openings, inner closings before
+/// outer ones and outer openings before inner ones.
 fn splice(source: &str, sites: &[Site]) -> String {
-    // (offset, order, text, bytes replaced): at one offset, closing parentheses come before
-    // openings, outer openings before inner ones
-    let mut edits: Vec<(usize, usize, String, usize)> = Vec::new();
-    for s in sites {
-        edits.push((
-            s.start,
-            usize::MAX - (s.end - s.start),
-            format!("{}(", s.name),
-            0,
-        ));
-        edits.push((s.op.0, 1, ",".to_string(), s.op.1 - s.op.0));
-        edits.push((s.end, 0, ")".to_string(), 0));
+    // (offset, class, order within the class, text, bytes replaced); sites of the same span
+    // nest in the order they were found (the first outermost)
+    let mut edits: Vec<Edit<'_>> = Vec::new();
+    for (i, s) in sites.iter().enumerate() {
+        let len = s.end - s.start;
+        edits.push((s.start, 2, (usize::MAX - len, i), &s.open, 0));
+        if let Some((from, to)) = s.op {
+            edits.push((from, 1, (0, 0), ",", to - from));
+        }
+        edits.push((s.end, 0, (len, usize::MAX - i), &s.close, 0));
     }
-    edits.sort_by_key(|e| (e.0, e.1));
+    edits.sort_by_key(|e| (e.0, e.1, e.2));
     let mut out = String::with_capacity(source.len() + edits.len() * 12);
     let mut at = 0;
-    for (offset, _, text, replaced) in edits {
+    for (offset, _, _, text, replaced) in edits {
         if offset < at {
             // overlapping edits cannot come from a well-formed tree; keep the source unchanged
             return source.to_string();
         }
         out.push_str(&source[at..offset]);
-        out.push_str(&text);
+        out.push_str(text);
         at = offset + replaced;
     }
     out.push_str(&source[at..]);
     out
 }
 
-fn stmts(body: &[Stmt<'_>], tokens: &[(usize, usize, bool)], sites: &mut Vec<Site>) {
+fn stmts(body: &[Stmt<'_>], tokens: &Toks<'_>, sites: &mut Vec<Site>) {
     for s in body {
         stmt(s, tokens, sites);
     }
 }
 
-fn stmt(s: &Stmt<'_>, t: &[(usize, usize, bool)], sites: &mut Vec<Site>) {
+fn stmt(s: &Stmt<'_>, t: &Toks<'_>, sites: &mut Vec<Site>) {
     match s {
         Stmt::Template(x) => stmts(&x.children, t, sites),
         Stmt::EmitExpr(x) => expr(&x.expr, t, sites),
         Stmt::EmitRaw(_) | Stmt::Continue(_) | Stmt::Break(_) => {}
         Stmt::ForLoop(x) => {
             expr(&x.target, t, sites);
+            if let Some(start) = start_after(x.target.span().end_offset as usize, "in", t) {
+                sites.push(Site::wrap(start, &x.iter, "_gguf_iter", ""));
+            }
             expr(&x.iter, t, sites);
             if let Some(f) = &x.filter_expr {
                 expr(f, t, sites);
@@ -120,6 +181,13 @@ fn stmt(s: &Stmt<'_>, t: &[(usize, usize, bool)], sites: &mut Vec<Site>) {
         }
         Stmt::Set(x) => {
             expr(&x.target, t, sites);
+            if let Expr::GetAttr(a) = &x.target {
+                let start = start_after(x.target.span().end_offset as usize, "=", t);
+                if let (true, Some(start)) = (a.name.starts_with('_'), start) {
+                    let name = format!(", '{}'", a.name);
+                    sites.push(Site::wrap(start, &x.expr, "_gguf_ns_set", &name));
+                }
+            }
             expr(&x.expr, t, sites);
         }
         Stmt::SetBlock(x) => {
@@ -150,24 +218,19 @@ fn stmt(s: &Stmt<'_>, t: &[(usize, usize, bool)], sites: &mut Vec<Site>) {
     }
 }
 
-fn macro_decl(m: &Macro<'_>, t: &[(usize, usize, bool)], sites: &mut Vec<Site>) {
+fn macro_decl(m: &Macro<'_>, t: &Toks<'_>, sites: &mut Vec<Site>) {
     for d in &m.defaults {
         expr(d, t, sites);
     }
     stmts(&m.body, t, sites);
 }
 
-fn call_args(
-    callee: &Expr<'_>,
-    args: &[CallArg<'_>],
-    t: &[(usize, usize, bool)],
-    sites: &mut Vec<Site>,
-) {
+fn call_args(callee: &Expr<'_>, args: &[CallArg<'_>], t: &Toks<'_>, sites: &mut Vec<Site>) {
     expr(callee, t, sites);
     args_of(args, t, sites);
 }
 
-fn args_of(args: &[CallArg<'_>], t: &[(usize, usize, bool)], sites: &mut Vec<Site>) {
+fn args_of(args: &[CallArg<'_>], t: &Toks<'_>, sites: &mut Vec<Site>) {
     for a in args {
         match a {
             CallArg::Pos(e)
@@ -180,15 +243,15 @@ fn args_of(args: &[CallArg<'_>], t: &[(usize, usize, bool)], sites: &mut Vec<Sit
 
 /// The operator after the left operand that ends at `left_end`: the first token from there
 /// that is not a closing parenthesis.
-fn operator_after(left_end: usize, tokens: &[(usize, usize, bool)]) -> Option<(usize, usize)> {
-    let from = tokens.partition_point(|t| t.0 < left_end);
-    tokens[from..]
+fn operator_after(left_end: usize, tokens: &Toks<'_>) -> Option<(usize, usize)> {
+    let from = tokens.spans.partition_point(|t| t.0 < left_end);
+    tokens.spans[from..]
         .iter()
         .find(|t| !t.2)
         .map(|&(start, end, _)| (start, end))
 }
 
-fn expr(e: &Expr<'_>, t: &[(usize, usize, bool)], sites: &mut Vec<Site>) {
+fn expr(e: &Expr<'_>, t: &Toks<'_>, sites: &mut Vec<Site>) {
     match e {
         Expr::Var(_) | Expr::Const(_) => {}
         Expr::Slice(x) => {
@@ -201,12 +264,20 @@ fn expr(e: &Expr<'_>, t: &[(usize, usize, bool)], sites: &mut Vec<Site>) {
         Expr::BinOp(x) => {
             if let Some(name) = function(&x.op) {
                 let span = e.span();
-                if let Some(op) = operator_after(x.left.span().end_offset as usize, t) {
+                let start = match x.op {
+                    BinOpKind::Lt | BinOpKind::Lte | BinOpKind::Gt | BinOpKind::Gte => {
+                        next_token(span.start_offset as usize, t)
+                    }
+                    _ => Some(span.start_offset as usize),
+                };
+                let op = operator_after(x.left.span().end_offset as usize, t);
+                if let (Some(start), Some(op)) = (start, op) {
                     sites.push(Site {
-                        start: span.start_offset as usize,
+                        start,
                         end: span.end_offset as usize,
-                        op,
-                        name,
+                        op: Some(op),
+                        open: format!("{name}("),
+                        close: ")".to_string(),
                     });
                 }
             }
@@ -281,7 +352,29 @@ mod tests {
             "{% set x = _gguf_mod('%s',(y,)) %}{{ f(_gguf_add(a, -b)) }}"
         );
         assert_eq!(rw("{{ a - b * c }}{{ x }}"), "{{ a - b * c }}{{ x }}");
+        assert_eq!(rw("{{ a <= b }}"), "{{ _gguf_le(a , b) }}");
+        assert_eq!(rw("{{ 1 < a < 3 }}"), "{{ 1 < a < 3 }}");
         assert_eq!(rw("{% if %}"), "{% if %}");
+    }
+
+    #[test]
+    fn loops_and_namespace_assignments_get_their_checks() {
+        assert_eq!(
+            rw("{% for x in m.items() %}{% endfor %}"),
+            "{% for x in _gguf_iter(m.items()) %}{% endfor %}"
+        );
+        assert_eq!(
+            rw("{% for x in (a + b)|list if x %}{% endfor %}"),
+            "{% for x in _gguf_iter((_gguf_add(a , b))|list) if x %}{% endfor %}"
+        );
+        assert_eq!(
+            rw("{% set ns._x = y + 1 %}{% set ns.z = 2 %}"),
+            "{% set ns._x = _gguf_ns_set(_gguf_add(y , 1), '_x') %}{% set ns.z = 2 %}"
+        );
+        assert_eq!(
+            rw("{% set ns._x = f(a) %}"),
+            "{% set ns._x = _gguf_ns_set(f(a), '_x') %}"
+        );
     }
 
     #[test]
