@@ -31,7 +31,7 @@ pub struct Args {
     /// Keep every element of every array in the metadata table (by default the first 64).
     #[arg(long)]
     full_arrays: bool,
-    /// Run every rule of `gguf audit` on each valid file, the per-token lookups too (duplicate
+    /// Run every rule of `gguf audit` on each file, the per-token lookups too (duplicate
     /// tokens, merges naming no token), which cost several times the header's reading; by
     /// default the findings table has every other rule's.
     #[arg(long)]

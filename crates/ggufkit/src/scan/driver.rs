@@ -28,7 +28,8 @@ pub struct ScanOptions {
     pub values: ValueLimit,
     /// How remote locations are read.
     pub remote: RemoteConfig,
-    /// How deep each valid file's audit goes, its findings joining the `findings` table
+    /// How deep each file's audit goes (a file that breaks the spec's too, as `gguf audit`
+    /// audits it), its findings joining the `findings` table
     /// (default [`Depth::Header`]: every rule but the per-token lookups); `None`: only the
     /// validator's findings are there.
     pub audit: Option<Depth>,

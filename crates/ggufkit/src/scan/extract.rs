@@ -80,13 +80,14 @@ pub fn rows_of(
             bytes: t.size(),
         })
         .collect();
-    let valid = report.valid();
     let mut rows = verdicts(file, report, metadata, tensors);
-    // what a valid file can still hide (an invalid one is the validator's, as in `gguf audit`):
-    // the audit's findings, their rule ids `template.*`, `tokenizer.*`, `model.*`
+    // then the audit's findings (rule ids `template.*`, `tokenizer.*`, `model.*`), as `gguf
+    // audit` gives them: a file that breaks the spec is audited too, on what the permissive
+    // reading holds; its violations are already the rows above (`gguf audit`'s
+    // `spec.violation` findings, each naming the rule these rows carry)
     let audit = match audit {
-        Some(depth) if valid => crate::audit::audit_with(g, depth),
-        _ => Vec::new(),
+        Some(depth) => crate::audit::audit_with(g, depth),
+        None => Vec::new(),
     };
     rows.findings.extend(audit.into_iter().map(|a| FindingRow {
         location: location.clone(),
