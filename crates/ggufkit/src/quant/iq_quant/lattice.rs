@@ -67,6 +67,7 @@ impl<const N: usize> Lattice<N> {
 
     /// The lattice code of `levels` (each below `2^bits`).
     #[inline]
+    #[inline]
     pub(in crate::quant) fn code(&self, levels: &[u8]) -> usize {
         let mask = (1u8 << self.bits) - 1;
         levels
@@ -88,6 +89,7 @@ impl<const N: usize> Lattice<N> {
     }
 
     #[inline]
+    #[inline]
     pub(in crate::quant) fn levels(&self, index: u16) -> [u8; N] {
         self.grid.get(usize::from(index)).copied().unwrap_or([0; N])
     }
@@ -95,6 +97,7 @@ impl<const N: usize> Lattice<N> {
     /// The grid points nearest to the lattice point `code`: every point whose squared distance is
     /// one of the `nwant` smallest distances, in increasing (distance, index) order, which is the
     /// order of ggml's qsort with `iq2_compare_func` / `iq3_compare_func`.
+    #[inline]
     pub(super) fn neighbours(&self, code: usize) -> &Neighbours {
         static EMPTY: Neighbours = Neighbours {
             index: Vec::new(),
@@ -158,6 +161,7 @@ impl<const N: usize> Lattice<N> {
     /// `sum w * (scale * table[l] - x)^2` (summed in element order; the first on ties, never a
     /// NaN distance nor one of `f32::MAX` or more), with AVX2 where
     /// [`crate::quant::simd::nearest_neighbour`] serves these points.
+    #[inline]
     pub(super) fn nearest(
         &self,
         nb: &Neighbours,
@@ -174,6 +178,7 @@ impl<const N: usize> Lattice<N> {
     }
 
     /// [`Self::nearest`] in scalar code, neighbour after neighbour, as ggml scans them.
+    #[inline]
     pub(super) fn nearest_scalar(
         &self,
         nb: &Neighbours,
@@ -283,6 +288,7 @@ pub(in crate::quant) fn iq1s_lattice() -> &'static Lattice<8> {
 
 /// ggml's `iq2_find_best_neighbour` / `iq3_find_best_neighbour`: the neighbour minimising
 /// `sum w * (scale * (2l + 1) - x)^2` (first one on ties); its levels go to `l_out`.
+#[inline]
 pub(in crate::quant) fn best_neighbour<const N: usize>(
     lat: &Lattice<N>,
     code: usize,
@@ -301,6 +307,7 @@ pub(in crate::quant) fn best_neighbour<const N: usize>(
 }
 
 /// ggml's `iq1_find_best_neighbour2`: the neighbour minimising `sum w * (scale * xx[l] - x)^2`.
+#[inline]
 pub(in crate::quant) fn iq1_best_neighbour(
     lat: &Lattice<8>,
     code: usize,

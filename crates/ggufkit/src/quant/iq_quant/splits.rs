@@ -34,6 +34,7 @@ impl SplitPick {
 /// The stable ascending order of `x` (indices), as glibc's merge sort with ggml's comparator
 /// gives it: without NaN, each element's place is the number of smaller elements plus the equal
 /// ones before it (any stable sort agrees there); with NaN, the merge sort itself.
+#[inline]
 pub(in crate::quant) fn sorted_order<const N: usize>(x: &[f32; N]) -> [u8; N] {
     let mut order = [0u8; N];
     if x.iter().any(|v| v.is_nan()) {
