@@ -272,6 +272,34 @@ def edit(
     types: Optional[Mapping[str, str]] = None,
     overwrite: bool = True,
 ) -> str: ...
+def convert(
+    hf_dir: _Path,
+    output: _Path,
+    outtype: str = "auto",
+    preset: Optional[str] = None,
+    imatrix: Optional[_Path] = None,
+    *,
+    model_name: Optional[str] = None,
+    metadata: Optional[_Path] = None,
+    vocab_only: bool = False,
+    pure: bool = False,
+    leave_output_tensor: bool = False,
+    output_tensor_type: Optional[str] = None,
+    token_embedding_type: Optional[str] = None,
+    tensor_types: Optional[Sequence[str]] = None,
+    include_weights: Optional[Sequence[str]] = None,
+    exclude_weights: Optional[Sequence[str]] = None,
+    threads: Optional[int] = None,
+    overwrite: bool = True,
+) -> str:
+    """The Hugging Face checkpoint folder ``hf_dir`` converted to ``output`` as
+    convert_hf_to_gguf.py ``--outtype`` converts it, byte for byte; with ``preset`` quantized as
+    llama-quantize quantizes that file, in one pass without an intermediate file (``imatrix`` and
+    the keyword options as llama-quantize's ``--imatrix``, ``--pure``, ``--leave-output-tensor``,
+    ``--output-tensor-type``, ``--token-embedding-type``, ``--tensor-type PATTERN=TYPE``,
+    ``--include-weights``, ``--exclude-weights``). Returns the path written. A folder it cannot
+    convert raises ``GGUFError`` naming the file and key; nothing is written."""
+    ...
 def value_dtypes() -> List[Tuple[int, str]]:
     """The numpy type code of every fixed-size value type, by type id (the library's one map)."""
     ...

@@ -10,6 +10,7 @@ mod chat;
 mod check;
 mod codec;
 mod compat;
+mod convert;
 mod errors;
 mod file;
 #[allow(unsafe_code)] // one block: numpy arrays over the map (see its SAFETY comment)
@@ -46,6 +47,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(codec::quantize_py, m)?)?;
     m.add_function(wrap_pyfunction!(codec::dequantize_py, m)?)?;
     m.add_function(wrap_pyfunction!(writer::edit, m)?)?;
+    m.add_function(wrap_pyfunction!(convert::convert, m)?)?;
     m.add_function(wrap_pyfunction!(compat::value_dtypes, m)?)?;
     m.add_function(wrap_pyfunction!(compat::kv_parts, m)?)?;
     m.add_function(wrap_pyfunction!(compat::array_head, m)?)?;

@@ -1,11 +1,13 @@
 //! `gguf quantize IN [OUT] PRESET [NTHREADS]`: llama-quantize's quantization, from the library's
 //! plan; `--dry-run` prints the plan instead of writing. IN may be the first shard of a split
-//! model (every shard is read); `--keep-split` writes one output shard per input shard.
+//! model (every shard is read); `--keep-split` writes one output shard per input shard. IN may
+//! be a Hugging Face checkpoint folder: converted (`--outtype`) and quantized in one pass, the
+//! library's conversion handed to the quantizer as its input.
 
 use std::path::{Path, PathBuf};
 
 use ggufkit::open::{open_model_from_first, OpenOptions};
-use ggufkit::quantize::{self, Imatrix, KvOverride, Preset, QuantizeOptions, TensorTypeOverride};
+use ggufkit::quantize::{self, KvOverride, Preset, QuantizeOptions, TensorTypeOverride};
 use ggufkit::GgmlType;
 
 use super::{CliError, CmdResult, OK};
@@ -30,7 +32,14 @@ metadata (general.quantization_version, general.file_type); its bytes are llama-
 IN may be the first shard of a split model (NAME-00001-of-0000N.gguf): every shard is read, as
 llama-quantize reads them, and the output is one file unless --keep-split, which writes one
 shard per input shard, named after OUT less its .gguf (OUT-00001-of-0000N.gguf, ...), each
-tensor in its input's shard, with the split keys (split.no, split.count, split.tensors.count).")]
+tensor in its input's shard, with the split keys (split.no, split.count, split.tensors.count).
+
+IN may be a Hugging Face checkpoint folder (config.json, *.safetensors, tokenizer files): it is
+converted as `gguf convert HF_DIR --outtype T` converts it (T: f32, f16, bf16, q8_0, tq1_0,
+tq2_0 or auto, the default, as convert_hf_to_gguf.py's) and quantized in the same pass, each
+tensor converted when the quantizer reaches it: the bytes of convert_hf_to_gguf.py then
+llama-quantize, without the intermediate file. An --imatrix names the converted tensors
+(blk.0.attn_q.weight, ...). Without OUT the output is ggml-model-PRESET.gguf in the folder.")]
 pub struct Args {
     /// `IN [OUT] PRESET [NTHREADS]`, as llama-quantize takes them.
     #[arg(value_name = "ARGS", num_args = 2..=4, required = true)]
@@ -86,6 +95,16 @@ pub struct Args {
     /// Threads (default: NTHREADS, else every core).
     #[arg(short = 'j', long, value_name = "N")]
     threads: Option<usize>,
+    /// Checkpoint folders: the type converted to before quantizing, as convert_hf_to_gguf.py's
+    /// --outtype (f32, f16, bf16, q8_0, tq1_0, tq2_0, auto).
+    #[arg(long, value_name = "T")]
+    outtype: Option<String>,
+    /// Checkpoint folders: the model's name (general.name).
+    #[arg(long, value_name = "N")]
+    model_name: Option<String>,
+    /// Checkpoint folders: a metadata override file, as convert_hf_to_gguf.py's --metadata.
+    #[arg(long, value_name = "F")]
+    metadata: Option<PathBuf>,
     /// Overwrite OUT if it exists.
     #[arg(long)]
     force: bool,
@@ -130,7 +149,12 @@ fn positional(a: &Args) -> Result<(PathBuf, Option<PathBuf>, Preset, Option<usiz
         Some(o) => Some(o),
         None if a.dry_run => None,
         None => {
-            let dir = input.parent().unwrap_or(Path::new(""));
+            // a checkpoint folder gets it inside, as convert_hf_to_gguf.py puts its output
+            let dir = if input.is_dir() {
+                input.as_path()
+            } else {
+                input.parent().unwrap_or(Path::new(""))
+            };
             Some(dir.join(format!("ggml-model-{}.gguf", preset.name)))
         }
     };
@@ -181,14 +205,14 @@ fn options(a: &Args, preset: Preset, threads: Option<usize>) -> Result<QuantizeO
     }
     if let Some(path) = &a.imatrix {
         super::readable_as(path, "an importance matrix (.gguf or .dat)", false)?;
-        let mut im = Imatrix::load(path).map_err(lib_err)?;
-        im.filter(&a.include_weights, &a.exclude_weights);
-        im.check_finite(path).map_err(lib_err)?;
         // llama-quantize records the path exactly as given on the command line
-        o.kv_overrides.extend(im.metadata(&path.to_string_lossy()));
-        if !im.values.is_empty() {
-            o.importance = Some(im.values);
-        }
+        o.use_imatrix(
+            path,
+            &path.to_string_lossy(),
+            &a.include_weights,
+            &a.exclude_weights,
+        )
+        .map_err(lib_err)?;
     }
     Ok(o)
 }
@@ -196,25 +220,75 @@ fn options(a: &Args, preset: Preset, threads: Option<usize>) -> Result<QuantizeO
 pub fn run(args: Args) -> CmdResult {
     let (input, out, preset, threads) = positional(&args)?;
     let opts = options(&args, preset, threads)?;
-    let lib = |e: ggufkit::Error| CliError::from_lib(&input, &e);
     // refused before any work, in the words of every writing command
     if let Some(out) = &out {
         ggufkit::write::atomic::refuse_input(out, &[input.as_path()])
             .map_err(|e| CliError::failed(e.to_string()))?;
     }
-    // a missing file, a folder or a pipe said in plain words, as every command says it
+    if input.is_dir() {
+        return run_checkpoint(&args, &input, out, &opts);
+    }
+    if args.outtype.is_some() || args.model_name.is_some() || args.metadata.is_some() {
+        return Err(CliError::failed(format!(
+            "{}: --outtype, --model-name and --metadata convert a checkpoint folder; IN is a file",
+            input.display()
+        )));
+    }
+    let lib = |e: ggufkit::Error| CliError::from_lib(&input, &e);
+    // a missing file or a pipe said in plain words, as every command says it
     let location = super::locate(&input)?;
     // from the first shard, as llama-quantize takes a split model; local files (the data is read)
     let opened = open_model_from_first(&location, &OpenOptions::permissive(false))
         .map_err(|e| lib(e.error))?;
     let model = opened.local().map_err(lib)?;
-    let g = quantize::Input::from(model);
+    quantize_input(&args, &input, quantize::Input::from(model), out, &opts)
+}
+
+/// `gguf quantize HF_DIR ...`: the checkpoint's conversion as the quantizer's input.
+fn run_checkpoint(
+    args: &Args,
+    dir: &Path,
+    out: Option<PathBuf>,
+    opts: &QuantizeOptions,
+) -> CmdResult {
+    use ggufkit::convert::execute::plan_folder;
+    use ggufkit::convert::{Conversion, ConvertOptions, HfFolder, OutType};
+
+    let outtype: OutType = args
+        .outtype
+        .as_deref()
+        .unwrap_or("auto")
+        .parse()
+        .map_err(|e: ggufkit::error::CheckpointError| CliError::failed(e.to_string()))?;
+    let convert = ConvertOptions {
+        outtype,
+        model_name: args.model_name.clone(),
+        metadata: args.metadata.clone(),
+        ..ConvertOptions::default()
+    };
+    // the checkpoint error names the folder itself
+    let folder = HfFolder::open(dir).map_err(|e| CliError::failed(e.to_string()))?;
+    let (plan, metadata) =
+        plan_folder(&folder, &convert).map_err(|e| CliError::from_lib(dir, &e))?;
+    let conversion = Conversion::new(folder, plan, metadata);
+    quantize_input(args, dir, conversion.input(), out, opts)
+}
+
+/// The quantization of `g` (read from `file`) into `out`, or its plan with `--dry-run`.
+fn quantize_input(
+    args: &Args,
+    file: &Path,
+    g: quantize::Input<'_, '_>,
+    out: Option<PathBuf>,
+    opts: &QuantizeOptions,
+) -> CmdResult {
+    let lib = |e: ggufkit::Error| CliError::from_lib(file, &e);
     if let (Some(path), Some(values)) = (&args.imatrix, &opts.importance) {
         let names: Vec<String> = g.tensor_names().map(|n| n.into_owned()).collect();
         quantize::imatrix::check_matches(values, path, names.iter().map(|s| s.as_str()))
             .map_err(lib_err)?;
     }
-    let plan = quantize::plan(g, &opts).map_err(lib)?;
+    let plan = quantize::plan(g, opts).map_err(lib)?;
     if args.dry_run {
         output::print(&quantize_plan::render(&plan));
         if !plan.has_imatrix && plan.needing_imatrix().next().is_some() {
@@ -227,13 +301,13 @@ pub fn run(args: Args) -> CmdResult {
     };
     // every output file (one per shard with --keep-split), none of them an input
     let outputs = quantize::output_paths(&out, &plan);
-    let inputs: Vec<&Path> = model.paths().iter().map(PathBuf::as_path).collect();
+    let inputs = g.paths();
     for o in &outputs {
         ggufkit::write::atomic::refuse_input(o, &inputs)
             .map_err(|e| CliError::failed(e.to_string()))?;
     }
     let progress = Progress::bytes(plan.bytes_out(), "quantizing");
-    let written = quantize::quantize_file(g, &out, &plan, &opts, args.force, progress.callback())
+    let written = quantize::quantize_file(g, &out, &plan, opts, args.force, progress.callback())
         .map_err(lib)?;
     progress.finish();
     eprint!("{}", quantize_plan::totals(&plan));

@@ -3,7 +3,8 @@
 //! hyperparameters ([`hparams`]), the architecture table ([`arch`]) with the tensor-name map
 //! ([`tensor_names`]), the type rules and element conversions ([`outtype`]), the vocabulary
 //! builders ([`vocab`]) and the general metadata ([`metadata`]), which give the script's
-//! key-value pairs in its order, the [`plan`](mod@plan) and its execution ([`execute`]).
+//! key-value pairs in its order, the [`plan`](mod@plan) and its execution ([`execute`]), or the conversion handed to
+//! the quantizer as its input ([`one_step`]: a checkpoint to a llama-quantize preset in one pass).
 #![forbid(unsafe_code)]
 
 pub mod arch;
@@ -11,6 +12,7 @@ pub mod execute;
 pub mod folder;
 pub mod hparams;
 pub mod metadata;
+pub mod one_step;
 pub mod outtype;
 pub mod plan;
 pub mod safetensors;
@@ -18,6 +20,7 @@ pub mod tensor_names;
 pub mod vocab;
 
 pub use folder::HfFolder;
+pub use one_step::{quantize_folder, Conversion, QuantizedFolder};
 pub use outtype::OutType;
 pub use plan::{plan, ConvertOptions, KvList, Plan};
 

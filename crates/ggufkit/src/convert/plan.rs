@@ -39,6 +39,11 @@ impl KvList {
         }
     }
 
+    /// The pairs, in order, as a slice.
+    pub fn as_slice(&self) -> &[Kv] {
+        &self.items
+    }
+
     /// The pairs, in order.
     pub fn iter(&self) -> impl Iterator<Item = &Kv> {
         self.items.iter()

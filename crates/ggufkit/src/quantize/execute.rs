@@ -96,15 +96,14 @@ pub fn check<'a, 'g: 'a>(
 
 fn check_with(input: Input<'_, '_>, plan: &Plan, s: Settings<'_>) -> Result<()> {
     let uniform = matches!(plan.kind, PlanKind::Uniform { .. });
-    if !uniform && input.shards().iter().any(|g| g.endian() != Endian::Little) {
+    if !uniform && !input.is_little_endian() {
         return Err(QuantizeError::BigEndian.into());
     }
     for t in &plan.tensors {
-        let info = input.tensor(t.shard, t.index)?;
-        if info.data().is_none() {
+        if let Some(offset) = input.missing_data(t.shard, t.index)? {
             return Err(Error::TensorDataMissing {
                 tensor: t.name.clone(),
-                offset: info.absolute_offset(),
+                offset,
             });
         }
         let imatrix = importance_of(t, s.importance)?;
@@ -198,8 +197,7 @@ fn builders<'a>(
     plan: &Plan,
     s: Settings<'_>,
 ) -> Result<Vec<GgufBuilder<'a>>> {
-    let g = input.first();
-    let mut b = GgufBuilder::from_gguf(g)?;
+    let mut b = input.builder()?;
     let file_type = match plan.kind {
         PlanKind::Preset { file_type, .. } => file_type,
         PlanKind::Uniform { endian, .. } => {
@@ -222,7 +220,7 @@ fn builders<'a>(
     for o in s.kv_overrides {
         set_last(&mut b, &o.key, o.value.clone())?;
     }
-    if let (Some(n), Some(arch)) = (plan.block_count, g.architecture()) {
+    if let (Some(n), Some(arch)) = (plan.block_count, input.architecture()) {
         let key = format!("{arch}.block_count");
         set_last(
             &mut b,
@@ -252,10 +250,9 @@ fn builders<'a>(
         b.tensorless_padding(true);
     }
     for t in &plan.tensors {
-        let info = input.tensor(t.shard, t.index)?;
         let b = &mut all[t.output_shard.min(n - 1)];
         if t.name == t.source_name {
-            b.add_tensor_raw_name(info.name_bytes(), t.to, &t.shape, None)?;
+            b.add_tensor_raw_name(input.name_bytes(t.shard, t.index)?, t.to, &t.shape, None)?;
         } else {
             b.add_tensor(&t.name, t.to, &t.shape)?;
         }
@@ -351,16 +348,13 @@ fn execute(
             dw.on_progress(Box::new(move |k| (f.borrow_mut())(k)));
         }
         for t in plan.tensors.iter().filter(|t| t.output_shard == shard) {
-            let info = input.tensor(t.shard, t.index)?;
-            let data = info.data().ok_or_else(|| Error::TensorDataMissing {
-                tensor: t.name.clone(),
-                offset: info.absolute_offset(),
-            })?;
+            let held = input.data(t.shard, t.index, &t.name)?;
+            let data: &[u8] = &held.data;
             if t.converts() {
                 let imatrix = importance_of(t, s.importance)?;
                 let source = Source {
                     data,
-                    endian: info.endian(),
+                    endian: held.endian,
                 };
                 convert(
                     &pool,
@@ -376,10 +370,15 @@ fn execute(
                     name: t.name.clone(),
                     source: Box::new(e),
                 })?;
-            } else if info.endian() == to {
+            } else if held.endian == to {
                 dw.write_tensor(data)?;
-            } else {
+            } else if let Some(info) = input.file_tensor(t.shard, t.index)? {
                 crate::write::swap_tensor(&info, &mut dw, &mut bytes)?;
+            } else {
+                bytes.clear();
+                bytes.extend_from_slice(data);
+                swap_tensor_data(t.from, &mut bytes)?;
+                dw.write_tensor(&bytes)?;
             }
         }
         dw.finish()?;

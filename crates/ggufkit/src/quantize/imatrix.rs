@@ -114,6 +114,29 @@ impl Imatrix {
     }
 }
 
+impl super::plan::QuantizeOptions {
+    /// Uses the importance matrix at `path` as llama-quantize's `--imatrix` does: read, kept to
+    /// the entries `include` names (when not empty) less those `exclude` names, checked finite,
+    /// its `quantize.imatrix.*` keys added to the overrides (`path_as_given` recorded as the
+    /// file's name, as llama-quantize records what its command line said).
+    pub fn use_imatrix(
+        &mut self,
+        path: &Path,
+        path_as_given: &str,
+        include: &[String],
+        exclude: &[String],
+    ) -> Result<()> {
+        let mut im = Imatrix::load(path)?;
+        im.filter(include, exclude);
+        im.check_finite(path)?;
+        self.kv_overrides.extend(im.metadata(path_as_given));
+        if !im.values.is_empty() {
+            self.importance = Some(im.values);
+        }
+        Ok(())
+    }
+}
+
 /// Checks importance values read from `path` against the model's tensor `names`: an error when
 /// they cover none of them (another model's matrix).
 pub fn check_matches<'n>(

@@ -317,21 +317,7 @@ fn bpw(bytes: u64, n: u64) -> f64 {
 /// `general.file_type`: what the planner and the recipe read of a model. A tensor of a type this
 /// build cannot size is refused ([`crate::Error::UnsupportedTensorType`]).
 pub(crate) fn tensors_of(input: Input<'_, '_>) -> Result<(Vec<TensorDesc>, Option<u32>)> {
-    let mut descs = Vec::new();
-    for (shard, g) in input.shards().iter().enumerate() {
-        for (index, t) in g.tensors().enumerate() {
-            descs.push(TensorDesc {
-                shard,
-                index,
-                offset: t.absolute_offset(),
-                name: t.name().into_owned(),
-                ty: t.ggml_type()?,
-                shape: t.shape().to_vec(),
-            });
-        }
-    }
-    let file_type = input.first().get_u64("general.file_type").map(|v| v as u32);
-    Ok((descs, file_type))
+    Ok((input.descs()?, input.file_type()))
 }
 
 /// The plan for the tensors of `input`: a file, or a split model whose first shard gives the
@@ -339,7 +325,7 @@ pub(crate) fn tensors_of(input: Input<'_, '_>) -> Result<(Vec<TensorDesc>, Optio
 pub fn plan<'a, 'g: 'a>(input: impl Into<Input<'a, 'g>>, opts: &QuantizeOptions) -> Result<Plan> {
     let input = input.into();
     let (descs, file_type) = tensors_of(input)?;
-    let mut model = ModelInfo::of(input.first());
+    let mut model = input.model_info();
     model.apply_overrides(&opts.kv_overrides);
     plan_tensors(&descs, &model, file_type, opts)
 }
