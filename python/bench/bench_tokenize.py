@@ -3,15 +3,16 @@
 English with contractions and numbers, source code, a dozen scripts, emoji sequences, whitespace
 runs; ``mixed_text``), add_special and parse_special false, model load excluded everywhere.
 
-- **ggufkit**: the release example ``tokenize_speed`` (``Tokenizer::encode`` of the whole text on
-  one core, ``Tokenizer::encode_batch`` of its lines on rayon's pool, and again with
-  ``RAYON_NUM_THREADS=1``), its ids written out and compared here; the Python binding too
+- **ggufkit**: the release example ``tokenize_speed`` (``Tokenizer::encode`` of the whole text and
+  ``Tokenizer::encode_batch`` of its lines, with ``RAYON_NUM_THREADS=1`` for one core and again
+  on rayon's pool), its ids written out and compared here; the Python binding too
   (``ggufkit.Tokenizer``) when it is importable.
 - **llama.cpp**: node-llama-cpp 3.21.1's prebuilt libllama: ``llama_tokenize`` through ctypes
   (the call alone, into a buffer made beforehand) and its JavaScript ``model.tokenize``; the
   lines one after the other (llama.cpp has no batch call).
 - **HF tokenizers**: ``Tokenizer.from_file`` of a ``tokenizer.json`` that transformers makes from
-  the same GGUF (``AutoTokenizer.from_pretrained(dir, gguf_file=...)``, which needs PyPI ``gguf``:
+  the same GGUF (``AutoTokenizer.from_pretrained(dir, gguf_file=...)``, or where that cannot read
+  the model's config, as for gemma-4, its tokenizer half ``convert_gguf_tokenizer``; both need PyPI ``gguf``:
   installed once with ``pip --target`` into ``~/.cache/ggufkit/tokbench-gguf``; the JSON files are
   cached in ``~/.cache/ggufkit/tokbench``); ``encode`` of the whole text and ``encode_batch`` of the
   lines (its own thread pool). Its ids are compared with llama.cpp's (they may differ: another
@@ -123,9 +124,17 @@ def hf_json(name: str, path: Path) -> Path | None:
     if not (GGUF_PY / "gguf").is_dir():
         subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
                         "--no-deps", "--target", str(GGUF_PY), "gguf==0.19.0"], check=True)
-    code = ("import sys; from transformers import AutoTokenizer; "
-            "t = AutoTokenizer.from_pretrained(sys.argv[1], gguf_file=sys.argv[2]); "
-            "t.backend_tokenizer.save(sys.argv[3])")
+    # AutoTokenizer reads the model's config too, which fails for gemma-4 (per-layer head
+    # counts); its tokenizer half alone (the same conversion AutoTokenizer runs) does not
+    code = ("import sys, os\n"
+            "from transformers.integrations.gguf import convert_gguf_tokenizer, get_gguf_tokenizer\n"
+            "try:\n"
+            "    from transformers import AutoTokenizer\n"
+            "    t = AutoTokenizer.from_pretrained(sys.argv[1], gguf_file=sys.argv[2])\n"
+            "    t.backend_tokenizer.save(sys.argv[3])\n"
+            "except Exception:\n"
+            "    arch, d, _ = get_gguf_tokenizer(os.path.join(sys.argv[1], sys.argv[2]))\n"
+            "    convert_gguf_tokenizer(arch, d)[0].save(sys.argv[3])\n")
     env = dict(os.environ, PYTHONPATH=str(GGUF_PY))
     r = subprocess.run([sys.executable, "-c", code, str(path.parent), path.name, str(out)],
                        env=env, capture_output=True, text=True)
@@ -190,7 +199,7 @@ def main() -> int:
         c_lines_t, _ = best(lambda: [v.tokenize(l, False, False) for l in lines], 1)
         v.close()
         row = dict(vocab=name, tokens=len(ids), identical=ids == theirs,
-                   ours_ms=o["whole_ms"], ours_batch_ms=o["batch_ms"], ours_batch_threads=o["threads"],
+                   ours_ms=o1["whole_ms"], ours_pool_ms=o["whole_ms"], ours_batch_ms=o["batch_ms"], ours_batch_threads=o["threads"],
                    ours_batch_1thread_ms=o1["batch_ms"], llama_c_ms=c_t * 1e3,
                    llama_c_lines_ms=c_lines_t * 1e3)
         if not a.no_js:
@@ -217,16 +226,18 @@ def main() -> int:
 
     f = lambda x: "—" if x is None else f"{x:.1f}"  # noqa: E731
     r = lambda a_, b_: "—" if a_ is None or b_ is None else f"{a_ / b_:.2f}x"  # noqa: E731
-    print("One core, the whole text in one call (ms, best of n):\n")
+    print("One core, the whole text in one call (ms, best of n); and ggufkit's `encode` of it on "
+          "rayon's pool (a long text's words split across the threads):\n")
     print("| vocabulary | tokens | ggufkit | llama_tokenize (C) | llama.cpp JS | HF tokenizers "
-          "| vs C | vs JS | vs HF |")
-    print("|---|---|---|---|---|---|---|---|---|")
+          "| vs C | vs JS | vs HF | ggufkit, pool |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for row in results["rows"]:
         hf_note = "" if row.get("hf_identical", True) else f" ({row['hf_tokens']:,} tokens, ids differ)"
         print(f"| {row['vocab']} | {row['tokens']:,}{'' if row['identical'] else ' (DIFFERENT from llama.cpp)'} "
               f"| {f(row['ours_ms'])} | {f(row['llama_c_ms'])} | {f(row.get('llama_js_ms'))} "
               f"| {f(row.get('hf_ms'))}{hf_note} | {r(row['llama_c_ms'], row['ours_ms'])} "
-              f"| {r(row.get('llama_js_ms'), row['ours_ms'])} | {r(row.get('hf_ms'), row['ours_ms'])} |")
+              f"| {r(row.get('llama_js_ms'), row['ours_ms'])} | {r(row.get('hf_ms'), row['ours_ms'])} "
+              f"| {f(row['ours_pool_ms'])} ({row['ours_batch_threads']} threads) |")
     print("\nThe lines, one text each (ms): ggufkit `encode_batch` on rayon's pool and on one thread; "
           "llama.cpp one after the other; HF `encode_batch` on its pool:\n")
     print("| vocabulary | ggufkit batch, 1 thread | ggufkit batch, pool | speed-up | llama_tokenize lines (C) "

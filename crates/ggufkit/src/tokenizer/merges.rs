@@ -1,8 +1,8 @@
 //! BPE merge ranks (`tokenizer.ggml.merges`): each merge `"left right"` (split at the first
 //! space after the first byte, as llama.cpp splits it) ranks by its position; a pair listed
-//! twice keeps its first rank. The table holds merge numbers and where each pair lies in the
-//! array's bytes, in a few tables built in parallel; the strings stay in the file (and the table owes it no lifetime, so the
-//! tokenizer stays covariant in the file's).
+//! twice keeps its first rank. The table holds where each pair lies in the array's bytes (its
+//! index there is its rank), in a few tables built in parallel; the strings stay in the file
+//! (and the table owes it no lifetime, so the tokenizer stays covariant in the file's).
 #![forbid(unsafe_code)]
 
 use std::hash::BuildHasher;
@@ -11,15 +11,19 @@ use hashbrown::HashTable;
 
 use crate::value::ArrayView;
 
-/// Where a merge's parts lie in the array's bytes.
+/// Where a merge's parts lie in the array's bytes (its index in [`Merges::pairs`] is its
+/// rank).
 #[derive(Clone, Copy)]
 struct Pair {
     start: usize,
+    /// The left part's length ([`NO_SPLIT`]: the merge has no space to split at).
     left: u32,
     right: u32,
-    /// The merge's position in the array.
-    rank: u32,
 }
+
+/// [`Pair::left`] of a merge without a space: llama.cpp ranks the empty pair, which no lookup
+/// asks for.
+const NO_SPLIT: u32 = u32::MAX;
 
 impl Pair {
     #[inline]
@@ -43,7 +47,7 @@ fn shard(h: u64) -> usize {
 
 /// The merge ranks of a BPE vocabulary.
 pub(crate) struct Merges {
-    /// The merges that have a space to split at, in order (a pair listed twice too).
+    /// Every merge, in order (a pair listed twice too).
     pairs: Vec<Pair>,
     /// Indexes into `pairs` (the first of equal pairs), found by the hash of their pair; one
     /// table per [`shard`] of the hash.
@@ -90,32 +94,41 @@ impl Merges {
         m.pairs
             .reserve(strings.size_hint().1.unwrap_or(0).min(1 << 24));
         let base = raw.as_ptr() as usize;
-        for (rank, s) in strings.enumerate() {
+        for s in strings {
             let word = s.as_bytes();
             let start = word.as_ptr() as usize - base;
-            match word.get(1..).and_then(|w| memchr::memchr(b' ', w)) {
+            let pair = match word.get(1..).and_then(|w| memchr::memchr(b' ', w)) {
                 Some(i) => {
                     let (left, right) = (&word[..i + 1], &word[i + 2..]);
                     if right.starts_with(SPACE) && !left.ends_with(SPACE) {
                         m.note_joiner(last_char(left));
                     }
-                    m.pairs.push(Pair {
+                    Pair {
                         start,
                         left: (i + 1) as u32,
                         right: (word.len() - i - 2) as u32,
-                        rank: rank as u32,
-                    });
+                    }
                 }
-                // no space: llama.cpp ranks the empty pair, which no lookup asks for
-                None => continue,
-            }
+                None => Pair {
+                    start,
+                    left: NO_SPLIT,
+                    right: 0,
+                },
+            };
+            m.pairs.push(pair);
         }
         let hasher = &m.hasher;
         let pairs = &m.pairs;
         let hashes: Vec<u64> = pairs
             .par_iter()
             .with_min_len(1 << 14)
-            .map(|p| hasher.hash_one(p.of(raw)))
+            .map(|p| {
+                if p.left == NO_SPLIT {
+                    0
+                } else {
+                    hasher.hash_one(p.of(raw))
+                }
+            })
             .collect();
         m.tables = (0..SHARDS)
             .into_par_iter()
@@ -123,7 +136,7 @@ impl Merges {
                 let count = hashes.iter().filter(|&&h| shard(h) == part).count();
                 let mut table = HashTable::with_capacity(count);
                 for (index, &h) in hashes.iter().enumerate() {
-                    if shard(h) != part {
+                    if shard(h) != part || pairs[index].left == NO_SPLIT {
                         continue;
                     }
                     let key = pairs[index].of(raw);
@@ -167,6 +180,6 @@ impl Merges {
         let h = self.hasher.hash_one((left, right));
         self.tables[shard(h)]
             .find(h, |&r| self.pairs[r as usize].of(raw) == (left, right))
-            .map(|&r| self.pairs[r as usize].rank)
+            .copied()
     }
 }
