@@ -1,11 +1,15 @@
 //! `strftime_now(format)`: the current time written with C's `strftime` directives, as Python's
-//! `datetime.now().strftime(format)` writes it in the C locale. The time is UTC, computed from
-//! the system clock alone: the sandbox reads no time zone file and no environment variable.
-//! A fixed instant can replace the clock, for reproducible renders.
+//! `datetime.now().strftime(format)` writes it in the C locale: the local time, in the zone the
+//! process runs in (the `TZ` variable, else `/etc/localtime`, read by `chrono` as the C
+//! library reads them), with no zone attached (`%z` and `%Z` write nothing). A fixed
+//! wall-clock time can replace the clock, for reproducible renders.
 #![forbid(unsafe_code)]
 
 use std::fmt::Write;
 use std::time::{SystemTime, UNIX_EPOCH};
+
+#[cfg(not(target_arch = "wasm32"))]
+use chrono::{Local, Offset, TimeZone, Utc};
 
 const DAYS: [&str; 7] = [
     "Monday",
@@ -31,7 +35,7 @@ const MONTHS: [&str; 12] = [
     "December",
 ];
 
-/// A civil date and time (UTC).
+/// A civil date and time.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Civil {
     year: i64,
@@ -47,10 +51,36 @@ struct Civil {
 }
 
 /// Seconds since the Unix epoch now (negative before it).
-pub(crate) fn now_unix() -> i64 {
+fn now_unix() -> i64 {
     match SystemTime::now().duration_since(UNIX_EPOCH) {
         Ok(d) => i64::try_from(d.as_secs()).unwrap_or(i64::MAX),
         Err(e) => -i64::try_from(e.duration().as_secs()).unwrap_or(i64::MAX),
+    }
+}
+
+/// The local wall-clock time now, as the Unix seconds at which a UTC clock shows it.
+pub(crate) fn local_now() -> i64 {
+    let now = now_unix();
+    now.saturating_add(local_offset(now))
+}
+
+/// Seconds the local time zone is ahead of UTC at `unix` (none in WebAssembly).
+#[cfg(target_arch = "wasm32")]
+fn local_offset(_unix: i64) -> i64 {
+    0
+}
+
+/// Seconds the local time zone is ahead of UTC at `unix`.
+#[cfg(not(target_arch = "wasm32"))]
+fn local_offset(unix: i64) -> i64 {
+    match Utc.timestamp_opt(unix, 0) {
+        chrono::LocalResult::Single(utc) => i64::from(
+            Local
+                .offset_from_utc_datetime(&utc.naive_utc())
+                .fix()
+                .local_minus_utc(),
+        ),
+        _ => 0,
     }
 }
 
@@ -86,10 +116,11 @@ fn civil(unix: i64) -> Civil {
     }
 }
 
-/// `format` with its `%` directives replaced by the parts of `unix` (UTC). A `-` after `%`
-/// drops the padding of a number, as glibc does; an unknown directive is written as it is.
-pub(crate) fn strftime(format: &str, unix: i64) -> String {
-    let t = civil(unix);
+/// `format` with its `%` directives replaced by the parts of the wall-clock time `wall` (the
+/// Unix seconds at which a UTC clock shows it). A `-` after `%` drops the padding of a number,
+/// as glibc does; an unknown directive is written as it is.
+pub(crate) fn strftime(format: &str, wall: i64) -> String {
+    let t = civil(wall);
     let mut out = String::with_capacity(format.len() + 16);
     let mut chars = format.chars();
     while let Some(c) = chars.next() {

@@ -32,7 +32,8 @@ impl std::fmt::Display for Raised {
 
 impl std::error::Error for Raised {}
 
-/// The instant `strftime_now` writes: [`SYSTEM_CLOCK`] for the system clock, else Unix seconds.
+/// The time `strftime_now` writes: [`SYSTEM_CLOCK`] for the local time now, else a fixed
+/// wall-clock time (the Unix seconds at which a UTC clock shows it).
 pub(crate) type Clock = Arc<AtomicI64>;
 
 /// The [`Clock`] value that means "now".
@@ -43,7 +44,7 @@ pub(crate) fn register(env: &mut Environment<'static>, clock: Clock) {
     env.add_function("raise_exception", raise_exception);
     env.add_function("strftime_now", move |format: &str| {
         let at = match clock.load(Ordering::Relaxed) {
-            SYSTEM_CLOCK => clock::now_unix(),
+            SYSTEM_CLOCK => clock::local_now(),
             fixed => fixed,
         };
         clock::strftime(format, at)

@@ -159,8 +159,10 @@ impl ChatTemplate {
         &self.tokens
     }
 
-    /// Makes `strftime_now` write this instant (Unix seconds, UTC) instead of the time of the
-    /// render, for reproducible output; `None` goes back to the system clock.
+    /// Makes `strftime_now` write this wall-clock time instead of the local time of the render,
+    /// for reproducible output; `None` goes back to the system clock. The time is given as the
+    /// Unix seconds at which a UTC clock shows it, and written as it is, whatever the local
+    /// time zone (as a frozen `datetime.now()` would be: Python's naive local time).
     pub fn set_fixed_time(&self, unix_seconds: Option<i64>) {
         let v = unix_seconds.map_or(SYSTEM_CLOCK, |t| t.max(SYSTEM_CLOCK + 1));
         self.clock.store(v, Ordering::Relaxed);

@@ -145,9 +145,10 @@ pub(crate) fn write_repr(out: &mut String, value: &Value, depth: usize) {
         }
         Some("Macro") => {
             out.push_str("<Macro ");
-            match value.get_attr("name").ok().filter(|n| n.as_str().is_some()) {
-                Some(n) => write_repr_str(out, n.as_str().unwrap_or_default()),
-                None => out.push_str("anonymous"),
+            // `caller` is an anonymous macro in Jinja2
+            match value.get_attr("name").ok().as_ref().and_then(Value::as_str) {
+                Some(n) if n != "caller" => write_repr_str(out, n),
+                _ => out.push_str("anonymous"),
             }
             out.push('>');
             return;
