@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The chat-template reference of crates/ggufkit/tests/chat_transformers.rs: transformers'
 # apply_chat_template over every real template we have (scripts/chat_reference.py), written once
-# per transformers version into a cache outside the clone and reused while the script is older.
+# per transformers version into a cache outside the clone and reused while the script is the
+# same (its SHA-256 in cases.jsonl.key).
 #
 #   scripts/chat-reference.sh      prints the path of the cases file (the test's default path)
 #
@@ -20,11 +21,15 @@ gemma=${GGUF_GEMMA:-}
 for g in /tmp/gemma/gemma-3-270m-q4_k_m.gguf "$cache/ggufkit/gemma/gemma-3-270m-q4_k_m.gguf"; do
   [ -z "$gemma" ] && [ -f "$g" ] && gemma=$g
 done
-if [ -s "$out" ] && [ "$out" -nt scripts/chat_reference.py ]; then
+# the cases are kept while the generator is the same (its hash beside them: a fresh clone's
+# files are all new, so their dates say nothing)
+key=$(sha256sum scripts/chat_reference.py | cut -d' ' -f1)
+if [ -s "$out" ] && [ "$(cat "$out.key" 2>/dev/null)" = "$key" ]; then
   echo "$out"
   exit 0
 fi
 args=("$out" --corpus ../shared/corpus --llama-cpp-src "$src")
 [ -n "$gemma" ] && args+=(--gemma "$gemma")
 "$python" scripts/chat_reference.py "${args[@]}" >&2
+echo "$key" > "$out.key"
 echo "$out"
