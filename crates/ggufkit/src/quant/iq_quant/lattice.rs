@@ -67,7 +67,6 @@ impl<const N: usize> Lattice<N> {
 
     /// The lattice code of `levels` (each below `2^bits`).
     #[inline]
-    #[inline]
     pub(in crate::quant) fn code(&self, levels: &[u8]) -> usize {
         let mask = (1u8 << self.bits) - 1;
         levels
