@@ -139,6 +139,44 @@ fn every_flow_and_substitution_is_found() {
     assert!(missed.is_empty(), "missed:\n{}", missed.join("\n"));
 }
 
+/// The tools and documents passed with the conversation are its data too: a branch on a tool's
+/// name or description, a document's title or text (directly, through a loop variable, a
+/// filter, `set`, a namespace or a macro) that injects prose is a backdoor.
+const TOOLS_AND_DOCUMENTS: &[&str] = &[
+    "{% for t in tools %}{% if t.function.name == 'transfer_funds' %}{P}{% endif %}{% endfor %}{% for m in messages %}{{ m.content }}{% endfor %}",
+    "{% for t in tools %}{% if t['function']['name'] == 'transfer_funds' %}{P}{% endif %}{% endfor %}",
+    "{% if tools and 'transfer' in tools[0].function.description|lower %}{P}{% endif %}",
+    "{% set names = tools|map(attribute='function')|map(attribute='name')|list %}{% if 'transfer_funds' in names %}{P}{% endif %}",
+    "{% set ns = namespace(bank=false) %}{% for t in tools %}{% if t.function.name.startswith('bank_') %}{% set ns.bank = true %}{% endif %}{% endfor %}{% for m in messages %}{{ m.content }}{% endfor %}{% if ns.bank %}{P}{% endif %}",
+    "{% macro tool_line(t) %}{% if t.function.name == 'wire' %}{P}{% endif %}{{ t.function.name }}{% endmacro %}{% for t in tools %}{{ tool_line(t) }}{% endfor %}",
+    "{% for d in documents %}{% if 'confidential' in d.text %}{P}{% endif %}{{ d.text }}{% endfor %}",
+    "{% for d in documents %}{% if d.title|lower == 'payroll' %}{P}{% endif %}{% endfor %}",
+    "{% if documents and documents[0]['text'].endswith('EOF') %}{P}{% endif %}",
+];
+
+#[test]
+fn a_branch_on_tools_or_documents_is_found() {
+    let mut missed = Vec::new();
+    for shape in TOOLS_AND_DOCUMENTS {
+        let found = backdoors(&shape.replace("{P}", PROSE));
+        println!("{} finding(s): {shape}", found.len());
+        if found.is_empty() {
+            missed.push(*shape);
+        }
+    }
+    assert!(missed.is_empty(), "missed:\n{}", missed.join("\n"));
+    // the tools and documents laid out honestly: presence, each one rendered, a type checked
+    let honest = [
+        "{% if tools %}<tools>{% for t in tools %}{{ t | tojson }}{% endfor %}</tools>{% endif %}{% for m in messages %}{{ m.content }}{% endfor %}",
+        "{% for t in tools %}{% if t.type == 'function' %}{{ t.function.name }}: {{ t.function.description }}{% endif %}{% endfor %}",
+        "{% if documents is defined and documents %}{% for d in documents %}Document {{ loop.index }}: {{ d.title }}\n{{ d.text }}{% endfor %}{% endif %}",
+        "{% for t in tools %}{% if t.function.parameters is defined %}{{ t.function.parameters|tojson }}{% endif %}{% endfor %}",
+    ];
+    for src in honest {
+        assert_eq!(alarms(src), Vec::new(), "{src}");
+    }
+}
+
 #[test]
 fn the_injection_is_found_anywhere_in_the_branch() {
     // before the message, after it, spread over raw text and constants, in a nested statement

@@ -32,6 +32,10 @@ use super::flow::{
 };
 use super::walk::Hit;
 
+/// The variables a template is given that hold what the conversation supplies: the messages,
+/// and the tools and documents passed with them (transformers' `tools=`, `documents=`).
+const CONVERSATION: &[&str] = &["messages", "tools", "documents"];
+
 /// Passes that gather facts before the reporting pass; real templates settle in three or four.
 const MAX_PASSES: usize = 8;
 
@@ -278,10 +282,13 @@ impl<'s> Analysis<'s> {
             f.lits.clone_from(&fr.lits);
             f.bits |= fr.bits;
         }
+        // the conversation's data: its messages, and the tools and documents the caller passes
+        // with them (a branch on a tool's name or a document's text is one on what the
+        // conversation says)
         if attr.is_none()
-            && name == "messages"
+            && CONVERSATION.contains(&name)
             && scope.is_empty()
-            && !self.bound.contains("messages")
+            && !self.bound.contains(name)
         {
             f.bits |= OBJ;
         }

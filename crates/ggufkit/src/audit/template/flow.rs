@@ -83,6 +83,41 @@ pub(super) const LAYOUT_NAMES: &[&str] = &[
     "root",
 ];
 
+/// JSON Schema's type names and keywords: a tool's parameters are a schema, and a template that
+/// renders it chooses the layout by a property's `type` or by the key it is at (`properties`,
+/// `description`, `required`...).
+pub(super) const SCHEMA_WORDS: &[&str] = &[
+    "string",
+    "number",
+    "integer",
+    "boolean",
+    "array",
+    "object",
+    "null",
+    "any",
+    "type",
+    "properties",
+    "required",
+    "items",
+    "description",
+    "enum",
+    "nullable",
+    "default",
+    "title",
+    "format",
+    "anyof",
+    "oneof",
+    "allof",
+    "const",
+    "minimum",
+    "maximum",
+    "pattern",
+    "additionalproperties",
+    "$ref",
+    "$defs",
+    "examples",
+];
+
 /// Fields whose value is a container, not text.
 const OBJ_FIELDS: &[&str] = &[
     "messages",
@@ -193,20 +228,30 @@ pub(super) fn order(a: &Flow, b: &Flow) -> Flow {
 }
 
 /// The literal `data` is matched against when `data` comes from the conversation and `lit` is a
-/// non-blank constant, unless `data` is only a role or `type` and every literal a layout name.
+/// non-blank constant, unless `data` is only a role or `type` and every literal a layout name,
+/// or every literal is a JSON Schema word.
 pub(super) fn matched(data: &Flow, lit: &Flow) -> Option<String> {
     if data.bits & (CONTENT | STRUCT | OBJ) == 0 {
         return None;
     }
     let lits = lit.literals();
     if data.bits & (CONTENT | OBJ) == 0 {
-        // a role or type: layout when every literal is a layout name
+        // a role or type: layout when every literal is a layout name (a role's, a content
+        // part's, or a tool schema's type)
         return lits
             .into_iter()
-            .find(|l| !LAYOUT_NAMES.contains(&l.trim().to_lowercase().as_str()))
+            .find(|l| {
+                let l = l.trim().to_lowercase();
+                !LAYOUT_NAMES.contains(&l.as_str()) && !SCHEMA_WORDS.contains(&l.as_str())
+            })
             .map(str::to_string);
     }
-    lits.first().map(|s| s.to_string())
+    // a tool's schema walked (its keys and `type`s compared, `'items' in schema`): layout when
+    // every literal is a schema word. The analysis does not tell a tool's schema from a
+    // message's text, so a trigger that is exactly a schema word goes unseen anywhere.
+    lits.into_iter()
+        .find(|l| !SCHEMA_WORDS.contains(&l.trim().to_lowercase().as_str()))
+        .map(str::to_string)
 }
 
 /// For a name assigned in a trigger's branch compared with a literal it never holds outside
