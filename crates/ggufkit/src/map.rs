@@ -33,6 +33,31 @@ impl Map {
         }
     }
 
+    /// Gives back the pages of `range` this process has read: they leave its resident memory
+    /// and are read again from the page cache or the file if touched. A conversion reading a
+    /// checkpoint once calls it after each tensor, so its memory follows the tensor being
+    /// converted, not the file. Only a hint: failure changes nothing.
+    pub fn release(&self, range: std::ops::Range<usize>) {
+        #[cfg(unix)]
+        if let Some(m) = &self.0 {
+            if range.end <= m.len() && !range.is_empty() {
+                // SAFETY: the map is a read-only shared map of a file that is not modified while
+                // mapped (the contract of `new`). MADV_DONTNEED on such a map only drops this
+                // process's page-table entries: the next read faults in the same bytes from the
+                // page cache or the file, so every `&[u8]` into the map keeps its contents.
+                let _ = unsafe {
+                    m.unchecked_advise_range(
+                        memmap2::UncheckedAdvice::DontNeed,
+                        range.start,
+                        range.len(),
+                    )
+                };
+            }
+        }
+        #[cfg(not(unix))]
+        let _ = range;
+    }
+
     pub fn as_slice(&self) -> &[u8] {
         self.0.as_deref().unwrap_or(&[])
     }

@@ -179,3 +179,176 @@ fn conversions_match_the_script() {
         failures.join("\n")
     );
 }
+
+/// The child of [`peak_memory_follows_the_largest_tensor`]: converts `GGUFKIT_MEMORY_CHILD`
+/// (a checkpoint folder) to f16 (its vocabulary only with `GGUFKIT_MEMORY_VOCAB_ONLY`) and
+/// prints its own peak resident set (`VmHWM`, KiB).
+#[test]
+fn memory_child() {
+    let Some(dir) = std::env::var_os("GGUFKIT_MEMORY_CHILD") else {
+        return;
+    };
+    let dir = PathBuf::from(dir);
+    let opts = ConvertOptions {
+        outtype: OutType::F16,
+        vocab_only: std::env::var_os("GGUFKIT_MEMORY_VOCAB_ONLY").is_some(),
+        ..Default::default()
+    };
+    convert_folder(&dir, &dir.join("out.gguf"), &opts, true, None).expect("convert");
+    // on a line of its own: libtest has written "test memory_child ... " before it
+    println!("\nVMHWM={}", peak_kib("self"));
+}
+
+/// `VmHWM` of /proc/`pid`, in KiB.
+fn peak_kib(pid: &str) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("/proc status");
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .expect("VmHWM in /proc status")
+}
+
+/// A Llama checkpoint of `layers` blocks (hidden 512, feed-forward 1536, 32000 tokens: the
+/// largest tensor is the 32.8 MB bf16 embedding whatever the depth) with `tokenizer`'s files.
+fn llama_checkpoint(dir: &Path, layers: usize, tokenizer: &Path) -> u64 {
+    let (hidden, ff, vocab) = (512u64, 1536u64, 32000u64);
+    let mut tensors: Vec<(String, Vec<u64>)> = vec![
+        ("model.embed_tokens.weight".into(), vec![vocab, hidden]),
+        ("model.norm.weight".into(), vec![hidden]),
+        ("lm_head.weight".into(), vec![vocab, hidden]),
+    ];
+    for b in 0..layers {
+        let p = format!("model.layers.{b}");
+        for (n, s) in [
+            ("self_attn.q_proj", vec![hidden, hidden]),
+            ("self_attn.k_proj", vec![hidden / 2, hidden]),
+            ("self_attn.v_proj", vec![hidden / 2, hidden]),
+            ("self_attn.o_proj", vec![hidden, hidden]),
+            ("mlp.gate_proj", vec![ff, hidden]),
+            ("mlp.up_proj", vec![ff, hidden]),
+            ("mlp.down_proj", vec![hidden, ff]),
+            ("input_layernorm", vec![hidden]),
+            ("post_attention_layernorm", vec![hidden]),
+        ] {
+            tensors.push((format!("{p}.{n}.weight"), s));
+        }
+    }
+    tensors.sort();
+    let mut header = serde_json::Map::new();
+    let mut offset = 0u64;
+    for (name, shape) in &tensors {
+        let n = shape.iter().product::<u64>() * 2;
+        header.insert(
+            name.clone(),
+            serde_json::json!({"dtype": "BF16", "shape": shape, "data_offsets": [offset, offset + n]}),
+        );
+        offset += n;
+    }
+    let json = serde_json::to_vec(&header).unwrap();
+    let mut f =
+        std::io::BufWriter::new(std::fs::File::create(dir.join("model.safetensors")).unwrap());
+    use std::io::Write;
+    f.write_all(&(json.len() as u64).to_le_bytes()).unwrap();
+    f.write_all(&json).unwrap();
+    // small bf16 values from a linear congruential sequence
+    let mut x = 0x2545_f491_u32;
+    let mut chunk = vec![0u8; 1 << 16];
+    let mut left = offset;
+    while left > 0 {
+        for c in chunk.chunks_exact_mut(2) {
+            x = x.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            let v = ((x >> 16) as f32 / 65536.0 - 0.5) * 0.1;
+            c.copy_from_slice(&((v.to_bits() >> 16) as u16).to_le_bytes());
+        }
+        let k = left.min(chunk.len() as u64) as usize;
+        f.write_all(&chunk[..k]).unwrap();
+        left -= k as u64;
+    }
+    f.flush().unwrap();
+    let config = serde_json::json!({
+        "architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": hidden,
+        "intermediate_size": ff, "num_hidden_layers": layers, "num_attention_heads": 8,
+        "num_key_value_heads": 4, "max_position_embeddings": 2048, "rms_norm_eps": 1e-5,
+        "vocab_size": vocab, "torch_dtype": "bfloat16",
+    });
+    std::fs::write(dir.join("config.json"), config.to_string()).unwrap();
+    for name in ["tokenizer.model", "tokenizer.json", "tokenizer_config.json"] {
+        if tokenizer.join(name).is_file() {
+            std::fs::copy(tokenizer.join(name), dir.join(name)).unwrap();
+        }
+    }
+    vocab * hidden * 2
+}
+
+/// Converts a checkpoint of 2 and of 16 blocks in a child process each (the same largest
+/// tensor, twice the bytes), and the vocabulary alone: the peak resident set grows by far less
+/// than the added bytes, and the tensors' share of it stays below the largest tensor plus a few
+/// chunks (the issue: peak memory bounded by the largest tensor, never the model). No timing.
+#[cfg(target_os = "linux")]
+#[test]
+fn peak_memory_follows_the_largest_tensor() {
+    let Some(dir) = reference_dir() else { return };
+    let tokenizer = dir.join("models").join("llama2-spm-f16");
+    if !tokenizer.join("tokenizer.model").is_file() {
+        ggufkit_testkit::skip::skip(
+            ggufkit_testkit::skip::Need::RefPython,
+            "the reference has no llama2-spm-f16 tokenizer".to_string(),
+        );
+        return;
+    }
+    let run = |layers: usize, vocab_only: bool| -> (u64, u64, u64) {
+        let tmp = tempfile::tempdir().unwrap();
+        let largest = llama_checkpoint(tmp.path(), layers, &tokenizer);
+        let size = std::fs::metadata(tmp.path().join("model.safetensors"))
+            .unwrap()
+            .len();
+        let mut child = Command::new(std::env::current_exe().unwrap());
+        child
+            .args(["--exact", "memory_child", "--nocapture", "--test-threads=1"])
+            .env("GGUFKIT_MEMORY_CHILD", tmp.path())
+            .env("RAYON_NUM_THREADS", "2");
+        if vocab_only {
+            child.env("GGUFKIT_MEMORY_VOCAB_ONLY", "1");
+        }
+        let out = child.output().unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success(),
+            "child: {stdout}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let peak = stdout
+            .lines()
+            .find_map(|l| l.split_once("VMHWM=").map(|(_, v)| v))
+            .and_then(|v| v.trim().parse::<u64>().ok())
+            .expect("the child's VMHWM line");
+        (peak * 1024, size, largest)
+    };
+    let (base_peak, _, _) = run(2, true);
+    let (small_peak, small_size, largest) = run(2, false);
+    let (large_peak, large_size, _) = run(16, false);
+    println!(
+        "convert to f16: peak {} MB for the vocabulary alone, {} MB for a {} MB checkpoint, {} MB \
+         for {} MB (largest tensor {} MB)",
+        base_peak >> 20,
+        small_peak >> 20,
+        small_size >> 20,
+        large_peak >> 20,
+        large_size >> 20,
+        largest >> 20
+    );
+    let added = large_size - small_size;
+    assert!(
+        large_peak.saturating_sub(small_peak) < added / 4,
+        "peak grew by {} bytes for {added} more bytes of checkpoint",
+        large_peak.saturating_sub(small_peak)
+    );
+    // above the process and its vocabulary: at most the largest tensor and a few chunks of
+    // rows (holding a tensor widened to f32 and its output, as before streaming, is 3x)
+    let tensors = large_peak.saturating_sub(base_peak);
+    assert!(
+        tensors < largest + (32 << 20),
+        "the tensors took {tensors} bytes at their peak for a largest tensor of {largest}"
+    );
+}

@@ -1,7 +1,10 @@
 //! Carrying out a [`Plan`]: the header from the metadata pairs and the planned tensor infos, then
 //! each tensor read from the mapped shards, transformed, converted to its type and written once,
-//! through the library's writer into a temporary file renamed over the target. Memory holds one
-//! output tensor (one expert stack) at a time; the element conversions run on rayon's pool.
+//! through the library's writer into a temporary file renamed over the target. A tensor is
+//! converted in chunks of whole rows straight from the map into the writer (an expert stack part
+//! by part, a source whose bytes are already the output's copied as they are), and its pages of
+//! the map are given back once read: memory holds a chunk, never the model. The element
+//! conversions run on rayon's pool.
 #![forbid(unsafe_code)]
 
 use std::path::Path;
@@ -13,8 +16,10 @@ use crate::convert::outtype::Elements;
 use crate::convert::plan::{
     metadata, plan, ConvertOptions, KvList, ParamCounts, Plan, PlannedTensor,
 };
+use crate::convert::safetensors::Dtype;
 use crate::error::{CheckpointError, Result};
-use crate::write::{write_atomically_from, GgufBuilder, ProgressFn};
+use crate::types::GgmlType;
+use crate::write::{write_atomically_from, GgufBuilder, ProgressFn, TensorDataWriter};
 
 /// The builder of the output: every pair of `kvs` in order, every planned tensor's info.
 pub fn builder(plan: &Plan, kvs: &KvList) -> Result<GgufBuilder<'static>> {
@@ -57,6 +62,155 @@ pub fn tensor_bytes(folder: &HfFolder, t: &PlannedTensor) -> Result<Vec<u8>> {
         }
     };
     elements.encode(t.ty)
+}
+
+/// Source elements converted at a time (whole rows, at least one): 16 MB as f32.
+const CHUNK_ELEMENTS: usize = 1 << 22;
+
+/// Writes planned tensor `t` through `dw` chunk by chunk; `scratch` is the reused buffer of a
+/// chunk's gathered source rows.
+fn write_tensor<W: std::io::Write>(
+    folder: &HfFolder,
+    t: &PlannedTensor,
+    dw: &mut TensorDataWriter<'_, W>,
+    scratch: &mut Vec<u8>,
+) -> Result<()> {
+    let TensorSource::Tensors(ids) = &t.out.source else {
+        return dw.write_tensor(&tensor_bytes(folder, t)?);
+    };
+    // a stack's parts are encoded one by one: the same bytes as the stack's when they decode to
+    // one kind (each part is whole rows, hence whole blocks); mixed kinds widen together
+    let f16 = |i: usize| folder.tensors()[i].entry.dtype == Dtype::F16;
+    if ids.iter().any(|&i| f16(i) != f16(ids[0])) {
+        return dw.write_tensor(&tensor_bytes(folder, t)?);
+    }
+    for &i in ids {
+        write_part(folder, i, t, dw, scratch)?;
+    }
+    Ok(())
+}
+
+/// The source rows the transforms select, in output order (`None`: all, in order), and whether
+/// one is added to every element.
+fn row_plan(
+    folder: &HfFolder,
+    name: &str,
+    rows: usize,
+    transforms: &[Transform],
+) -> Result<(Option<Vec<usize>>, bool)> {
+    let mut map: Option<Vec<usize>> = None;
+    let mut add_one = false;
+    let mismatch = |problem: String| CheckpointError::Mismatch {
+        path: folder.dir().to_path_buf(),
+        problem,
+    };
+    for tr in transforms {
+        let current = map.as_ref().map_or(rows, Vec::len);
+        match tr {
+            Transform::PermuteHeads(heads) => {
+                let order = permute_order(current, *heads).ok_or_else(|| {
+                    mismatch(format!(
+                        "tensor '{name}' has {current} rows, which {heads} heads of two halves do not divide"
+                    ))
+                })?;
+                map = Some(match &map {
+                    Some(m) => order.iter().map(|&o| m[o]).collect(),
+                    None => order,
+                });
+            }
+            Transform::AddOne => add_one = true,
+            Transform::Rows(r) => {
+                if r.end > current || r.start > r.end {
+                    return Err(mismatch(format!(
+                        "tensor '{name}' has {current} rows, fewer than the {} its split needs",
+                        r.end
+                    ))
+                    .into());
+                }
+                map = Some(match &map {
+                    Some(m) => m[r.clone()].to_vec(),
+                    None => r.clone().collect(),
+                });
+            }
+        }
+    }
+    Ok((map, add_one))
+}
+
+/// Writes the part of `t` made from source tensor `i`, in chunks of whole rows.
+fn write_part<W: std::io::Write>(
+    folder: &HfFolder,
+    i: usize,
+    t: &PlannedTensor,
+    dw: &mut TensorDataWriter<'_, W>,
+    scratch: &mut Vec<u8>,
+) -> Result<()> {
+    let src = &folder.tensors()[i];
+    let bytes = folder.data(src);
+    let dtype = src.entry.dtype;
+    let unsupported = || CheckpointError::Tensor {
+        path: folder.shards()[src.shard].path().to_path_buf(),
+        tensor: src.entry.name.clone(),
+        problem: format!("dtype {} is not converted", dtype.name()),
+    };
+    let elem = match dtype {
+        Dtype::F32 => 4,
+        Dtype::F16 | Dtype::BF16 => 2,
+        _ => return Err(unsupported().into()),
+    };
+    let rows = src.entry.shape.first().copied().unwrap_or(1).max(1) as usize;
+    let row_bytes = bytes.len() / rows;
+    if row_bytes == 0 {
+        return Ok(());
+    }
+    let (map, add_one) = row_plan(folder, &src.name, rows, &t.out.transforms)?;
+    let same = matches!(
+        (dtype, t.ty),
+        (Dtype::F32, GgmlType::F32) | (Dtype::F16, GgmlType::F16) | (Dtype::BF16, GgmlType::BF16)
+    );
+    let out_rows = map.as_ref().map_or(rows, Vec::len);
+    let per_chunk = (CHUNK_ELEMENTS / (row_bytes / elem).max(1)).max(1);
+    let mut start = 0;
+    while start < out_rows {
+        let end = (start + per_chunk).min(out_rows);
+        let chunk: &[u8] = match &map {
+            None => &bytes[start * row_bytes..end * row_bytes],
+            Some(m) => {
+                scratch.clear();
+                for &r in &m[start..end] {
+                    scratch.extend_from_slice(&bytes[r * row_bytes..(r + 1) * row_bytes]);
+                }
+                scratch
+            }
+        };
+        // the script widens bf16 to f32 and narrows it back, which keeps every value but
+        // quietens a NaN: bytes are copied as they are only where that changes nothing
+        if same && !add_one && !(dtype == Dtype::BF16 && has_bf16_nan(chunk)) {
+            dw.write_part(chunk)?;
+        } else {
+            let mut e = Elements::decode(dtype, chunk).ok_or_else(unsupported)?;
+            if add_one {
+                e.add_scalar(1.0);
+            }
+            dw.write_part(&e.encode(t.ty)?)?;
+        }
+        // rows read in order are given back chunk by chunk, gathered rows at the end
+        if map.is_none() {
+            folder.release(src, start * row_bytes..end * row_bytes);
+        }
+        start = end;
+    }
+    if map.is_some() {
+        folder.release(src, 0..bytes.len());
+    }
+    Ok(())
+}
+
+/// True when little-endian bf16 `bytes` hold a NaN.
+fn has_bf16_nan(bytes: &[u8]) -> bool {
+    bytes
+        .chunks_exact(2)
+        .any(|c| u16::from_le_bytes([c[0], c[1]]) & 0x7fff > 0x7f80)
 }
 
 fn apply(
@@ -116,9 +270,9 @@ pub fn execute(
         if let Some(p) = progress {
             dw.on_progress(p);
         }
+        let mut scratch = Vec::new();
         for t in &plan.tensors {
-            let bytes = tensor_bytes(folder, t)?;
-            dw.write_tensor(&bytes)?;
+            write_tensor(folder, t, &mut dw, &mut scratch)?;
         }
         dw.finish()?;
         Ok(())

@@ -151,6 +151,12 @@ impl HfFolder {
         self.shards[t.shard].data(&t.entry)
     }
 
+    /// Gives back the memory pages of `within` (a range of `t`'s bytes) once they were read: a
+    /// conversion's resident memory then follows what it is converting, not the checkpoint.
+    pub fn release(&self, t: &SourceTensor, within: std::ops::Range<usize>) {
+        self.shards[t.shard].release(&t.entry, within);
+    }
+
     /// The tokenizer files present, of [`TOKENIZER_FILES`].
     pub fn tokenizer_files(&self) -> &[&'static str] {
         &self.tokenizer_files

@@ -158,6 +158,16 @@ impl SafetensorsFile {
     pub fn data(&self, t: &TensorEntry) -> &[u8] {
         self.map.as_slice().get(t.bytes.clone()).unwrap_or(&[])
     }
+
+    /// Gives back the memory pages of `within` (a range of `t`'s bytes) once they were read
+    /// (see `Map::release`).
+    pub fn release(&self, t: &TensorEntry, within: std::ops::Range<usize>) {
+        let start = t.bytes.start.saturating_add(within.start);
+        let end = t.bytes.start.saturating_add(within.end).min(t.bytes.end);
+        if start < end {
+            self.map.release(start..end);
+        }
+    }
 }
 
 /// Checks the header of `file` (the whole file's bytes) and returns its tensor entries sorted by
