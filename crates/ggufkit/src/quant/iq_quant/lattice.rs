@@ -88,7 +88,6 @@ impl<const N: usize> Lattice<N> {
     }
 
     #[inline]
-    #[inline]
     pub(in crate::quant) fn levels(&self, index: u16) -> [u8; N] {
         self.grid.get(usize::from(index)).copied().unwrap_or([0; N])
     }
