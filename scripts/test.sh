@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Every test: the Rust workspace (`cargo test --workspace`), then the Python package's pytest suite
-# against the same build. The README's test command; CI runs it too.
+# against the same build, then the WebAssembly package's Node tests (scripts/build_wasm.sh builds
+# it). The README's test command; CI runs it too.
 #
 #   scripts/test.sh [PYTEST-ARGS...]
 #
@@ -54,5 +55,27 @@ echo "== the Python package (maturin develop into $venv)"
 (cd python && VIRTUAL_ENV="$venv" PATH="$venv/bin:$PATH" maturin develop --quiet)
 
 echo "== pytest"
-cd python
-GGUFKIT_CASES_DIR="$cases" GGUF_BIN="$target/debug/gguf" "$venv/bin/python" -m pytest -q -rs "$@"
+(cd python && GGUFKIT_CASES_DIR="$cases" GGUF_BIN="$target/debug/gguf" "$venv/bin/python" -m pytest -q -rs "$@")
+
+echo "== the WebAssembly package (scripts/build_wasm.sh) and its Node tests"
+# skipped, and said, without node or the wasm toolchain (build_wasm.sh exits 2); a failure when
+# GGUFKIT_REQUIRE names wasm (.ci/run does when it set the toolchain up)
+wasm_skip() {
+  printf 'wasm\tnode-tests\t%s\n' "$1" >>"$GGUFKIT_SKIP_LOG"
+  echo "SKIPPED the WebAssembly package's tests: [wasm] $1"
+  case ",${GGUFKIT_REQUIRE:-}," in *,wasm,*|*,all,*) echo "GGUFKIT_REQUIRE names wasm" >&2; exit 1;; esac
+}
+if ! command -v node >/dev/null || [ "$(node -p 'process.versions.node.split(".")[0] >= 20')" != true ]; then
+  wasm_skip "node 20 or later is not installed"
+else
+  rc=0
+  pkg_out=$(bash scripts/build_wasm.sh "$target/wasm-pkg") || rc=$?
+  if [ $rc -eq 2 ]; then
+    wasm_skip "the wasm toolchain (wasm32 target, wasm-bindgen-cli) cannot be installed"
+  elif [ $rc -ne 0 ]; then
+    exit $rc
+  else
+    GGUFKIT_WASM_PKG=$(printf '%s\n' "$pkg_out" | sed -n 's/^pkg=//p') GGUFKIT_CASES_DIR="$cases" \
+      GGUF_BIN="$target/debug/gguf" node --test crates/ggufkit-wasm/node-tests/
+  fi
+fi

@@ -53,6 +53,7 @@ pub mod quantize;
 pub mod read;
 #[cfg(feature = "remote")]
 pub mod remote;
+pub mod render;
 mod rules;
 pub mod scan;
 pub mod select;
@@ -71,7 +72,6 @@ pub use endian::Endian;
 pub use error::{Diagnostic, Error, Result, Rule};
 pub use location::{Location, ReadCost};
 pub use open::{open, open_model, OpenError, Opened, OpenedModel};
-#[cfg(feature = "remote")]
 pub use read::outline_sized;
 pub use read::value;
 pub use read::{outline, Gguf, Kv, MappedFile, Outline, ReadOptions, TensorInfo};

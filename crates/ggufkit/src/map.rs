@@ -27,6 +27,8 @@ impl Map {
     /// copying): read-ahead starts now and pages arrive in bulk instead of fault by fault. Only
     /// a hint: failure changes nothing.
     pub fn advise_sequential(&self) {
+        // `madvise` exists on unix only; elsewhere there is nothing to advise
+        #[cfg(unix)]
         if let Some(m) = &self.0 {
             let _ = m.advise(memmap2::Advice::Sequential);
             let _ = m.advise(memmap2::Advice::WillNeed);

@@ -5,9 +5,9 @@
 use std::path::PathBuf;
 
 use ggufkit::audit::{Finding, Severity};
+use ggufkit::render::audit::audit_json;
 
 use super::{CmdResult, FAILED, FOUND, OK};
-use crate::output::audit_json::audit_json;
 use crate::output::audit_sarif::{audit_sarif, Audited};
 use crate::output::audit_text::audit_text;
 use crate::output::{print, Style};

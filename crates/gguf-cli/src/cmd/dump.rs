@@ -4,10 +4,10 @@
 use std::io::Write;
 use std::path::PathBuf;
 
+use ggufkit::render::dump::dump_json;
 use ggufkit::summary::Summary;
 
 use super::{display_name, open_reporting, verdict, CmdResult};
-use crate::output::dump_json::dump_json;
 use crate::output::dump_text::dump_text;
 use crate::output::markdown::markdown;
 use crate::output::Style;

@@ -2,12 +2,11 @@
 
 use std::path::{Path, PathBuf};
 
-use ggufkit::summary::Summary;
+use ggufkit::summary::{info_json, Summary};
 use ggufkit::Gguf;
 
 use super::{open, verdict, CmdResult, FAILED, FOUND, OK};
 use crate::output::cost::cost_line;
-use crate::output::summary::info_json;
 use crate::output::summary_text::summary_text;
 use crate::output::{print, Style};
 

@@ -6,10 +6,10 @@ use std::path::PathBuf;
 
 use ggufkit::layout::ByteLayout;
 use ggufkit::open::header_bytes;
+use ggufkit::render::layout::write_layout_json;
 
 use super::{CliError, CmdResult, FAILED, FOUND, OK};
 use crate::output::cost::{cost_line, cost_note};
-use crate::output::layout_json::write_layout_json;
 use crate::output::layout_text::layout_text;
 use crate::output::{print, Style};
 

@@ -94,7 +94,7 @@ pub fn run(args: Args) -> CmdResult {
                 tensor_stats::human(&rows, &stats)
             }
         } else if args.json {
-            tensor_table::json_line(&name, &rows, opened.cost())
+            ggufkit::render::tensor::tensors_json(&name, &rows, opened.cost())
         } else {
             tensor_table::human(&rows)
         };

@@ -3,8 +3,9 @@
 
 use std::path::PathBuf;
 
+use ggufkit::render::validation::validation_json;
+
 use super::{describe, CmdResult, FAILED, FOUND, OK};
-use crate::output::validation_json::validation_json;
 use crate::output::validation_text::validation_text;
 use crate::output::{print, Style};
 

@@ -6,17 +6,6 @@
 use ggufkit::ReadCost;
 
 use super::counted;
-use super::json::Json;
-
-/// Appends `,"remote":{"bytes":N,"requests":M}` to an open JSON object when the file was
-/// fetched.
-pub fn cost_member(j: &mut Json, cost: Option<ReadCost>) {
-    let Some(c) = cost else {
-        return;
-    };
-    j.raw(",").key("remote").raw("{").key("bytes").u64(c.bytes);
-    j.raw(",").key("requests").u64(c.requests).raw("}");
-}
 
 /// The human line `  fetched             N bytes in M requests` (with its newline) when the file
 /// was fetched.

@@ -2,11 +2,12 @@
 //! changed, coloured on a terminal) and one JSON object.
 
 use ggufkit::diff::{Diff, HeaderChange};
+use ggufkit::render::tensor::tensor_json;
+use ggufkit::render::value::{kv_json, typed_value_json};
 use ggufkit::{ArrayView, TensorInfo, Value};
 
 use super::json::Json;
-use super::tensor::tensor_json;
-use super::value::{human_value, kv_json, typed_value_json};
+use super::value::human_value;
 use super::{counted, grouped, shape_text, Style};
 
 /// A value shortened to about 100 characters.

@@ -1,19 +1,16 @@
 //! The renderers of the subcommands, one file per subject and form (`summary_text.rs`,
 //! `layout_json.rs`, `markdown.rs`, `html.rs`...), and what they share: colour, sizes, counts.
 
-pub mod audit_json;
 pub mod audit_sarif;
 pub mod audit_text;
 pub mod chat;
 pub mod convert_plan;
 pub mod cost;
 pub mod diff;
-pub mod dump_json;
 pub mod dump_text;
 pub mod hash_check;
 pub mod html;
 pub mod json;
-pub mod layout_json;
 pub mod layout_text;
 pub mod markdown;
 pub mod markup;
@@ -25,11 +22,9 @@ pub mod summary;
 pub mod summary_text;
 pub mod svg;
 pub mod table;
-pub mod tensor;
 pub mod tensor_stats;
 pub mod tensor_table;
 pub mod tokens;
-pub mod validation_json;
 pub mod validation_text;
 pub mod value;
 

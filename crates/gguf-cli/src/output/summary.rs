@@ -1,12 +1,9 @@
 //! What the renderers of the model summary ([`ggufkit::summary::Summary`]) say alike: the KV
-//! cache's reference length and its formula with the numbers put in; and the summary's JSON object
-//! as `gguf info --json` writes it.
+//! cache's reference length and its formula with the numbers put in (the JSON object of `gguf info
+//! --json` is the library's, `ggufkit::summary::info_json`).
 
-use ggufkit::summary::{summary_members, KvCache, Summary};
-use ggufkit::{ReadCost, Report};
+use ggufkit::summary::KvCache;
 
-use super::cost::cost_member;
-use super::json::Json;
 use super::{counted, grouped};
 
 /// Tokens of context in the "per 1,024 tokens" KV-cache figure.
@@ -44,35 +41,4 @@ pub fn kv_formula(kv: &KvCache) -> String {
         counted(kv.element_bytes, "byte", "bytes"),
         counted(kv.bytes_per_token, "byte", "bytes")
     )
-}
-
-/// The object of one file of `gguf info --json`: the library's summary members, then
-/// `"kv_cache_at":{"tokens":N,"bytes":B}` with `--context N` (`bytes` null without an estimate),
-/// then what fetching a remote file cost; one line.
-pub fn info_json(
-    title: &str,
-    report: &Report,
-    summary: &Summary,
-    context: Option<u64>,
-    cost: Option<ReadCost>,
-) -> String {
-    let mut j = Json::new();
-    j.raw("{");
-    summary_members(&mut j, title, report, summary);
-    if let Some(tokens) = context {
-        j.raw(",")
-            .key("kv_cache_at")
-            .raw("{")
-            .key("tokens")
-            .u64(tokens);
-        j.raw(",").key("bytes");
-        match &summary.kv_cache {
-            Some(kv) => j.u64(kv.bytes_for(tokens)),
-            None => j.raw("null"),
-        };
-        j.raw("}");
-    }
-    cost_member(&mut j, cost);
-    j.raw("}\n");
-    j.out
 }

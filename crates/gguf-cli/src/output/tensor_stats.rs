@@ -1,10 +1,10 @@
 //! Value statistics of tensors (`gguf tensors --stats`): a table with a sparkline of each
 //! histogram for people, one JSON object per file for scripts.
 
+use ggufkit::render::cost_member;
 use ggufkit::stats::{TensorStats, HISTOGRAM_BINS as BINS};
 use ggufkit::{Error, ReadCost, TensorInfo};
 
-use super::cost::cost_member;
 use super::grouped;
 use super::json::Json;
 use super::table::{Align, Table};

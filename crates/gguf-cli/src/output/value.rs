@@ -1,8 +1,8 @@
 //! Metadata values as people and scripts read them: the human one-liner of `dump`, the
-//! one-per-line form of `meta get`, and the typed JSON object of `dump --json` and `diff`.
+//! one-per-line form of `meta get` (the typed JSON object is the library's, `ggufkit::render::value`).
 
 pub use ggufkit::escape::escape_line;
-use ggufkit::{Kv, Value};
+use ggufkit::Value;
 
 use super::json::Json;
 
@@ -61,23 +61,6 @@ fn human_value_at(v: &Value<'_>, max: usize, max_chars: usize, depth: usize) -> 
             j.out
         }
     }
-}
-
-/// A metadata entry as `dump --json` writes it .
-pub fn kv_json(j: &mut Json, kv: &Kv<'_>) {
-    j.raw("{").key("key").text(kv.key.as_bytes());
-    j.raw(",");
-    typed_value_json(j, &kv.value);
-    j.raw("}");
-}
-
-/// `"type": ..., ["element_type": ...,] "value": ...` of a value, without braces.
-pub fn typed_value_json(j: &mut Json, v: &Value<'_>) {
-    j.key("type").str(v.value_type().name());
-    if let Value::Array(a) = v {
-        j.raw(",").key("element_type").str(a.element_type().name());
-    }
-    j.raw(",").key("value").value(v);
 }
 
 /// A value for a person or a script: a string as it is (so a chat template keeps its lines), a

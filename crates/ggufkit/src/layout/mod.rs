@@ -84,10 +84,9 @@ impl<'a> ByteLayout<'a> {
         }
     }
 
-    /// The layout of a remote file `total` bytes long from `bytes`, the prefix
-    /// [`crate::remote::header_prefix`] fetched (the header): the tensor data fields come from the
-    /// header's offsets and the object's length.
-    #[cfg(feature = "remote")]
+    /// The layout of a file `total` bytes long from `bytes`, the prefix a remote reader (or
+    /// [`HeaderRounds`](crate::read::HeaderRounds)) fetched (the header): the tensor data fields
+    /// come from the header's offsets and the object's length.
     pub fn of_prefix(bytes: &'a [u8], total: u64) -> ByteLayout<'a> {
         let outline = crate::outline_sized(bytes, total);
         ByteLayout {

@@ -146,7 +146,6 @@ impl Gguf<'static> {
     /// `bytes` are the object's first bytes (through the data offset, and for a file without
     /// tensors through its padding), `total_len` the object's real length. The verdicts are those
     /// of a local file of that length; tensor data is not held.
-    #[cfg(feature = "remote")]
     pub(crate) fn from_remote_parts(
         mut bytes: Vec<u8>,
         total_len: u64,
@@ -161,7 +160,11 @@ impl Gguf<'static> {
                 return Err(Error::Format(e.clone()));
             }
         }
-        bytes.truncate(header.data_offset as usize);
+        // through the data offset, and a tensor-less file's padding (what an edit copies)
+        let keep = crate::read::rounds::verdict_bytes_end(&header, total_len)
+            .unwrap_or(0)
+            .max(header.data_offset);
+        bytes.truncate(keep as usize);
         bytes.shrink_to_fit();
         Ok(Gguf {
             bytes: Bytes::Owned(bytes),

@@ -104,9 +104,8 @@ pub fn outline(bytes: &[u8]) -> Outline<'_> {
     outline_of(bytes, bytes.len() as u64, r, found, reached)
 }
 
-/// [`outline`] of a remote file `total` bytes long, from `bytes`, the prefix that
-/// [`crate::remote::header_prefix`] fetched for it (exactly what the parser reads of it).
-#[cfg(feature = "remote")]
+/// [`outline`] of a file `total` bytes long, from `bytes`, the prefix a remote reader (or
+/// [`HeaderRounds`](crate::read::HeaderRounds)) fetched of it (exactly what the parser reads of it).
 pub fn outline_sized(bytes: &[u8], total: u64) -> Outline<'_> {
     let mut src = super::source::PrefixSource { bytes, total };
     let (r, found, reached) = parser::parse_reaching(&mut src, Mode::Permissive, Paths::Fast);

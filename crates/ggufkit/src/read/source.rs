@@ -149,13 +149,11 @@ impl<R: Read> Source for StreamSource<R> {
 /// The first bytes of a file of known length, as far as a previous parse of the same file read
 /// them (a remote header): the parser is deterministic, so a second parse asks for no byte past
 /// them; if it did, that is an I/O error, never a wrong verdict.
-#[cfg(feature = "remote")]
 pub(crate) struct PrefixSource<'a> {
     pub bytes: &'a [u8],
     pub total: u64,
 }
 
-#[cfg(feature = "remote")]
 impl Source for PrefixSource<'_> {
     fn available(&mut self, end: u64) -> io::Result<bool> {
         if end > self.total {

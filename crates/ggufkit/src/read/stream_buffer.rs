@@ -8,7 +8,7 @@
 //! Only pages that received bytes are ever touched, so memory still follows the bytes that arrive.
 #![forbid(unsafe_code)]
 
-use memmap2::{Advice, MmapMut};
+use memmap2::MmapMut;
 
 /// Room up to this size stays on the heap: most headers fit, with one allocation and no map.
 const HEAP_LIMIT: usize = 256 << 10;
@@ -97,7 +97,9 @@ impl StreamBuffer {
         match MmapMut::map_anon(capacity) {
             Ok(mut map) => {
                 // only a hint: without huge pages the map still works, fault by fault
-                let _ = map.advise(Advice::HugePage);
+                // (`madvise` is unix's: elsewhere the map goes without)
+                #[cfg(unix)]
+                let _ = map.advise(memmap2::Advice::HugePage);
                 map[..self.filled].copy_from_slice(self.filled());
                 self.storage = Storage::Mapped(map);
             }

@@ -178,10 +178,7 @@ fn fetch_header(url: &str, opts: &RemoteOptions, mode: Mode) -> Result<Fetched> 
     if let Ok(h) = &parsed {
         // a file without tensors may end in padding that is not trailing data: the verdict needs
         // those bytes, as it has them for a local file
-        if h.tensors.is_empty() && object.size > h.file_size {
-            let pad_end = crate::wire::align_up(h.file_size, u64::from(h.alignment))
-                .unwrap_or(u64::MAX)
-                .min(object.size);
+        if let Some(pad_end) = crate::read::rounds::verdict_bytes_end(h, object.size) {
             use crate::read::source::Source;
             src.available(pad_end)
                 .map_err(|e| remote_err(url, "reading the padding after the header", e))?;

@@ -12,6 +12,7 @@ use tokio::runtime::Handle;
 
 use super::object::{describe, Body, Object, Start};
 use super::store::counted;
+use crate::read::rounds::next_fetch_end;
 use crate::read::source::Source;
 
 pub(crate) struct RemoteSource<'a> {
@@ -92,11 +93,7 @@ impl Source for RemoteSource<'_> {
         }
         // double what is held (at least the first chunk, at least `end`, as far as the parser
         // guesses the header goes), never past the end
-        let target = end
-            .max(have.saturating_mul(2))
-            .max(self.first_chunk)
-            .max(self.expected)
-            .min(self.object.size);
+        let target = next_fetch_end(have, end, self.first_chunk, self.expected, self.object.size);
         let bytes = self.rt.block_on(counted(
             &self.object.counters,
             self.object.range(have..target),

@@ -19,7 +19,6 @@
 #![forbid(unsafe_code)]
 
 use std::fs::OpenOptions;
-use std::os::unix::fs::FileExt;
 use std::path::Path;
 
 use crate::error::{Error, Missing, Result, WriteError};
@@ -130,12 +129,10 @@ pub fn edit(
         let f = OpenOptions::new().write(true).open(path).map_err(|e| {
             Error::io_at(format!("opening {} for writing", path.display()), path, e)
         })?;
-        let r = f
-            .write_all_at(&new[first..=last], first as u64)
-            .and_then(|_| f.sync_data());
+        let r = write_all_at(&f, &new[first..=last], first as u64).and_then(|_| f.sync_data());
         if let Err(e) = r {
             // put the old bytes back before reporting
-            let _ = f.write_all_at(&before, first as u64);
+            let _ = write_all_at(&f, &before, first as u64);
             let _ = f.sync_data();
             return Err(Error::io_at(
                 format!("writing the new header into {}", path.display()),
@@ -198,6 +195,22 @@ fn rewrite(
     write_atomically_from(out, overwrite, inputs, |w| {
         write_copying(b, w, &sources, progress).map(|_| ())
     })
+}
+
+/// `bytes` written at `offset` of `f`: one `pwrite` on unix; elsewhere (wasm, which has no file
+/// system to speak of, and any other target) a seek then a write.
+#[cfg(unix)]
+fn write_all_at(f: &std::fs::File, bytes: &[u8], offset: u64) -> std::io::Result<()> {
+    std::os::unix::fs::FileExt::write_all_at(f, bytes, offset)
+}
+
+/// `bytes` written at `offset` of `f`: one `pwrite` on unix; elsewhere (wasm, which has no file
+/// system to speak of, and any other target) a seek then a write.
+#[cfg(not(unix))]
+fn write_all_at(mut f: &std::fs::File, bytes: &[u8], offset: u64) -> std::io::Result<()> {
+    use std::io::{Seek, SeekFrom, Write};
+    f.seek(SeekFrom::Start(offset))?;
+    f.write_all(bytes)
 }
 
 #[cfg(test)]

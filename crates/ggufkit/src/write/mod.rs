@@ -14,6 +14,7 @@ pub mod carve;
 pub mod edit;
 pub mod endian;
 pub mod known_keys;
+pub mod splice;
 pub mod value;
 pub mod value_text;
 pub mod writer;
@@ -28,6 +29,7 @@ pub use carve::{carve_file, carve_file_with, find_gguf, Found};
 pub use edit::{edit, EditOutcome, EditTarget, MetaEdit};
 pub use endian::{reencode_pair, swap_pair_in_place, swap_tensor_data};
 pub use known_keys::{known_key_type, needed_by_loaders, type_for_key};
+pub use splice::{edited_pieces, Piece};
 pub use value::{OwnedArray, OwnedValue};
 pub use value_text::{integer_type, widened, TypeSpec, Untyped};
 pub use writer::{

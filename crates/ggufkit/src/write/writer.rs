@@ -700,9 +700,11 @@ pub(crate) fn has_tensorless_padding(g: &Gguf<'_>) -> bool {
     };
     padded != end
         && actual == padded
-        && g.as_bytes()[end as usize..padded as usize]
-            .iter()
-            .all(|&b| b == 0)
+        // a header read without its file (remote, in rounds) holds the padding it was judged by;
+        // one that does not hold it cannot say
+        && g.as_bytes()
+            .get(end as usize..padded as usize)
+            .is_some_and(|pad| pad.iter().all(|&b| b == 0))
 }
 
 /// A callback told how many bytes of tensor data were just written.

@@ -2,10 +2,12 @@
 
 use std::path::PathBuf;
 
+use ggufkit::render::value::kv_json;
+
 use crate::cmd::{open_reporting, verdict, CmdResult, FOUND};
 use crate::output::json::Json;
 use crate::output::print;
-use crate::output::value::{human, kv_json};
+use crate::output::value::human;
 
 #[derive(clap::Args)]
 pub struct Args {

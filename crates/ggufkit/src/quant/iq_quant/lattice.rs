@@ -31,6 +31,8 @@ pub(crate) struct Lattice<const N: usize> {
 /// side by side.
 pub(crate) struct Neighbours {
     pub(crate) index: Vec<u16>,
+    // read by the AVX2 search only
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     pub(crate) runs: Vec<u8>,
 }
 

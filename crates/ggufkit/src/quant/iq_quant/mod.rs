@@ -32,9 +32,10 @@ mod splits;
 #[cfg(test)]
 mod tests;
 
-pub(super) use iq1_m::{
-    quant_iq1_m, quant_iq1_m_w, Iq1mSplits, IQ1M_CM1, IQ1M_CM2, IQ1M_CP1, IQ1M_CP2, X_M, X_P,
-};
+pub(super) use iq1_m::{quant_iq1_m, quant_iq1_m_w, Iq1mSplits};
+// the AVX2 search's constants (and the tests'): unused where there is no such kernel
+#[cfg(any(target_arch = "x86_64", test))]
+pub(super) use iq1_m::{IQ1M_CM1, IQ1M_CM2, IQ1M_CP1, IQ1M_CP2, X_M, X_P};
 pub(super) use iq2_s::{quant_iq2_s, quant_iq2_s_w};
 pub(super) use iq3::{quant_iq3_s, quant_iq3_s_w, quant_iq3_xxs, quant_iq3_xxs_w};
 pub(super) use lattice::{

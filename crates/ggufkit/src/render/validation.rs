@@ -1,10 +1,12 @@
 //! The verdicts of a file as `gguf validate --json` writes them: one object per file, one line
 //! each.
+#![forbid(unsafe_code)]
 
-use ggufkit::{Diagnostic, ReadCost, Report};
+use crate::json::Json;
+use crate::location::ReadCost;
+use crate::{Diagnostic, Report};
 
-use super::cost::cost_member;
-use super::json::{diagnostic_json, Json};
+use super::{cost_member, diagnostic_json};
 
 /// The contract's JSON object for one file (with what fetching it cost, for a remote file), with
 /// a newline.

@@ -1,11 +1,13 @@
 //! The byte layout as `gguf layout --json` writes it: a list of
 //! `{path, offset, length, value}` (plus `errors` on marked fields).
+#![forbid(unsafe_code)]
 
 use std::io::Write;
 
-use ggufkit::layout::{Field, FieldValue};
+use crate::json::Json;
+use crate::layout::{Field, FieldValue};
 
-use super::json::{diagnostic_json, Json};
+use super::diagnostic_json;
 
 fn value_json(j: &mut Json, v: &FieldValue<'_>) {
     match v {
@@ -28,6 +30,15 @@ fn value_json(j: &mut Json, v: &FieldValue<'_>) {
             j.value(v);
         }
     }
+}
+
+/// The JSON list of `fields`, with a newline, as one string (for a program that hands it on
+/// whole: the WebAssembly package).
+pub fn layout_json(fields: &[Field<'_>]) -> String {
+    let mut out = Vec::new();
+    // writing into a Vec cannot fail
+    let _ = write_layout_json(fields, &mut out);
+    String::from_utf8(out).unwrap_or_default()
 }
 
 /// Writes the JSON list of `fields`, with a newline, to `out` a piece at a time: a hostile header

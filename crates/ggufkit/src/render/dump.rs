@@ -1,10 +1,12 @@
 //! The header as `gguf dump --json` writes it: the contract's object, complete (no array
 //! shortened).
+#![forbid(unsafe_code)]
 
-use ggufkit::{Gguf, ReadCost};
+use crate::json::Json;
+use crate::location::ReadCost;
+use crate::Gguf;
 
-use super::cost::cost_member;
-use super::json::Json;
+use super::cost_member;
 use super::value::kv_json;
 
 /// The contract's `dump --json` object (with what fetching it cost, for a remote file), with a

@@ -1,9 +1,9 @@
 //! The audit's findings as `gguf audit --json` writes them: one object per file, one line each
 //! (schema in docs/json.md).
+#![forbid(unsafe_code)]
 
-use ggufkit::audit::{Finding, Severity};
-
-use super::json::Json;
+use crate::audit::{Finding, Severity};
+use crate::json::Json;
 
 /// The JSON object of one file's findings (already filtered to `least` and above), with a
 /// newline.

@@ -1,0 +1,115 @@
+// ggufkit-wasm beside @huggingface/gguf under Node, in one run, on the same bytes in memory: open
+// each of the corpus's vocabularies and Gemma 3, and read every metadata value into JavaScript.
+// ggufkit-wasm validates every rule of the spec on the way (strict opening), then hands every
+// value over (`toJSON()`); @huggingface/gguf parses the header from its range reads (served from
+// the same bytes by a fetch function, no network) and returns its metadata object, whose
+// values are then all touched.
+//
+//   node crates/ggufkit-wasm/node-tests/bench.mjs [RUNS]
+//
+// GGUFKIT_WASM_PKG: the built package (default target/wasm-pkg); HF_GGUF: @huggingface/gguf's
+// folder (default ~/.cache/ggufkit/wasm-tools/node_modules/@huggingface/gguf, where
+// scripts/build_wasm.sh's tools live; install it there with `npm install @huggingface/gguf@0.4.6`).
+// Prints one line per file (median of RUNS, default 5, after one warm-up) and the totals.
+
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const repo = path.resolve(here, "../../..");
+const pkg = process.env.GGUFKIT_WASM_PKG ?? path.join(repo, "target/wasm-pkg");
+const hf = process.env.HF_GGUF ?? path.join(os.homedir(), ".cache/ggufkit/wasm-tools/node_modules/@huggingface/gguf");
+const runs = Number(process.argv[2] ?? 5);
+
+const { GgufFile } = await import(pathToFileURL(path.join(pkg, "index.js")).href);
+const hfPkg = JSON.parse(fs.readFileSync(path.join(hf, "package.json"), "utf8"));
+const { gguf } = await import(pathToFileURL(path.join(hf, "dist/index.mjs")).href);
+
+const files = [];
+const vocab = path.resolve(repo, "../shared/corpus/vocab");
+if (fs.existsSync(vocab)) {
+  for (const f of fs.readdirSync(vocab).sort()) if (f.endsWith(".gguf")) files.push(path.join(vocab, f));
+}
+const gemma = process.env.GGUF_GEMMA ?? path.join(os.homedir(), ".cache/ggufkit/gemma/gemma-3-270m-q4_k_m.gguf");
+if (fs.existsSync(gemma)) files.push(gemma);
+if (!files.length) {
+  console.log("SKIPPED the benchmark: no ../shared/corpus/vocab and no Gemma 3");
+  process.exit(0);
+}
+
+/** Touches every value (nested arrays included), as a program that reads them all does. */
+function touch(v) {
+  if (Array.isArray(v)) {
+    let n = 0;
+    for (const e of v) n += touch(e);
+    return n;
+  }
+  return typeof v === "string" ? v.length : 1;
+}
+
+async function ours(bytes) {
+  const f = GgufFile.fromBytes(bytes, { name: "x" });
+  const dump = f.toJSON();
+  f.free();
+  let n = 0;
+  for (const kv of dump.metadata) n += touch(kv.value);
+  return n;
+}
+
+async function theirs(bytes) {
+  // their reader asks for ranges; they come from the same bytes in memory
+  const fetchBytes = async (_url, init) => {
+    const m = /bytes=(\d+)-(\d+)/.exec(init?.headers?.Range ?? init?.headers?.range ?? "");
+    const [s, e] = m ? [Number(m[1]), Math.min(Number(m[2]) + 1, bytes.length)] : [0, bytes.length];
+    return new Response(bytes.subarray(s, e), {
+      status: m ? 206 : 200,
+      headers: { "Content-Range": `bytes ${s}-${e - 1}/${bytes.length}`, "Content-Length": String(e - s) },
+    });
+  };
+  const { metadata } = await gguf("https://example.invalid/x.gguf", { fetch: fetchBytes });
+  let n = 0;
+  for (const v of Object.values(metadata)) n += touch(v);
+  return n;
+}
+
+async function median(fn, bytes) {
+  await fn(bytes);
+  const times = [];
+  for (let i = 0; i < runs; i++) {
+    const t0 = performance.now();
+    await fn(bytes);
+    times.push(performance.now() - t0);
+  }
+  times.sort((a, b) => a - b);
+  return times[Math.floor(times.length / 2)];
+}
+
+console.log(`ggufkit-wasm vs @huggingface/gguf ${hfPkg.version}, Node ${process.versions.node}, median of ${runs}`);
+console.log(`${"file".padEnd(40)} ${"header".padStart(10)} ${"ggufkit-wasm".padStart(13)} ${"@hf/gguf".padStart(10)} ${"ratio".padStart(7)}`);
+let [a, b] = [0, 0];
+for (const p of files) {
+  const bytes = new Uint8Array(fs.readFileSync(p));
+  let header;
+  try {
+    const f = GgufFile.fromBytes(bytes, { name: "x" });
+    header = f.dataOffset;
+    f.free();
+  } catch (e) {
+    console.log(`${path.basename(p)}: ggufkit-wasm refuses it (${e.message}); left out`);
+    continue;
+  }
+  let tb;
+  try {
+    tb = await median(theirs, bytes);
+  } catch (e) {
+    console.log(`${path.basename(p)}: @huggingface/gguf fails (${e.message}); left out`);
+    continue;
+  }
+  const ta = await median(ours, bytes);
+  a += ta;
+  b += tb;
+  console.log(`${path.basename(p).padEnd(40)} ${String(header).padStart(10)} ${ta.toFixed(2).padStart(10)} ms ${tb.toFixed(2).padStart(7)} ms ${(tb / ta).toFixed(2).padStart(6)}×`);
+}
+console.log(`${"total".padEnd(40)} ${"".padStart(10)} ${a.toFixed(1).padStart(10)} ms ${b.toFixed(1).padStart(7)} ms ${(b / a).toFixed(2).padStart(6)}×`);

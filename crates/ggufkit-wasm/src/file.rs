@@ -1,0 +1,504 @@
+//! `GgufFile`: an opened header ([`ggufkit::Gguf`], its tensor data left where it is: in the
+//! caller's `Uint8Array`, `Blob` or server) and what a program asks of it, each answer the
+//! library's: `toJSON` is `gguf dump --json`, `summary` `gguf info --json`, `validate` `gguf
+//! validate --json`, `audit` `gguf audit --json`, `layout` `gguf layout --json`, `tensors` `gguf
+//! tensors --json`, each also as its exact text (`...Text()`, byte for byte the command's
+//! output). Edits give the pieces of the new file (`editPieces`), which the package's JavaScript
+//! assembles into a `Blob` from the original's slices.
+#![forbid(unsafe_code)]
+
+use std::rc::Rc;
+
+use ggufkit::audit::{Finding, Severity};
+use ggufkit::chat::{self, ChatTemplate, RenderRequest};
+use ggufkit::layout::ByteLayout;
+use ggufkit::location::ReadCost;
+use ggufkit::read::{HeaderRounds, ReadOptions};
+use ggufkit::render::audit::audit_json;
+use ggufkit::render::dump::dump_json;
+use ggufkit::render::layout::layout_json;
+use ggufkit::render::tensor::tensors_json;
+use ggufkit::render::validation::validation_json;
+use ggufkit::summary::{info_json, Summary};
+use ggufkit::write::{
+    edited_pieces, type_for_key, MetaEdit, OwnedValue, Piece, TypeSpec, Untyped, ValueTextError,
+};
+use ggufkit::Gguf;
+use js_sys::{Array, Reflect, Uint8Array, JSON};
+use wasm_bindgen::prelude::*;
+
+use crate::error::{gguf_error, other_error};
+use crate::reader::{length, HeaderReader, MAX_HEADER};
+use crate::tokenizer::Tokenizer;
+
+/// A GGUF file's parsed header.
+#[wasm_bindgen]
+pub struct GgufFile {
+    gguf: Rc<Gguf<'static>>,
+    name: String,
+    /// The whole file's length (the header's bytes are all that is held).
+    total: u64,
+    cost: Option<ReadCost>,
+}
+
+impl GgufFile {
+    pub(crate) fn new(
+        gguf: Gguf<'static>,
+        name: String,
+        total: u64,
+        cost: Option<ReadCost>,
+    ) -> Self {
+        GgufFile {
+            gguf: Rc::new(gguf),
+            name,
+            total,
+            cost,
+        }
+    }
+
+    /// The header's rounds again, from the bytes held (the verdicts and the layout are drawn
+    /// from them exactly as when the file was read).
+    fn rounds(&self) -> HeaderRounds {
+        let mut r = HeaderRounds::new(self.total, 0, &ReadOptions::permissive());
+        r.push(self.gguf.as_bytes());
+        r
+    }
+
+    fn parse(&self, text: String) -> Result<JsValue, JsValue> {
+        JSON::parse(&text).map_err(|_| other_error(&self.name, "the JSON text did not parse"))
+    }
+}
+
+/// `options[key]` as a string, when it is one.
+pub(crate) fn opt_string(options: &JsValue, key: &str) -> Option<String> {
+    if !options.is_object() {
+        return None;
+    }
+    Reflect::get(options, &JsValue::from_str(key))
+        .ok()
+        .and_then(|v| v.as_string())
+}
+
+/// `options[key]` as a boolean (false when absent).
+pub(crate) fn opt_bool(options: &JsValue, key: &str) -> bool {
+    options.is_object()
+        && Reflect::get(options, &JsValue::from_str(key))
+            .ok()
+            .and_then(|v| v.as_bool())
+            .unwrap_or(false)
+}
+
+/// `options[key]` as a JavaScript value (undefined when absent).
+pub(crate) fn opt_value(options: &JsValue, key: &str) -> JsValue {
+    if !options.is_object() {
+        return JsValue::UNDEFINED;
+    }
+    Reflect::get(options, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED)
+}
+
+#[wasm_bindgen]
+impl GgufFile {
+    /// Opens the GGUF in `bytes`, copying only its header into WebAssembly memory. Options:
+    /// `name` (what messages and the JSON's `file` say), `permissive` (open files that break
+    /// rules which leave them readable, as the `gguf` command's read-only commands do).
+    #[wasm_bindgen(js_name = fromBytes)]
+    pub fn from_bytes(bytes: &Uint8Array, options: JsValue) -> Result<GgufFile, JsValue> {
+        let name = opt_string(&options, "name").unwrap_or_default();
+        let mut reader = HeaderReader::new(
+            f64::from(bytes.length()),
+            name,
+            opt_bool(&options, "permissive"),
+        )?;
+        while let Some(r) = reader.next_range()? {
+            reader.push(&bytes.subarray(r[0] as u32, r[1] as u32).to_vec());
+        }
+        reader.open()
+    }
+
+    /// `gguf validate --json`'s line for `bytes` (`options.name` its `file`), a file that does
+    /// not open included.
+    #[wasm_bindgen(js_name = validateBytes)]
+    pub fn validate_bytes(bytes: &Uint8Array, options: JsValue) -> Result<String, JsValue> {
+        let name = opt_string(&options, "name").unwrap_or_default();
+        let mut reader = HeaderReader::new(f64::from(bytes.length()), name, true)?;
+        while let Some(r) = reader.next_range()? {
+            reader.push(&bytes.subarray(r[0] as u32, r[1] as u32).to_vec());
+        }
+        Ok(reader.validate_text())
+    }
+
+    /// The name given when it was opened (a file name, a URL).
+    #[wasm_bindgen(getter)]
+    pub fn name(&self) -> String {
+        self.name.clone()
+    }
+
+    /// The GGUF version.
+    #[wasm_bindgen(getter)]
+    pub fn version(&self) -> u32 {
+        self.gguf.version()
+    }
+
+    /// Where the tensor data starts: the header's length with its padding.
+    #[wasm_bindgen(getter, js_name = dataOffset)]
+    pub fn data_offset(&self) -> f64 {
+        self.gguf.data_offset() as f64
+    }
+
+    /// The file's length in bytes.
+    #[wasm_bindgen(getter, js_name = fileSize)]
+    pub fn file_size(&self) -> f64 {
+        self.total as f64
+    }
+
+    /// The number of metadata pairs.
+    #[wasm_bindgen(getter, js_name = kvCount)]
+    pub fn kv_count(&self) -> u32 {
+        self.gguf.kv_count() as u32
+    }
+
+    /// The number of tensors.
+    #[wasm_bindgen(getter, js_name = tensorCount)]
+    pub fn tensor_count(&self) -> u32 {
+        self.gguf.tensor_count() as u32
+    }
+
+    /// The text of `gguf dump --json`: the header complete (no array shortened).
+    #[wasm_bindgen(js_name = toJSONText)]
+    pub fn to_json_text(&self) -> String {
+        dump_json(&self.gguf, self.cost)
+    }
+
+    /// `gguf dump --json` as an object (integers beyond 2^53 lose precision in JavaScript
+    /// numbers: `toJSONText()` has them exactly).
+    #[wasm_bindgen(js_name = toJSON)]
+    pub fn to_json(&self) -> Result<JsValue, JsValue> {
+        self.parse(self.to_json_text())
+    }
+
+    /// The text of `gguf info --json` (`options.context`: tokens of context for the KV cache's
+    /// size, as `--context N`).
+    #[wasm_bindgen(js_name = summaryText)]
+    pub fn summary_text(&self, options: JsValue) -> Result<String, JsValue> {
+        let context = match opt_value(&options, "context") {
+            v if v.is_undefined() || v.is_null() => None,
+            v => Some(v.as_f64().and_then(length).ok_or_else(|| {
+                other_error(&self.name, "context must be a whole number of tokens")
+            })?),
+        };
+        let summary = Summary::of(&self.gguf);
+        Ok(info_json(
+            &self.name,
+            self.gguf.report(),
+            &summary,
+            context,
+            self.cost,
+        ))
+    }
+
+    /// `gguf info --json` as an object.
+    pub fn summary(&self, options: JsValue) -> Result<JsValue, JsValue> {
+        self.parse(self.summary_text(options)?)
+    }
+
+    /// The text of `gguf validate --json`: both verdicts and every finding.
+    #[wasm_bindgen(js_name = validateText)]
+    pub fn validate_text(&self) -> String {
+        validation_json(&self.name, &self.rounds().report(), self.cost)
+    }
+
+    /// `gguf validate --json` as an object.
+    pub fn validate(&self) -> Result<JsValue, JsValue> {
+        self.parse(self.validate_text())
+    }
+
+    /// The text of `gguf audit --json` (`options.severity`: the least severity shown,
+    /// `note`, `warning` (the default) or `error`).
+    #[wasm_bindgen(js_name = auditText)]
+    pub fn audit_text(&self, options: JsValue) -> Result<String, JsValue> {
+        let least = match opt_string(&options, "severity") {
+            None => Severity::Warning,
+            Some(s) => Severity::from_name(&s).ok_or_else(|| {
+                other_error(
+                    &self.name,
+                    &format!("severity '{s}' is not one of note, warning, error"),
+                )
+            })?,
+        };
+        let g = &*self.gguf;
+        let findings: Vec<Finding> = ggufkit::audit::spec_findings(g)
+            .into_iter()
+            .chain(ggufkit::audit::audit(g))
+            .filter(|f| f.severity >= least)
+            .collect();
+        Ok(audit_json(&self.name, least, &findings))
+    }
+
+    /// `gguf audit --json` as an object.
+    pub fn audit(&self, options: JsValue) -> Result<JsValue, JsValue> {
+        self.parse(self.audit_text(options)?)
+    }
+
+    /// The text of `gguf layout --json`: every field's path, offset, length and value.
+    #[wasm_bindgen(js_name = layoutText)]
+    pub fn layout_text(&self) -> String {
+        let bytes = self.gguf.as_bytes();
+        layout_json(&ByteLayout::of_prefix(bytes, self.total).fields)
+    }
+
+    /// `gguf layout --json` as an array.
+    pub fn layout(&self) -> Result<JsValue, JsValue> {
+        self.parse(self.layout_text())
+    }
+
+    /// The text of `gguf tensors --json`: every tensor's name, type, shape, elements, size,
+    /// offset, and the totals.
+    #[wasm_bindgen(js_name = tensorsText)]
+    pub fn tensors_text(&self) -> String {
+        let rows: Vec<_> = self.gguf.tensors().collect();
+        tensors_json(&self.name, &rows, self.cost)
+    }
+
+    /// `gguf tensors --json` as an object.
+    pub fn tensors(&self) -> Result<JsValue, JsValue> {
+        self.parse(self.tensors_text())
+    }
+
+    /// The file's tokenizer (llama.cpp's, from its `tokenizer.ggml.*` keys).
+    pub fn tokenizer(&self) -> Result<Tokenizer, JsValue> {
+        Tokenizer::of(Rc::clone(&self.gguf), &self.name)
+    }
+
+    /// The names of the file's chat templates (`tokenizer.chat_template[.NAME]`).
+    #[wasm_bindgen(js_name = chatTemplates)]
+    pub fn chat_templates(&self) -> Vec<String> {
+        chat::template_names(&self.gguf)
+    }
+
+    /// The conversation `messages` rendered with the file's chat template, as transformers'
+    /// `apply_chat_template(..., tokenize=False)` and `gguf chat` render it. Options: `tools`,
+    /// `documents`, `addGenerationPrompt`, `kwargs` (further variables), `template` (a named
+    /// template; by default transformers' pick).
+    #[wasm_bindgen(js_name = applyChatTemplate)]
+    pub fn apply_chat_template(
+        &self,
+        messages: JsValue,
+        options: JsValue,
+    ) -> Result<String, JsValue> {
+        render_chat(&self.gguf, &self.name, messages, options)
+    }
+
+    /// The edited file as pieces, in order: a `Uint8Array` of new bytes (the header, padding) or
+    /// `[start, end]`, a range of the original file. Their concatenation is the file `gguf meta
+    /// set`/`rm` writes. `edits`: `{set: {key: value}, remove: [key]}`, a value as the command
+    /// line takes it (text, typed as the key's existing or conventional type, else inferred; a
+    /// JSON array) or `{type: "uint32" | "array[int8]" | ..., value}`.
+    #[wasm_bindgen(js_name = editPieces)]
+    pub fn edit_pieces(&self, edits: JsValue) -> Result<Array, JsValue> {
+        let list = self.edits(&edits)?;
+        let pieces = edited_pieces(&self.gguf, &list).map_err(|e| gguf_error(&self.name, &e))?;
+        let out = Array::new();
+        for p in pieces {
+            match p {
+                Piece::New(bytes) => {
+                    if bytes.len() as u64 > MAX_HEADER {
+                        return Err(other_error(&self.name, "the new header is too large"));
+                    }
+                    out.push(&Uint8Array::from(bytes.as_slice()));
+                }
+                Piece::Original(r) => {
+                    let pair = Array::new();
+                    pair.push(&JsValue::from_f64(r.start as f64));
+                    pair.push(&JsValue::from_f64(r.end as f64));
+                    out.push(&pair);
+                }
+            }
+        }
+        Ok(out)
+    }
+}
+
+impl GgufFile {
+    /// The library's edits from `{set, remove}`.
+    fn edits(&self, edits: &JsValue) -> Result<Vec<MetaEdit>, JsValue> {
+        let bad = |m: &str| other_error(&self.name, m);
+        if !edits.is_object() {
+            return Err(bad("edits must be an object {set, remove}"));
+        }
+        let mut out = Vec::new();
+        let set = opt_value(edits, "set");
+        if !set.is_undefined() && !set.is_null() {
+            if !set.is_object() {
+                return Err(bad("edits.set must be an object of keys and values"));
+            }
+            let entries = js_sys::Object::entries(set.unchecked_ref());
+            for entry in entries.iter() {
+                let pair: Array = entry.unchecked_into();
+                let key = pair.get(0).as_string().unwrap_or_default();
+                let value = self
+                    .value_of(&key, &pair.get(1))
+                    .map_err(|m| bad(&format!("value for '{key}': {m}")))?;
+                out.push(MetaEdit::Set(key, value));
+            }
+        }
+        let remove = opt_value(edits, "remove");
+        if !remove.is_undefined() && !remove.is_null() {
+            if !Array::is_array(&remove) {
+                return Err(bad("edits.remove must be an array of keys"));
+            }
+            for k in Array::from(&remove).iter() {
+                let key = k
+                    .as_string()
+                    .ok_or_else(|| bad("edits.remove must hold strings"))?;
+                out.push(MetaEdit::Remove(key));
+            }
+        }
+        Ok(out)
+    }
+
+    /// A value for `key` as `gguf meta set KEY VALUE [--type T]` reads it: `{type, value}` gives
+    /// the type; otherwise the key's existing type, the type llama.cpp's conventions fix, or one
+    /// inferred.
+    fn value_of(&self, key: &str, v: &JsValue) -> Result<OwnedValue, String> {
+        let typed = v.is_object() && !Array::is_array(v);
+        let (spec, v) = if typed {
+            let t = opt_string(v, "type").ok_or("a typed value needs a type name")?;
+            let spec = TypeSpec::parse(&t).map_err(|e| e.to_string())?;
+            (Some(spec), opt_value(v, "value"))
+        } else {
+            (type_for_key(&self.gguf, key), v.clone())
+        };
+        value_from_js(&v, spec.as_ref()).map_err(|e| e.to_string())
+    }
+}
+
+/// A JavaScript value as a metadata value of type `spec`: text as the command line reads it
+/// (`[...]` a JSON array), numbers and booleans as their text, arrays element by element.
+fn value_from_js(v: &JsValue, spec: Option<&TypeSpec>) -> Result<OwnedValue, ValueTextError> {
+    if let Some(text) = v.as_string() {
+        return match spec {
+            None => {
+                let t = text.trim();
+                let array = t
+                    .starts_with('[')
+                    .then(|| JSON::parse(t).ok())
+                    .flatten()
+                    .filter(Array::is_array);
+                match array {
+                    Some(a) => OwnedValue::array_from_untyped(&untyped(&a), None),
+                    None => Ok(OwnedValue::infer_from_text(&text)),
+                }
+            }
+            Some(TypeSpec::Scalar(t)) => OwnedValue::from_text(&text, *t),
+            Some(TypeSpec::Array(elem)) => {
+                let parsed = JSON::parse(&text).map_err(|_| ValueTextError::NotAnArray {
+                    shown: format!("'{text}'"),
+                })?;
+                OwnedValue::array_from_untyped(&untyped(&parsed), elem.as_deref())
+            }
+        };
+    }
+    if Array::is_array(v) {
+        let elem = match spec {
+            Some(TypeSpec::Array(elem)) => elem.as_deref(),
+            _ => None,
+        };
+        return OwnedValue::array_from_untyped(&untyped(v), elem);
+    }
+    let text = scalar_text(v);
+    match spec {
+        Some(TypeSpec::Scalar(t)) => OwnedValue::from_text(&text, *t),
+        Some(TypeSpec::Array(_)) => Err(ValueTextError::NotAnArray { shown: text }),
+        None => Ok(OwnedValue::infer_from_text(&text)),
+    }
+}
+
+/// A number or boolean as JavaScript writes it (a number as the shortest text that reads back,
+/// `String(n)`); a string as it is.
+fn scalar_text(v: &JsValue) -> String {
+    if let Some(b) = v.as_bool() {
+        return b.to_string();
+    }
+    if let Some(n) = v.as_f64() {
+        if let Ok(s) = js_sys::Number::from(n).to_string(10) {
+            return s.into();
+        }
+    }
+    v.as_string().unwrap_or_default()
+}
+
+/// A JavaScript value as the library's JSON-shaped tree (nested deeper than the library reads
+/// is cut: the tree is walked with an explicit depth bound).
+fn untyped(v: &JsValue) -> Untyped {
+    untyped_at(v, 0)
+}
+
+const MAX_DEPTH: usize = 256;
+
+fn untyped_at(v: &JsValue, depth: usize) -> Untyped {
+    if v.is_null() || v.is_undefined() || depth > MAX_DEPTH {
+        Untyped::Null
+    } else if let Some(b) = v.as_bool() {
+        Untyped::Bool(b)
+    } else if v.as_f64().is_some() {
+        Untyped::Number(scalar_text(v))
+    } else if let Some(s) = v.as_string() {
+        Untyped::Text(s)
+    } else if Array::is_array(v) {
+        Untyped::Array(
+            Array::from(v)
+                .iter()
+                .map(|e| untyped_at(&e, depth + 1))
+                .collect(),
+        )
+    } else if v.is_object() {
+        let entries = js_sys::Object::entries(v.unchecked_ref());
+        Untyped::Object(
+            entries
+                .iter()
+                .map(|e| {
+                    let pair: Array = e.unchecked_into();
+                    (
+                        pair.get(0).as_string().unwrap_or_default(),
+                        untyped_at(&pair.get(1), depth + 1),
+                    )
+                })
+                .collect(),
+        )
+    } else {
+        Untyped::Null
+    }
+}
+
+/// A conversation rendered with `g`'s chat template (see [`GgufFile::apply_chat_template`]).
+pub(crate) fn render_chat(
+    g: &Gguf<'_>,
+    name: &str,
+    messages: JsValue,
+    options: JsValue,
+) -> Result<String, JsValue> {
+    let fail = |e: &dyn std::fmt::Display| other_error(name, &e.to_string());
+    let request = js_sys::Object::new();
+    let set = |k: &str, v: &JsValue| {
+        if !v.is_undefined() && !v.is_null() {
+            let _ = Reflect::set(&request, &JsValue::from_str(k), v);
+        }
+    };
+    set("messages", &messages);
+    set("tools", &opt_value(&options, "tools"));
+    set("documents", &opt_value(&options, "documents"));
+    set("kwargs", &opt_value(&options, "kwargs"));
+    if opt_bool(&options, "addGenerationPrompt") {
+        set("add_generation_prompt", &JsValue::TRUE);
+    }
+    let text: String = JSON::stringify(&request)
+        .map_err(|_| other_error(name, "the conversation cannot be written as JSON"))?
+        .into();
+    let req = RenderRequest::from_json(&text).map_err(|e| fail(&e))?;
+    let template = opt_string(&options, "template");
+    let pick = template
+        .as_deref()
+        .or_else(|| chat::default_name(g, req.tools.is_some()));
+    let t = ChatTemplate::from_gguf(g, pick).map_err(|e| fail(&e))?;
+    t.render(&req).map_err(|e| fail(&e))
+}

@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# Builds the WebAssembly package (crates/ggufkit-wasm) into an npm package folder:
+#
+#   scripts/build_wasm.sh [OUT]        (default OUT: target/wasm-pkg)
+#
+# cargo build --release --target wasm32-unknown-unknown, size-optimised (opt-level z, fat LTO,
+# one codegen unit, panic=abort: a panic is a trap either way, and the library promises none on
+# input); then wasm-bindgen --target web (an ES module that loads its .wasm with fetch, or from
+# bytes given to it, so it runs in Node 20 and in browsers), then wasm-opt -Oz when binaryen is
+# there. The tools are cached outside the clone, in ${GGUFKIT_WASM_TOOLS:-~/.cache/ggufkit/wasm-tools}:
+# wasm-bindgen-cli at exactly the crate's wasm-bindgen version (cargo install, about 6 minutes the
+# first time), wasm-opt from npm's binaryen at a pinned version (else one on $PATH). Prints `pkg=OUT` and the sizes of the .wasm (raw, gzip, brotli) at the end.
+#
+# Exit 2 (with the reason on stderr) when the toolchain cannot be had: the wasm32 target or
+# wasm-bindgen-cli; callers skip their wasm tests then and say so.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+repo=$(pwd)
+out=${1:-$repo/target/wasm-pkg}
+tools=${GGUFKIT_WASM_TOOLS:-${XDG_CACHE_HOME:-$HOME/.cache}/ggufkit/wasm-tools}
+crate=crates/ggufkit-wasm
+
+# the wasm-bindgen version the crate pins (`wasm-bindgen = "=X"`): the CLI must be that one
+version=$(sed -n 's/^wasm-bindgen = "=\([0-9.]*\)"/\1/p' $crate/Cargo.toml)
+[ -n "$version" ] || { echo "build_wasm.sh: no pinned wasm-bindgen version in $crate/Cargo.toml" >&2; exit 1; }
+
+if ! rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknown; then
+  rustup target add wasm32-unknown-unknown >&2 \
+    || { echo "build_wasm.sh: the wasm32-unknown-unknown target cannot be installed" >&2; exit 2; }
+fi
+
+bindgen=$tools/bin/wasm-bindgen
+if [ ! -x "$bindgen" ] || [ "$("$bindgen" --version | awk '{print $2}')" != "$version" ]; then
+  echo "== cargo install wasm-bindgen-cli $version into $tools (once)" >&2
+  cargo install --quiet wasm-bindgen-cli --version "$version" --root "$tools" >&2 \
+    || { echo "build_wasm.sh: wasm-bindgen-cli $version cannot be installed" >&2; exit 2; }
+fi
+
+echo "== cargo build --release --target wasm32-unknown-unknown -p ggufkit-wasm" >&2
+CARGO_PROFILE_RELEASE_OPT_LEVEL=z \
+CARGO_PROFILE_RELEASE_LTO=fat \
+CARGO_PROFILE_RELEASE_CODEGEN_UNITS=1 \
+CARGO_PROFILE_RELEASE_PANIC=abort \
+CARGO_PROFILE_RELEASE_DEBUG=0 \
+  cargo build --quiet --release --target wasm32-unknown-unknown -p ggufkit-wasm >&2
+target=${CARGO_TARGET_DIR:-$repo/target}
+wasm=$target/wasm32-unknown-unknown/release/ggufkit_wasm.wasm
+
+rm -rf "$out"
+mkdir -p "$out"
+"$bindgen" --target web --out-dir "$out" --out-name ggufkit_wasm "$wasm" >&2
+
+# wasm-opt from npm's binaryen, pinned and cached in $tools (Debian's binaryen 108 cannot read what
+# rustc 1.9x emits); else one on $PATH; a wasm-opt that fails leaves the .wasm as it was
+binaryen=132.0.0
+opt=$tools/node_modules/.bin/wasm-opt
+if [ ! -x "$opt" ] && command -v npm >/dev/null; then
+  (cd "$tools" && { [ -f package.json ] || echo '{"private": true}' >package.json; } \
+    && npm install --silent --no-audit --no-fund "binaryen@$binaryen" >&2) || true
+fi
+[ -x "$opt" ] || opt=$(command -v wasm-opt || true)
+if [ -n "$opt" ]; then
+  # the features rustc's wasm32 target emits by default
+  if "$opt" -Oz --enable-bulk-memory --enable-sign-ext --enable-mutable-globals \
+    --enable-nontrapping-float-to-int --enable-reference-types --enable-multivalue \
+    "$out/ggufkit_wasm_bg.wasm" -o "$out/ggufkit_wasm_bg.wasm.opt" >&2; then
+    mv "$out/ggufkit_wasm_bg.wasm.opt" "$out/ggufkit_wasm_bg.wasm"
+  else
+    echo "build_wasm.sh: $opt failed: the .wasm is left as wasm-bindgen wrote it" >&2
+    rm -f "$out/ggufkit_wasm_bg.wasm.opt"
+    opt=
+  fi
+else
+  echo "build_wasm.sh: no wasm-opt (binaryen): the .wasm is not size-optimised further" >&2
+fi
+
+cp $crate/js/index.js $crate/js/index.d.ts $crate/js/package.json $crate/README.md "$out/"
+rm -f "$out/.gitignore"
+
+w=$out/ggufkit_wasm_bg.wasm
+raw=$(stat -c %s "$w")
+gz=$(gzip -9 -c "$w" | wc -c)
+br=$( (command -v brotli >/dev/null && brotli -c -q 11 "$w" | wc -c) || python3 -c "
+import sys
+try:
+    import brotli
+except ImportError:
+    print('n/a'); sys.exit()
+print(len(brotli.compress(open(sys.argv[1], 'rb').read(), quality=11)))" "$w")
+echo "wasm: $raw bytes raw, $gz gzip -9, $br brotli -q 11 (wasm-opt: ${opt:-none})" >&2
+echo "pkg=$out"
