@@ -80,12 +80,7 @@ rm -f "$out/.gitignore"
 w=$out/ggufkit_wasm_bg.wasm
 raw=$(stat -c %s "$w")
 gz=$(gzip -9 -c "$w" | wc -c)
-br=$( (command -v brotli >/dev/null && brotli -c -q 11 "$w" | wc -c) || python3 -c "
-import sys
-try:
-    import brotli
-except ImportError:
-    print('n/a'); sys.exit()
-print(len(brotli.compress(open(sys.argv[1], 'rb').read(), quality=11)))" "$w")
+br=$(node -e 'const z=require("zlib"),fs=require("fs");const b=fs.readFileSync(process.argv[1]);
+console.log(z.brotliCompressSync(b,{params:{[z.constants.BROTLI_PARAM_QUALITY]:11}}).length)' "$w" 2>/dev/null || echo n/a)
 echo "wasm: $raw bytes raw, $gz gzip -9, $br brotli -q 11 (wasm-opt: ${opt:-none})" >&2
 echo "pkg=$out"

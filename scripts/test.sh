@@ -69,7 +69,12 @@ if ! command -v node >/dev/null || [ "$(node -p 'process.versions.node.split("."
   wasm_skip "node 20 or later is not installed"
 else
   rc=0
-  pkg_out=$(bash scripts/build_wasm.sh "$target/wasm-pkg") || rc=$?
+  # a package already built (.ci/run builds it) is used as it is
+  if [ -n "${GGUFKIT_WASM_PKG:-}" ] && [ -f "$GGUFKIT_WASM_PKG/index.js" ]; then
+    pkg_out="pkg=$GGUFKIT_WASM_PKG"
+  else
+    pkg_out=$(bash scripts/build_wasm.sh "$target/wasm-pkg") || rc=$?
+  fi
   if [ $rc -eq 2 ]; then
     wasm_skip "the wasm toolchain (wasm32 target, wasm-bindgen-cli) cannot be installed"
   elif [ $rc -ne 0 ]; then

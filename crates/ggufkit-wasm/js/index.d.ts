@@ -35,6 +35,12 @@ export interface UrlOptions extends OpenOptions {
  * a value with its type (`uint32`, `array[int8]`, ...). */
 export type EditValue = string | number | boolean | unknown[] | { type: string; value: unknown };
 
+export type MetadataValue =
+  | number | bigint | boolean | string | string[]
+  | Uint8Array | Int8Array | Uint16Array | Int16Array | Uint32Array | Int32Array
+  | BigUint64Array | BigInt64Array | Float32Array | Float64Array
+  | MetadataValue[];
+
 export interface Edits {
   set?: Record<string, EditValue>;
   remove?: string[];
@@ -84,6 +90,11 @@ export class GgufFile {
   /** The bytes the file was opened from (a Uint8Array or a Blob; none for a URL). */
   source?: Uint8Array | Blob;
 
+  /** Every metadata value by key: numbers (64-bit integers as BigInt), strings, booleans, typed
+   * arrays for arrays of numbers, string[] for arrays of strings, nested arrays as arrays. The
+   * fastest way to every value. */
+  metadata(): Record<string, MetadataValue>;
+  metadataParts(): Array<[string, "value" | "strings", unknown]>;
   /** `gguf dump --json` (an object; `toJSONText()` is the exact text). */
   toJSON(): object;
   toJSONText(): string;

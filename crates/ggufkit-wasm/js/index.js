@@ -66,6 +66,27 @@ GgufFile.fromBytes = function fromBytes(bytes, options = {}) {
   return file;
 };
 
+/** Every metadata value, by key: numbers (64-bit integers as BigInt), strings, booleans, arrays
+ * of numbers as typed arrays, arrays of strings as arrays of strings, nested arrays as arrays. */
+GgufFile.prototype.metadata = function metadata() {
+  const out = {};
+  for (const [key, kind, payload] of this.metadataParts()) {
+    if (kind === "strings") {
+      const [text, ends] = payload;
+      const list = new Array(ends.length);
+      let at = 0;
+      for (let i = 0; i < ends.length; i++) {
+        list[i] = text.slice(at, ends[i]);
+        at = ends[i];
+      }
+      out[key] = list;
+    } else {
+      out[key] = payload;
+    }
+  }
+  return out;
+};
+
 // ---- Blob and File ----------------------------------------------------------------------------
 
 /** Reads the header of a Blob slice by slice, as the parser asks (a 20 GB file's header without

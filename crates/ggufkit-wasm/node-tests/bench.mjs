@@ -1,7 +1,7 @@
 // ggufkit-wasm beside @huggingface/gguf under Node, in one run, on the same bytes in memory: open
 // each of the corpus's vocabularies and Gemma 3, and read every metadata value into JavaScript.
 // ggufkit-wasm validates every rule of the spec on the way (strict opening), then hands every
-// value over (`toJSON()`); @huggingface/gguf parses the header from its range reads (served from
+// value over (`metadata()`: typed arrays for numbers, strings sliced from one string); @huggingface/gguf parses the header from its range reads (served from
 // the same bytes by a fetch function, no network) and returns its metadata object, whose
 // values are then all touched.
 //
@@ -41,7 +41,7 @@ if (!files.length) {
 
 /** Touches every value (nested arrays included), as a program that reads them all does. */
 function touch(v) {
-  if (Array.isArray(v)) {
+  if (Array.isArray(v) || ArrayBuffer.isView(v)) {
     let n = 0;
     for (const e of v) n += touch(e);
     return n;
@@ -51,10 +51,10 @@ function touch(v) {
 
 async function ours(bytes) {
   const f = GgufFile.fromBytes(bytes, { name: "x" });
-  const dump = f.toJSON();
+  const metadata = f.metadata();
   f.free();
   let n = 0;
-  for (const kv of dump.metadata) n += touch(kv.value);
+  for (const v of Object.values(metadata)) n += touch(v);
   return n;
 }
 

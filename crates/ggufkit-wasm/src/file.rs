@@ -13,18 +13,20 @@ use ggufkit::audit::{Finding, Severity};
 use ggufkit::chat::{self, ChatTemplate, RenderRequest};
 use ggufkit::layout::ByteLayout;
 use ggufkit::location::ReadCost;
-use ggufkit::read::{HeaderRounds, ReadOptions};
+use ggufkit::open::HeaderRounds;
+use ggufkit::read::ReadOptions;
 use ggufkit::render::audit::audit_json;
 use ggufkit::render::dump::dump_json;
 use ggufkit::render::layout::layout_json;
+use ggufkit::render::summary::info_json;
 use ggufkit::render::tensor::tensors_json;
 use ggufkit::render::validation::validation_json;
-use ggufkit::summary::{info_json, Summary};
+use ggufkit::summary::Summary;
 use ggufkit::write::{
     edited_pieces, type_for_key, MetaEdit, OwnedValue, Piece, TypeSpec, Untyped, ValueTextError,
 };
-use ggufkit::Gguf;
-use js_sys::{Array, Reflect, Uint8Array, JSON};
+use ggufkit::{ArrayView, Gguf, Value, ValueType};
+use js_sys::{Array, Reflect, Uint32Array, Uint8Array, JSON};
 use wasm_bindgen::prelude::*;
 
 use crate::error::{gguf_error, other_error};
@@ -264,6 +266,38 @@ impl GgufFile {
         self.parse(self.tensors_text())
     }
 
+    /// Every metadata pair as `[key, kind, payload]`, the fastest hand-over of every value to
+    /// JavaScript (the package's `metadata()` builds its object from it): numbers as numbers
+    /// (64-bit integers as BigInt), arrays of numbers as typed arrays, an array of strings as
+    /// `kind` `"strings"` with one string of them all and the UTF-16 end of each (sliced in
+    /// JavaScript, far faster than a string per crossing), nested arrays as arrays.
+    #[wasm_bindgen(js_name = metadataParts)]
+    pub fn metadata_parts(&self) -> Result<Array, JsValue> {
+        let out = Array::new();
+        for kv in self.gguf.metadata() {
+            let entry = Array::new();
+            entry.push(&JsValue::from_str(&String::from_utf8_lossy(
+                kv.key.as_bytes(),
+            )));
+            match &kv.value {
+                Value::Array(a) if a.element_type() == ValueType::String => {
+                    entry.push(&JsValue::from_str("strings"));
+                    let (text, ends) = joined_strings(a);
+                    let pair = Array::new();
+                    pair.push(&JsValue::from_str(&text));
+                    pair.push(&Uint32Array::from(ends.as_slice()));
+                    entry.push(&pair);
+                }
+                v => {
+                    entry.push(&JsValue::from_str("value"));
+                    entry.push(&js_value(v, 0).map_err(|m| other_error(&self.name, &m))?);
+                }
+            }
+            out.push(&entry);
+        }
+        Ok(out)
+    }
+
     /// The file's tokenizer (llama.cpp's, from its `tokenizer.ggml.*` keys).
     pub fn tokenizer(&self) -> Result<Tokenizer, JsValue> {
         Tokenizer::of(Rc::clone(&self.gguf), &self.name)
@@ -372,6 +406,84 @@ impl GgufFile {
     }
 }
 
+/// Every string of `a` in one string, and the UTF-16 end of each in it.
+fn joined_strings(a: &ArrayView<'_>) -> (String, Vec<u32>) {
+    let mut text = String::new();
+    let mut ends = Vec::with_capacity(a.len().min(1 << 24) as usize);
+    let mut at = 0u32;
+    if let Some(strings) = a.strings() {
+        for s in strings {
+            let s = s.to_string_lossy();
+            let units = if s.is_ascii() {
+                s.len()
+            } else {
+                s.encode_utf16().count()
+            };
+            at = at.saturating_add(units as u32);
+            text.push_str(&s);
+            ends.push(at);
+        }
+    }
+    (text, ends)
+}
+
+/// Arrays nested deeper than this are refused by `metadataParts` (the walk is recursive; a file
+/// can nest arrays as deep as its bytes allow).
+const MAX_NESTING: usize = 64;
+
+/// A metadata value as a JavaScript value (see [`GgufFile::metadata_parts`]).
+fn js_value(v: &Value<'_>, depth: usize) -> Result<JsValue, String> {
+    Ok(match *v {
+        Value::U8(x) => x.into(),
+        Value::I8(x) => x.into(),
+        Value::U16(x) => x.into(),
+        Value::I16(x) => x.into(),
+        Value::U32(x) => x.into(),
+        Value::I32(x) => x.into(),
+        Value::U64(x) => js_sys::BigInt::from(x).into(),
+        Value::I64(x) => js_sys::BigInt::from(x).into(),
+        Value::F32(x) => x.into(),
+        Value::F64(x) => x.into(),
+        Value::Bool(b) => (b != 0).into(),
+        Value::String(s) => JsValue::from_str(&s.to_string_lossy()),
+        Value::Array(a) => {
+            macro_rules! typed {
+                ($t:ty, $js:ty) => {
+                    match a.typed::<$t>() {
+                        Some(t) => match t.as_slice() {
+                            Some(s) => <$js>::from(s).into(),
+                            None => <$js>::from(t.to_vec().as_slice()).into(),
+                        },
+                        None => JsValue::UNDEFINED,
+                    }
+                };
+            }
+            match a.element_type() {
+                ValueType::U8 => typed!(u8, js_sys::Uint8Array),
+                ValueType::I8 => typed!(i8, js_sys::Int8Array),
+                ValueType::U16 => typed!(u16, js_sys::Uint16Array),
+                ValueType::I16 => typed!(i16, js_sys::Int16Array),
+                ValueType::U32 => typed!(u32, js_sys::Uint32Array),
+                ValueType::I32 => typed!(i32, js_sys::Int32Array),
+                ValueType::U64 => typed!(u64, js_sys::BigUint64Array),
+                ValueType::I64 => typed!(i64, js_sys::BigInt64Array),
+                ValueType::F32 => typed!(f32, js_sys::Float32Array),
+                ValueType::F64 => typed!(f64, js_sys::Float64Array),
+                _ if depth >= MAX_NESTING => {
+                    return Err(format!("arrays nested deeper than {MAX_NESTING} levels"))
+                }
+                _ => {
+                    let out = Array::new();
+                    for e in a.iter() {
+                        out.push(&js_value(&e, depth + 1)?);
+                    }
+                    out.into()
+                }
+            }
+        }
+    })
+}
+
 /// A JavaScript value as a metadata value of type `spec`: text as the command line reads it
 /// (`[...]` a JSON array), numbers and booleans as their text, arrays element by element.
 fn value_from_js(v: &JsValue, spec: Option<&TypeSpec>) -> Result<OwnedValue, ValueTextError> {
@@ -420,7 +532,7 @@ fn scalar_text(v: &JsValue) -> String {
         return b.to_string();
     }
     if let Some(n) = v.as_f64() {
-        if let Ok(s) = js_sys::Number::from(n).to_string(10) {
+        if let Ok(s) = js_sys::Number::from(n).to_string_with_radix(10) {
             return s.into();
         }
     }

@@ -2,7 +2,7 @@
 //! `wasm32-unknown-unknown` by `scripts/build_wasm.sh` into an npm package (`js/index.js` is its
 //! entry). Everything a result says comes from the library: the JSON texts are its renderers'
 //! (`ggufkit::render`, the summary's `summary_json`), the same bytes as the `gguf` command's
-//! `--json`; the header of a `Blob` or a URL is read in rounds by `ggufkit::read::HeaderRounds`,
+//! `--json`; the header of a `Blob` or a URL is read in rounds by `ggufkit::open::HeaderRounds`,
 //! the package's JavaScript fetching each range it names.
 //!
 //! - `file.rs`: `GgufFile`, an opened header: its JSON renderings, tensors, edits.

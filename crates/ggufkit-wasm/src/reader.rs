@@ -1,4 +1,4 @@
-//! `HeaderReader`: a header read in rounds ([`ggufkit::read::HeaderRounds`]) from bytes the
+//! `HeaderReader`: a header read in rounds ([`ggufkit::open::HeaderRounds`]) from bytes the
 //! package's JavaScript fetches: `nextRange()` names the bytes the parser needs next (the remote
 //! reader's rule: a first chunk, then as far as the parser guesses the header goes, at least
 //! doubling), `push()` hands them over, and once `nextRange()` is `undefined`, `open()` gives the
@@ -8,7 +8,8 @@
 #![forbid(unsafe_code)]
 
 use ggufkit::location::ReadCost;
-use ggufkit::read::{HeaderRounds, ReadOptions};
+use ggufkit::open::HeaderRounds;
+use ggufkit::read::ReadOptions;
 use ggufkit::render::layout::layout_json;
 use ggufkit::render::validation::validation_json;
 use wasm_bindgen::prelude::*;

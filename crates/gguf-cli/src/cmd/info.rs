@@ -2,7 +2,8 @@
 
 use std::path::{Path, PathBuf};
 
-use ggufkit::summary::{info_json, Summary};
+use ggufkit::render::summary::info_json;
+use ggufkit::summary::Summary;
 use ggufkit::Gguf;
 
 use super::{open, verdict, CmdResult, FAILED, FOUND, OK};

@@ -1,6 +1,6 @@
 //! What the renderers of the model summary ([`ggufkit::summary::Summary`]) say alike: the KV
 //! cache's reference length and its formula with the numbers put in (the JSON object of `gguf info
-//! --json` is the library's, `ggufkit::summary::info_json`).
+//! --json` is the library's, `ggufkit::render::summary::info_json`).
 
 use ggufkit::summary::KvCache;
 

@@ -85,7 +85,7 @@ impl<'a> ByteLayout<'a> {
     }
 
     /// The layout of a file `total` bytes long from `bytes`, the prefix a remote reader (or
-    /// [`HeaderRounds`](crate::read::HeaderRounds)) fetched (the header): the tensor data fields
+    /// [`HeaderRounds`](crate::open::HeaderRounds)) fetched (the header): the tensor data fields
     /// come from the header's offsets and the object's length.
     pub fn of_prefix(bytes: &'a [u8], total: u64) -> ByteLayout<'a> {
         let outline = crate::outline_sized(bytes, total);

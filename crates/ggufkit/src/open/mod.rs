@@ -17,6 +17,7 @@
 mod checked;
 mod header;
 mod model;
+mod rounds;
 
 use std::borrow::Cow;
 
@@ -30,6 +31,7 @@ use crate::validate::Report;
 pub use checked::{open_checked, Checked};
 pub use header::{header_bytes, HeaderBytes};
 pub use model::{first_shard, open_model, open_model_from_first, ModelShards, OpenedModel};
+pub use rounds::HeaderRounds;
 
 /// A failure to open or read a location, naming it: `LOCATION: what went wrong`.
 #[derive(Debug, thiserror::Error)]

@@ -69,3 +69,14 @@ pub(crate) fn check_data(h: &Header, bytes: &[u8], total: u64, report: &mut Repo
         }
     }
 }
+
+/// Where the bytes a verdict needs end, once the header parsed: a file without tensors may end in
+/// zero padding to the alignment, which is not trailing data, and telling them apart needs those
+/// bytes (a local file has them all). `None` when the header's bytes are enough.
+pub(crate) fn verdict_bytes_end(h: &Header, total: u64) -> Option<u64> {
+    (h.tensors.is_empty() && total > h.file_size).then(|| {
+        crate::wire::align_up(h.file_size, u64::from(h.alignment))
+            .unwrap_or(u64::MAX)
+            .min(total)
+    })
+}

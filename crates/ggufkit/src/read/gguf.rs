@@ -161,7 +161,7 @@ impl Gguf<'static> {
             }
         }
         // through the data offset, and a tensor-less file's padding (what an edit copies)
-        let keep = crate::read::rounds::verdict_bytes_end(&header, total_len)
+        let keep = crate::read::data::verdict_bytes_end(&header, total_len)
             .unwrap_or(0)
             .max(header.data_offset);
         bytes.truncate(keep as usize);

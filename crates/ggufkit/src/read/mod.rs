@@ -12,7 +12,6 @@ mod line_endings;
 mod name_table;
 mod outline;
 pub(crate) mod parser;
-pub(crate) mod rounds;
 pub(crate) mod source;
 mod stream_buffer;
 pub(crate) mod text;
@@ -24,7 +23,6 @@ pub use crate::wire::DEFAULT_ALIGNMENT;
 pub use gguf::Gguf;
 pub use outline::outline_sized;
 pub use outline::{outline, MappedFile, Outline};
-pub use rounds::HeaderRounds;
 pub use views::{Kv, TensorInfo};
 
 use parser::Mode;

@@ -105,7 +105,7 @@ pub fn outline(bytes: &[u8]) -> Outline<'_> {
 }
 
 /// [`outline`] of a file `total` bytes long, from `bytes`, the prefix a remote reader (or
-/// [`HeaderRounds`](crate::read::HeaderRounds)) fetched of it (exactly what the parser reads of it).
+/// [`HeaderRounds`](crate::open::HeaderRounds)) fetched of it (exactly what the parser reads of it).
 pub fn outline_sized(bytes: &[u8], total: u64) -> Outline<'_> {
     let mut src = super::source::PrefixSource { bytes, total };
     let (r, found, reached) = parser::parse_reaching(&mut src, Mode::Permissive, Paths::Fast);

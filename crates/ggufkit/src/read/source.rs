@@ -177,3 +177,20 @@ impl Source for PrefixSource<'_> {
         Some(self.total)
     }
 }
+
+/// How far a reader that pays per request fetches when the parser asks for bytes up to `end`
+/// and `have` are held: at least `end`, at least double `have`, at least the `first_chunk`, as
+/// far as the parser's guess of the header's end (`expected`, 0 for none), never past `total`.
+/// The one rule of the remote reader and of the header read in rounds (`open/rounds.rs`).
+pub(crate) fn next_fetch_end(
+    have: u64,
+    end: u64,
+    first_chunk: u64,
+    expected: u64,
+    total: u64,
+) -> u64 {
+    end.max(have.saturating_mul(2))
+        .max(first_chunk)
+        .max(expected)
+        .min(total)
+}

@@ -178,7 +178,7 @@ fn fetch_header(url: &str, opts: &RemoteOptions, mode: Mode) -> Result<Fetched> 
     if let Ok(h) = &parsed {
         // a file without tensors may end in padding that is not trailing data: the verdict needs
         // those bytes, as it has them for a local file
-        if let Some(pad_end) = crate::read::rounds::verdict_bytes_end(h, object.size) {
+        if let Some(pad_end) = crate::read::data::verdict_bytes_end(h, object.size) {
             use crate::read::source::Source;
             src.available(pad_end)
                 .map_err(|e| remote_err(url, "reading the padding after the header", e))?;

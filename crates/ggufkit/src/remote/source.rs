@@ -12,8 +12,7 @@ use tokio::runtime::Handle;
 
 use super::object::{describe, Body, Object, Start};
 use super::store::counted;
-use crate::read::rounds::next_fetch_end;
-use crate::read::source::Source;
+use crate::read::source::{next_fetch_end, Source};
 
 pub(crate) struct RemoteSource<'a> {
     object: &'a Object,

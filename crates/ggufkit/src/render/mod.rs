@@ -1,12 +1,13 @@
 //! The JSON outputs of the contract (`docs/json.md`), written once for every program that gives
 //! them: the `gguf` command's `--json` (`dump`, `tensors`, `validate`, `audit`, `layout`), the
-//! WebAssembly package's `toJSON()`, `validate()`, `audit()`... (`summary/json.rs` is the
-//! summary's). Each function returns the text of one object or array; nothing is printed.
+//! WebAssembly package's `toJSON()`, `summary()`, `validate()`, `audit()`... (the summary's own
+//! members are `summary/json.rs`'s, shared with Python). Each function returns the text of one object or array; nothing is printed.
 #![forbid(unsafe_code)]
 
 pub mod audit;
 pub mod dump;
 pub mod layout;
+pub mod summary;
 pub mod tensor;
 pub mod validation;
 pub mod value;

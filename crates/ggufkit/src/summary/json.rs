@@ -6,7 +6,6 @@
 
 use super::{ChatTemplate, Summary};
 use crate::json::Json;
-use crate::location::ReadCost;
 use crate::Report;
 
 fn opt_u64(j: &mut Json, v: Option<u64>) {
@@ -201,35 +200,4 @@ pub fn summary_members(j: &mut Json, file: &str, report: &Report, m: &Summary) {
         j.raw(",").key("size").u64(p.bytes).raw("}");
     }
     j.raw("]");
-}
-
-/// The object of one file of `gguf info --json`: [`summary_members`], then
-/// `"kv_cache_at":{"tokens":N,"bytes":B}` for `context` tokens (`bytes` null without an
-/// estimate), then what fetching a remote file cost; one line.
-pub fn info_json(
-    file: &str,
-    report: &Report,
-    summary: &Summary,
-    context: Option<u64>,
-    cost: Option<ReadCost>,
-) -> String {
-    let mut j = Json::new();
-    j.raw("{");
-    summary_members(&mut j, file, report, summary);
-    if let Some(tokens) = context {
-        j.raw(",")
-            .key("kv_cache_at")
-            .raw("{")
-            .key("tokens")
-            .u64(tokens);
-        j.raw(",").key("bytes");
-        match &summary.kv_cache {
-            Some(kv) => j.u64(kv.bytes_for(tokens)),
-            None => j.raw("null"),
-        };
-        j.raw("}");
-    }
-    crate::render::cost_member(&mut j, cost);
-    j.raw("}\n");
-    j.out
 }

@@ -13,7 +13,7 @@ mod layers;
 mod tokenizer;
 
 pub use crate::file_type::FileType;
-pub use json::{info_json, summary_json, summary_members};
+pub use json::{summary_json, summary_members};
 pub use kv_cache::KvCache;
 pub use layers::{LayerBytes, PrefixBytes};
 pub use tokenizer::{SpecialToken, TokenRole, Tokenizer};

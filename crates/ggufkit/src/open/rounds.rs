@@ -2,7 +2,7 @@
 //! `Blob` or `fetch` with `Range` headers (the WebAssembly package), where the parser cannot wait
 //! for a read. Each round parses what is held; when the parser asks for a byte not yet held, the
 //! round names the range to fetch next, chosen by the same rule as the remote reader's
-//! ([`next_fetch_end`]): at least doubling what is held, at least a first chunk, as far as the
+//! (`read/source.rs`, `next_fetch_end`): at least doubling what is held, at least a first chunk, as far as the
 //! parser guesses the header goes. So a header of `H` bytes costs `O(log H)` reads and rounds,
 //! the transfer is at most the header plus one chunk, and the parses together cost a few times
 //! one parse. A 20 GB file's header is read without a byte of its tensor data.
@@ -13,40 +13,13 @@
 use std::io;
 use std::ops::Range;
 
-use super::parser::{self, Findings, Header, Mode, Stop};
-use super::source::Source;
-use super::{Gguf, Outline, ReadOptions};
 use crate::error::Result;
 use crate::layout::ByteLayout;
+use crate::read::data::verdict_bytes_end;
+use crate::read::parser::{self, Findings, Header, Mode, Stop};
+use crate::read::source::{next_fetch_end, PrefixSource, Source};
+use crate::read::{outline_sized, Gguf, Outline, ReadOptions};
 use crate::validate::{verdicts, Report};
-
-/// How far a reader that pays per request fetches when the parser asks for bytes up to `end`
-/// and `have` are held: at least `end`, at least double `have`, at least the `first_chunk`, as
-/// far as the parser's guess of the header's end (`expected`, 0 for none), never past `total`.
-/// The one rule of the remote reader and of [`HeaderRounds`].
-pub(crate) fn next_fetch_end(
-    have: u64,
-    end: u64,
-    first_chunk: u64,
-    expected: u64,
-    total: u64,
-) -> u64 {
-    end.max(have.saturating_mul(2))
-        .max(first_chunk)
-        .max(expected)
-        .min(total)
-}
-
-/// Where the bytes a verdict needs end, once the header parsed: a file without tensors may end in
-/// zero padding to the alignment, which is not trailing data, and telling them apart needs those
-/// bytes (a local file has them all). `None` when the header's bytes are enough.
-pub(crate) fn verdict_bytes_end(h: &Header, total: u64) -> Option<u64> {
-    (h.tensors.is_empty() && total > h.file_size).then(|| {
-        crate::wire::align_up(h.file_size, u64::from(h.alignment))
-            .unwrap_or(u64::MAX)
-            .min(total)
-    })
-}
 
 /// A header being read in rounds (see the [module documentation](self)): ask
 /// [`HeaderRounds::next_range`], fetch that range, [`HeaderRounds::push`] the bytes, and again
@@ -71,14 +44,16 @@ struct RoundSource<'a> {
 
 impl Source for RoundSource<'_> {
     fn available(&mut self, end: u64) -> io::Result<bool> {
-        if end > self.total {
-            // exactly what a local file of this length answers
-            return Ok(false);
-        }
-        if end <= self.bytes.len() as u64 {
+        let have = self.bytes.len() as u64;
+        if end <= have {
             return Ok(true);
         }
-        self.wanted = Some(end);
+        if end > self.total && have >= self.total {
+            // exactly what a local file of this length answers, once all of it is held (the
+            // parser reads what there is of a field cut short)
+            return Ok(false);
+        }
+        self.wanted = Some(end.min(self.total));
         Err(io::Error::new(
             io::ErrorKind::WouldBlock,
             "bytes not fetched yet",
@@ -108,7 +83,11 @@ impl HeaderRounds {
             bytes: Vec::new(),
             first_chunk: first_chunk.max(4),
             expected: 0,
-            mode: options.mode(),
+            mode: if options.permissive {
+                Mode::Permissive
+            } else {
+                Mode::Strict
+            },
         }
     }
 
@@ -173,7 +152,7 @@ impl HeaderRounds {
 
     /// The one parse of the bytes held (a byte asked for beyond them is an I/O error).
     fn parse(&self, mode: Mode) -> (std::result::Result<Header, Stop>, Findings) {
-        let mut src = super::source::PrefixSource {
+        let mut src = PrefixSource {
             bytes: &self.bytes,
             total: self.total,
         };
@@ -182,7 +161,7 @@ impl HeaderRounds {
 
     /// The outline of what was read (for a file too broken to open).
     pub fn outline(&self) -> Outline<'_> {
-        super::outline_sized(&self.bytes, self.total)
+        outline_sized(&self.bytes, self.total)
     }
 
     /// The byte layout of the header, every field's offset, length and value, the tensor data
