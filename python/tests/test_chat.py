@@ -155,8 +155,8 @@ def test_corpus_templates_render_as_transformers():
 
 
 # Synthetic templates where ggufkit still differs from Jinja2 (crates/ggufkit/tests/chat_transformers.rs
-# says why): the dunder sandbox (deliberate), Python's \N{NAME} escape, a namespace's name order.
-KNOWN = {"synthetic:error_dunder", "synthetic:unicode_and_escapes", "synthetic:namespace_print_order"}
+# says why): the dunder sandbox (deliberate), Python's \N{NAME} escape.
+KNOWN = {"synthetic:error_dunder", "synthetic:unicode_and_escapes"}
 
 
 def test_synthetic_templates_render_as_transformers(tmp_path: Path):

@@ -51,12 +51,6 @@ const KNOWN: &[(&str, &str)] = &[
          real template uses; minijinja's lexer leaves it as it is",
     ),
     (
-        "synthetic:namespace_print_order",
-        "a namespace prints its names sorted: minijinja's namespace (the only object `{% set \
-         ns.x %}` assigns to, not ours to replace) keeps them in a sorted map, Python's dict in \
-         insertion order",
-    ),
-    (
         "synthetic:error_dunder",
         "deliberate: the sandbox refuses a template that names `__class__` (audit rule \
          template.dunder), where Jinja2's sandbox renders it as undefined",

@@ -68,9 +68,16 @@ pub(crate) fn register(env: &mut Environment<'static>, clock: Clock) {
         operators::order(a, b, Order::Ge)
     });
     env.add_function("_gguf_iter", operators::iterable);
-    env.add_function("_gguf_ns_set", |value: Value, name: &str| {
-        namespace_name(&Value::from(name)).map(|()| value)
-    });
+    env.add_function(
+        "_gguf_ns_set",
+        |value: Value, name: &str, ns: Option<Value>| {
+            namespace_name(&Value::from(name))?;
+            if let Some(log) = ns.as_ref().and_then(NameOrder::of) {
+                log.push(name);
+            }
+            Ok::<_, Error>(value)
+        },
+    );
     env.add_function("namespace", namespace);
     globals::register(env);
     env.add_filter("wordcount", wordcount);
@@ -123,16 +130,59 @@ fn namespace_name(name: &Value) -> Result<(), Error> {
     }
 }
 
-/// `namespace(...)`: minijinja's (the only object `{% set ns.x = ... %}` assigns to), with
-/// transformers' refusal of names starting with `_`.
-fn namespace(defaults: Option<ValueOrKwargs>) -> Result<Value, Error> {
-    if let Some(d) = &defaults {
-        if d.kind() == ValueKind::Map {
-            for key in d.try_iter()? {
-                namespace_name(&key)?;
+/// The key under which a namespace keeps the order its names were first set in (minijinja's
+/// namespace sorts them; Python's prints them in that order). No template can write it.
+pub(crate) const NAME_ORDER_KEY: &str = "\u{1}order";
+
+/// The names of a namespace in the order they were first set.
+#[derive(Debug, Default)]
+pub(crate) struct NameOrder(std::sync::Mutex<Vec<String>>);
+
+impl Object for NameOrder {}
+
+impl NameOrder {
+    /// The log of a namespace, if `ns` is one made by [`namespace`].
+    pub(crate) fn of(ns: &Value) -> Option<Arc<NameOrder>> {
+        ns.get_attr(NAME_ORDER_KEY)
+            .ok()?
+            .downcast_object::<NameOrder>()
+    }
+
+    fn push(&self, name: &str) {
+        if let Ok(mut names) = self.0.lock() {
+            if !names.iter().any(|n| n == name) {
+                names.push(name.to_string());
             }
         }
     }
+
+    /// The names logged, in order.
+    pub(crate) fn names(&self) -> Vec<String> {
+        self.0.lock().map(|n| n.clone()).unwrap_or_default()
+    }
+}
+
+/// `namespace(...)`: minijinja's (the only object `{% set ns.x = ... %}` assigns to), with
+/// transformers' refusal of names starting with `_`, and the order of its names kept.
+fn namespace(defaults: Option<ValueOrKwargs>) -> Result<Value, Error> {
+    let order = NameOrder::default();
+    let mut pairs: Vec<(Value, Value)> = Vec::new();
+    if let Some(d) = &defaults {
+        if d.kind() != ValueKind::Map {
+            return minijinja::functions::namespace(defaults);
+        }
+        for key in d.try_iter()? {
+            namespace_name(&key)?;
+            let v = d.get_item(&key)?;
+            if let Some(k) = key.as_str() {
+                order.push(k);
+            }
+            pairs.push((key, v));
+        }
+    }
+    pairs.push((Value::from(NAME_ORDER_KEY), Value::from_object(order)));
+    let map = Value::from_pairs(pairs);
+    let (defaults,): (Option<ValueOrKwargs>,) = minijinja::value::from_args(&[map])?;
     minijinja::functions::namespace(defaults)
 }
 

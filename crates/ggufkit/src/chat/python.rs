@@ -138,9 +138,29 @@ pub(crate) fn write_repr(out: &mut String, value: &Value, depth: usize) {
             return;
         }
         Some("Namespace") => {
-            out.push_str("<Namespace ");
-            write_map(out, value, depth);
-            out.push('>');
+            out.push_str("<Namespace {");
+            let hidden = super::functions::NAME_ORDER_KEY;
+            let mut names = super::functions::NameOrder::of(value)
+                .map(|o| o.names())
+                .unwrap_or_default();
+            if let Ok(keys) = value.try_iter() {
+                for k in keys {
+                    let k = k.to_string();
+                    if k != hidden && !names.contains(&k) {
+                        names.push(k);
+                    }
+                }
+            }
+            for (i, name) in names.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                write_repr_str(out, name);
+                out.push_str(": ");
+                let item = value.get_attr(name).unwrap_or_default();
+                write_repr(out, &item, depth + 1);
+            }
+            out.push_str("}>");
             return;
         }
         Some("Macro") => {

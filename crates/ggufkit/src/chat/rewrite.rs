@@ -11,8 +11,8 @@
 //! Three other places get a call for the same reason, Jinja2 failing where minijinja goes on:
 //! `<`, `<=`, `>`, `>=` between two operands (`_gguf_lt` ...: Python refuses to order a str and
 //! an int, or None), a `for` loop's iterable (`_gguf_iter`: None is not iterable in Python)
-//! and the value of `{% set ns._name = v %}` (`_gguf_ns_set`: transformers' namespace refuses
-//! names starting with `_`).
+//! and the value of `{% set ns.name = v %}` (`_gguf_ns_set`: transformers' namespace refuses
+//! names starting with `_`, and Python's keeps the order names were set in).
 #![forbid(unsafe_code)]
 
 use minijinja::machinery::ast::{BinOpKind, CallArg, Expr, Macro, Stmt};
@@ -182,10 +182,11 @@ fn stmt(s: &Stmt<'_>, t: &Toks<'_>, sites: &mut Vec<Site>) {
         Stmt::Set(x) => {
             expr(&x.target, t, sites);
             if let Expr::GetAttr(a) = &x.target {
+                // the name checked, and logged by the namespace (which keeps their order)
                 let start = start_after(x.target.span().end_offset as usize, "=", t);
-                if let (true, Some(start)) = (a.name.starts_with('_'), start) {
-                    let name = format!(", '{}'", a.name);
-                    sites.push(Site::wrap(start, &x.expr, "_gguf_ns_set", &name));
+                if let (Expr::Var(ns), Some(start)) = (&a.expr, start) {
+                    let args = format!(", '{}', {}", a.name, ns.id);
+                    sites.push(Site::wrap(start, &x.expr, "_gguf_ns_set", &args));
                 }
             }
             expr(&x.expr, t, sites);
@@ -369,11 +370,11 @@ mod tests {
         );
         assert_eq!(
             rw("{% set ns._x = y + 1 %}{% set ns.z = 2 %}"),
-            "{% set ns._x = _gguf_ns_set(_gguf_add(y , 1), '_x') %}{% set ns.z = 2 %}"
+            "{% set ns._x = _gguf_ns_set(_gguf_add(y , 1), '_x', ns) %}{% set ns.z = _gguf_ns_set(2, 'z', ns) %}"
         );
         assert_eq!(
             rw("{% set ns._x = f(a) %}"),
-            "{% set ns._x = _gguf_ns_set(f(a), '_x') %}"
+            "{% set ns._x = _gguf_ns_set(f(a), '_x', ns) %}"
         );
     }
 
