@@ -204,6 +204,39 @@ test("tokenizer and chat template: every corpus vocabulary as the CLI", (t) => {
   }
 });
 
+test("metadata(): every value as dump --json has it, typed", (t) => {
+  const files = corpusFiles();
+  if (!files) return skip(t, "shared", "no ../shared/corpus");
+  const same = (a, b, what) => {
+    if (typeof a === "bigint") return assert.equal(a, BigInt(b), what);
+    if (typeof a === "number" && typeof b === "string") return assert.equal(String(a).toLowerCase().replace("infinity", "inf"), b, what);
+    if (typeof a === "number") return assert.equal(a, Math.fround(b) === a ? Math.fround(b) : b, what);
+    if (ArrayBuffer.isView(a) || Array.isArray(a)) {
+      const list = Array.isArray(b) ? b : b.value;
+      assert.equal(a.length, list.length, what);
+      for (let i = 0; i < a.length; i++) same(a[i], list[i], `${what}[${i}]`);
+      return;
+    }
+    if (b && typeof b === "object" && "hex" in b) return; // not UTF-8: lossy in metadata()
+    assert.equal(a, b, what);
+  };
+  for (const p of files.filter((f) => !/malformed|big_endian|BE\.gguf|bench_/.test(f)).slice(0, 40)) {
+    let file;
+    try {
+      file = GgufFile.fromBytes(new Uint8Array(fs.readFileSync(p)), { name: p });
+    } catch {
+      continue;
+    }
+    const m = file.metadata();
+    for (const kv of file.toJSON().metadata) {
+      // JSON.parse rounds 64-bit integers past 2^53
+      if (/int64/.test(kv.type) || /int64/.test(JSON.stringify(kv.value)) || /int64/.test(kv.element_type ?? "")) continue;
+      same(m[kv.key], kv.value, `${p}: ${kv.key}`);
+    }
+    file.free();
+  }
+});
+
 // ---- the Rust suite's hostile cases ---------------------------------------------------------
 
 test("hostile cases: a GgufError with the Rust suite's rule and offset, never a trap", (t) => {
