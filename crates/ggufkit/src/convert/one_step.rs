@@ -7,6 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::convert::arch::TensorSource;
 use crate::convert::execute::{plan_folder, tensor_bytes};
 use crate::convert::folder::HfFolder;
 use crate::convert::plan::{ConvertOptions, KvList, Plan};
@@ -88,7 +89,16 @@ impl Produced for Conversion {
             .tensors
             .get(index)
             .ok_or(crate::error::Missing::TensorIndex { index })?;
-        tensor_bytes(&self.folder, t)
+        let bytes = tensor_bytes(&self.folder, t)?;
+        // the source pages are given back once read: the resident memory follows the tensor
+        // being made, not the checkpoint
+        if let TensorSource::Tensors(ids) = &t.out.source {
+            for &i in ids {
+                let src = &self.folder.tensors()[i];
+                self.folder.release(src, 0..self.folder.data(src).len());
+            }
+        }
+        Ok(bytes)
     }
 
     fn paths(&self) -> Vec<&Path> {
