@@ -84,3 +84,10 @@ else
       GGUF_BIN="$target/debug/gguf" node --test crates/ggufkit-wasm/node-tests/
   fi
 fi
+
+echo "== the static page (web/) in headless Chromium (scripts/test_web.sh)"
+if [ -f "$target/wasm-pkg/ggufkit_wasm_bg.wasm" ]; then
+  GGUF_BIN="$target/debug/gguf" bash scripts/test_web.sh "$target/wasm-pkg"
+else
+  GGUF_BIN="$target/debug/gguf" bash scripts/test_web.sh
+fi
