@@ -12,6 +12,7 @@ built page), GGUF_BIN (the CLI), GGUFKIT_CHROMIUM (default /usr/bin/chromium). S
 with the reason, append to $GGUFKIT_SKIP_LOG, and fail when GGUFKIT_REQUIRE names `web` or `all`.
 """
 
+import base64
 import functools
 import http.server
 import json
@@ -82,6 +83,25 @@ def server(site):
 
 
 class QuietHandler(http.server.SimpleHTTPRequestHandler):
+    """The page, and the corpus under /corpus/ (for URLs; this server ignores Range, as some do:
+    the package then reads the one plain response only as far as the header goes). CORS headers
+    let the page opened from file:// fetch it too."""
+
+    def translate_path(self, path):
+        if path.startswith("/corpus/"):
+            return str(CORPUS / path[len("/corpus/"):].split("?")[0])
+        return super().translate_path(path)
+
+    def end_headers(self):
+        self.send_header("Access-Control-Allow-Origin", "*")
+        self.send_header("Access-Control-Allow-Headers", "Range, If-Match")
+        self.send_header("Access-Control-Expose-Headers", "Content-Range, Content-Length, ETag")
+        super().end_headers()
+
+    def do_OPTIONS(self):
+        self.send_response(204)
+        self.end_headers()
+
     def log_message(self, *args):
         pass
 
@@ -325,3 +345,68 @@ def test_sparse_20gb_header(browser, page_url, tmp_path):
     assert not errors, errors
     page.close()
     big.unlink()
+
+
+def test_url(browser, page_url, server):
+    """A URL typed into the page: its header over HTTP, the summary as `gguf info --json`'s."""
+    need("shared", TINY.exists(), f"{TINY} is absent (../shared/corpus)")
+    url, kind = page_url
+    page, errors = open_page(browser, url)
+    remote = f"{server}/corpus/models/{TINY.name}"
+    page.evaluate("delete document.body.dataset.openMs")
+    page.fill("#url-input", remote)
+    page.click("#url-open")
+    page.wait_for_function("document.body.dataset.openMs !== undefined || document.querySelector('#status.error')", timeout=60000)
+    assert not page.evaluate("!!document.querySelector('#status.error')"), page.inner_text("#status")
+    info = gguf_json("info", "--json", TINY)
+    got = page.evaluate("ggufkitPage.state.file.summary()")
+    got.pop("remote", None)
+    assert without_file(got) == without_file(info)
+    assert got["file"] == remote
+    assert shown(page, "tensor_count") == str(info["tensor_count"])
+    page.screenshot(path=str(ARTIFACTS / f"url-{kind}.png"), full_page=True)
+    assert not errors, errors
+    page.close()
+
+
+def test_drop_keyboard_and_dark(browser, page_url):
+    """A file dropped on the page opens; the tabs move with the keyboard; dark follows the system."""
+    need("shared", TINY.exists(), f"{TINY} is absent (../shared/corpus)")
+    url, kind = page_url
+    page, errors = open_page(browser, url)
+    data = base64.b64encode(TINY.read_bytes()).decode()
+    page.evaluate(
+        """([name, b64]) => {
+            const bin = atob(b64);
+            const bytes = new Uint8Array(bin.length);
+            for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+            const dt = new DataTransfer();
+            dt.items.add(new File([bytes], name));
+            document.getElementById("drop").dispatchEvent(new DragEvent("drop", { dataTransfer: dt, bubbles: true, cancelable: true }));
+        }""",
+        [TINY.name, data],
+    )
+    page.wait_for_function("document.body.dataset.openMs !== undefined || document.querySelector('#status.error')", timeout=60000)
+    assert shown(page, "name") == gguf_json("info", "--json", TINY)["name"]
+    page.focus("#tab-summary")
+    page.keyboard.press("ArrowRight")
+    assert page.get_attribute("#tab-metadata", "aria-selected") == "true"
+    assert page.evaluate("document.activeElement.id") == "tab-metadata"
+    assert page.is_visible("#panel-metadata") and not page.is_visible("#panel-summary")
+    page.keyboard.press("End")
+    assert page.get_attribute("#tab-edit", "aria-selected") == "true"
+    page.keyboard.press("ArrowRight")
+    assert page.get_attribute("#tab-summary", "aria-selected") == "true"
+    # every form control has a label
+    unlabelled = page.evaluate(
+        """() => [...document.querySelectorAll("input, select, textarea")]
+            .filter(e => !e.labels?.length && !e.getAttribute("aria-label")).map(e => e.id)"""
+    )
+    assert unlabelled == []
+    light = page.evaluate("getComputedStyle(document.body).backgroundColor")
+    page.emulate_media(color_scheme="dark")
+    dark = page.evaluate("getComputedStyle(document.body).backgroundColor")
+    assert light != dark
+    page.screenshot(path=str(ARTIFACTS / f"dark-{kind}.png"), full_page=True)
+    assert not errors, errors
+    page.close()
