@@ -276,13 +276,12 @@ function regionsOf(layout, fileSize) {
     else regions.push({ name, kind, start, end });
   };
   const keys = state.dump.metadata.map((kv) => kv.key);
-  const tensors = state.tensors;
   for (const f of layout) {
     const end = f.offset + f.length;
     let m;
     if ((m = /^kv_pairs\[(\d+)\]/.exec(f.path))) add(`metadata: ${keys[Number(m[1])] ?? m[1]}`, "kv", f.offset, end);
     else if (f.path.startsWith("tensor_infos")) add("tensor infos", "info", f.offset, end);
-    else if ((m = /^tensor_data\[(\d+)\]$/.exec(f.path))) add(`tensor: ${tensors[Number(m[1])] ? tensors[Number(m[1])].name : m[1]}`, "data", f.offset, end);
+    else if ((m = /^tensor_data\[(\d+)\]$/.exec(f.path))) add(`tensor: ${typeof f.value === "string" ? f.value : m[1]}`, "data", f.offset, end);
     else if (/padding/.test(f.path)) { if (f.length) add("padding", "pad", f.offset, end); }
     else add("header", "header", f.offset, end);
   }

@@ -221,6 +221,10 @@ def check_model(page, path, kind, label):
     page.wait_for_selector("#strip .region")
     assert page.locator("#strip .region.data").count() >= 1
     assert page.locator("#strip .region.kv").count() >= 1
+    regions = page.eval_on_selector_all("#regions tbody tr td:first-child", "cs => cs.map(c => c.textContent)")
+    at_zero = min(tensors, key=lambda t: (t["offset"], t["size"]))["name"] if tensors else None
+    if at_zero:
+        assert any(r.startswith(f"tensor: {at_zero}") for r in regions), regions[:12]
     page.screenshot(path=str(ARTIFACTS / f"{label}-{kind}-layout.png"))
 
     # validation and audit
