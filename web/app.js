@@ -405,8 +405,12 @@ function renderChat() {
   const sel = $("chat-template");
   let names = [];
   try { names = state.file.chatTemplates(); } catch { names = []; }
-  sel.replaceChildren(...names.map((n) => { const o = document.createElement("option"); o.value = n; o.textContent = n; return o; }));
-  sel.disabled = names.length === 0;
+  const option = (value, text) => { const o = document.createElement("option"); o.value = value; o.textContent = text; return o; };
+  const options = names.map((n) => option(n, `${n} (tokenizer.chat_template.${n})`));
+  // the unnamed template is the default one (transformers' pick without tools)
+  if (state.dump.metadata.some((kv) => kv.key === "tokenizer.chat_template")) options.unshift(option("", "default (tokenizer.chat_template)"));
+  sel.replaceChildren(...options);
+  sel.disabled = options.length === 0;
   drawChat();
 }
 
@@ -417,7 +421,7 @@ function drawChat() {
     const messages = JSON.parse($("chat-messages").value);
     const name = $("chat-template").value;
     const opts = { addGenerationPrompt: $("chat-gen").checked };
-    if (name && name !== "default") opts.template = name;
+    if (name) opts.template = name;
     out.textContent = state.file.applyChatTemplate(messages, opts);
     out.classList.remove("error");
   } catch (e) {

@@ -424,3 +424,42 @@ def test_drop_keyboard_and_dark(browser, page_url):
     page.screenshot(path=str(ARTIFACTS / f"dark-{kind}.png"), full_page=True)
     assert not errors, errors
     page.close()
+
+
+CHATML = (
+    "{% for m in messages %}<|im_start|>{{ m['role'] }}\n{{ m['content'] }}<|im_end|>\n{% endfor %}"
+    "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
+)
+BRACKETS = "{% for m in messages %}[{{ m.role | upper }}] {{ m.content }}\n{% endfor %}"
+
+
+def test_chat_template_preview(browser, page_url, tmp_path):
+    """The preview of a file's default and named chat templates is `gguf chat`'s text."""
+    need("shared", TINY.exists(), f"{TINY} is absent (../shared/corpus)")
+    url, kind = page_url
+    one = tmp_path / "chat1.gguf"
+    chat = tmp_path / "chat.gguf"
+    gguf("meta", "set", "-o", one, TINY, "tokenizer.chat_template", CHATML)
+    gguf("meta", "set", "-o", chat, one, "tokenizer.chat_template.brackets", BRACKETS)
+    messages = [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Hi <there> & \"you\""}]
+    conv = tmp_path / "messages.json"
+    conv.write_text(json.dumps(messages))
+    page, errors = open_page(browser, url)
+    open_file(page, chat)
+    tab(page, "chat")
+    options = page.eval_on_selector_all("#chat-template option", "os => os.map(o => o.value)")
+    assert len(options) == 2 and "brackets" in options, options
+    page.fill("#chat-messages", json.dumps(messages))
+    default = next(o for o in options if o != "brackets")
+    page.select_option("#chat-template", default)
+    text = lambda: page.evaluate("document.getElementById('chat-out').textContent")  # noqa: E731
+    assert text() == gguf("chat", "--messages", conv, "--add-generation-prompt", chat).stdout.decode()
+    page.uncheck("#chat-gen")
+    assert text() == gguf("chat", "--messages", conv, chat).stdout.decode()
+    page.select_option("#chat-template", "brackets")
+    assert text() == gguf("chat", "--messages", conv, "--template", "brackets", chat).stdout.decode()
+    page.fill("#chat-messages", "[{")
+    assert page.evaluate("document.getElementById('chat-out').classList.contains('error')")
+    page.screenshot(path=str(ARTIFACTS / f"chat-{kind}.png"), full_page=True)
+    assert not errors, errors
+    page.close()
