@@ -86,8 +86,10 @@ else
 fi
 
 echo "== the static page (web/) in headless Chromium (scripts/test_web.sh)"
-if [ -f "$target/wasm-pkg/ggufkit_wasm_bg.wasm" ]; then
-  GGUF_BIN="$target/debug/gguf" bash scripts/test_web.sh "$target/wasm-pkg"
+# the package the Node tests ran on (.ci/run's, else the one built above); else test_web.sh builds it
+web_pkg=${GGUFKIT_WASM_PKG:-$target/wasm-pkg}
+if [ -f "$web_pkg/ggufkit_wasm_bg.wasm" ]; then
+  GGUF_BIN="$target/debug/gguf" bash scripts/test_web.sh "$web_pkg"
 else
   GGUF_BIN="$target/debug/gguf" bash scripts/test_web.sh
 fi
