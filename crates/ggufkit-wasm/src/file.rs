@@ -612,5 +612,11 @@ pub(crate) fn render_chat(
         .as_deref()
         .or_else(|| chat::default_name(g, req.tools.is_some()));
     let t = ChatTemplate::from_gguf(g, pick).map_err(|e| fail(&e))?;
+    // WebAssembly has no clock of its own: `strftime_now` writes the page's local time, read
+    // from JavaScript's `Date` (its offset is UTC minus local, in minutes).
+    let date = js_sys::Date::new_0();
+    let unix = (date.get_time() / 1000.0).floor() as i64;
+    let offset_minutes = date.get_timezone_offset() as i64;
+    t.set_fixed_time(Some(unix.saturating_sub(offset_minutes.saturating_mul(60))));
     t.render(&req).map_err(|e| fail(&e))
 }

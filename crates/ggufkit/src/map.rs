@@ -39,6 +39,7 @@ impl Map {
     /// and are read again from the page cache or the file if touched. A conversion reading a
     /// checkpoint once calls it after each tensor, so its memory follows the tensor being
     /// converted, not the file. Only a hint: failure changes nothing.
+    #[cfg_attr(not(feature = "convert"), allow(dead_code))]
     pub fn release(&self, range: std::ops::Range<usize>) {
         #[cfg(unix)]
         if let Some(m) = &self.0 {

@@ -6,6 +6,7 @@
 #![forbid(unsafe_code)]
 
 use std::fmt::Write;
+#[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
 use std::time::{SystemTime, UNIX_EPOCH};
 
 #[cfg(not(target_arch = "wasm32"))]
@@ -50,7 +51,16 @@ struct Civil {
     yearday: u32,
 }
 
+/// Seconds since the Unix epoch now (negative before it). WebAssembly without a host has no
+/// clock (`SystemTime::now` would trap there): the epoch stands in, and the wasm package sets
+/// the page's time with [`super::ChatTemplate::set_fixed_time`] before every render.
+#[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
+fn now_unix() -> i64 {
+    0
+}
+
 /// Seconds since the Unix epoch now (negative before it).
+#[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
 fn now_unix() -> i64 {
     match SystemTime::now().duration_since(UNIX_EPOCH) {
         Ok(d) => i64::try_from(d.as_secs()).unwrap_or(i64::MAX),
