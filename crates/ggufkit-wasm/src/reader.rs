@@ -21,7 +21,7 @@ use crate::file::GgufFile;
 /// whole header in one read, and enough of a larger one to guess where it ends).
 pub const FIRST_CHUNK: u64 = 1 << 20;
 
-/// [`FIRST_CHUNK`] for the package's JavaScript, whose first request to a URL learns the
+/// `FIRST_CHUNK` for the package's JavaScript, whose first request to a URL learns the
 /// object's length before a reader can be made.
 #[wasm_bindgen(js_name = firstChunk)]
 pub fn first_chunk() -> f64 {

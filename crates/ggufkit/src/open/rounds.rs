@@ -21,7 +21,7 @@ use crate::read::source::{next_fetch_end, PrefixSource, Source};
 use crate::read::{outline_sized, Gguf, Outline, ReadOptions};
 use crate::validate::{verdicts, Report};
 
-/// A header being read in rounds (see the [module documentation](self)): ask
+/// A header being read in rounds (see the module's documentation): ask
 /// [`HeaderRounds::next_range`], fetch that range, [`HeaderRounds::push`] the bytes, and again
 /// until it answers `None`; then the file ([`HeaderRounds::gguf`]), its verdicts
 /// ([`HeaderRounds::report`]) or its byte layout ([`HeaderRounds::layout`]).

@@ -1,7 +1,7 @@
 //! An edited file as pieces: the new header, then ranges of the original file for the tensor data
 //! (with the zero padding the layout puts between them). A program that can concatenate without
 //! copying (a browser's `Blob` of slices) gives the edited file of a 20 GB model in the time its
-//! header takes, and its bytes are exactly those [`edit`](super::edit) writes to a new file.
+//! header takes, and its bytes are exactly those `edit` writes to a new file.
 #![forbid(unsafe_code)]
 
 use std::ops::Range;
