@@ -42,9 +42,10 @@ fn inputs_that_are_no_gguf_file_are_named_plainly() {
             vec!["export", file, "-o", "x.safetensors"],
             vec!["tensors", "--stats", file],
         ] {
-            // convert takes a Hugging Face checkpoint folder: a folder is refused as one
+            // convert and quantize take a Hugging Face checkpoint folder: a folder is refused
+            // as one
             let says = match (cmd[0], file) {
-                ("convert", "folder") => {
+                ("convert" | "quantize", "folder") => {
                     "folder: no config.json: not a Hugging Face checkpoint folder"
                 }
                 _ => says,
@@ -92,13 +93,6 @@ fn inputs_besides_the_model_are_named_plainly_too() {
                 file,
             ],
         ] {
-            // convert takes a Hugging Face checkpoint folder: a folder is refused as one
-            let says = match (cmd[0], file) {
-                ("convert", "folder") => {
-                    "folder: no config.json: not a Hugging Face checkpoint folder"
-                }
-                _ => says,
-            };
             let (code, _, err) = run(dir.path(), &cmd);
             assert_eq!(code, 2, "{cmd:?}: {err}");
             assert!(err.starts_with(&format!("gguf: {says}")), "{cmd:?}: {err}");

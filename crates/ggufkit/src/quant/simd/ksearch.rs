@@ -247,12 +247,13 @@ pub(super) unsafe fn requant_groups16(x: &[f32], d: &[f32; 16], lo: i32, hi: i32
             continue;
         }
         let dv = _mm256_set1_ps(dj);
-        let q = [0, 8].map(|k| {
-            let v = _mm256_div_ps(load8(&x[16 * j + k..]), dv);
-            _mm256_sub_epi32(clamp8(vlo, vhi, nearest_int8(v)), vlo)
-        });
+        // both halves written out: a closure here was compiled out of line, without AVX2
+        let v0 = _mm256_div_ps(load8(&x[16 * j..]), dv);
+        let q0 = _mm256_sub_epi32(clamp8(vlo, vhi, nearest_int8(v0)), vlo);
+        let v1 = _mm256_div_ps(load8(&x[16 * j + 8..]), dv);
+        let q1 = _mm256_sub_epi32(clamp8(vlo, vhi, nearest_int8(v1)), vlo);
         // eight i32 lanes twice → sixteen bytes in element order (every level fits)
-        let p = _mm256_packs_epi32(q[0], q[1]);
+        let p = _mm256_packs_epi32(q0, q1);
         let p = _mm256_permute4x64_epi64::<0b11_01_10_00>(p);
         let b = _mm_packs_epi16(_mm256_castsi256_si128(p), _mm256_extracti128_si256::<1>(p));
         let out = &mut l[16 * j..16 * j + 16];
