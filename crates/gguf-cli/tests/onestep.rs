@@ -18,37 +18,7 @@ use common::run;
 use ggufkit::convert::{Conversion, ConvertOptions};
 use ggufkit::quantize::{self, Preset, QuantizeOptions, TensorTypeOverride};
 use ggufkit::{GgmlType, Gguf};
-use ggufkit_testkit::{reference, skip};
-
-/// The checkpoints and the script's outputs: `$GGUFKIT_HF_REFERENCE`, else what
-/// make_checkpoints.sh makes (cached by the generators' hash), as `convert_hf.rs` finds them.
-fn reference_dir() -> Option<PathBuf> {
-    if let Some(d) = std::env::var_os("GGUFKIT_HF_REFERENCE").filter(|d| !d.is_empty()) {
-        return Some(PathBuf::from(d));
-    }
-    reference::python()?;
-    reference::llama_cpp_src()?;
-    let script = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../scripts/hf_reference/make_checkpoints.sh");
-    let out = Command::new("bash").arg(&script).output().ok()?;
-    if !out.status.success() {
-        skip::skip(
-            skip::Need::RefPython,
-            format!(
-                "make_checkpoints.sh failed: {}",
-                String::from_utf8_lossy(&out.stderr)
-                    .lines()
-                    .last()
-                    .unwrap_or("")
-            ),
-        );
-        return None;
-    }
-    String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .find_map(|l| l.strip_prefix("dir="))
-        .map(PathBuf::from)
-}
+use ggufkit_testkit::reference;
 
 /// The cases of the reference whose folder and script output at `outtype` exist.
 fn cases(dir: &Path, outtype: &str) -> Vec<(String, PathBuf, PathBuf)> {
@@ -321,7 +291,9 @@ const SMALL: [&str; 2] = ["mixtral-bf16", "llama2-spm-f16"];
 
 #[test]
 fn one_step_is_convert_then_llama_quantize() {
-    let Some(dir) = reference_dir() else { return };
+    let Some(dir) = reference::hf_checkpoints() else {
+        return;
+    };
     let Some(lq) = reference::llama_quantize() else {
         return;
     };

@@ -302,3 +302,32 @@ pub fn ggml_harness() -> Option<PathBuf> {
     );
     None
 }
+
+/// The tiny Hugging Face checkpoints and `convert_hf_to_gguf.py`'s outputs of them:
+/// `$GGUFKIT_HF_REFERENCE`, else what `scripts/hf_reference/make_checkpoints.sh` makes (cached
+/// by the generators' hash; it needs the pinned Python and llama.cpp's sources), or a skip.
+pub fn hf_checkpoints() -> Option<PathBuf> {
+    if let Some(d) = std::env::var_os("GGUFKIT_HF_REFERENCE").filter(|d| !d.is_empty()) {
+        return Some(PathBuf::from(d));
+    }
+    python()?;
+    llama_cpp_src()?;
+    let script = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../scripts/hf_reference/make_checkpoints.sh");
+    let out = Command::new("bash").arg(&script).output().ok()?;
+    if !out.status.success() {
+        let why = String::from_utf8_lossy(&out.stderr);
+        skip(
+            Need::RefPython,
+            format!(
+                "make_checkpoints.sh failed: {}",
+                why.lines().last().unwrap_or("")
+            ),
+        );
+        return None;
+    }
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .find_map(|l| l.strip_prefix("dir="))
+        .map(PathBuf::from)
+}

@@ -13,36 +13,6 @@ use ggufkit::convert::OutType;
 use ggufkit::read::Gguf;
 use ggufkit_testkit::reference;
 
-/// The reference folder: `$GGUFKIT_HF_REFERENCE`, else what make_checkpoints.sh makes (cached).
-fn reference_dir() -> Option<PathBuf> {
-    if let Some(d) = std::env::var_os("GGUFKIT_HF_REFERENCE").filter(|d| !d.is_empty()) {
-        return Some(PathBuf::from(d));
-    }
-    reference::python()?;
-    reference::llama_cpp_src()?;
-    let script = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../scripts/hf_reference/make_checkpoints.sh");
-    let out = Command::new("bash").arg(&script).output().ok()?;
-    if !out.status.success() {
-        ggufkit_testkit::skip::skip(
-            ggufkit_testkit::skip::Need::RefPython,
-            format!(
-                "make_checkpoints.sh failed: {}",
-                String::from_utf8_lossy(&out.stderr)
-                    .lines()
-                    .last()
-                    .unwrap_or("")
-            ),
-        );
-        return None;
-    }
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    stdout
-        .lines()
-        .find_map(|l| l.strip_prefix("dir="))
-        .map(PathBuf::from)
-}
-
 /// The first difference between `ours` and `theirs` in the pairs of `keys`, the tensor infos
 /// and the tensor data; `None` when they agree.
 fn first_difference(ours: &Gguf<'_>, theirs: &Gguf<'_>) -> Option<String> {
@@ -114,7 +84,9 @@ const NOT_IN_THE_TABLE_YET: &[(&str, &str)] = &[];
 
 #[test]
 fn conversions_match_the_script() {
-    let Some(dir) = reference_dir() else { return };
+    let Some(dir) = reference::hf_checkpoints() else {
+        return;
+    };
     let cases: serde_json::Value =
         serde_json::from_slice(&std::fs::read(dir.join("cases.json")).expect("cases.json"))
             .expect("cases.json parses");
@@ -288,7 +260,9 @@ fn llama_checkpoint(dir: &Path, layers: usize, tokenizer: &Path) -> u64 {
 #[cfg(target_os = "linux")]
 #[test]
 fn peak_memory_follows_the_largest_tensor() {
-    let Some(dir) = reference_dir() else { return };
+    let Some(dir) = reference::hf_checkpoints() else {
+        return;
+    };
     let tokenizer = dir.join("models").join("llama2-spm-f16");
     if !tokenizer.join("tokenizer.model").is_file() {
         ggufkit_testkit::skip::skip(
