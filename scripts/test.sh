@@ -18,6 +18,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$(pwd)
+# each step says when it starts, in minutes since this script began
+step() { printf '== %s  [%d:%02d]\n' "$*" $((SECONDS / 60)) $((SECONDS % 60)); }
 
 venv=${GGUFKIT_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/ggufkit/venv}
 if [ ! -x "$venv/bin/python" ]; then
@@ -44,20 +46,20 @@ report_skips() {
 }
 trap report_skips EXIT
 
-echo "== cargo test --workspace"
+step "cargo test --workspace"
 GGUFKIT_CASES_DIR="$cases" cargo test --workspace
 
-echo "== the gguf CLI the Python tests compare against"
+step "the gguf CLI the Python tests compare against"
 cargo build -q -p gguf-cli
 target=${CARGO_TARGET_DIR:-$repo/target}
 
-echo "== the Python package (maturin develop into $venv)"
+step "the Python package (maturin develop into $venv)"
 (cd python && VIRTUAL_ENV="$venv" PATH="$venv/bin:$PATH" maturin develop --quiet)
 
-echo "== pytest"
+step "pytest"
 (cd python && GGUFKIT_CASES_DIR="$cases" GGUF_BIN="$target/debug/gguf" "$venv/bin/python" -m pytest -q -rs "$@")
 
-echo "== the WebAssembly package (scripts/build_wasm.sh) and its Node tests"
+step "the WebAssembly package (scripts/build_wasm.sh) and its Node tests"
 # skipped, and said, without node or the wasm toolchain (build_wasm.sh exits 2); a failure when
 # GGUFKIT_REQUIRE names wasm (.ci/run does when it set the toolchain up)
 wasm_skip() {
@@ -85,7 +87,7 @@ else
   fi
 fi
 
-echo "== the static page (web/) in headless Chromium (scripts/test_web.sh)"
+step "the static page (web/) in headless Chromium (scripts/test_web.sh)"
 # the package the Node tests ran on (.ci/run's, else the one built above); else test_web.sh builds it
 web_pkg=${GGUFKIT_WASM_PKG:-$target/wasm-pkg}
 if [ -f "$web_pkg/ggufkit_wasm_bg.wasm" ]; then
