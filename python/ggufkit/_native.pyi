@@ -282,6 +282,9 @@ def convert(
     model_name: Optional[str] = None,
     metadata: Optional[_Path] = None,
     vocab_only: bool = False,
+    split_max_size: Union[int, str, None] = None,
+    split_max_tensors: int = 0,
+    no_tensor_first_split: bool = False,
     pure: bool = False,
     leave_output_tensor: bool = False,
     output_tensor_type: Optional[str] = None,
@@ -297,7 +300,11 @@ def convert(
     llama-quantize quantizes that file, in one pass without an intermediate file (``imatrix`` and
     the keyword options as llama-quantize's ``--imatrix``, ``--pure``, ``--leave-output-tensor``,
     ``--output-tensor-type``, ``--token-embedding-type``, ``--tensor-type PATTERN=TYPE``,
-    ``--include-weights``, ``--exclude-weights``). Returns the path written. A folder it cannot
+    ``--include-weights``, ``--exclude-weights``). ``split_max_size`` (bytes, or the script's
+    ``"500M"``, ``"2G"``), ``split_max_tensors`` and ``no_tensor_first_split`` write the
+    conversion in shards as the script's options do (``model.gguf`` becomes
+    ``model-00001-of-0000N.gguf``, ... beside it; not with a preset). Returns the path written (a
+    split output's first shard). A folder it cannot
     convert raises ``GGUFError`` naming the file and key; nothing is written."""
     ...
 def value_dtypes() -> List[Tuple[int, str]]:

@@ -6,7 +6,10 @@
 use std::path::PathBuf;
 
 use ggufkit::convert::execute::{execute, plan_folder};
-use ggufkit::convert::{quantize_folder, ConvertOptions, HfFolder, OutType};
+use ggufkit::convert::split::parse_split_size;
+use ggufkit::convert::{
+    output_shards, quantize_folder, ConvertOptions, HfFolder, OutType, SplitLimits,
+};
 use ggufkit::quantize::{Preset, QuantizeOptions, TensorTypeOverride};
 use ggufkit::GgmlType;
 use pyo3::exceptions::PyValueError;
@@ -18,11 +21,24 @@ fn value_error(e: impl std::fmt::Display) -> PyErr {
     PyValueError::new_err(e.to_string())
 }
 
+/// `split_max_size`: bytes, or the script's text ("2G", "500M").
+#[derive(FromPyObject)]
+pub enum SplitSize {
+    /// A number of bytes.
+    Bytes(u64),
+    /// As `--split-max-size` takes it.
+    Text(String),
+}
+
 /// Converts the checkpoint folder `hf_dir` (config.json, safetensors, tokenizer files) to
 /// `output` as convert_hf_to_gguf.py does (`outtype`: "f32", "f16", "bf16", "q8_0", "tq1_0",
 /// "tq2_0" or "auto"), byte for byte. With `preset` ("Q4_K_M", ...) the converted model is
 /// quantized as llama-quantize does, in the same pass without an intermediate file, with the
-/// importance matrix `imatrix` and llama-quantize's options. Returns the path written.
+/// importance matrix `imatrix` and llama-quantize's options. `split_max_size` (bytes, or the
+/// script's "500M", "2G"), `split_max_tensors` and `no_tensor_first_split` write the conversion
+/// in shards as the script's options of those names do (`output` `model.gguf` becomes
+/// `model-00001-of-0000N.gguf`, ... beside it). Returns the path written (a split output's first
+/// shard, the one llama.cpp and `ggufkit.open` take).
 #[pyfunction]
 #[pyo3(signature = (
     hf_dir,
@@ -34,6 +50,9 @@ fn value_error(e: impl std::fmt::Display) -> PyErr {
     model_name = None,
     metadata = None,
     vocab_only = false,
+    split_max_size = None,
+    split_max_tensors = 0,
+    no_tensor_first_split = false,
     pure = false,
     leave_output_tensor = false,
     output_tensor_type = None,
@@ -55,6 +74,9 @@ pub fn convert(
     model_name: Option<String>,
     metadata: Option<PathBuf>,
     vocab_only: bool,
+    split_max_size: Option<SplitSize>,
+    split_max_tensors: usize,
+    no_tensor_first_split: bool,
     pure: bool,
     leave_output_tensor: bool,
     output_tensor_type: Option<&str>,
@@ -67,13 +89,21 @@ pub fn convert(
 ) -> PyResult<String> {
     let name = hf_dir.display().to_string();
     let outtype: OutType = outtype.parse().map_err(value_error)?;
+    let split_max_size = match split_max_size {
+        None => 0,
+        Some(SplitSize::Bytes(n)) => n,
+        Some(SplitSize::Text(t)) => parse_split_size(&t).map_err(value_error)?,
+    };
     let convert = ConvertOptions {
         outtype,
         vocab_only,
         model_name,
         metadata,
-        ..ConvertOptions::default()
+        split_max_size,
+        split_max_tensors,
+        no_tensor_first_split,
     };
+    let limits = SplitLimits::of(&convert);
     let Some(preset) = preset else {
         let quantizing = imatrix.is_some()
             || pure
@@ -89,14 +119,22 @@ pub fn convert(
                 "imatrix and the quantization options need a preset",
             ));
         }
-        py.detach(|| -> ggufkit::Result<()> {
-            let folder = HfFolder::open(&hf_dir)?;
-            let (plan, kvs) = plan_folder(&folder, &convert)?;
-            execute(&folder, &plan, &kvs, &output, overwrite, None)
-        })
-        .or_raise(py, &name)?;
-        return Ok(output.display().to_string());
+        let first = py
+            .detach(|| -> ggufkit::Result<PathBuf> {
+                let folder = HfFolder::open(&hf_dir)?;
+                let (plan, kvs) = plan_folder(&folder, &convert)?;
+                let files = output_shards(&plan, &output, &limits)?;
+                execute(&folder, &plan, &kvs, &files, overwrite, None)?;
+                Ok(files[0].path.clone())
+            })
+            .or_raise(py, &name)?;
+        return Ok(first.display().to_string());
     };
+    if limits.splits() {
+        return Err(PyValueError::new_err(
+            "split_max_size, split_max_tensors and no_tensor_first_split split a conversion; with a preset, quantize first, then split",
+        ));
+    }
     if vocab_only {
         return Err(PyValueError::new_err(
             "vocab_only writes no tensors: there is nothing to quantize",

@@ -95,3 +95,69 @@ fn an_index_naming_an_absent_shard_is_refused() {
         "{e}"
     );
 }
+
+/// `--split-max-tensors` on a checkpoint of the split reference: `--dry-run -o` lists the shards
+/// and writes nothing; the run writes the script's shards byte for byte and says so; a size the
+/// script would not read is refused naming the option.
+#[test]
+fn split_options_write_the_scripts_shards() {
+    let Some(dir) = ggufkit_testkit::reference::hf_split_reference() else {
+        return;
+    };
+    let cases: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("cases.json")).unwrap()).unwrap();
+    let case = "llama2-spm-f16.tensors8";
+    let folder = cases[case]["folder"].as_str().expect("the tensors8 case");
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("model.gguf");
+    let gguf = |extra: &[&str]| {
+        let mut args = vec![
+            "convert",
+            folder,
+            "-o",
+            out.to_str().unwrap(),
+            "--outtype",
+            "f16",
+        ];
+        args.extend_from_slice(extra);
+        Command::cargo_bin("gguf")
+            .unwrap()
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let plan = gguf(&["--split-max-tensors", "8", "--dry-run"]);
+    assert!(plan.status.success());
+    let text = String::from_utf8_lossy(&plan.stdout);
+    assert!(text.contains("files: 3\n"), "{text}");
+    for i in 1..=3 {
+        assert!(
+            text.contains(&format!("model-0000{i}-of-00003.gguf: ")),
+            "{text}"
+        );
+    }
+    assert_eq!(std::fs::read_dir(tmp.path()).unwrap().count(), 0);
+
+    let bad = gguf(&["--split-max-size", "2MB"]);
+    assert!(!bad.status.success());
+    let why = String::from_utf8_lossy(&bad.stderr);
+    assert!(why.contains("--split-max-size '2MB'"), "{why}");
+    assert_eq!(std::fs::read_dir(tmp.path()).unwrap().count(), 0);
+
+    let run = gguf(&["--split-max-tensors", "8"]);
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let said = String::from_utf8_lossy(&run.stderr);
+    assert!(said.contains("(3 shards)"), "{said}");
+    for i in 1..=3 {
+        let name = format!("model-0000{i}-of-00003.gguf");
+        assert!(
+            std::fs::read(tmp.path().join(&name)).unwrap()
+                == std::fs::read(dir.join(case).join(&name)).unwrap(),
+            "{name} differs from the script's"
+        );
+    }
+}

@@ -307,22 +307,49 @@ pub fn ggml_harness() -> Option<PathBuf> {
 /// `$GGUFKIT_HF_REFERENCE`, else what `scripts/hf_reference/make_checkpoints.sh` makes (cached
 /// by the generators' hash; it needs the pinned Python and llama.cpp's sources), or a skip.
 pub fn hf_checkpoints() -> Option<PathBuf> {
-    if let Some(d) = std::env::var_os("GGUFKIT_HF_REFERENCE").filter(|d| !d.is_empty()) {
+    cached_reference("GGUFKIT_HF_REFERENCE", "make_checkpoints.sh")
+}
+
+/// `convert_hf_to_gguf.py`'s split outputs (`--split-max-size`, `--split-max-tensors`) of a few
+/// of [`hf_checkpoints`]' checkpoints: `$GGUFKIT_HF_SPLIT_REFERENCE`, else what
+/// `scripts/hf_reference/split_reference.sh` makes (its own cache, keyed by its own hash and the
+/// checkpoints'), or a skip.
+pub fn hf_split_reference() -> Option<PathBuf> {
+    cached_reference("GGUFKIT_HF_SPLIT_REFERENCE", "split_reference.sh")
+}
+
+/// The folders [`cached_reference`] found, by script: its generator runs once per process, and
+/// concurrent tests wait for it instead of running it beside each other.
+static MADE: Mutex<Vec<(&'static str, Option<PathBuf>)>> = Mutex::new(Vec::new());
+
+/// `$var`, else the folder `scripts/hf_reference/SCRIPT` makes with the reference python and
+/// prints as `dir=...`, or a skip naming why.
+fn cached_reference(var: &str, script: &'static str) -> Option<PathBuf> {
+    if let Some(d) = std::env::var_os(var).filter(|d| !d.is_empty()) {
         return Some(PathBuf::from(d));
     }
+    let mut made = MADE.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some((_, dir)) = made.iter().find(|(s, _)| *s == script) {
+        return dir.clone();
+    }
+    let dir = run_generator(script);
+    made.push((script, dir.clone()));
+    dir
+}
+
+/// Runs `scripts/hf_reference/SCRIPT`: the folder it prints as `dir=...`, or a skip naming why.
+fn run_generator(script: &str) -> Option<PathBuf> {
     python()?;
     llama_cpp_src()?;
-    let script = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../scripts/hf_reference/make_checkpoints.sh");
-    let out = Command::new("bash").arg(&script).output().ok()?;
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../scripts/hf_reference")
+        .join(script);
+    let out = Command::new("bash").arg(&path).output().ok()?;
     if !out.status.success() {
         let why = String::from_utf8_lossy(&out.stderr);
         skip(
             Need::RefPython,
-            format!(
-                "make_checkpoints.sh failed: {}",
-                why.lines().last().unwrap_or("")
-            ),
+            format!("{script} failed: {}", why.lines().last().unwrap_or("")),
         );
         return None;
     }

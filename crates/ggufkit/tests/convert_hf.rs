@@ -9,6 +9,7 @@ use std::process::Command;
 
 use ggufkit::convert::execute::convert_folder;
 use ggufkit::convert::plan::ConvertOptions;
+use ggufkit::convert::split::parse_split_size;
 use ggufkit::convert::OutType;
 use ggufkit::read::Gguf;
 use ggufkit_testkit::reference;
@@ -325,4 +326,156 @@ fn peak_memory_follows_the_largest_tensor() {
         tensors < largest + (32 << 20),
         "the tensors took {tensors} bytes at their peak for a largest tensor of {largest}"
     );
+}
+
+/// The split options of a case of the split reference, as `ConvertOptions`.
+fn split_options(case: &serde_json::Value) -> ConvertOptions {
+    let mut opts = ConvertOptions {
+        outtype: case["outtype"]
+            .as_str()
+            .unwrap()
+            .parse::<OutType>()
+            .unwrap(),
+        ..Default::default()
+    };
+    let args: Vec<&str> = case["args"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a.as_str().unwrap())
+        .collect();
+    let mut it = args.iter();
+    while let Some(&a) = it.next() {
+        match a {
+            "--split-max-tensors" => opts.split_max_tensors = it.next().unwrap().parse().unwrap(),
+            "--split-max-size" => {
+                opts.split_max_size = parse_split_size(it.next().unwrap()).unwrap()
+            }
+            "--no-tensor-first-split" => opts.no_tensor_first_split = true,
+            other => panic!("split reference: unknown argument {other}"),
+        }
+    }
+    opts
+}
+
+/// The file names in `dir`, sorted.
+fn names_in(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
+
+/// The split reference (scripts/hf_reference/split_reference.py): convert_hf_to_gguf.py with
+/// --split-max-tensors, --split-max-size (over expert stacks, quantized tensors, a limit below
+/// every tensor) and --no-tensor-first-split, and a limit that leaves one file. Ours must have
+/// the same file names and every shard the same bytes; a difference names the shard and its
+/// first differing key or tensor.
+#[test]
+fn split_conversions_match_the_script() {
+    let Some(dir) = reference::hf_split_reference() else {
+        return;
+    };
+    let cases: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("cases.json")).expect("cases.json"))
+            .expect("cases.json parses");
+    let tmp = tempfile::tempdir().unwrap();
+    let mut failures = Vec::new();
+    let mut shards = 0;
+    let cases = cases.as_object().unwrap();
+    for (case, c) in cases {
+        let folder = PathBuf::from(c["folder"].as_str().unwrap());
+        let reference = dir.join(case);
+        let out_dir = tmp.path().join(case);
+        std::fs::create_dir(&out_dir).unwrap();
+        let done = match convert_folder(
+            &folder,
+            &out_dir.join("model.gguf"),
+            &split_options(c),
+            false,
+            None,
+        ) {
+            Ok(d) => d,
+            Err(e) => {
+                failures.push(format!("{case}: {e}"));
+                continue;
+            }
+        };
+        let (ours, theirs) = (names_in(&out_dir), names_in(&reference));
+        let reported: Vec<PathBuf> = done.files.iter().map(|f| f.path.clone()).collect();
+        let listed: Vec<PathBuf> = ours.iter().map(|n| out_dir.join(n)).collect();
+        assert_eq!(
+            reported, listed,
+            "{case}: the files reported are the files written"
+        );
+        if ours != theirs {
+            failures.push(format!("{case}: files {ours:?}, the script's {theirs:?}"));
+            continue;
+        }
+        for name in &ours {
+            shards += 1;
+            let (a, b) = (out_dir.join(name), reference.join(name));
+            if std::fs::read(&a).unwrap() == std::fs::read(&b).unwrap() {
+                continue;
+            }
+            let d = first_difference(&Gguf::open(&a).unwrap(), &Gguf::open(&b).unwrap())
+                .unwrap_or_else(|| "the bytes differ (header padding)".into());
+            failures.push(format!("{case}: shard {name}: {d}"));
+        }
+    }
+    eprintln!("compared {} split conversions, {shards} files", cases.len());
+    assert!(!cases.is_empty(), "the split reference has no case");
+    assert!(
+        failures.is_empty(),
+        "{} differ:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+/// A split conversion writes all its shards or none: a shard that exists already is refused
+/// before anything is written, and a shard whose target appears while the others are written
+/// fails at its rename, which takes the shards renamed before it away again.
+#[test]
+fn a_split_conversion_is_all_or_nothing() {
+    let Some(dir) = reference::hf_split_reference() else {
+        return;
+    };
+    let cases: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("cases.json")).expect("cases.json"))
+            .expect("cases.json parses");
+    let case = &cases["llama2-spm-f16.tensors8"];
+    let folder = PathBuf::from(case["folder"].as_str().expect("the tensors8 case"));
+    let opts = split_options(case);
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("model.gguf");
+    let second = tmp.path().join("model-00002-of-00003.gguf");
+    std::fs::write(&second, b"kept").unwrap();
+    let e = convert_folder(&folder, &out, &opts, false, None).unwrap_err();
+    assert!(e.to_string().contains("already exists"), "{e}");
+    assert_eq!(names_in(tmp.path()), ["model-00002-of-00003.gguf"]);
+    assert_eq!(std::fs::read(&second).unwrap(), b"kept");
+    std::fs::remove_file(&second).unwrap();
+
+    let last = tmp.path().join("model-00003-of-00003.gguf");
+    let late = last.clone();
+    let mut once = false;
+    let progress: ggufkit::write::ProgressFn = Box::new(move |_| {
+        if !once {
+            once = true;
+            std::fs::write(&late, b"late").unwrap();
+        }
+    });
+    let e = convert_folder(&folder, &out, &opts, false, Some(progress)).unwrap_err();
+    assert!(e.to_string().contains("already exists"), "{e}");
+    assert_eq!(names_in(tmp.path()), ["model-00003-of-00003.gguf"]);
+    assert_eq!(std::fs::read(&last).unwrap(), b"late");
+
+    // and with every target free, the three shards
+    std::fs::remove_file(&last).unwrap();
+    let done = convert_folder(&folder, &out, &opts, false, None).unwrap();
+    assert_eq!(done.files.len(), 3);
+    assert_eq!(names_in(tmp.path()).len(), 3);
 }

@@ -37,8 +37,18 @@ With a folder (a Hugging Face checkpoint: config.json, *.safetensors, tokenizer 
 is the GGUF that llama.cpp's convert_hf_to_gguf.py writes for it, byte for byte, without Python:
 --outtype f32|f16|bf16|q8_0|tq1_0|tq2_0|auto as the script has it (auto: the checkpoint's 16-bit
 type), --vocab-only, --dry-run (the plan: each tensor's source, GGUF name, dtype, type and shape,
-and every metadata pair). An architecture or tokenizer it cannot convert is refused before
-anything is written.")]
+every metadata pair, and with -o the files it would write). An architecture or tokenizer it
+cannot convert is refused before anything is written.
+
+--split-max-size N (bytes; NK, NM, NG in powers of 1000) and --split-max-tensors N write the
+output in shards as the script does, in the same pass: OUT.gguf becomes OUT-00001-of-0000K.gguf,
+... beside it (the first shard holds the metadata, every shard ends with split.no, split.count and
+split.tensors.count; llama.cpp loads them from the first). A shard starts when the current one
+holds N tensors, or when the next tensor's bytes would take the current one's over N bytes (a
+tensor larger than N gets a shard of its own); --no-tensor-first-split keeps the tensors out of
+the first shard. A limit that leaves one shard writes OUT itself, without split keys. Every
+shard is written beside its target and renamed only when all are complete: a failure or an
+interrupt leaves none of them.")]
 pub struct Args {
     /// The GGUF file, or the Hugging Face checkpoint folder, to convert.
     file: PathBuf,
@@ -71,6 +81,9 @@ pub struct Args {
     /// Checkpoint folders: the most tensors per shard.
     #[arg(long, value_name = "N")]
     split_max_tensors: Option<usize>,
+    /// Checkpoint folders: the first shard of a split output holds the metadata only.
+    #[arg(long)]
+    no_tensor_first_split: bool,
     /// Byte order of the output.
     #[arg(long, value_enum)]
     endian: Option<EndianArg>,
@@ -173,27 +186,13 @@ fn report_skipped(skipped: &[(&str, SkipReason)]) {
     }
 }
 
-/// The script's --split-max-size: a number, optionally followed by K, M or G (powers of 1000).
-fn split_size(text: &str) -> Result<u64, CliError> {
-    let bad = || {
-        CliError::failed(format!(
-            "--split-max-size '{text}': a number, optionally followed by K, M or G"
-        ))
-    };
-    let (digits, mult) = match text.chars().last() {
-        Some('K') => (&text[..text.len() - 1], 1_000),
-        Some('M') => (&text[..text.len() - 1], 1_000_000),
-        Some('G') => (&text[..text.len() - 1], 1_000_000_000),
-        _ => (text, 1),
-    };
-    let n: u64 = digits.parse().map_err(|_| bad())?;
-    n.checked_mul(mult).ok_or_else(bad)
-}
-
 /// `gguf convert HF_DIR`: a checkpoint folder through the library's conversion.
 fn run_checkpoint(args: Args) -> CmdResult {
     use ggufkit::convert::execute::{execute, plan_folder};
-    use ggufkit::convert::{ConvertOptions as HfOptions, HfFolder, OutType};
+    use ggufkit::convert::split::parse_split_size;
+    use ggufkit::convert::{
+        output_shards, ConvertOptions as HfOptions, HfFolder, OutType, SplitLimits,
+    };
 
     let lib = |e: ggufkit::Error| CliError::from_lib(&args.file, &e);
     if args.endian.is_some() || args.ty.is_some() {
@@ -213,42 +212,61 @@ fn run_checkpoint(args: Args) -> CmdResult {
         split_max_size: args
             .split_max_size
             .as_deref()
-            .map(split_size)
-            .transpose()?
+            .map(parse_split_size)
+            .transpose()
+            .map_err(|e| CliError::failed(e.to_string()))?
             .unwrap_or(0),
         split_max_tensors: args.split_max_tensors.unwrap_or(0),
+        no_tensor_first_split: args.no_tensor_first_split,
     };
     // the checkpoint error names the folder itself
     let folder = HfFolder::open(&args.file).map_err(|e| CliError::failed(e.to_string()))?;
     let (plan, metadata) = plan_folder(&folder, &opts).map_err(lib)?;
+    let limits = SplitLimits::of(&opts);
+    let files = match args.out.as_ref() {
+        Some(out) => Some(output_shards(&plan, out, &limits).map_err(lib)?),
+        None => None,
+    };
     if args.dry_run {
         print!("{}", crate::output::convert_plan::render(&plan, &metadata));
+        match &files {
+            Some(files) => print!("{}", crate::output::convert_plan::render_files(files)),
+            None if limits.splits() => {
+                println!("files: give -o OUT to see the shards the split options cut")
+            }
+            None => {}
+        }
         return Ok(OK);
     }
-    let Some(out) = args.out.as_ref() else {
+    let (Some(out), Some(files)) = (args.out.as_ref(), files) else {
         return Err(CliError::failed("-o OUT is required"));
     };
-    let total = plan
-        .tensors
-        .iter()
-        .map(|t| ggufkit::write::tensor_size(&t.out.name, t.ty, &t.gguf_shape()).unwrap_or(0))
-        .sum();
+    let total = files.iter().map(|f| f.tensor_bytes).sum();
     let progress = Progress::bytes(total, "converting");
     execute(
         &folder,
         &plan,
         &metadata,
-        out,
+        &files,
         args.force,
         progress.callback(),
     )
     .map_err(lib)?;
     progress.finish();
+    let written = if files.len() == 1 {
+        out.display().to_string()
+    } else {
+        format!(
+            "{} .. {} ({} shards)",
+            files[0].path.display(),
+            files[files.len() - 1].path.display(),
+            files.len()
+        )
+    };
     eprintln!(
-        "{} ({}) -> {}: {} tensors, --outtype {}",
+        "{} ({}) -> {written}: {} tensors, --outtype {}",
         plan.class,
         plan.arch,
-        out.display(),
         plan.tensors.len(),
         plan.outtype.name()
     );

@@ -1,10 +1,11 @@
 //! `gguf convert HF_DIR --dry-run`: the plan of a checkpoint's conversion, one line per tensor
 //! (source → GGUF name, dtype → type, shape) and every metadata pair it would write (long arrays
-//! shortened).
+//! shortened), and the files it would write (the output, or the shards of a split).
 
 use std::fmt::Write;
 
 use ggufkit::convert::plan::{KvList, Plan};
+use ggufkit::convert::OutputShard;
 use ggufkit::write::OwnedValue;
 
 /// The plan as text.
@@ -38,6 +39,22 @@ pub fn render(plan: &Plan, metadata: &KvList) -> String {
     let _ = writeln!(s, "metadata: {} pairs", metadata.len());
     for (k, v) in metadata.iter() {
         let _ = writeln!(s, "  {k} = {}", short(v));
+    }
+    s
+}
+
+/// The files a conversion writes: the output, or each shard with its tensors and their bytes.
+pub fn render_files(files: &[OutputShard]) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "files: {}", files.len());
+    for f in files {
+        let _ = writeln!(
+            s,
+            "  {}: {} tensors, {} bytes",
+            f.path.display(),
+            f.tensors.len(),
+            f.tensor_bytes
+        );
     }
     s
 }

@@ -1,13 +1,17 @@
 //! Carrying out a [`Plan`]: the header from the metadata pairs and the planned tensor infos, then
 //! each tensor read from the mapped shards, transformed, converted to its type and written once,
-//! through the library's writer into a temporary file renamed over the target. A tensor is
+//! through the library's writer into a temporary file renamed over the target (or one per shard
+//! of a split output, [`split`](super::split), renamed when all are complete). A tensor is
 //! converted in chunks of whole rows straight from the map into the writer (an expert stack part
 //! by part, a source whose bytes are already the output's copied as they are), and its pages of
 //! the map are given back once read: memory holds a chunk, never the model. The element
 //! conversions run on rayon's pool.
 #![forbid(unsafe_code)]
 
+use std::cell::RefCell;
+use std::io::Write;
 use std::path::Path;
+use std::rc::Rc;
 
 use crate::convert::arch::{permute_order, TensorSource, Transform};
 use crate::convert::folder::HfFolder;
@@ -17,17 +21,18 @@ use crate::convert::plan::{
     metadata, plan, ConvertOptions, KvList, ParamCounts, Plan, PlannedTensor,
 };
 use crate::convert::safetensors::Dtype;
-use crate::error::{CheckpointError, Result};
+use crate::convert::split::{output_shards, shard_metadata, OutputShard, SplitLimits};
+use crate::error::{CheckpointError, Error, Result};
 use crate::types::GgmlType;
-use crate::write::{write_atomically_from, GgufBuilder, ProgressFn, TensorDataWriter};
+use crate::write::{AtomicFile, GgufBuilder, ProgressFn, TensorDataWriter};
 
-/// The builder of the output: every pair of `kvs` in order, every planned tensor's info.
-pub fn builder(plan: &Plan, kvs: &KvList) -> Result<GgufBuilder<'static>> {
+/// The builder of one output file: every pair of `kvs` in order, the info of each of `tensors`.
+pub fn builder(tensors: &[PlannedTensor], kvs: &KvList) -> Result<GgufBuilder<'static>> {
     let mut b = GgufBuilder::new();
     for (k, v) in kvs.iter() {
         b.set(k, v.clone())?;
     }
-    for t in &plan.tensors {
+    for t in tensors {
         b.add_tensor(&t.out.name, t.ty, &t.gguf_shape())?;
     }
     Ok(b)
@@ -253,30 +258,67 @@ fn apply(
     })
 }
 
-/// Writes `plan` of `folder` to `out` with the metadata `kvs` (atomically: a temporary file
-/// renamed over `out`; an existing `out` is replaced only when `overwrite`).
+/// Writes `plan` of `folder` with the metadata `kvs` to the files `shards` lays out
+/// ([`output_shards`]: one, or the shards of a split), in one pass over the tensors. Atomic:
+/// every file is written beside its target and renamed only once all of them are complete, so a
+/// failure or an interrupt leaves none of them; an existing file is replaced only when
+/// `overwrite`.
 pub fn execute(
     folder: &HfFolder,
     plan: &Plan,
     kvs: &KvList,
-    out: &Path,
+    shards: &[OutputShard],
     overwrite: bool,
     progress: Option<ProgressFn>,
 ) -> Result<()> {
-    let b = builder(plan, kvs)?;
+    let n = shards.len();
+    let builders = shards
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            let kvs = shard_metadata(kvs, i, n, plan.tensors.len());
+            let mut b = builder(&plan.tensors[s.tensors.clone()], &kvs)?;
+            // the script pads every file it writes tensors to, a first shard left without
+            // them included; a vocabulary alone (no tensors anywhere) ends after its header
+            b.tensorless_padding(!plan.tensors.is_empty());
+            Ok(b)
+        })
+        .collect::<Result<Vec<_>>>()?;
     let inputs: Vec<&Path> = folder.shards().iter().map(|s| s.path()).collect();
-    write_atomically_from(out, overwrite, &inputs, |w| {
-        let mut dw = b.write_header(w)?;
-        if let Some(p) = progress {
-            dw.on_progress(p);
+    let mut files = shards
+        .iter()
+        .map(|s| AtomicFile::create_from(&s.path, overwrite, &inputs))
+        .collect::<Result<Vec<_>>>()?;
+    // the same callback, handed to each file in turn
+    let shared = progress.map(|f| Rc::new(RefCell::new(f)));
+    let mut scratch = Vec::new();
+    for ((shard, b), file) in shards.iter().zip(&builders).zip(&mut files) {
+        let target = file.target().to_path_buf();
+        let mut w = file.writer();
+        let mut dw = b.write_header(&mut w)?;
+        if let Some(f) = &shared {
+            let f = Rc::clone(f);
+            dw.on_progress(Box::new(move |k| (f.borrow_mut())(k)));
         }
-        let mut scratch = Vec::new();
-        for t in &plan.tensors {
+        for t in &plan.tensors[shard.tensors.clone()] {
             write_tensor(folder, t, &mut dw, &mut scratch)?;
         }
         dw.finish()?;
-        Ok(())
-    })
+        w.flush()
+            .map_err(|e| Error::io_at("writing the output", &target, e))?;
+    }
+    let mut committed: Vec<&Path> = Vec::new();
+    for (file, shard) in files.into_iter().zip(shards) {
+        if let Err(e) = file.commit() {
+            // the files of this output renamed already go too: all or nothing
+            for p in committed {
+                let _ = std::fs::remove_file(p);
+            }
+            return Err(e);
+        }
+        committed.push(&shard.path);
+    }
+    Ok(())
 }
 
 /// What [`convert_folder`] did.
@@ -286,16 +328,12 @@ pub struct Converted {
     pub plan: Plan,
     /// Every metadata pair written, in order.
     pub metadata: KvList,
+    /// The files written: the output, or its shards.
+    pub files: Vec<OutputShard>,
 }
 
 /// The plan of `dir` and every metadata pair its output would have (what `--dry-run` shows).
 pub fn plan_folder(folder: &HfFolder, opts: &ConvertOptions) -> Result<(Plan, KvList)> {
-    if opts.split_max_size != 0 || opts.split_max_tensors != 0 {
-        return Err(CheckpointError::Option(
-            "--split-max-size / --split-max-tensors are not supported by this conversion yet: convert, then `gguf split`".into(),
-        )
-        .into());
-    }
     let p = plan(folder, opts)?;
     let arch = crate::convert::arch::find(&p.class, &folder.config_path())?;
     let vocab_size = match folder.config().get("vocab_size") {
@@ -330,7 +368,8 @@ pub fn plan_folder(folder: &HfFolder, opts: &ConvertOptions) -> Result<(Plan, Kv
 
 /// Converts the checkpoint folder `dir` to `out` as convert_hf_to_gguf.py does: everything is
 /// read and decided first (an architecture or tokenizer it cannot convert is refused before a
-/// byte is written), then the file is written atomically.
+/// byte is written), then the file, or the shards the split options cut
+/// ([`output_shards`]), are written atomically.
 pub fn convert_folder(
     dir: &Path,
     out: &Path,
@@ -340,6 +379,11 @@ pub fn convert_folder(
 ) -> Result<Converted> {
     let folder = HfFolder::open(dir)?;
     let (plan, metadata) = plan_folder(&folder, opts)?;
-    execute(&folder, &plan, &metadata, out, overwrite, progress)?;
-    Ok(Converted { plan, metadata })
+    let files = output_shards(&plan, out, &SplitLimits::of(opts))?;
+    execute(&folder, &plan, &metadata, &files, overwrite, progress)?;
+    Ok(Converted {
+        plan,
+        metadata,
+        files,
+    })
 }

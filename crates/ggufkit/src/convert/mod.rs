@@ -3,7 +3,8 @@
 //! hyperparameters ([`hparams`]), the architecture table ([`arch`]) with the tensor-name map
 //! ([`tensor_names`]), the type rules and element conversions ([`outtype`]), the vocabulary
 //! builders ([`vocab`]) and the general metadata ([`metadata`]), which give the script's
-//! key-value pairs in its order, the [`plan`](mod@plan) and its execution ([`execute`]), or the conversion handed to
+//! key-value pairs in its order, the [`plan`](mod@plan) and its execution ([`execute`]) into one file or the
+//! shards [`split`] cuts, or the conversion handed to
 //! the quantizer as its input ([`one_step`]: a checkpoint to a llama-quantize preset in one pass).
 #![forbid(unsafe_code)]
 
@@ -16,6 +17,7 @@ pub mod one_step;
 pub mod outtype;
 pub mod plan;
 pub mod safetensors;
+pub mod split;
 pub mod tensor_names;
 pub mod vocab;
 
@@ -23,6 +25,7 @@ pub use folder::HfFolder;
 pub use one_step::{quantize_folder, Conversion, QuantizedFolder};
 pub use outtype::OutType;
 pub use plan::{plan, ConvertOptions, KvList, Plan};
+pub use split::{output_shards, OutputShard, SplitLimits};
 
 /// One metadata pair as a builder returns it: the key and its owned value.
 pub type Kv = (String, crate::write::OwnedValue);

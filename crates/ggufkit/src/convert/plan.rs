@@ -80,6 +80,8 @@ pub struct ConvertOptions {
     pub split_max_size: u64,
     /// `--split-max-tensors` (0: no limit).
     pub split_max_tensors: usize,
+    /// `--no-tensor-first-split`: a split output's first shard holds the metadata only.
+    pub no_tensor_first_split: bool,
 }
 
 impl Default for ConvertOptions {
@@ -91,6 +93,7 @@ impl Default for ConvertOptions {
             metadata: None,
             split_max_size: 0,
             split_max_tensors: 0,
+            no_tensor_first_split: false,
         }
     }
 }
