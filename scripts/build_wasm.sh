@@ -1,9 +1,14 @@
 #!/usr/bin/env bash
 # Builds the WebAssembly package (crates/ggufkit-wasm) into an npm package folder:
 #
-#   scripts/build_wasm.sh [OUT]        (default OUT: target/wasm-pkg)
+#   scripts/build_wasm.sh [--slim] [OUT]   (default OUT: target/wasm-pkg, target/wasm-pkg-slim)
 #
-# cargo build --release --target wasm32-unknown-unknown, size-optimised (opt-level z, fat LTO,
+# --slim: without the crate's default features `tokenizer` and `chat` (llama.cpp's tokenizer with
+# its Unicode tables and pre-tokenizer regexes, the chat templates' rendering): the header, its
+# JSON, validation, audit, layout and edits only; `features()` says which build it is.
+#
+# cargo build --release --target wasm32-unknown-unknown, size-optimised (opt-level z, but 3 for the
+# bindings' own few functions, whose loops hand every metadata value over; fat LTO,
 # one codegen unit, panic=abort: a panic is a trap either way, and the library promises none on
 # input); then wasm-bindgen --target web (an ES module that loads its .wasm with fetch, or from
 # bytes given to it, so it runs in Node 20 and in browsers), then wasm-opt -Oz when binaryen is
@@ -16,7 +21,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$(pwd)
-out=${1:-$repo/target/wasm-pkg}
+slim=
+if [ "${1:-}" = --slim ]; then slim=1; shift; fi
+out=${1:-$repo/target/wasm-pkg${slim:+-slim}}
 tools=${GGUFKIT_WASM_TOOLS:-${XDG_CACHE_HOME:-$HOME/.cache}/ggufkit/wasm-tools}
 crate=crates/ggufkit-wasm
 
@@ -36,13 +43,15 @@ if [ ! -x "$bindgen" ] || [ "$("$bindgen" --version | awk '{print $2}')" != "$ve
     || { echo "build_wasm.sh: wasm-bindgen-cli $version cannot be installed" >&2; exit 2; }
 fi
 
-echo "== cargo build --release --target wasm32-unknown-unknown -p ggufkit-wasm" >&2
+features=()
+[ -n "$slim" ] && features=(--no-default-features)
+echo "== cargo build --release --target wasm32-unknown-unknown -p ggufkit-wasm ${features[*]:-}" >&2
 CARGO_PROFILE_RELEASE_OPT_LEVEL=z \
 CARGO_PROFILE_RELEASE_LTO=fat \
 CARGO_PROFILE_RELEASE_CODEGEN_UNITS=1 \
 CARGO_PROFILE_RELEASE_PANIC=abort \
 CARGO_PROFILE_RELEASE_DEBUG=0 \
-  cargo build --quiet --release --target wasm32-unknown-unknown -p ggufkit-wasm >&2
+  cargo build --config 'profile.release.package.ggufkit-wasm.opt-level=3' --quiet --release --target wasm32-unknown-unknown -p ggufkit-wasm ${features[@]+"${features[@]}"} >&2
 target=${CARGO_TARGET_DIR:-$repo/target}
 wasm=$target/wasm32-unknown-unknown/release/ggufkit_wasm.wasm
 
@@ -82,5 +91,5 @@ raw=$(stat -c %s "$w")
 gz=$(gzip -9 -c "$w" | wc -c)
 br=$(node -e 'const z=require("zlib"),fs=require("fs");const b=fs.readFileSync(process.argv[1]);
 console.log(z.brotliCompressSync(b,{params:{[z.constants.BROTLI_PARAM_QUALITY]:11}}).length)' "$w" 2>/dev/null || echo n/a)
-echo "wasm: $raw bytes raw, $gz gzip -9, $br brotli -q 11 (wasm-opt: ${opt:-none})" >&2
+echo "wasm${slim:+ (slim)}: $raw bytes raw, $gz gzip -9, $br brotli -q 11 (wasm-opt: ${opt:-none})" >&2
 echo "pkg=$out"

@@ -77,12 +77,21 @@ else
   else
     pkg_out=$(bash scripts/build_wasm.sh "$target/wasm-pkg") || rc=$?
   fi
+  # the slim build (no tokenizer, no chat rendering): its own test, slim.test.mjs
+  if [ $rc -eq 0 ]; then
+    if [ -n "${GGUFKIT_WASM_SLIM_PKG:-}" ] && [ -f "$GGUFKIT_WASM_SLIM_PKG/index.js" ]; then
+      slim_out="pkg=$GGUFKIT_WASM_SLIM_PKG"
+    else
+      slim_out=$(bash scripts/build_wasm.sh --slim "$target/wasm-pkg-slim") || rc=$?
+    fi
+  fi
   if [ $rc -eq 2 ]; then
     wasm_skip "the wasm toolchain (wasm32 target, wasm-bindgen-cli) cannot be installed"
   elif [ $rc -ne 0 ]; then
     exit $rc
   else
     GGUFKIT_WASM_PKG=$(printf '%s\n' "$pkg_out" | sed -n 's/^pkg=//p') GGUFKIT_CASES_DIR="$cases" \
+      GGUFKIT_WASM_SLIM_PKG=$(printf '%s\n' "$slim_out" | sed -n 's/^pkg=//p') \
       GGUF_BIN="$target/debug/gguf" node --test crates/ggufkit-wasm/node-tests/
   fi
 fi

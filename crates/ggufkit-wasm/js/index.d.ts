@@ -4,6 +4,10 @@
  * .wasm's bytes). */
 export function load(input?: BufferSource | URL | string | Response | WebAssembly.Module): Promise<void>;
 
+/** The optional parts this build has: `["tokenizer", "chat"]` in the npm package, none in a
+ * slim build, whose `tokenizer()` and `applyChatTemplate()` throw a GgufError saying so. */
+export function features(): Array<"tokenizer" | "chat">;
+
 /** Every error the package throws. */
 export interface GgufError extends Error {
   name: "GgufError";
@@ -94,7 +98,9 @@ export class GgufFile {
    * arrays for arrays of numbers, string[] for arrays of strings, nested arrays as arrays. The
    * fastest way to every value. */
   metadata(): Record<string, MetadataValue>;
-  metadataParts(): Array<[string, "value" | "strings", unknown]>;
+  /** Every pair in the file's order: `type` as `gguf dump` names it (`uint32`, `array[string]`). */
+  metadataEntries(): Array<{ key: string; type: string; value: MetadataValue }>;
+  metadataParts(): Array<[string, "value" | "strings", unknown, string]>;
   /** `gguf dump --json` (an object; `toJSONText()` is the exact text). */
   toJSON(): object;
   toJSONText(): string;
@@ -118,6 +124,15 @@ export class GgufFile {
   applyChatTemplate(messages: unknown[], options?: ChatOptions): string;
   /** The edited file's pieces: new bytes, or [start, end] ranges of the original. */
   editPieces(edits: Edits): Array<Uint8Array | [number, number]>;
-  /** The edited file as a Blob of the new header and slices of the original (nothing copied). */
-  edit(edits: Edits): Blob;
+  /** The edited file. Opened from bytes or a Blob: a Blob of the new header and slices of the
+   * original (nothing copied, nothing read). Opened from a URL: a Promise of a Blob of the new
+   * header and the tensor data fetched by Range requests (a browser keeps a large Blob on disk,
+   * Node in memory: `editStream` bounds memory). `await file.edit(...)` works for both. */
+  edit(edits: Edits): Blob | Promise<Blob>;
+  /** The edited file as a stream read from the original only as it is pulled (one chunk of
+   * `chunk` bytes at a time, default 8 MiB; a URL's data by Range requests checked against the
+   * header's reading). `cost` counts the requests and bytes it fetched. */
+  editStream(edits: Edits, options?: { chunk?: number; cost?: { requests: number; bytes: number } }): ReadableStream<Uint8Array>;
+  /** For a file opened from a URL: where its data is read from by `edit` and `editStream`. */
+  remote?: { url: string; size: number; etag: string | null; ranges: boolean };
 }

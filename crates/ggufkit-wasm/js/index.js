@@ -8,9 +8,19 @@
 // file only moves bytes: the slices of a Blob and the Range requests of a URL that the header
 // reader asks for (HeaderReader.nextRange, the library's rule), and the Blob of an edit.
 
-import init, { GgufFile, HeaderReader, Tokenizer, errorClass, firstChunk } from "./ggufkit_wasm.js";
+import * as wasm from "./ggufkit_wasm.js";
 
-export { GgufFile, Tokenizer };
+const { default: init, GgufFile, HeaderReader, errorClass, firstChunk, buildFeatures } = wasm;
+/** The tokenizer class (undefined in a build without the tokenizer: see `features()`). */
+export const Tokenizer = wasm.Tokenizer;
+export { GgufFile };
+
+/** The optional parts this build has: `["tokenizer", "chat"]` in the npm package, none in a
+ * slim build (`scripts/build_wasm.sh --slim`), whose `tokenizer()` and `applyChatTemplate()`
+ * throw a GgufError that says they are not in it. */
+export function features() {
+  return buildFeatures();
+}
 
 const wasmUrl = new URL("./ggufkit_wasm_bg.wasm", import.meta.url);
 let loaded = null;
@@ -66,25 +76,32 @@ GgufFile.fromBytes = function fromBytes(bytes, options = {}) {
   return file;
 };
 
+/** A `metadataParts()` payload as the value it stands for (an array of strings sliced from its
+ * one text). */
+function partValue(kind, payload) {
+  if (kind !== "strings") return payload;
+  const [text, ends] = payload;
+  const list = new Array(ends.length);
+  let at = 0;
+  for (let i = 0; i < ends.length; i++) {
+    list[i] = text.slice(at, ends[i]);
+    at = ends[i];
+  }
+  return list;
+}
+
 /** Every metadata value, by key: numbers (64-bit integers as BigInt), strings, booleans, arrays
  * of numbers as typed arrays, arrays of strings as arrays of strings, nested arrays as arrays. */
 GgufFile.prototype.metadata = function metadata() {
   const out = {};
-  for (const [key, kind, payload] of this.metadataParts()) {
-    if (kind === "strings") {
-      const [text, ends] = payload;
-      const list = new Array(ends.length);
-      let at = 0;
-      for (let i = 0; i < ends.length; i++) {
-        list[i] = text.slice(at, ends[i]);
-        at = ends[i];
-      }
-      out[key] = list;
-    } else {
-      out[key] = payload;
-    }
-  }
+  for (const [key, kind, payload] of this.metadataParts()) out[key] = partValue(kind, payload);
   return out;
+};
+
+/** Every metadata pair in the file's order as `{key, type, value}`: `type` as `gguf dump` names
+ * it (`uint32`, `float32`, `array[string]`), `value` as `metadata()` gives it. */
+GgufFile.prototype.metadataEntries = function metadataEntries() {
+  return this.metadataParts().map(([key, kind, payload, type]) => ({ key, type, value: partValue(kind, payload) }));
 };
 
 // ---- Blob and File ----------------------------------------------------------------------------
@@ -142,6 +159,7 @@ class RemoteObject {
     this.size = null;
     this.etag = null;
     this.body = null; // the reader of a whole-object body (a server that ignores Range)
+    this.ignoresRange = false;
     this.pending = new Uint8Array(0);
   }
 
@@ -169,6 +187,7 @@ class RemoteObject {
         throw this.fail("the server ignores Range requests and does not say the object's length");
       }
       this.size = Number(length);
+      this.ignoresRange = true;
       this.body = res.body.getReader();
       return new Uint8Array(0);
     }
@@ -307,6 +326,56 @@ async function readUrl(url, name, permissive, fetchImpl) {
   return { reader, obj };
 }
 
+/** The data of a remote object, read again later (an edit's tensor data): the URL, the fetch
+ * function, and what the header's reading learnt (its length, its ETag, whether the server
+ * honours Range). */
+function remoteSource(obj) {
+  return { url: obj.url, fetch: obj.fetch, size: obj.size, etag: obj.etag, ranges: !obj.ignoresRange };
+}
+
+/** Bytes `start..end` of a remote source in chunks of at most `chunk` bytes, one fetched at a
+ * time as the consumer asks: Range requests checked as the header's were (the same length,
+ * the same ETag: If-Match), or, from a server that ignores Range, one plain response read on
+ * to `start` and then to `end`. Counts into `cost` (requests, bytes). */
+async function* remoteChunks(src, start, end, chunk, cost) {
+  const obj = new RemoteObject(src.url, src.fetch);
+  obj.size = src.size;
+  obj.etag = src.etag;
+  try {
+    if (src.ranges) {
+      for (let at = start; at < end; at += chunk) {
+        const stop = Math.min(end, at + chunk);
+        const requests = obj.requests;
+        const bytes = obj.bytes;
+        const part = await obj.range(at, stop);
+        cost.requests += obj.requests - requests;
+        cost.bytes += obj.bytes - bytes;
+        yield part;
+      }
+      return;
+    }
+    cost.requests += 1;
+    const res = await obj.get({});
+    if (res.status !== 200) throw obj.fail(`the server answered ${res.status} ${res.statusText}`.trim());
+    const length = res.headers.get("Content-Length");
+    if (length !== null && Number(length) !== src.size) {
+      await res.body?.cancel().catch(() => {});
+      throw obj.fail(`the object changed while it was being read (its length was ${src.size} bytes, now ${length})`);
+    }
+    obj.body = res.body.getReader();
+    const before = obj.bytes;
+    try {
+      // read on to `start` (the old header), in chunks too
+      for (let at = 0; at < start; at += chunk) await obj.fromBody(at, Math.min(start, at + chunk));
+      for (let at = start; at < end; at += chunk) yield await obj.fromBody(at, Math.min(end, at + chunk));
+    } finally {
+      cost.bytes += obj.bytes - before;
+    }
+  } finally {
+    await obj.close();
+  }
+}
+
 /** Opens the GGUF at a URL, its header by Range requests (options: `name`, default the URL;
  * `permissive`; `fetch`, a fetch function to use). Tensor data is not fetched; the JSON outputs
  * end with what the reads cost (`remote`), as the `gguf` command's for a URL. */
@@ -315,6 +384,7 @@ GgufFile.fromUrl = async function fromUrl(url, options = {}) {
   const { reader, obj } = await readUrl(String(url), name, !!options.permissive, options.fetch);
   const file = reader.open();
   file.cost = { requests: obj.requests, bytes: obj.bytes };
+  file.remote = remoteSource(obj);
   return file;
 };
 
@@ -329,16 +399,22 @@ GgufFile.validateUrl = async function validateUrl(url, options = {}) {
 
 // ---- edits ------------------------------------------------------------------------------------
 
-/** The file with `edits` applied ({set: {key: value}, remove: [key]}) as a Blob: the new header,
- * then slices of the original for the tensor data (nothing copied). Its bytes are those `gguf
- * meta set` / `gguf meta rm` write. */
+/** The chunk an edit's stream reads at a time from a Blob or a URL (a Range request each). */
+const EDIT_CHUNK = 8 << 20;
+
+/** The file with `edits` applied ({set: {key: value}, remove: [key]}): the new header, then the
+ * original's tensor data. Its bytes are those `gguf meta set` / `gguf meta rm` write.
+ *
+ * Opened from bytes or a Blob: a Blob of the new header and slices of the original (nothing
+ * copied, nothing read). Opened from a URL: a Promise of a Blob of the new header and the data
+ * fetched by Range requests in 8 MiB chunks, one after the other (`editStream`); a browser keeps
+ * a large Blob on disk, Node holds it in memory: to write a large file with bounded memory, pipe
+ * `editStream()` to its destination instead. `await file.edit(...)` works for both. */
 GgufFile.prototype.edit = function edit(edits) {
   const source = this.source;
   if (!source) {
-    throw GgufError(
-      `${this.name}: a file opened from a URL has no bytes here to take the tensor data from; open it with fromBlob or fromBytes to edit it`,
-      null, null, this.name,
-    );
+    if (!this.remote) throw GgufError(`${this.name}: the file has no source to take the tensor data from`, null, null, this.name);
+    return new Response(this.editStream(edits)).blob();
   }
   const pieces = this.editPieces(edits);
   const parts = pieces.map((p) => {
@@ -347,4 +423,62 @@ GgufFile.prototype.edit = function edit(edits) {
     return source instanceof Uint8Array ? source.subarray(start, end) : source.slice(start, end);
   });
   return new Blob(parts, { type: "application/octet-stream" });
+};
+
+/** The edited file as a ReadableStream of Uint8Array chunks, read from the original only as the
+ * consumer pulls (memory: one chunk of `options.chunk` bytes, default 8 MiB). For a URL the data
+ * comes by Range requests checked against the header's reading (the same length and ETag); an
+ * object that changed meanwhile is a GgufError in the stream. `options.cost`, when given, is an
+ * object whose `requests` and `bytes` count what the stream fetched. The edit is checked before
+ * the stream is made (a GgufError thrown here). */
+GgufFile.prototype.editStream = function editStream(edits, options = {}) {
+  const pieces = this.editPieces(edits);
+  const chunk = Math.max(1, Math.floor(options.chunk ?? EDIT_CHUNK));
+  const cost = options.cost ?? { requests: 0, bytes: 0 };
+  cost.requests ??= 0;
+  cost.bytes ??= 0;
+  const source = this.source;
+  const remote = this.remote;
+  const name = this.name;
+  async function* chunks() {
+    for (const p of pieces) {
+      if (p instanceof Uint8Array) {
+        yield p;
+        continue;
+      }
+      const [start, end] = p;
+      if (source instanceof Uint8Array) {
+        for (let at = start; at < end; at += chunk) yield source.subarray(at, Math.min(end, at + chunk));
+      } else if (source) {
+        for (let at = start; at < end; at += chunk) {
+          const stop = Math.min(end, at + chunk);
+          const buf = new Uint8Array(await source.slice(at, stop).arrayBuffer());
+          if (buf.length !== stop - at) throw GgufError(`${name}: reading bytes ${at}..${stop} gave ${buf.length} bytes`, null, null, name);
+          yield buf;
+        }
+      } else if (remote) {
+        yield* remoteChunks(remote, start, end, chunk, cost);
+      } else {
+        throw GgufError(`${name}: the file has no source to take the tensor data from`, null, null, name);
+      }
+    }
+  }
+  const it = chunks();
+  return new ReadableStream(
+    {
+      async pull(controller) {
+        try {
+          const { done, value } = await it.next();
+          if (done) controller.close();
+          else controller.enqueue(value);
+        } catch (e) {
+          controller.error(e);
+        }
+      },
+      async cancel() {
+        await it.return();
+      },
+    },
+    { highWaterMark: 0 },
+  );
 };

@@ -10,7 +10,8 @@
 // GGUFKIT_WASM_PKG: the built package (default target/wasm-pkg); HF_GGUF: @huggingface/gguf's
 // folder (default ~/.cache/ggufkit/wasm-tools/node_modules/@huggingface/gguf, where
 // scripts/build_wasm.sh's tools live; install it there with `npm install @huggingface/gguf@0.4.6`).
-// Prints one line per file (median of RUNS, default 5, after one warm-up) and the totals.
+// Prints one line per file (RUNS of each, default 5, alternating after one warm-up each: the
+// median and the best of each, and their ratios), the totals and the machine's load.
 
 import fs from "node:fs";
 import os from "node:os";
@@ -74,21 +75,30 @@ async function theirs(bytes) {
   return n;
 }
 
-async function median(fn, bytes) {
-  await fn(bytes);
-  const times = [];
+/** Times both readers RUNS times each, alternating (one warm-up each first), so that the load of
+ * a shared machine falls on both alike; gives each one's median and best. */
+async function timings(bytes) {
+  await theirs(bytes);
+  await ours(bytes);
+  const t = { ours: [], theirs: [] };
   for (let i = 0; i < runs; i++) {
-    const t0 = performance.now();
-    await fn(bytes);
-    times.push(performance.now() - t0);
+    for (const [k, fn] of i % 2 ? [["ours", ours], ["theirs", theirs]] : [["theirs", theirs], ["ours", ours]]) {
+      const t0 = performance.now();
+      await fn(bytes);
+      t[k].push(performance.now() - t0);
+    }
   }
-  times.sort((a, b) => a - b);
-  return times[Math.floor(times.length / 2)];
+  const stat = (a) => {
+    a.sort((x, y) => x - y);
+    return { median: a[Math.floor(a.length / 2)], best: a[0] };
+  };
+  return { ours: stat(t.ours), theirs: stat(t.theirs) };
 }
 
-console.log(`ggufkit-wasm vs @huggingface/gguf ${hfPkg.version}, Node ${process.versions.node}, median of ${runs}`);
-console.log(`${"file".padEnd(40)} ${"header".padStart(10)} ${"ggufkit-wasm".padStart(13)} ${"@hf/gguf".padStart(10)} ${"ratio".padStart(7)}`);
-let [a, b] = [0, 0];
+console.log(`ggufkit-wasm vs @huggingface/gguf ${hfPkg.version}, Node ${process.versions.node}, ${runs} runs each, alternating; load average ${os.loadavg().map((x) => x.toFixed(1)).join(" ")}`);
+console.log(`${"file".padEnd(36)} ${"header".padStart(9)} ${"ours median".padStart(12)} ${"theirs median".padStart(14)} ${"ratio".padStart(7)}  ${"ours best".padStart(10)} ${"theirs best".padStart(12)} ${"ratio".padStart(7)}`);
+const sum = { om: 0, tm: 0, ob: 0, tb: 0 };
+let worst = Infinity;
 for (const p of files) {
   const bytes = new Uint8Array(fs.readFileSync(p));
   let header;
@@ -100,16 +110,21 @@ for (const p of files) {
     console.log(`${path.basename(p)}: ggufkit-wasm refuses it (${e.message}); left out`);
     continue;
   }
-  let tb;
+  let t;
   try {
-    tb = await median(theirs, bytes);
+    t = await timings(bytes);
   } catch (e) {
-    console.log(`${path.basename(p)}: @huggingface/gguf fails (${e.message}); left out`);
+    console.log(`${path.basename(p)}: a reader fails (${e.message}); left out`);
     continue;
   }
-  const ta = await median(ours, bytes);
-  a += ta;
-  b += tb;
-  console.log(`${path.basename(p).padEnd(40)} ${String(header).padStart(10)} ${ta.toFixed(2).padStart(10)} ms ${tb.toFixed(2).padStart(7)} ms ${(tb / ta).toFixed(2).padStart(6)}×`);
+  sum.om += t.ours.median;
+  sum.tm += t.theirs.median;
+  sum.ob += t.ours.best;
+  sum.tb += t.theirs.best;
+  worst = Math.min(worst, t.theirs.median / t.ours.median);
+  const ms = (x) => `${x.toFixed(2)} ms`;
+  console.log(`${path.basename(p, ".gguf").padEnd(36)} ${String(header).padStart(9)} ${ms(t.ours.median).padStart(12)} ${ms(t.theirs.median).padStart(14)} ${(t.theirs.median / t.ours.median).toFixed(2).padStart(6)}×  ${ms(t.ours.best).padStart(10)} ${ms(t.theirs.best).padStart(12)} ${(t.theirs.best / t.ours.best).toFixed(2).padStart(6)}×`);
 }
-console.log(`${"total".padEnd(40)} ${"".padStart(10)} ${a.toFixed(1).padStart(10)} ms ${b.toFixed(1).padStart(7)} ms ${(b / a).toFixed(2).padStart(6)}×`);
+const ms = (x) => `${x.toFixed(1)} ms`;
+console.log(`${"total".padEnd(36)} ${"".padStart(9)} ${ms(sum.om).padStart(12)} ${ms(sum.tm).padStart(14)} ${(sum.tm / sum.om).toFixed(2).padStart(6)}×  ${ms(sum.ob).padStart(10)} ${ms(sum.tb).padStart(12)} ${(sum.tb / sum.ob).toFixed(2).padStart(6)}×`);
+console.log(`lowest ratio of medians: ${worst.toFixed(2)}×; load average at the end ${os.loadavg().map((x) => x.toFixed(1)).join(" ")}`);

@@ -577,3 +577,142 @@ test("URLs: ranges honoured, ignored, and lied about", async (t) => {
     }
   }
 });
+
+// ---- URLs: edits, and cuts past the first chunk ------------------------------------------------
+
+/** Everything a ReadableStream gives, as one Uint8Array, and the largest chunk. */
+async function drain(stream) {
+  const parts = [];
+  let largest = 0;
+  for await (const c of stream) {
+    parts.push(c);
+    largest = Math.max(largest, c.length);
+  }
+  return { bytes: new Uint8Array(Buffer.concat(parts)), largest };
+}
+
+test("URLs: an edit is the new header and the data fetched by ranges (gguf meta set's bytes)", async (t) => {
+  if (!haveCli(t)) return;
+  const files = [];
+  const tiny = path.join(shared, "corpus/models/llama-2-tiny-random.gguf");
+  if (fs.existsSync(tiny)) files.push(tiny);
+  const g = gemmaPath();
+  if (g) files.push(g);
+  if (!files.length) return skip(t, "shared", "no corpus model and no Gemma 3 to serve");
+  if (!g) console.log("SKIPPED the Gemma 3 part of the URL edit: no model (scripts get-gemma3-270m.sh)");
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "wasm-url-edit-"));
+  try {
+    for (const p of files) {
+      const bytes = fs.readFileSync(p);
+      const out = path.join(tmp, `out-${path.basename(p)}`);
+      const r = cli("meta", "set", p, "general.name", "edited over HTTP", "-o", out);
+      assert.equal(r.code, 0, r.err);
+      const theirs = fs.readFileSync(out);
+      for (const mode of ["ranges", "ignore"]) {
+        const s = await serve(bytes, mode);
+        try {
+          const file = await GgufFile.fromUrl(s.url, { name: "x" });
+          const sentBefore = s.stats.sent;
+          const blob = await file.edit({ set: { "general.name": "edited over HTTP" } });
+          assert.ok(blob instanceof Blob, `${p} ${mode}: edit() of a URL resolves to a Blob`);
+          const ours = Buffer.from(await blob.arrayBuffer());
+          assert.ok(ours.equals(theirs), `${p} ${mode}: the edited bytes differ from gguf meta set's`);
+          // the stream in small chunks: each chunk bounded, each request of the data one chunk
+          const chunk = p === tiny ? 4096 : 4 << 20;
+          const cost = { requests: 0, bytes: 0 };
+          const requests = s.stats.requests;
+          const { bytes: streamed, largest } = await drain(file.editStream({ set: { "general.name": "edited over HTTP" } }, { chunk, cost }));
+          assert.ok(Buffer.from(streamed).equals(theirs), `${p} ${mode}: the streamed edit differs`);
+          const header = theirs.length - (bytes.length - file.dataOffset);
+          assert.ok(largest <= Math.max(chunk, header), `${p} ${mode}: a chunk of ${largest} bytes`);
+          if (mode === "ranges") {
+            const data = bytes.length - file.dataOffset;
+            assert.equal(cost.requests, Math.ceil(data / chunk), `${p}: ${cost.requests} range requests for ${data} bytes in ${chunk}-byte chunks`);
+            assert.equal(s.stats.requests - requests, cost.requests, `${p}: the cost counts every request`);
+            assert.equal(cost.bytes, data, `${p}: ${cost.bytes} bytes fetched for ${data} bytes of data`);
+          } else {
+            assert.equal(cost.requests, 1, `${p}: one plain request from a server that ignores Range`);
+          }
+          assert.ok(s.stats.sent > sentBefore, "the data was fetched");
+          const again = GgufFile.fromBytes(new Uint8Array(ours), { name: "edited" });
+          assert.equal(again.validate().valid, true);
+          again.free();
+          file.free();
+        } finally {
+          await s.close();
+        }
+      }
+    }
+    // the object changes between the header's reading and the edit's: a GgufError in the stream
+    if (fs.existsSync(tiny)) {
+      const s = await serve(fs.readFileSync(tiny), "grow");
+      try {
+        const file = await GgufFile.fromUrl(s.url, { name: "x" });
+        await assert.rejects(file.edit({ set: { "general.name": "x" } }), (e) => {
+          assertGgufError(e, "grow");
+          assert.match(e.message, /changed while it was being read/);
+          return true;
+        });
+        file.free();
+      } finally {
+        await s.close();
+      }
+    }
+  } finally {
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+});
+
+test("URLs: a field cut short past the first chunk is the local reader's error, word for word", async (t) => {
+  if (!haveCli(t)) return;
+  const big = path.join(shared, "corpus/vocab/ggml-vocab-llama-bpe.gguf");
+  if (!fs.existsSync(big)) return skip(t, "shared", "no ../shared/corpus/vocab/ggml-vocab-llama-bpe.gguf");
+  const whole = fs.readFileSync(big);
+  const first = JSON.parse(GgufFile.fromBytes(new Uint8Array(whole), { name: "x" }).toJSONText());
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "wasm-cut-"));
+  try {
+    // cuts inside a token string (1.5 MB), the merges' declared size (3 MB), inside a merge
+    // string near the end of the header, and a byte before the header ends
+    const cuts = [1_500_001, 3_000_000, first.tensor_data_offset - 1000, first.tensor_data_offset - 1];
+    for (const cut of cuts) {
+      assert.ok(cut > (1 << 20), "each cut is past the first chunk");
+      const bytes = whole.subarray(0, cut);
+      const p = path.join(tmp, `cut-${cut}.gguf`);
+      fs.writeFileSync(p, bytes);
+      const cliLine = JSON.parse(cli("validate", "--json", p).out);
+      assert.equal(cliLine.valid, false, `${cut}: the CLI found the cut`);
+      const cliError = cli("info", p).err.trim();
+      let local;
+      try {
+        GgufFile.fromBytes(new Uint8Array(bytes), { name: p });
+        assert.fail(`${cut}: fromBytes opened a cut file`);
+      } catch (e) {
+        assertGgufError(e, `${cut} bytes`);
+        local = e;
+      }
+      // the CLI prints `gguf: ` and the error's text (`LOCATION: at byte N: MESSAGE [rule]`)
+      assert.equal(`gguf: ${local.message}`, cliError, `${cut}: fromBytes' error is not the CLI's`);
+      assert.equal(local.rule, cliLine.errors[0].rule);
+      assert.equal(local.offset, cliLine.errors[0].offset);
+      for (const mode of ["ranges", "ignore"]) {
+        const s = await serve(bytes, mode);
+        try {
+          await assert.rejects(GgufFile.fromUrl(s.url, { name: p }), (e) => {
+            assertGgufError(e, `${cut} ${mode}`);
+            assert.equal(e.message, local.message, `${cut} ${mode}: the URL's error differs from the local one`);
+            assert.equal(e.rule, local.rule);
+            assert.equal(e.offset, local.offset);
+            return true;
+          });
+          const v = await GgufFile.validateUrl(s.url, { name: p });
+          delete v.remote;
+          assert.deepEqual(v, cliLine, `${cut} ${mode}: validateUrl differs from gguf validate --json`);
+        } finally {
+          await s.close();
+        }
+      }
+    }
+  } finally {
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+});

@@ -10,7 +10,9 @@
 use std::rc::Rc;
 
 use ggufkit::audit::{Finding, Severity};
-use ggufkit::chat::{self, ChatTemplate, RenderRequest};
+use ggufkit::chat;
+#[cfg(feature = "chat")]
+use ggufkit::chat::{ChatTemplate, RenderRequest};
 use ggufkit::layout::ByteLayout;
 use ggufkit::location::ReadCost;
 use ggufkit::open::HeaderRounds;
@@ -31,6 +33,7 @@ use wasm_bindgen::prelude::*;
 
 use crate::error::{gguf_error, other_error};
 use crate::reader::{length, HeaderReader, MAX_HEADER};
+#[cfg(feature = "tokenizer")]
 use crate::tokenizer::Tokenizer;
 
 /// A GGUF file's parsed header.
@@ -71,6 +74,26 @@ impl GgufFile {
     }
 }
 
+/// The largest `Uint8Array` that `fromBytes` copies whole into WebAssembly memory: its header
+/// is then parsed once, where reading it in rounds parses it once a round and once more to
+/// open it (the rounds' prefix parses are what a fetch needs, not bytes already in memory). A
+/// larger one has only its header copied, in rounds, so a model's gigabytes stay in JavaScript.
+pub const WHOLE_BYTES: u32 = 16 << 20;
+
+/// A header reader holding what the parser needs of `bytes`.
+fn read_bytes(bytes: &Uint8Array, name: String, permissive: bool) -> Result<HeaderReader, JsValue> {
+    let total = bytes.length();
+    let mut reader = HeaderReader::new(f64::from(total), name, permissive)?;
+    if total <= WHOLE_BYTES {
+        reader.push(&bytes.to_vec());
+        return Ok(reader);
+    }
+    while let Some(r) = reader.next_range()? {
+        reader.push(&bytes.subarray(r[0] as u32, r[1] as u32).to_vec());
+    }
+    Ok(reader)
+}
+
 /// `options[key]` as a string, when it is one.
 pub(crate) fn opt_string(options: &JsValue, key: &str) -> Option<String> {
     if !options.is_object() {
@@ -100,20 +123,14 @@ pub(crate) fn opt_value(options: &JsValue, key: &str) -> JsValue {
 
 #[wasm_bindgen]
 impl GgufFile {
-    /// Opens the GGUF in `bytes`, copying only its header into WebAssembly memory. Options:
-    /// `name` (what messages and the JSON's `file` say), `permissive` (open files that break
-    /// rules which leave them readable, as the `gguf` command's read-only commands do).
+    /// Opens the GGUF in `bytes`, copying only its header into WebAssembly memory (a file of
+    /// up to [`WHOLE_BYTES`] is copied whole, parsed once). Options: `name` (what messages and
+    /// the JSON's `file` say), `permissive` (open files that break rules which leave them
+    /// readable, as the `gguf` command's read-only commands do).
     #[wasm_bindgen(js_name = fromBytes)]
     pub fn from_bytes(bytes: &Uint8Array, options: JsValue) -> Result<GgufFile, JsValue> {
         let name = opt_string(&options, "name").unwrap_or_default();
-        let mut reader = HeaderReader::new(
-            f64::from(bytes.length()),
-            name,
-            opt_bool(&options, "permissive"),
-        )?;
-        while let Some(r) = reader.next_range()? {
-            reader.push(&bytes.subarray(r[0] as u32, r[1] as u32).to_vec());
-        }
+        let reader = read_bytes(bytes, name, opt_bool(&options, "permissive"))?;
         reader.open()
     }
 
@@ -122,10 +139,7 @@ impl GgufFile {
     #[wasm_bindgen(js_name = validateBytes)]
     pub fn validate_bytes(bytes: &Uint8Array, options: JsValue) -> Result<String, JsValue> {
         let name = opt_string(&options, "name").unwrap_or_default();
-        let mut reader = HeaderReader::new(f64::from(bytes.length()), name, true)?;
-        while let Some(r) = reader.next_range()? {
-            reader.push(&bytes.subarray(r[0] as u32, r[1] as u32).to_vec());
-        }
+        let reader = read_bytes(bytes, name, true)?;
         Ok(reader.validate_text())
     }
 
@@ -266,11 +280,14 @@ impl GgufFile {
         self.parse(self.tensors_text())
     }
 
-    /// Every metadata pair as `[key, kind, payload]`, the fastest hand-over of every value to
-    /// JavaScript (the package's `metadata()` builds its object from it): numbers as numbers
-    /// (64-bit integers as BigInt), arrays of numbers as typed arrays, an array of strings as
-    /// `kind` `"strings"` with one string of them all and the UTF-16 end of each (sliced in
-    /// JavaScript, far faster than a string per crossing), nested arrays as arrays.
+    /// Every metadata pair as `[key, kind, payload, type]`, the fastest hand-over of every value
+    /// to JavaScript (the package's `metadata()` and `metadataEntries()` build on it): numbers as
+    /// numbers (64-bit integers as BigInt), arrays of numbers as typed arrays, an array of
+    /// strings as `kind` `"strings"` with one text of them all and the UTF-16 end of each in it
+    /// (sliced in JavaScript: a string per crossing costs several times more; the text is
+    /// written as UTF-16 here and decoded from WebAssembly's memory in place, which is several
+    /// times faster than JavaScript's UTF-8 decoder on text that is not ASCII), nested arrays as
+    /// arrays; `type` is the value's type as `gguf dump` names it (`uint32`, `array[string]`).
     #[wasm_bindgen(js_name = metadataParts)]
     pub fn metadata_parts(&self) -> Result<Array, JsValue> {
         let out = Array::new();
@@ -282,9 +299,14 @@ impl GgufFile {
             match &kv.value {
                 Value::Array(a) if a.element_type() == ValueType::String => {
                     entry.push(&JsValue::from_str("strings"));
-                    let (text, ends) = joined_strings(a);
+                    let (units, ends) = joined_utf16(a);
                     let pair = Array::new();
-                    pair.push(&JsValue::from_str(&text));
+                    // read by JavaScript in place (nothing allocates before it is read)
+                    pair.push(&utf16_text(
+                        &wasm_bindgen::memory(),
+                        units.as_ptr() as u32,
+                        units.len() as u32,
+                    ));
                     pair.push(&Uint32Array::from(ends.as_slice()));
                     entry.push(&pair);
                 }
@@ -293,14 +315,25 @@ impl GgufFile {
                     entry.push(&js_value(v, 0).map_err(|m| other_error(&self.name, &m))?);
                 }
             }
+            entry.push(&JsValue::from_str(&match &kv.value {
+                Value::Array(a) => format!("array[{}]", a.element_type().name()),
+                v => v.value_type().name().to_string(),
+            }));
             out.push(&entry);
         }
         Ok(out)
     }
 
     /// The file's tokenizer (llama.cpp's, from its `tokenizer.ggml.*` keys).
+    #[cfg(feature = "tokenizer")]
     pub fn tokenizer(&self) -> Result<Tokenizer, JsValue> {
         Tokenizer::of(Rc::clone(&self.gguf), &self.name)
+    }
+
+    /// A build without the tokenizer: a `GgufError` that says so.
+    #[cfg(not(feature = "tokenizer"))]
+    pub fn tokenizer(&self) -> Result<JsValue, JsValue> {
+        Err(not_in_build(&self.name, "tokenizer()", "tokenizer"))
     }
 
     /// The names of the file's chat templates (`tokenizer.chat_template[.NAME]`).
@@ -406,25 +439,38 @@ impl GgufFile {
     }
 }
 
-/// Every string of `a` in one string, and the UTF-16 end of each in it.
-fn joined_strings(a: &ArrayView<'_>) -> (String, Vec<u32>) {
-    let mut text = String::new();
+#[wasm_bindgen(inline_js = r#"
+const utf16 = new TextDecoder("utf-16le", { ignoreBOM: true });
+// Node's Buffer decodes UTF-16 several times faster than its TextDecoder
+const NodeBuffer = typeof globalThis.Buffer === "function" && typeof globalThis.Buffer.from === "function" ? globalThis.Buffer : null;
+export function utf16_text(memory, ptr, len) {
+  if (NodeBuffer) return NodeBuffer.from(memory.buffer, ptr, len * 2).toString("utf16le");
+  return utf16.decode(new Uint16Array(memory.buffer, ptr, len));
+}
+"#)]
+extern "C" {
+    /// The text of the `len` UTF-16 units at `ptr` in WebAssembly's `memory`.
+    fn utf16_text(memory: &JsValue, ptr: u32, len: u32) -> JsValue;
+}
+
+/// Every string of `a` as UTF-16 in one buffer, and the end of each in it (in code units). The
+/// buffer is at most the array's bytes long (a UTF-8 byte gives at most one UTF-16 unit).
+fn joined_utf16(a: &ArrayView<'_>) -> (Vec<u16>, Vec<u32>) {
+    let mut units: Vec<u16> = Vec::with_capacity(a.raw_bytes().len());
     let mut ends = Vec::with_capacity(a.len().min(1 << 24) as usize);
-    let mut at = 0u32;
     if let Some(strings) = a.strings() {
         for s in strings {
             let s = s.to_string_lossy();
-            let units = if s.is_ascii() {
-                s.len()
+            let b = s.as_bytes();
+            if b.is_ascii() {
+                units.extend(b.iter().map(|&c| u16::from(c)));
             } else {
-                s.encode_utf16().count()
-            };
-            at = at.saturating_add(units as u32);
-            text.push_str(&s);
-            ends.push(at);
+                units.extend(s.encode_utf16());
+            }
+            ends.push(u32::try_from(units.len()).unwrap_or(u32::MAX));
         }
     }
-    (text, ends)
+    (units, ends)
 }
 
 /// Arrays nested deeper than this are refused by `metadataParts` (the walk is recursive; a file
@@ -582,7 +628,31 @@ fn untyped_at(v: &JsValue, depth: usize) -> Untyped {
     }
 }
 
+/// What a call to a part this build leaves out throws: the part, and how to get it.
+#[cfg(not(all(feature = "tokenizer", feature = "chat")))]
+fn not_in_build(name: &str, call: &str, feature: &str) -> JsValue {
+    other_error(
+        name,
+        &format!(
+            "{call} is not in this build of ggufkit-wasm (built without its `{feature}` feature, \
+             scripts/build_wasm.sh --slim); the full package has it"
+        ),
+    )
+}
+
+/// A build without chat templates' rendering: a `GgufError` that says so.
+#[cfg(not(feature = "chat"))]
+pub(crate) fn render_chat(
+    _g: &Gguf<'_>,
+    name: &str,
+    _messages: JsValue,
+    _options: JsValue,
+) -> Result<String, JsValue> {
+    Err(not_in_build(name, "applyChatTemplate()", "chat"))
+}
+
 /// A conversation rendered with `g`'s chat template (see [`GgufFile::apply_chat_template`]).
+#[cfg(feature = "chat")]
 pub(crate) fn render_chat(
     g: &Gguf<'_>,
     name: &str,
