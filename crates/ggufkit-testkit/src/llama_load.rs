@@ -1,8 +1,8 @@
 //! Loading files with llama.cpp itself: node-llama-cpp's prebuilt llama.cpp run by
 //! `llama_load.mjs` (one `node` process for many files; a file llama.cpp aborts on is recorded
 //! as such and the rest loaded by a new process). Each answer is cached in
-//! `${XDG_CACHE_HOME:-~/.cache}/ggufkit/llama-load/`, keyed by the file's SHA-256 (and whether
-//! it was asked to generate), so that a second run of the differential tests costs no loads.
+//! `${XDG_CACHE_HOME:-~/.cache}/ggufkit/llama-load/`, keyed by the file's SHA-256 (every
+//! shard's, for the first shard of a split model; and whether it was asked to generate), so that a second run of the differential tests costs no loads.
 #![forbid(unsafe_code)]
 
 use std::path::{Path, PathBuf};
@@ -77,6 +77,18 @@ fn cache_key(bytes: &[u8], generate: bool) -> String {
     format!("{d}-v1{}.json", if generate { "-gen" } else { "" })
 }
 
+/// The bytes a load reads: the file's, and for the first shard of a split model every shard's
+/// after it (llama.cpp opens them all), so that the cached answer is the whole model's.
+fn model_bytes(file: &Path) -> Option<Vec<u8>> {
+    let mut bytes = std::fs::read(file).ok()?;
+    if let Some((prefix, 0, n)) = ggufkit::shard::parse_shard_path(file) {
+        for i in 1..n {
+            bytes.extend(std::fs::read(ggufkit::shard::shard_path(&prefix, i, n)).ok()?);
+        }
+    }
+    Some(bytes)
+}
+
 /// Loads every file with llama.cpp (`generate`: then a few tokens are generated), in order;
 /// `None` (after a `SKIPPED` line) when node-llama-cpp is not set up.
 pub fn load_all(files: &[PathBuf], generate: bool) -> Option<Vec<Loaded>> {
@@ -84,7 +96,7 @@ pub fn load_all(files: &[PathBuf], generate: bool) -> Option<Vec<Loaded>> {
     let cache = cache_dir();
     let keys: Vec<Option<String>> = files
         .iter()
-        .map(|f| std::fs::read(f).ok().map(|b| cache_key(&b, generate)))
+        .map(|f| model_bytes(f).map(|b| cache_key(&b, generate)))
         .collect();
     let mut answers: Vec<Option<Loaded>> = keys
         .iter()
