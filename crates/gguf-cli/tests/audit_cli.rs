@@ -143,10 +143,20 @@ fn json_is_one_object_per_file_in_the_documented_schema() {
     assert_eq!(objs.len(), 3);
     assert_eq!(objs[0]["file"], "clean.gguf");
     assert_eq!(objs[0]["severity"], "note");
-    assert_eq!(objs[0]["findings"], serde_json::json!([]));
+    // a clean file has the one note of the oldest llama.cpp release that loads it
+    let clean = objs[0]["findings"].as_array().unwrap();
+    assert_eq!(clean.len(), 1, "{clean:?}");
+    assert_eq!(clean[0]["rule"], "model.oldest-release");
+    assert!(
+        clean[0]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("needs llama.cpp b"),
+        "{clean:?}"
+    );
     assert_eq!(
         objs[0]["counts"],
-        serde_json::json!({"error": 0, "warning": 0, "note": 0})
+        serde_json::json!({"error": 0, "warning": 0, "note": 1})
     );
     let h = &objs[1];
     let f = h["findings"]

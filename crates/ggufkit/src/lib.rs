@@ -51,6 +51,7 @@ pub mod progress;
 pub mod quant;
 pub mod quantize;
 pub mod read;
+pub mod releases;
 #[cfg(feature = "remote")]
 pub mod remote;
 pub mod render;

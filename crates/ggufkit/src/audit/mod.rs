@@ -1,13 +1,15 @@
 //! `audit`: what a valid file can still hide. Chat templates that reach Python internals or carry
 //! a backdoor, hidden characters, a tokenizer that contradicts itself, hyperparameters that
 //! contradict the tensors, and whether llama.cpp's loader would refuse the file (each
-//! architecture's keys and tensor shapes, [`loader`]). Templates are never rendered: they are scanned as Jinja source.
+//! architecture's keys and tensor shapes, [`loader`]), and which llama.cpp release can load it
+//! (the table of [`crate::releases`]). Templates are never rendered: they are scanned as Jinja source.
 #![forbid(unsafe_code)]
 
 mod chars;
 mod file_type;
 mod finding;
 pub mod loader;
+mod release;
 mod rules;
 mod spec;
 mod template;
@@ -44,7 +46,7 @@ pub enum Depth {
 }
 
 /// Every finding of a file, in the order: templates, hidden characters, tokenizer, model, file
-/// type.
+/// type, the oldest llama.cpp release that loads it.
 pub fn audit(g: &Gguf<'_>) -> Vec<Finding> {
     audit_with(g, Depth::Full)
 }
@@ -71,5 +73,6 @@ pub fn audit_with(g: &Gguf<'_>, depth: Depth) -> Vec<Finding> {
     tokenizer::audit_tokenizer(g, depth, &mut out);
     loader::audit_loader(g, &mut out);
     file_type::audit_file_type(g, &mut out);
+    release::audit_release(g, &mut out);
     out
 }

@@ -63,6 +63,7 @@ pub const RULES: &[Rule] = &[
     r("model.unused-tensor", Error, "A tensor the architecture's loader does not create (wrong number of tensors)"),
     r("spec.violation", Error, "The file breaks the GGUF spec (a gguf validate error); the rest is audited as far as the bytes allow"),
     r("model.file-type", Warning, "general.file_type contradicts the types of the tensors"),
+    r("model.oldest-release", Note, "The oldest llama.cpp release that can load the file (its tensor types, its pre-tokenizer), or why none can"),
 ];
 
 /// The rule of an id, `None` for an id the audit does not have.
