@@ -19,13 +19,16 @@ fn committed_sample_is_what_make_sample_writes() {
 }
 
 /// llama.cpp (node-llama-cpp's prebuilt) loads the sample fully and generates from it, and the
-/// audit finds nothing in it, not even a note.
+/// audit finds nothing in it but the note of the oldest llama.cpp release that loads it.
 #[test]
 fn llama_cpp_loads_and_runs_the_sample() {
     let path =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../samples/tiny-llama.gguf");
     let g = ggufkit::Gguf::open(&path).unwrap();
-    assert_eq!(ggufkit::audit::audit(&g), Vec::new());
+    let found = ggufkit::audit::audit(&g);
+    let rules: Vec<&str> = found.iter().map(|f| f.rule).collect();
+    assert_eq!(rules, ["model.oldest-release"], "{found:?}");
+    assert!(found[0].message.starts_with("needs llama.cpp b"), "{found:?}");
     let Some(loaded) = ggufkit_testkit::llama_load::load(&path, true) else {
         return;
     };
