@@ -161,3 +161,122 @@ fn split_options_write_the_scripts_shards() {
         );
     }
 }
+
+/// Ctrl-C while a split conversion is writing its second shard (the first complete but not
+/// renamed): no shard and no temporary file is left. The checkpoint is a Llama of one block at
+/// hidden size 2048 whose weights are a sparse file of zeros (about 600 MB of f32, converted to
+/// f16, one tensor a shard), with the tokenizer of the reference's llama2-spm-f16.
+#[cfg(unix)]
+#[test]
+fn ctrl_c_during_a_split_conversion_leaves_nothing() {
+    use std::process::Stdio;
+    use std::time::{Duration, Instant};
+
+    let Some(reference) = ggufkit_testkit::reference::hf_checkpoints() else {
+        return;
+    };
+    let tokenizer = reference.join("models/llama2-spm-f16");
+    let d = tempfile::tempdir().unwrap();
+    let ck = d.path().join("ck");
+    std::fs::create_dir(&ck).unwrap();
+    for name in ["tokenizer.model", "tokenizer.json", "tokenizer_config.json"] {
+        std::fs::copy(tokenizer.join(name), ck.join(name)).unwrap();
+    }
+    let (hidden, ff, vocab) = (2048u64, 256u64, 32000u64);
+    let mut tensors: Vec<(String, Vec<u64>)> = vec![
+        ("lm_head.weight".into(), vec![vocab, hidden]),
+        ("model.embed_tokens.weight".into(), vec![vocab, hidden]),
+        ("model.norm.weight".into(), vec![hidden]),
+    ];
+    for (n, s) in [
+        ("input_layernorm", vec![hidden]),
+        ("mlp.down_proj", vec![hidden, ff]),
+        ("mlp.gate_proj", vec![ff, hidden]),
+        ("mlp.up_proj", vec![ff, hidden]),
+        ("post_attention_layernorm", vec![hidden]),
+        ("self_attn.k_proj", vec![hidden, hidden]),
+        ("self_attn.o_proj", vec![hidden, hidden]),
+        ("self_attn.q_proj", vec![hidden, hidden]),
+        ("self_attn.v_proj", vec![hidden, hidden]),
+    ] {
+        tensors.push((format!("model.layers.0.{n}.weight"), s));
+    }
+    let mut header = serde_json::Map::new();
+    let mut offset = 0u64;
+    for (name, shape) in &tensors {
+        let n = shape.iter().product::<u64>() * 4;
+        header.insert(
+            name.clone(),
+            serde_json::json!({"dtype": "F32", "shape": shape, "data_offsets": [offset, offset + n]}),
+        );
+        offset += n;
+    }
+    let json = serde_json::to_vec(&header).unwrap();
+    let mut bytes = (json.len() as u64).to_le_bytes().to_vec();
+    bytes.extend_from_slice(&json);
+    let weights = ck.join("model.safetensors");
+    std::fs::write(&weights, &bytes).unwrap();
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&weights)
+        .unwrap()
+        .set_len(bytes.len() as u64 + offset)
+        .unwrap();
+    let config = serde_json::json!({
+        "architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": hidden,
+        "intermediate_size": ff, "num_hidden_layers": 1, "num_attention_heads": 16,
+        "num_key_value_heads": 16, "max_position_embeddings": 256, "rms_norm_eps": 1e-5,
+        "vocab_size": vocab, "torch_dtype": "float32",
+    });
+    std::fs::write(ck.join("config.json"), config.to_string()).unwrap();
+
+    let out_dir = d.path().join("out");
+    std::fs::create_dir(&out_dir).unwrap();
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("gguf"))
+        .args(["convert", ck.to_str().unwrap(), "-o"])
+        .arg(out_dir.join("model.gguf"))
+        .args(["--outtype", "f16", "--split-max-tensors", "1"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // every shard's temporary file exists from the start; wait until the second holds data
+    let second = |dir: &Path| {
+        std::fs::read_dir(dir).unwrap().any(|e| {
+            let e = e.unwrap();
+            let n = e.file_name().to_string_lossy().into_owned();
+            n.starts_with(".model-00002-of-")
+                && e.metadata().map(|m| m.len() > 1 << 20).unwrap_or(false)
+        })
+    };
+    let start = Instant::now();
+    let started = loop {
+        if second(&out_dir) {
+            break true;
+        }
+        if start.elapsed() > Duration::from_secs(120) || child.try_wait().unwrap().is_some() {
+            break false;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    if !started {
+        let _ = child.kill();
+        let out = child.wait_with_output().unwrap();
+        panic!(
+            "the conversion ended or stalled before its second shard: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let sent = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130), "{status:?}");
+    let left: Vec<_> = std::fs::read_dir(&out_dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert!(left.is_empty(), "left {left:?}");
+}
