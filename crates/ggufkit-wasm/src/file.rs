@@ -123,10 +123,10 @@ pub(crate) fn opt_value(options: &JsValue, key: &str) -> JsValue {
 
 #[wasm_bindgen]
 impl GgufFile {
-    /// Opens the GGUF in `bytes`, copying only its header into WebAssembly memory (a file of
-    /// up to [`WHOLE_BYTES`] is copied whole, parsed once). Options: `name` (what messages and
-    /// the JSON's `file` say), `permissive` (open files that break rules which leave them
-    /// readable, as the `gguf` command's read-only commands do).
+    /// Opens the GGUF in `bytes`, copying only its header into WebAssembly memory (a file of up
+    /// to 16 MiB, `WHOLE_BYTES`, is copied whole and parsed once). Options: `name` (what
+    /// messages and the JSON's `file` say), `permissive` (open files that break rules which
+    /// leave them readable, as the `gguf` command's read-only commands do).
     #[wasm_bindgen(js_name = fromBytes)]
     pub fn from_bytes(bytes: &Uint8Array, options: JsValue) -> Result<GgufFile, JsValue> {
         let name = opt_string(&options, "name").unwrap_or_default();
