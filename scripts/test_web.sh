@@ -7,7 +7,8 @@
 # The venv is $GGUFKIT_WEB_VENV, else ${XDG_CACHE_HOME:-~/.cache}/ggufkit/web-venv (pip: playwright,
 # pytest; never `playwright install`: the browser is $GGUFKIT_CHROMIUM, default /usr/bin/chromium,
 # installed with apt-get when missing and possible). Screenshots go to $GGUFKIT_WEB_ARTIFACTS
-# (default /tmp/ggufkit-web-artifacts). Where something cannot be had it prints SKIPPED and why,
+# (default /tmp/ggufkit-web-artifacts). axe-core (npm, pinned) goes to $GGUFKIT_WEB_TOOLS, default
+# ~/.cache/ggufkit/web-tools, for the accessibility audit. Where something cannot be had it prints SKIPPED and why,
 # logs it to $GGUFKIT_SKIP_LOG, and fails when GGUFKIT_REQUIRE names `web` (or all).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -37,6 +38,20 @@ if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import playwright, py
   echo "== the browser test's venv: $venv (pip install playwright pytest, once)" >&2
   { python3 -m venv "$venv" && "$venv/bin/python" -m pip install --quiet --disable-pip-version-check playwright pytest >&2; } \
     || skip "playwright for Python cannot be installed into $venv"
+fi
+
+# axe-core (npm) for the accessibility audit, cached beside the venv; without npm the audit
+# test skips (said, and a failure when GGUFKIT_REQUIRE names axe)
+axe_version=4.14.1
+tools=${GGUFKIT_WEB_TOOLS:-${XDG_CACHE_HOME:-$HOME/.cache}/ggufkit/web-tools}
+export GGUFKIT_AXE=$tools/node_modules/axe-core/axe.min.js
+if [ ! -f "$GGUFKIT_AXE" ] || ! grep -q "\"version\": \"$axe_version\"" "$tools/node_modules/axe-core/package.json" 2>/dev/null; then
+  if command -v npm >/dev/null; then
+    echo "== npm install axe-core@$axe_version into $tools (once)" >&2
+    mkdir -p "$tools"
+    (cd "$tools" && { [ -f package.json ] || echo '{"private": true}' >package.json; } \
+      && npm install --silent --no-audit --no-fund "axe-core@$axe_version" >&2) || true
+  fi
 fi
 
 site=$target/web

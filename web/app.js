@@ -57,7 +57,7 @@ async function openWith(what, opener) {
   if (state.tokenizer) state.tokenizer.free();
   state.file = file;
   state.tokenizer = null;
-  state.dump = null;
+  state.meta = null;
   const t1 = performance.now();
   render();
   const shownMs = performance.now() - t1;
@@ -163,13 +163,40 @@ function renderSummary() {
 
 const ARRAY_INLINE = 16;
 
-function valueText(v) {
+// a float32 as the shortest decimal that reads back to it (as `gguf dump` writes it), not the
+// float64 digits of its widened value
+function f32Text(x) {
+  if (!Number.isFinite(x)) return String(x);
+  for (let p = 1; p < 10; p++) {
+    const t = x.toPrecision(p);
+    if (Math.fround(Number(t)) === x) return String(Number(t));
+  }
+  return String(x);
+}
+
+// one value as the dump's JSON writes it: strings quoted, 64-bit integers exact (BigInt),
+// float32 shortest; `type` is the element type for array elements
+function valueText(v, type) {
   if (typeof v === "string") return JSON.stringify(v);
+  if (typeof v === "bigint") return v.toString();
+  if (typeof v === "number") return type === "float32" ? f32Text(v) : String(v);
+  if (Array.isArray(v) || ArrayBuffer.isView(v)) {
+    const elem = elemType(type);
+    return `[${Array.from(v, (e) => valueText(e, elem)).join(",")}]`;
+  }
   return JSON.stringify(v);
 }
 
+// `array[T]` → T (nested arrays: `array`)
+function elemType(type) {
+  const m = /^array\[(.*)\]$/.exec(type ?? "");
+  return m ? m[1] : null;
+}
+
+// the metadata tab reads every value through metadata()'s fast path (typed arrays, strings
+// sliced from one string), not the dump's JSON
 function renderMetadata() {
-  state.dump = state.file.toJSON();
+  state.meta = state.file.metadataEntries();
   $("array-view").hidden = true;
   filterMetadata();
 }
@@ -177,13 +204,14 @@ function renderMetadata() {
 function filterMetadata() {
   const q = $("meta-filter").value.trim().toLowerCase();
   const rows = [];
-  for (const kv of state.dump.metadata) {
+  for (const kv of state.meta) {
     if (q && !kv.key.toLowerCase().includes(q)) continue;
-    const type = kv.type === "array" ? `array[${kv.element_type}]` : kv.type;
+    const isArray = Array.isArray(kv.value) || ArrayBuffer.isView(kv.value);
     let cell;
-    if (Array.isArray(kv.value) && kv.value.length > ARRAY_INLINE) {
+    if (isArray && kv.value.length > ARRAY_INLINE) {
       cell = document.createElement("span");
-      const head = kv.value.slice(0, 5).map(valueText).join(", ");
+      const elem = elemType(kv.type);
+      const head = Array.from(kv.value.slice(0, 5), (e) => valueText(e, elem)).join(", ");
       cell.append(`${fmtInt(kv.value.length)} values: [${head}, …] `);
       const b = document.createElement("button");
       b.type = "button";
@@ -192,9 +220,9 @@ function filterMetadata() {
       b.addEventListener("click", () => showArray(kv));
       cell.append(b);
     } else {
-      cell = valueText(kv.value);
+      cell = valueText(kv.value, kv.type);
     }
-    const tr = row([kv.key, type, cell]);
+    const tr = row([kv.key, kv.type, cell]);
     tr.dataset.key = kv.key;
     rows.push(tr);
   }
@@ -204,8 +232,11 @@ function filterMetadata() {
 const ROW_H = 22;
 let arrayValues = [];
 
+let arrayType = null;
+
 function showArray(kv) {
   arrayValues = kv.value;
+  arrayType = elemType(kv.type);
   $("array-view").hidden = false;
   $("array-title").textContent = `${kv.key}: ${fmtInt(arrayValues.length)} values`;
   const list = $("array-list");
@@ -231,7 +262,7 @@ function drawArray() {
     const n = document.createElement("span");
     n.className = "idx";
     n.textContent = i;
-    d.append(n, valueText(arrayValues[i]));
+    d.append(n, valueText(arrayValues[i], arrayType));
     rows.push(d);
   }
   list.replaceChildren(spacer, ...rows);
@@ -275,7 +306,7 @@ function regionsOf(layout, fileSize) {
     if (last && last.name === name) last.end = Math.max(last.end, end);
     else regions.push({ name, kind, start, end });
   };
-  const keys = state.dump.metadata.map((kv) => kv.key);
+  const keys = state.meta.map((kv) => kv.key);
   for (const f of layout) {
     const end = f.offset + f.length;
     let m;
@@ -408,7 +439,7 @@ function renderChat() {
   const option = (value, text) => { const o = document.createElement("option"); o.value = value; o.textContent = text; return o; };
   const options = names.map((n) => option(n, `${n} (tokenizer.chat_template.${n})`));
   // the unnamed template is the default one (transformers' pick without tools)
-  if (state.dump.metadata.some((kv) => kv.key === "tokenizer.chat_template")) options.unshift(option("", "default (tokenizer.chat_template)"));
+  if (state.meta.some((kv) => kv.key === "tokenizer.chat_template")) options.unshift(option("", "default (tokenizer.chat_template)"));
   sel.replaceChildren(...options);
   sel.disabled = options.length === 0;
   drawChat();
@@ -445,7 +476,7 @@ function addEditRow(key = "", value = "") {
   $("edit-rows").append(div);
 }
 
-function doEdit() {
+async function doEdit() {
   const set = {};
   for (const r of $("edit-rows").children) {
     const k = r.querySelector(".edit-key").value.trim();
@@ -455,7 +486,9 @@ function doEdit() {
   let blob;
   try {
     const t0 = performance.now();
-    blob = state.file.edit({ set, remove });
+    // a file opened from a URL: the tensor data is fetched by range requests into the Blob
+    if (!state.file.source) $("edit-status").textContent = "Fetching the tensor data by range requests…";
+    blob = await state.file.edit({ set, remove });
     $("edit-status").textContent = `Edited in ${(performance.now() - t0).toFixed(1)} ms: ${fmtBytes(blob.size)}.`;
     $("edit-status").classList.remove("error");
   } catch (e) {

@@ -190,6 +190,14 @@ def check_model(page, path, kind, label):
     tab(page, "metadata")
     keys = page.eval_on_selector_all("#metadata tbody tr", "rows => rows.map(r => r.dataset.key)")
     assert keys == [kv["key"] for kv in dump["metadata"]]
+    # every value shown in full (scalars, short arrays) reads back as the dump's: the tab is
+    # drawn from metadata()'s fast path, not from the dump's JSON
+    cells = page.eval_on_selector_all("#metadata tbody tr", "rows => rows.map(r => [r.cells[1].textContent, r.cells[2].textContent, !!r.querySelector('button')])")
+    for kv, (shown_type, text, long) in zip(dump["metadata"], cells):
+        assert shown_type == (f"array[{kv['element_type']}]" if kv["type"] == "array" else kv["type"]), kv["key"]
+        if not long:
+            assert json.loads(text) == kv["value"], (kv["key"], text)
+    assert page.evaluate("ggufkitPage.state.meta.length") == len(dump["metadata"])
     tokens = next(kv["value"] for kv in dump["metadata"] if kv["key"] == "tokenizer.ggml.tokens")
     page.click('#metadata tr[data-key="tokenizer.ggml.tokens"] button')
     rows = page.locator("#array-list .vrow")
@@ -362,7 +370,8 @@ def test_sparse_20gb_header(browser, page_url, tmp_path):
 
 
 def test_url(browser, page_url, server):
-    """A URL typed into the page: its header over HTTP, the summary as `gguf info --json`'s."""
+    """A URL typed into the page: its header over HTTP, the summary as `gguf info --json`'s; an
+    edit downloaded with the data fetched again, `gguf meta set`'s bytes."""
     need("shared", TINY.exists(), f"{TINY} is absent (../shared/corpus)")
     url, kind = page_url
     page, errors = open_page(browser, url)
@@ -379,6 +388,23 @@ def test_url(browser, page_url, server):
     assert got["file"] == remote
     assert shown(page, "tensor_count") == str(info["tensor_count"])
     page.screenshot(path=str(ARTIFACTS / f"url-{kind}.png"), full_page=True)
+    # an edit of the URL's file: the new header and the tensor data fetched again (this server
+    # ignores Range: one plain response read past the old header), `gguf meta set`'s bytes
+    tab(page, "edit")
+    new_name = f"edited over HTTP ({kind})"
+    page.fill("#edit-key-0", "general.name")
+    page.fill("#edit-value-0", new_name)
+    with page.expect_download() as dl:
+        page.click("#edit-go")
+    saved = ARTIFACTS / f"url-{kind}.edited.gguf"
+    dl.value.save_as(str(saved))
+    ref = ARTIFACTS / f"url-{kind}.meta-set.gguf"
+    ref.unlink(missing_ok=True)
+    gguf("meta", "set", "-o", ref, TINY, "general.name", new_name)
+    assert saved.read_bytes() == ref.read_bytes()
+    assert gguf("validate", saved, check=False).returncode == 0
+    saved.unlink()
+    ref.unlink()
     assert not errors, errors
     page.close()
 
@@ -461,5 +487,49 @@ def test_chat_template_preview(browser, page_url, tmp_path):
     page.fill("#chat-messages", "[{")
     assert page.evaluate("document.getElementById('chat-out').classList.contains('error')")
     page.screenshot(path=str(ARTIFACTS / f"chat-{kind}.png"), full_page=True)
+    assert not errors, errors
+    page.close()
+
+
+AXE = pathlib.Path(os.environ.get("GGUFKIT_AXE", pathlib.Path.home() / ".cache/ggufkit/web-tools/node_modules/axe-core/axe.min.js"))
+TABS = ["summary", "metadata", "tensors", "layout", "findings", "tokenizer", "chat", "edit"]
+
+
+def axe_violations(page):
+    """axe-core's violations of the page as it is now (every WCAG rule axe runs by default)."""
+    if not page.evaluate("typeof axe !== 'undefined'"):
+        page.add_script_tag(path=str(AXE))
+    return page.evaluate(
+        """async () => (await axe.run(document, { resultTypes: ["violations"] })).violations.map(v => ({
+            id: v.id, impact: v.impact, help: v.help,
+            nodes: v.nodes.slice(0, 5).map(n => n.target.join(" ") + ": " + (n.failureSummary || "").split("\\n").slice(1, 2).join(""))
+        }))"""
+    )
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_axe_audit(browser, site, scheme):
+    """axe-core (npm, injected by Playwright) finds no serious or critical violation on the page,
+    empty and with a model open, on every tab, in light and in dark."""
+    need("axe", AXE.exists(), f"no axe-core at {AXE} (scripts/test_web.sh installs it with npm)")
+    need("shared", TINY.exists(), f"{TINY} is absent (../shared/corpus)")
+    page, errors = open_page(browser, (site / "index.html").as_uri())
+    page.emulate_media(color_scheme=scheme)
+    found = {"empty": axe_violations(page)}
+    open_file(page, TINY)
+    page.click('#tab-metadata')
+    page.click('#metadata tr[data-key="tokenizer.ggml.tokens"] button')
+    for name in TABS:
+        tab(page, name)
+        if name == "tokenizer":
+            page.fill("#tok-text", SENTENCE)
+        found[name] = axe_violations(page)
+    page.screenshot(path=str(ARTIFACTS / f"axe-{scheme}.png"), full_page=True)
+    for where, violations in found.items():
+        for v in violations:
+            print(f"axe {scheme} {where}: {v['impact']} {v['id']}: {v['help']} {v['nodes']}")
+    bad = {where: [v for v in vs if v["impact"] in ("serious", "critical")] for where, vs in found.items()}
+    bad = {k: v for k, v in bad.items() if v}
+    assert not bad, json.dumps(bad, indent=1)
     assert not errors, errors
     page.close()
