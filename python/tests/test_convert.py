@@ -87,6 +87,37 @@ def test_convert_is_the_clis(case: str, gguf: Path, tmp_path: Path) -> None:
             assert ours.read_bytes() == script.read_bytes(), f"{case} --outtype {outtype}: not the script's"
 
 
+def test_split_options_are_the_clis(gguf: Path, tmp_path: Path) -> None:
+    """split_max_tensors / split_max_size (bytes or the script's text) / no_tensor_first_split
+    write the CLI's shards and return the first; sizes the script would not read and a preset
+    are refused."""
+    folder = checkpoint("llama2-spm-f16")
+    for name, kw, cli_args in [
+        ("tensors8", dict(split_max_tensors=8), ["--split-max-tensors", "8"]),
+        ("size2M", dict(split_max_size="2M"), ["--split-max-size", "2M"]),
+        ("bytes", dict(split_max_size=2_000_000, no_tensor_first_split=True),
+         ["--split-max-size", "2000000", "--no-tensor-first-split"]),
+    ]:
+        py_dir, cli_dir = tmp_path / f"{name}.py", tmp_path / f"{name}.cli"
+        py_dir.mkdir()
+        cli_dir.mkdir()
+        first = ggufkit.convert(folder, py_dir / "model.gguf", outtype="f16", **kw)
+        r = run_cli(gguf, "convert", str(folder), "-o", str(cli_dir / "model.gguf"),
+                    "--outtype", "f16", *cli_args)
+        assert r.returncode == 0, r.stderr
+        names = sorted(p.name for p in cli_dir.iterdir())
+        assert len(names) > 1 and names[0].startswith("model-00001-of-"), names
+        assert sorted(p.name for p in py_dir.iterdir()) == names
+        assert first == str(py_dir / names[0])
+        for n in names:
+            assert (py_dir / n).read_bytes() == (cli_dir / n).read_bytes(), f"{name}: {n}"
+    with pytest.raises(ValueError, match="--split-max-size '2MB'"):
+        ggufkit.convert(folder, tmp_path / "bad.gguf", split_max_size="2MB")
+    with pytest.raises(ValueError, match="with a preset"):
+        ggufkit.convert(folder, tmp_path / "q.gguf", preset="Q4_K_M", split_max_tensors=8)
+    assert not (tmp_path / "bad.gguf").exists() and not (tmp_path / "q.gguf").exists()
+
+
 @pytest.mark.parametrize("case", CASES)
 def test_one_step_is_the_clis(case: str, gguf: Path, tmp_path: Path) -> None:
     folder = checkpoint(case)
