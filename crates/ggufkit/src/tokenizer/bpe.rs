@@ -86,18 +86,36 @@ pub(crate) struct Bpe<'a, 'g> {
     /// The merges array's bytes, where `merges` finds its pairs.
     pub merges_raw: &'a [u8],
     pub pre: &'a PreTokenizer,
-    /// Byte-level vocabularies: the token of each byte's character ([`NO_TOKEN`] when none).
-    pub byte_ids: &'a [u32; 256],
+    /// The tokens of single bytes ([`NO_TOKEN`] when none).
+    pub byte_ids: &'a ByteIds,
+}
+
+/// The tokens single bytes stand for, by byte ([`NO_TOKEN`] when none): the token of each
+/// byte's character (byte-level vocabularies), and the token a byte of a symbol that is no
+/// token falls back to (its character's, or `<0xXX>` where the vocabulary is not byte-level).
+pub(crate) struct ByteIds {
+    chars: [u32; 256],
+    fallback: [u32; 256],
 }
 
 impl Bpe<'_, '_> {
-    /// The token of each byte's character in a byte-level vocabulary.
-    pub fn byte_ids(v: &Vocab<'_>) -> [u32; 256] {
-        let mut ids = [NO_TOKEN; 256];
+    /// The tokens of single bytes in `v` (see [`ByteIds`]).
+    pub fn byte_ids(v: &Vocab<'_>) -> ByteIds {
+        let mut ids = ByteIds {
+            chars: [NO_TOKEN; 256],
+            fallback: [NO_TOKEN; 256],
+        };
         let mut buf = [0u8; 4];
-        for (b, slot) in ids.iter_mut().enumerate() {
-            let c = super::unicode::byte_to_char(b as u8).encode_utf8(&mut buf);
-            *slot = v.text_to_token(c.as_bytes()).unwrap_or(NO_TOKEN);
+        let byte_encode = v.pre.byte_encode();
+        for b in 0..=255u8 {
+            let c = super::unicode::byte_to_char(b).encode_utf8(&mut buf);
+            ids.chars[b as usize] = v.text_to_token(c.as_bytes()).unwrap_or(NO_TOKEN);
+            let fallback = if byte_encode {
+                v.text_to_token(&[b])
+            } else {
+                v.text_to_token(format!("<0x{b:02X}>").as_bytes())
+            };
+            ids.fallback[b as usize] = fallback.unwrap_or(NO_TOKEN);
         }
         ids
     }
@@ -220,7 +238,7 @@ impl Bpe<'_, '_> {
         ids.clear();
         if byte_encode {
             // one symbol per byte of the raw word
-            ids.extend(raw.iter().map(|&b| self.byte_ids[b as usize]));
+            ids.extend(raw.iter().map(|&b| self.byte_ids.chars[b as usize]));
         } else {
             if chars.len() >= MAX_PAIRS {
                 chars.clear();
@@ -308,12 +326,10 @@ impl Bpe<'_, '_> {
             }
             let piece = &word[sym.start as usize..(sym.start + sym.len) as usize];
             for &byte in piece {
-                let id = if byte_encode {
-                    v.text_to_token(&[byte])
-                } else {
-                    v.text_to_token(format!("<0x{byte:02X}>").as_bytes())
-                };
-                out.extend(id);
+                let id = self.byte_ids.fallback[byte as usize];
+                if id != NO_TOKEN {
+                    out.push(id);
+                }
             }
         }
     }

@@ -1,60 +1,62 @@
 //! BPE merge ranks (`tokenizer.ggml.merges`): each merge `"left right"` (split at the first
 //! space after the first byte, as llama.cpp splits it) ranks by its position; a pair listed
-//! twice keeps its first rank. The table holds where each pair lies in the array's bytes (its
-//! index there is its rank), in a few tables built in parallel; the strings stay in the file
-//! (and the table owes it no lifetime, so the tokenizer stays covariant in the file's).
+//! twice keeps its first rank. The table holds where each merge's text lies in the array's
+//! bytes (its index there is its rank), found by the hash of the whole text: building it needs
+//! no split of any merge, and a lookup of `(left, right)` hashes `left + " " + right` (a pair
+//! whose left part has a space after its first byte is split otherwise by llama.cpp, so it has
+//! no rank). The array is walked once; the hashing and the tables (a few, by the hash's top
+//! bits) run on rayon's pool. The strings stay in the file (and the table owes it no lifetime,
+//! so the tokenizer stays covariant in the file's).
 #![forbid(unsafe_code)]
 
 use std::hash::BuildHasher;
 
+use hashbrown::hash_table::Entry;
 use hashbrown::HashTable;
 
 use crate::value::ArrayView;
 
-/// Where a merge's parts lie in the array's bytes (its index in [`Merges::pairs`] is its
+/// Where a merge's text lies in the array's bytes (its index in [`Merges::spans`] is its
 /// rank).
 #[derive(Clone, Copy)]
-struct Pair {
+struct Span {
     start: usize,
-    /// The left part's length ([`NO_SPLIT`]: the merge has no space to split at).
-    left: u32,
-    right: u32,
+    len: u32,
 }
 
-/// [`Pair::left`] of a merge without a space: llama.cpp ranks the empty pair, which no lookup
-/// asks for.
-const NO_SPLIT: u32 = u32::MAX;
-
-impl Pair {
+impl Span {
     #[inline]
-    fn of<'a>(&self, raw: &'a [u8]) -> (&'a [u8], &'a [u8]) {
-        let l = self.start + self.left as usize;
-        (
-            &raw[self.start..l],
-            &raw[l + 1..l + 1 + self.right as usize],
-        )
+    fn of<'a>(&self, raw: &'a [u8]) -> &'a [u8] {
+        &raw[self.start..self.start + self.len as usize]
     }
 }
 
 /// The hash tables' number: a table per part of the hash space, built in parallel.
 const SHARDS: usize = 4;
 
-/// The table of the pair of hash `h`.
+/// The table of the merge text of hash `h`.
 #[inline]
 fn shard(h: u64) -> usize {
     (h >> 62) as usize
 }
 
+/// Merges hashed per task of rayon's pool.
+const CHUNK: usize = 1 << 14;
+
+/// A lookup's `left + " " + right` is built on the stack up to this many bytes.
+const STACK_KEY: usize = 128;
+
 /// The merge ranks of a BPE vocabulary.
 pub(crate) struct Merges {
-    /// Every merge, in order (a pair listed twice too).
-    pairs: Vec<Pair>,
-    /// Indexes into `pairs` (the first of equal pairs), found by the hash of their pair; one
+    /// Every merge, in order (a text listed twice too).
+    spans: Vec<Span>,
+    /// Indexes into `spans` (the first of equal texts), found by the hash of their text; one
     /// table per [`shard`] of the hash.
     tables: Vec<HashTable<u32>>,
     hasher: hashbrown::DefaultHashBuilder,
     /// The last characters of the left parts of the merges that join a character other than
-    /// `▁` to a right part starting with `▁` (`None`: more than [`MAX_JOINERS`]).
+    /// `▁` to a right part starting with `▁` (`None`: more than [`MAX_JOINERS`], or not asked
+    /// for).
     joiners: Option<Vec<Box<[u8]>>>,
 }
 
@@ -76,76 +78,93 @@ pub(crate) fn last_char(t: &[u8]) -> &[u8] {
     &t[from..]
 }
 
+/// Where llama.cpp splits a merge's text: the first space after the first byte.
+#[inline]
+fn separator(word: &[u8]) -> Option<usize> {
+    word.iter().skip(1).position(|&b| b == b' ').map(|i| i + 1)
+}
+
+/// The character a merge joins to a following `▁`, if it is such a merge (see
+/// [`Merges::joiners`]).
+#[inline]
+fn joiner_of(word: &[u8]) -> Option<&[u8]> {
+    let i = separator(word)?;
+    let (left, right) = (&word[..i], &word[i + 1..]);
+    (right.starts_with(SPACE) && !left.ends_with(SPACE)).then(|| last_char(left))
+}
+
 impl Merges {
-    /// The ranks of `merges` (absent: none, as for kimi-k2). The array is walked once; the
-    /// pairs are hashed, and the tables filled, on rayon's pool.
-    pub fn new(merges: Option<ArrayView<'_>>) -> Self {
+    /// The ranks of `merges` (absent: none, as for kimi-k2); with `joiners`, the characters
+    /// merged to a following `▁` too (see [`Merges::joiners`]).
+    pub fn new(merges: Option<ArrayView<'_>>, joiners: bool) -> Self {
         use rayon::prelude::*;
         let mut m = Merges {
-            pairs: Vec::new(),
+            spans: Vec::new(),
             tables: (0..SHARDS).map(|_| HashTable::new()).collect(),
             hasher: hashbrown::DefaultHashBuilder::default(),
-            joiners: Some(Vec::new()),
+            joiners: joiners.then(Vec::new),
         };
         let Some((raw, strings)) = merges.and_then(|a| Some((a.raw_bytes(), a.strings()?))) else {
             return m;
         };
         // at most one entry per string of the array: bounded by its bytes
-        m.pairs
+        m.spans
             .reserve(strings.size_hint().1.unwrap_or(0).min(1 << 24));
         let base = raw.as_ptr() as usize;
         for s in strings {
             let word = s.as_bytes();
-            let start = word.as_ptr() as usize - base;
-            let pair = match word.get(1..).and_then(|w| memchr::memchr(b' ', w)) {
-                Some(i) => {
-                    let (left, right) = (&word[..i + 1], &word[i + 2..]);
-                    if right.starts_with(SPACE) && !left.ends_with(SPACE) {
-                        m.note_joiner(last_char(left));
-                    }
-                    Pair {
-                        start,
-                        left: (i + 1) as u32,
-                        right: (word.len() - i - 2) as u32,
-                    }
-                }
-                None => Pair {
-                    start,
-                    left: NO_SPLIT,
-                    right: 0,
-                },
-            };
-            m.pairs.push(pair);
+            m.spans.push(Span {
+                start: word.as_ptr() as usize - base,
+                len: word.len() as u32,
+            });
         }
         let hasher = &m.hasher;
-        let pairs = &m.pairs;
-        let hashes: Vec<u64> = pairs
+        let spans = &m.spans;
+        let hashes: Vec<u64> = spans
             .par_iter()
-            .with_min_len(1 << 14)
-            .map(|p| {
-                if p.left == NO_SPLIT {
-                    0
-                } else {
-                    hasher.hash_one(p.of(raw))
-                }
-            })
+            .with_min_len(CHUNK)
+            .map(|p| hasher.hash_one(p.of(raw)))
             .collect();
+        if joiners {
+            let found: Vec<Vec<&[u8]>> = spans
+                .par_chunks(CHUNK)
+                .map(|chunk| {
+                    let mut found: Vec<&[u8]> = Vec::new();
+                    for p in chunk {
+                        if let Some(c) = joiner_of(p.of(raw)) {
+                            if !found.contains(&c) {
+                                found.push(c);
+                                if found.len() > MAX_JOINERS {
+                                    break;
+                                }
+                            }
+                        }
+                    }
+                    found
+                })
+                .collect();
+            for c in found.iter().flatten() {
+                m.note_joiner(c);
+            }
+        }
+        let spans = &m.spans;
         m.tables = (0..SHARDS)
             .into_par_iter()
             .map(|part| {
                 let count = hashes.iter().filter(|&&h| shard(h) == part).count();
                 let mut table = HashTable::with_capacity(count);
                 for (index, &h) in hashes.iter().enumerate() {
-                    if shard(h) != part || pairs[index].left == NO_SPLIT {
+                    if shard(h) != part {
                         continue;
                     }
-                    let key = pairs[index].of(raw);
-                    // a pair listed again keeps its first rank
-                    if table
-                        .find(h, |&r: &u32| pairs[r as usize].of(raw) == key)
-                        .is_none()
-                    {
-                        table.insert_unique(h, index as u32, |&r| hashes[r as usize]);
+                    let key = spans[index].of(raw);
+                    // a text listed again keeps its first rank
+                    if let Entry::Vacant(v) = table.entry(
+                        h,
+                        |&r: &u32| spans[r as usize].of(raw) == key,
+                        |&r| hashes[r as usize],
+                    ) {
+                        v.insert(index as u32);
                     }
                 }
                 table
@@ -177,9 +196,25 @@ impl Merges {
     /// The rank of merging `left` and `right`; `raw` is the merges array's bytes.
     #[inline]
     pub fn rank(&self, raw: &[u8], left: &[u8], right: &[u8]) -> Option<u32> {
-        let h = self.hasher.hash_one((left, right));
+        // llama.cpp splits a merge at the first space after its first byte
+        if left.get(1..).is_none_or(|rest| rest.contains(&b' ')) {
+            return None;
+        }
+        let n = left.len() + 1 + right.len();
+        let mut stack = [0u8; STACK_KEY];
+        let heap;
+        let key: &[u8] = if n <= STACK_KEY {
+            stack[..left.len()].copy_from_slice(left);
+            stack[left.len()] = b' ';
+            stack[left.len() + 1..n].copy_from_slice(right);
+            &stack[..n]
+        } else {
+            heap = [left, b" ", right].concat();
+            &heap
+        };
+        let h = self.hasher.hash_one(key);
         self.tables[shard(h)]
-            .find(h, |&r| self.pairs[r as usize].of(raw) == (left, right))
+            .find(h, |&r| self.spans[r as usize].of(raw) == key)
             .copied()
     }
 }

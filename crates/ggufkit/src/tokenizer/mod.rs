@@ -54,8 +54,8 @@ pub struct Tokenizer<'g> {
     merges: OnceLock<merges::Merges>,
     /// SentencePiece: whether fragments merge word by word (`spm::by_words`).
     spm_by_words: OnceLock<bool>,
-    /// Byte-level BPE: the token of each byte's character.
-    bpe_byte_ids: OnceLock<[u32; 256]>,
+    /// BPE: the tokens of single bytes.
+    bpe_byte_ids: OnceLock<bpe::ByteIds>,
     pre_tokenizer: OnceLock<Result<pre_type::PreTokenizer, TokenizerError>>,
     wpm: OnceLock<wpm::Wpm>,
     ugm: OnceLock<ugm::Ugm>,
@@ -307,15 +307,18 @@ impl<'g> Tokenizer<'g> {
     }
 
     fn merges(&self) -> &merges::Merges {
-        self.merges
-            .get_or_init(|| merges::Merges::new(self.vocab.merges))
+        self.merges.get_or_init(|| {
+            // only words that are not byte-level, and merged, are cut at a `▁` (`bpe.rs`)
+            let joiners = !self.vocab.pre.byte_encode() && !self.vocab.flags.ignore_merges;
+            merges::Merges::new(self.vocab.merges, joiners)
+        })
     }
 
     fn spm_by_words(&self) -> bool {
         *self.spm_by_words.get_or_init(|| spm::by_words(&self.vocab))
     }
 
-    fn bpe_byte_ids(&self) -> &[u32; 256] {
+    fn bpe_byte_ids(&self) -> &bpe::ByteIds {
         self.bpe_byte_ids
             .get_or_init(|| bpe::Bpe::byte_ids(&self.vocab))
     }

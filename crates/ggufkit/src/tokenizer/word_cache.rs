@@ -5,9 +5,9 @@
 //! ids, so its memory never exceeds a fixed size whatever the text.
 #![forbid(unsafe_code)]
 
-use std::ops::Range;
+use std::hash::BuildHasher;
 
-use hashbrown::HashMap;
+use hashbrown::HashTable;
 
 /// The longest word kept, in bytes.
 pub(crate) const MAX_WORD_BYTES: usize = 64;
@@ -16,19 +16,38 @@ pub(crate) const MAX_WORDS: usize = 1 << 16;
 /// The most ids kept at once (all words together).
 pub(crate) const MAX_IDS: usize = 1 << 18;
 
-/// Word text to its ids (a range of `ids`).
+/// A word kept: its text in [`WordCache::texts`], its ids in [`WordCache::ids`].
+#[derive(Clone, Copy)]
+struct Word {
+    text: u32,
+    len: u32,
+    ids: u32,
+    n_ids: u32,
+}
+
+/// Word text to its ids; the texts and the ids of all words kept in two arrays (no
+/// allocation per word).
 #[derive(Default)]
 pub(crate) struct WordCache {
-    words: HashMap<Box<[u8]>, Range<u32>>,
+    words: HashTable<Word>,
+    texts: Vec<u8>,
     ids: Vec<u32>,
+    hasher: hashbrown::DefaultHashBuilder,
 }
 
 impl WordCache {
     /// The ids cached for `word`, if any.
     #[inline]
     pub fn get(&self, word: &[u8]) -> Option<&[u32]> {
-        let r = self.words.get(word)?;
-        self.ids.get(r.start as usize..r.end as usize)
+        let h = self.hasher.hash_one(word);
+        let w = self.words.find(h, |w| self.text(w) == word)?;
+        self.ids
+            .get(w.ids as usize..w.ids as usize + w.n_ids as usize)
+    }
+
+    #[inline]
+    fn text(&self, w: &Word) -> &[u8] {
+        &self.texts[w.text as usize..(w.text + w.len) as usize]
     }
 
     /// Remembers that `word` encodes to `ids` (a word too long to keep is ignored).
@@ -38,11 +57,22 @@ impl WordCache {
         }
         if self.words.len() >= MAX_WORDS || self.ids.len() + ids.len() > MAX_IDS {
             self.words.clear();
+            self.texts.clear();
             self.ids.clear();
         }
-        let start = self.ids.len() as u32;
+        let w = Word {
+            text: self.texts.len() as u32,
+            len: word.len() as u32,
+            ids: self.ids.len() as u32,
+            n_ids: ids.len() as u32,
+        };
+        self.texts.extend_from_slice(word);
         self.ids.extend_from_slice(ids);
-        self.words.insert(word.into(), start..self.ids.len() as u32);
+        let h = self.hasher.hash_one(word);
+        let (texts, hasher) = (&self.texts, &self.hasher);
+        self.words.insert_unique(h, w, |w| {
+            hasher.hash_one(&texts[w.text as usize..(w.text + w.len) as usize])
+        });
     }
 }
 
