@@ -43,19 +43,11 @@ const FIXED_NOW: i64 = 1_741_356_309;
 /// the small templates `scripts/chat_reference.py` writes to probe one behaviour each). Their
 /// differing cases are counted apart (and each must still differ, so that the list does not go
 /// stale).
-const KNOWN: &[(&str, &str)] = &[
-    (
-        "synthetic:unicode_and_escapes",
-        "Python's `\\N{NAME}` escape needs the Unicode name table (unicode_names2: about 500 KB \
-         in every binary, the Python and WebAssembly packages included) for an escape that no \
-         real template uses; minijinja's lexer leaves it as it is",
-    ),
-    (
-        "synthetic:error_dunder",
-        "deliberate: the sandbox refuses a template that names `__class__` (audit rule \
+const KNOWN: &[(&str, &str)] = &[(
+    "synthetic:error_dunder",
+    "deliberate: the sandbox refuses a template that names `__class__` (audit rule \
          template.dunder), where Jinja2's sandbox renders it as undefined",
-    ),
-];
+)];
 
 /// The version of transformers the reference was made with (the cache is keyed by it).
 const TRANSFORMERS: &str = "5.25.0";

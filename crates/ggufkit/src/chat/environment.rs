@@ -55,13 +55,16 @@ pub(crate) fn syntax() -> SyntaxConfig {
         .unwrap_or_default()
 }
 
-/// The source minijinja compiles: its `+`, `%` and `~` made Python's
+/// The source minijinja compiles: its string literals' escapes read as Python reads them
+/// ([`escapes`](super::escapes)), its `+`, `%` and `~` made Python's
 /// ([`rewrite`](super::rewrite)), and Hugging Face's `{% generation %}` ... `{% endgeneration %}`
 /// (which mark the assistant's text for training masks and render their body unchanged)
 /// become a block tag minijinja knows with the same whitespace control, `{% if true %}` ...
 /// `{% endif %}`.
 pub(crate) fn prepare(source: &str) -> String {
-    super::rewrite::rewrite(&generation_tags(source), &syntax())
+    let syntax = syntax();
+    let source = super::escapes::python_escapes(&generation_tags(source), &syntax);
+    super::rewrite::rewrite(&source, &syntax)
 }
 
 fn generation_tags(source: &str) -> String {

@@ -3,7 +3,7 @@
 //! `tokenizer.chat_template` (or `tokenizer.chat_template.NAME`) of a GGUF, with minijinja.
 //!
 //! One file per idea: [`environment`] (the Jinja settings and the sandbox's limits),
-//! `functions` (transformers' globals and filters), `globals` (Jinja2's own: `range`,
+//! `escapes` (Python's string escapes, `\N{NAME}` included), `functions` (transformers' globals and filters), `globals` (Jinja2's own: `range`,
 //! `cycler`, `joiner`, `lipsum`), `python` (values printed as Python
 //! prints them), `rewrite` and `operators` (the template's `+`, `%`, `~` evaluated as Python
 //! does, markupsafe's `Markup` included), `printf` (Python's `'%s' % x`), `json` (Python's `json.dumps` behind `tojson`), `clock` (`strftime_now`),
@@ -27,6 +27,7 @@
 
 mod clock;
 pub mod environment;
+mod escapes;
 mod functions;
 mod globals;
 mod json;

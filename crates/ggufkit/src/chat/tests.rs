@@ -195,7 +195,16 @@ fn templates_the_audit_flags_are_refused() {
         "{{ self._TemplateReference__context }}",
     ] {
         match ChatTemplate::new(t, SpecialTokens::new()) {
-            Err(ChatError::Refused { rule, .. }) => assert!(rule.starts_with("template."), "{t}"),
+            Err(e @ ChatError::Refused { .. }) => {
+                let ChatError::Refused { rule, .. } = &e else {
+                    unreachable!()
+                };
+                assert!(rule.starts_with("template."), "{t}");
+                // the message says the refusal is deliberate (Jinja2 may render such a template)
+                let message = e.to_string();
+                assert!(message.contains("refused on purpose"), "{message}");
+                assert!(message.contains(&format!("[{rule}]")), "{message}");
+            }
             other => panic!("{t}: {other:?}"),
         }
     }

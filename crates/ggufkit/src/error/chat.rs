@@ -37,7 +37,10 @@ pub enum ChatError {
     /// The audit flags the template as reaching for Python's internals or the host
     /// (`gguf audit`'s rules `template.dunder`, `template.escape-global`, `template.exec`): the
     /// sandbox refuses to render it, as Jinja2's sandbox refuses such access.
-    #[error("{key}: the template is refused: {message} [{rule}]")]
+    #[error(
+        "{key}: the template is refused on purpose: the sandbox renders no template that reaches \
+         for Python's internals or the host ({message}) [{rule}]"
+    )]
     Refused {
         /// Where the template came from.
         key: String,
