@@ -12,6 +12,7 @@ use ggufkit::convert::plan::ConvertOptions;
 use ggufkit::convert::split::parse_split_size;
 use ggufkit::convert::OutType;
 use ggufkit::read::Gguf;
+use ggufkit::shard::ShardedModel;
 use ggufkit_testkit::reference;
 
 /// The first difference between `ours` and `theirs` in the pairs of `keys`, the tensor infos
@@ -371,8 +372,9 @@ fn names_in(dir: &Path) -> Vec<String> {
 /// The split reference (scripts/hf_reference/split_reference.py): convert_hf_to_gguf.py with
 /// --split-max-tensors, --split-max-size (over expert stacks, quantized tensors, a limit below
 /// every tensor) and --no-tensor-first-split, and a limit that leaves one file. Ours must have
-/// the same file names and every shard the same bytes; a difference names the shard and its
-/// first differing key or tensor.
+/// the same file names and every shard the same bytes (a difference names the shard and its
+/// first differing key or tensor), and the shards merged (`gguf merge`'s `ShardedModel`) must
+/// be the unsplit conversion.
 #[test]
 fn split_conversions_match_the_script() {
     let Some(dir) = reference::hf_split_reference() else {
@@ -423,6 +425,24 @@ fn split_conversions_match_the_script() {
             let d = first_difference(&Gguf::open(&a).unwrap(), &Gguf::open(&b).unwrap())
                 .unwrap_or_else(|| "the bytes differ (header padding)".into());
             failures.push(format!("{case}: shard {name}: {d}"));
+        }
+        // gguf-split compatible: the shards merged are the unsplit conversion
+        if done.files.len() > 1 {
+            let mut single = split_options(c);
+            single.split_max_size = 0;
+            single.split_max_tensors = 0;
+            single.no_tensor_first_split = false;
+            let whole = out_dir.join("single.gguf");
+            let merged = out_dir.join("merged.gguf");
+            convert_folder(&folder, &whole, &single, false, None).unwrap();
+            ShardedModel::open(&done.files[0].path)
+                .and_then(|m| m.merge_to(&merged, false, None))
+                .unwrap();
+            if std::fs::read(&whole).unwrap() != std::fs::read(&merged).unwrap() {
+                failures.push(format!(
+                    "{case}: the shards merged are not the unsplit conversion"
+                ));
+            }
         }
     }
     eprintln!("compared {} split conversions, {shards} files", cases.len());
