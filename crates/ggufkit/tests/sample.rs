@@ -28,7 +28,10 @@ fn llama_cpp_loads_and_runs_the_sample() {
     let found = ggufkit::audit::audit(&g);
     let rules: Vec<&str> = found.iter().map(|f| f.rule).collect();
     assert_eq!(rules, ["model.oldest-release"], "{found:?}");
-    assert!(found[0].message.starts_with("needs llama.cpp b"), "{found:?}");
+    assert!(
+        found[0].message.starts_with("needs llama.cpp b"),
+        "{found:?}"
+    );
     let Some(loaded) = ggufkit_testkit::llama_load::load(&path, true) else {
         return;
     };
