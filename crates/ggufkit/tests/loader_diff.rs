@@ -48,6 +48,20 @@ fn cases() -> Vec<Case> {
             ("deepseek2.attention.value_length_mla", 16u32.into()),
         ],
     ));
+    // multi-token prediction: deepseek2 with its last block an MTP block (the trunk alone, the
+    // MTP block's tensors added below), and llama, which has none, with nextn_predict_layers
+    variants.push((
+        "deepseek2-nextn".into(),
+        "deepseek2",
+        false,
+        vec![("deepseek2.nextn_predict_layers", 1u32.into())],
+    ));
+    variants.push((
+        "llama-nextn".into(),
+        "llama",
+        false,
+        vec![("llama.nextn_predict_layers", 1u32.into())],
+    ));
     variants.push((
         "deepseek2-q".into(),
         "deepseek2",
@@ -66,10 +80,10 @@ fn cases() -> Vec<Case> {
             name: format!("{label}/valid"),
             bytes: file(&tensors),
         });
-        // a required tensor dropped: the last of layer 1
+        // a required tensor dropped: the last of the last block
         let last = tensors
             .iter()
-            .rposition(|t| t.name.starts_with("blk.1."))
+            .rposition(|t| t.name.starts_with("blk."))
             .unwrap();
         let mut dropped = tensors.clone();
         dropped.remove(last);
@@ -246,7 +260,10 @@ fn cases() -> Vec<Case> {
                 bytes: file(&with),
             });
         }
-        if arch == "deepseek2" {
+        if label.ends_with("-nextn") {
+            nextn_cases(&label, arch, &meta, &tensors, &mut out);
+        }
+        if arch == "deepseek2" && !label.ends_with("-nextn") {
             // the experts' gate and up projections fused into one tensor in layer 1
             let mut fused: Vec<Tensor> = tensors
                 .iter()
@@ -293,6 +310,79 @@ fn cases() -> Vec<Case> {
     out
 }
 
+/// A model with `nextn_predict_layers` 1 of 2 blocks (`tensors`: the trunk alone): the last
+/// block added whole (with deepseek2's `nextn.*` tensors, which the table lists as optional
+/// while the file lacks `blk.1.nextn.eh_proj`), the block with one tensor missing, and more
+/// prediction blocks than blocks.
+fn nextn_cases(
+    label: &str,
+    arch: &str,
+    meta: &ggufkit::GgufBuilder<'static>,
+    tensors: &[Tensor],
+    out: &mut Vec<Case>,
+) {
+    let block: Vec<Tensor> = if arch == "deepseek2" {
+        optional_for(meta)
+            .into_iter()
+            .filter(|t| t.name.starts_with("blk.1.") && !t.name.contains("ffn_gate_up_exps"))
+            .filter(|t| {
+                !t.name.ends_with(".bias")
+                    && !t.name.contains("embed_tokens")
+                    && !t.name.contains("shared_head")
+            })
+            .collect()
+    } else {
+        // llama's block 0, renamed
+        tensors
+            .iter()
+            .filter(|t| t.name.starts_with("blk.0."))
+            .map(|t| Tensor {
+                name: t.name.replacen("blk.0.", "blk.1.", 1),
+                ..t.clone()
+            })
+            .collect()
+    };
+    assert!(!block.is_empty(), "{label}: no block 1");
+    let mut whole = tensors.to_vec();
+    whole.extend(block.iter().cloned());
+    out.push(Case {
+        name: format!("{label}/+block 1 ({} tensors)", block.len()),
+        bytes: write(meta, &whole).unwrap(),
+    });
+    if arch == "deepseek2" {
+        // the optional ones of the MTP block too
+        let mut all = whole.clone();
+        all.extend(
+            optional_for(meta)
+                .into_iter()
+                .filter(|t| t.name.starts_with("blk.1.nextn."))
+                .filter(|t| !whole.iter().any(|w| w.name == t.name)),
+        );
+        out.push(Case {
+            name: format!("{label}/+block 1 and its optional nextn"),
+            bytes: write(meta, &all).unwrap(),
+        });
+        // the MTP block present (its eh_proj) but a tensor of it missing
+        let gone = whole
+            .iter()
+            .position(|t| t.name == "blk.1.ffn_norm.weight")
+            .expect("the MTP block's ffn_norm");
+        let mut missing = whole.clone();
+        missing.remove(gone);
+        out.push(Case {
+            name: format!("{label}/+block 1 without ffn_norm"),
+            bytes: write(meta, &missing).unwrap(),
+        });
+    }
+    let mut m = meta.clone();
+    m.set(&format!("{arch}.nextn_predict_layers"), 3u32)
+        .unwrap();
+    out.push(Case {
+        name: format!("{label}/nextn 3 of 2 blocks"),
+        bytes: write(&m, tensors).unwrap(),
+    });
+}
+
 /// The audit's errors of a file (`None` when it does not parse: a file the reader refuses).
 fn errors(bytes: &[u8]) -> Vec<Finding> {
     match Gguf::from_bytes(bytes) {
@@ -309,6 +399,8 @@ const UNNAMED: &[(&str, &str)] = &[
     ("unknown pre-tokenizer type", "tokenizer.unknown-pre"),
     ("n_embd_head_qk_nope", "model.hparams"),
     ("wrong number of tensors", "model.unused-tensor"),
+    ("wrong number of tensors", "model.block-count"),
+    ("n_layer_nextn <= hparams.n_layer_all", "model.hparams"),
     ("_Map_base::at", "tokenizer.missing"),
     // the reader refuses before the loader
     ("Invalid type or block size", "read"),

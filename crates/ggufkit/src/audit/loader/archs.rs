@@ -27,6 +27,8 @@ pub const COMMON_KEYS: &[KeyRule] = &[
     opt("attention.key_length", U32),
     opt("attention.value_length", U32),
     opt("rope.dimension_count", U32),
+    // the last nextn_predict_layers blocks are multi-token prediction blocks (`n_layer_nextn`)
+    opt("nextn_predict_layers", U32),
 ];
 
 const RMS: KeyRule = req("attention.layer_norm_rms_epsilon", F32);
@@ -317,6 +319,7 @@ const fn arch(
         ff_shexp: FfShexp::KeyOrNone,
         rot_is_head_k: false,
         mla: false,
+        mtp: false,
     }
 }
 
@@ -464,6 +467,7 @@ pub const ARCHS: &[Arch] = &[
         ff_exp: FfExp::Key,
         qkv: None,
         mla: true,
+        mtp: true,
         ..arch(
             "deepseek2",
             DEEPSEEK2_KEYS,
@@ -539,6 +543,22 @@ const DEEPSEEK2_LAYER: &[TensorRule] = &[
         &[Embd, FfExpTimesShared],
         AfterLead,
     ),
+];
+
+/// A multi-token prediction block's own tensors (`blk.N.nextn.*` in the last
+/// `nextn_predict_layers` blocks, beside the block's usual ones), as deepseek2's loader creates
+/// them: the projection and the two norms with the block, the rest optional.
+pub const NEXTN: &[TensorRule] = &[
+    t("blk.{}.nextn.eh_proj.weight", &[Embd2, Embd], Always),
+    t("blk.{}.nextn.enorm.weight", &[Embd], Always),
+    t("blk.{}.nextn.hnorm.weight", &[Embd], Always),
+    t("blk.{}.nextn.embed_tokens.weight", &[Embd, Vocab], Optional),
+    t(
+        "blk.{}.nextn.shared_head_head.weight",
+        &[Embd, Vocab],
+        Optional,
+    ),
+    t("blk.{}.nextn.shared_head_norm.weight", &[Embd], Optional),
 ];
 
 /// deepseek2's keys beyond the common ones (`load_arch_hparams`).

@@ -17,7 +17,10 @@ pub(super) enum KeyProblem {
 /// per layer, as `LLAMA_LOAD_LOCALS` takes them).
 #[derive(Debug, Default)]
 pub(super) struct Hparams {
+    /// `block_count`: every block, the multi-token prediction ones included (`n_layer_all`).
     pub n_layer: u64,
+    /// `nextn_predict_layers`: how many of the last blocks are multi-token prediction blocks.
+    pub n_nextn: u64,
     pub n_embd: u64,
     pub n_vocab: u64,
     pub n_head: u64,
@@ -177,6 +180,7 @@ pub(super) fn read(
         v_mla: if is_mla { value_mla } else { head_v },
         n_expert_shared: get("expert_shared_count").unwrap_or(0),
         n_dense_lead: get("leading_dense_block_count").unwrap_or(0),
+        n_nextn: get("nextn_predict_layers").unwrap_or(0),
         n_layer,
         n_embd,
         n_vocab,
@@ -194,11 +198,17 @@ pub(super) fn read(
 }
 
 impl Hparams {
+    /// The blocks before the multi-token prediction ones (`n_layer()`).
+    pub fn trunk(&self) -> u64 {
+        self.n_layer.saturating_sub(self.n_nextn)
+    }
+
     /// A dimension's value.
     pub fn dim(&self, d: Dim) -> u64 {
         let m = |a: u64, b: u64| a.saturating_mul(b);
         match d {
             Dim::Embd => self.n_embd,
+            Dim::Embd2 => m(2, self.n_embd),
             Dim::Vocab => self.n_vocab,
             Dim::Ff => self.n_ff,
             Dim::Ff2 => m(2, self.n_ff),

@@ -25,7 +25,7 @@ pub(super) fn audit_loader(g: &Gguf<'_>, out: &mut Vec<Finding>) {
     if g.tensor_count() == 0 {
         return; // a vocabulary-only file
     }
-    check(g, out);
+    check(g, out, false);
 }
 
 /// The tensors llama.cpp's loader requires of a file with `g`'s architecture, hyperparameters
@@ -54,7 +54,7 @@ struct LoaderTensors {
 
 fn loader_tensors(g: &Gguf<'_>) -> Option<LoaderTensors> {
     let mut out = Vec::new();
-    let wanted = check(g, &mut out)?;
+    let wanted = check(g, &mut out, true)?;
     let rejected = out.iter().any(|f| {
         matches!(
             f.rule,
@@ -65,8 +65,9 @@ fn loader_tensors(g: &Gguf<'_>) -> Option<LoaderTensors> {
 }
 
 /// The findings of `g`, and the tensors its hyperparameters require (`None` for an architecture
-/// not in the table).
-fn check(g: &Gguf<'_>, out: &mut Vec<Finding>) -> Option<LoaderTensors> {
+/// not in the table); `with_trunk`: as of a file that holds the blocks before the multi-token
+/// prediction ones, whatever `g` holds (what a generated model must have).
+fn check(g: &Gguf<'_>, out: &mut Vec<Finding>, with_trunk: bool) -> Option<LoaderTensors> {
     let name = g.architecture()?;
     let arch_kv = g.get_kv("general.architecture").map_or(0, |kv| kv.offset);
     let Some(arch) = archs::find(name) else {
@@ -120,6 +121,15 @@ fn check(g: &Gguf<'_>, out: &mut Vec<Finding>) -> Option<LoaderTensors> {
         error(out, "model.hparams", &bc_key, key_offset(&bc_key), msg);
         return None;
     }
+    if h.n_nextn > h.n_layer {
+        let key = format!("{}.nextn_predict_layers", arch.name);
+        let msg = format!(
+            "nextn_predict_layers {} is more than block_count {} (llama.cpp asserts n_layer_nextn <= n_layer_all and aborts)",
+            h.n_nextn, h.n_layer
+        );
+        error(out, "model.hparams", &key, key_offset(&key), msg);
+        return None;
+    }
     if let Some(f) = expert_problem(arch, &h) {
         let key = format!("{}.{}", arch.name, f.0);
         error(out, "model.hparams", &key, key_offset(&key), f.1);
@@ -141,7 +151,7 @@ fn check(g: &Gguf<'_>, out: &mut Vec<Finding>) -> Option<LoaderTensors> {
         );
         error(out, "model.hparams", &key, key_offset(&key), msg);
     }
-    Some(audit_tensors(g, arch, &h, arch_kv, out))
+    Some(audit_tensors(g, arch, &h, arch_kv, with_trunk, out))
 }
 
 /// The expert counts the loader asserts or throws on: (key suffix, message).
@@ -231,6 +241,11 @@ struct Check<'g, 'a> {
     wanted: Vec<(String, Vec<u64>)>,
     /// The optional tensors of checked shape, outside the alternatives.
     optional: Vec<(String, Vec<u64>)>,
+    /// Whether the block being checked is required at all: with `nextn_predict_layers`, the
+    /// loader makes the trunk's blocks optional when the file has none of them (`blk.0.attn_norm`
+    /// absent) and the prediction blocks optional when it has none of those
+    /// (`blk.{trunk}.nextn.eh_proj` absent).
+    block_required: bool,
 }
 
 impl Check<'_, '_> {
@@ -248,6 +263,7 @@ impl Check<'_, '_> {
         required: bool,
         out: &mut Vec<Finding>,
     ) -> bool {
+        let required = required && self.block_required;
         let expected: Vec<u64> = dims.iter().map(|&d| self.h.dim(d)).collect();
         let formula: Vec<&str> = dims.iter().map(|d| d.name()).collect();
         if required || rule_name == "blk.{}.attn_qkv" {
@@ -322,6 +338,7 @@ fn audit_tensors(
     arch: &Arch,
     h: &Hparams,
     arch_kv: u64,
+    with_trunk: bool,
     out: &mut Vec<Finding>,
 ) -> LoaderTensors {
     let mut c = Check {
@@ -332,18 +349,39 @@ fn audit_tensors(
         missing: Vec::new(),
         wanted: Vec::new(),
         optional: Vec::new(),
+        block_required: true,
     };
     for r in arch.globals {
         c.rule(r, None, out);
     }
-    for il in 0..h.n_layer {
+    // with multi-token prediction blocks: the trunk's blocks, then (where the architecture has
+    // them) the prediction blocks, each group required only when the file has its first tensor
+    // (a file of the prediction blocks alone, or of the trunk alone)
+    let trunk = h.trunk();
+    let has = |name: String| g.tensor_index(&name).is_some();
+    let trunk_required =
+        !arch.mtp || h.n_nextn == 0 || with_trunk || has("blk.0.attn_norm.weight".into());
+    let mtp_required = has(format!("blk.{trunk}.nextn.eh_proj.weight"));
+    let blocks = if arch.mtp { h.n_layer } else { trunk };
+    for il in 0..blocks {
+        c.block_required = if il < trunk {
+            trunk_required
+        } else {
+            mtp_required
+        };
         if let Some(q) = arch.qkv {
             qkv(&mut c, q, il, out);
         }
         for r in arch.layer {
             c.rule(r, Some(il), out);
         }
+        if il >= trunk {
+            for r in archs::NEXTN {
+                c.rule(r, Some(il), out);
+            }
+        }
     }
+    c.block_required = true;
     scales(&mut c, out);
     report(c, h, arch, arch_kv, out)
 }
@@ -490,22 +528,38 @@ fn report(
             .strip_prefix("blk.")
             .and_then(|r| r.split('.').next())
             .and_then(|n| n.parse::<u64>().ok());
+        let blocks = if arch.mtp { h.n_layer } else { h.trunk() };
         match layer {
-            Some(n) if n >= h.n_layer => beyond = Some(beyond.map_or(n, |b: u64| b.max(n))),
+            Some(n) if n >= blocks => beyond = Some(beyond.map_or(n, |b: u64| b.max(n))),
             _ => unused.push((name.to_string(), t.info_offset())),
         }
     }
     if let Some(last) = beyond {
-        let key = format!("{}.block_count", arch.name);
+        let (key, msg) = if h.n_nextn > 0 && last < h.n_layer {
+            (
+                format!("{}.nextn_predict_layers", arch.name),
+                format!(
+                    "nextn_predict_layers {}: llama.cpp's {} loader creates only the first {} of the {} blocks (it has no multi-token prediction blocks), and leaves the tensors of blocks up to blk.{last} unused (wrong number of tensors)",
+                    h.n_nextn, arch.name, h.trunk(), h.n_layer
+                ),
+            )
+        } else {
+            (
+                format!("{}.block_count", arch.name),
+                format!(
+                    "block_count {} but the file has tensors of blocks up to blk.{last}, which the loader leaves unused (wrong number of tensors)",
+                    h.n_layer
+                ),
+            )
+        };
         out.push(Finding::new(
             "model.block-count",
             Severity::Error,
             &key,
-            g.get_kv(&key).map_or(0, |kv| kv.offset),
-            format!(
-                "block_count {} but the file has tensors of blocks up to blk.{last}, which the loader leaves unused (wrong number of tensors)",
-                h.n_layer
-            ),
+            g.get_kv(&key)
+                .or_else(|| g.get_kv(&format!("{}.block_count", arch.name)))
+                .map_or(0, |kv| kv.offset),
+            msg,
         ));
     }
     if let Some((first, offset)) = unused.first() {

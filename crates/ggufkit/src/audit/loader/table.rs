@@ -8,6 +8,8 @@
 pub enum Dim {
     /// `n_embd`: `{arch}.embedding_length`.
     Embd,
+    /// `2 * n_embd`: a multi-token prediction block's `nextn.eh_proj` input.
+    Embd2,
     /// `n_vocab`: the number of tokens in `tokenizer.ggml.tokens`.
     Vocab,
     /// `n_ff`: the layer's `{arch}.feed_forward_length`.
@@ -69,6 +71,7 @@ impl Dim {
     pub fn name(self) -> &'static str {
         match self {
             Dim::Embd => "n_embd",
+            Dim::Embd2 => "2*n_embd",
             Dim::Vocab => "n_vocab",
             Dim::Ff => "n_ff",
             Dim::Ff2 => "2*n_ff",
@@ -252,6 +255,10 @@ pub struct Arch {
     /// Multi-head latent attention (deepseek2): the loader asserts a key length without rope of
     /// at least 1 (`n_embd_head_k_mla > n_rot`).
     pub mla: bool,
+    /// Multi-token prediction (deepseek2): the loader creates the last `nextn_predict_layers`
+    /// blocks too, each with [`super::archs::NEXTN`]; other architectures create only the
+    /// blocks before them and leave those blocks' tensors unused.
+    pub mtp: bool,
 }
 
 /// A required key.
