@@ -60,6 +60,9 @@ pub fn run(args: Args) -> CmdResult {
         .map_err(|e| CliError::failed(format!("{}: {e}", args.file.display())))?;
     let add_special = !args.no_add_special;
     if args.jsonl {
+        // the tables the first line needs, built on every core before the workers start (an
+        // error is each line's answer, as encoding gives it)
+        tok.prepare().ok();
         batch(&tok, add_special, args.parse_special)?;
         return Ok(verdict(g));
     }

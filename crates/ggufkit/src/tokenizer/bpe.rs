@@ -79,6 +79,13 @@ pub(crate) struct Scratch {
     helpers: Vec<Scratch>,
 }
 
+/// The pre-tokenizer's words of `text` into `s`, for [`Bpe::encode_split`] (which needs the
+/// merge table: the split does not, so a long text is split while the table is built).
+pub(crate) fn split_words(pre: &PreTokenizer, text: &str, s: &mut Scratch) {
+    s.words.clear();
+    pre.split(text, &mut s.words);
+}
+
 /// The BPE session of one vocabulary.
 pub(crate) struct Bpe<'a, 'g> {
     pub vocab: &'a Vocab<'g>,
@@ -125,8 +132,12 @@ impl Bpe<'_, '_> {
     /// its text and the vocabulary only, so encoding runs of words apart and joining their ids
     /// in order gives exactly the ids of encoding them one after the other.
     pub fn encode(&self, text: &str, s: &mut Scratch, out: &mut Vec<u32>) {
-        s.words.clear();
-        self.pre.split(text, &mut s.words);
+        split_words(self.pre, text, s);
+        self.encode_split(text, s, out);
+    }
+
+    /// [`Bpe::encode`] of a fragment [`split_words`] has split into `s`.
+    pub fn encode_split(&self, text: &str, s: &mut Scratch, out: &mut Vec<u32>) {
         let v = self.vocab;
         if !v.pre.byte_encode() && !v.flags.ignore_merges {
             if let Some(joiners) = self.merges.joiners() {

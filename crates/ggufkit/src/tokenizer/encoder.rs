@@ -74,16 +74,6 @@ impl<'t, 'g> Encoder<'t, 'g> {
         }
         let fragments = if text.is_empty() {
             Vec::new()
-        } else if v.model == Model::Bpe && text.len() >= bpe::PARALLEL_MIN_BYTES {
-            // a long text: the merge table (built on first use) while the special tokens are
-            // found
-            rayon::join(
-                || t.partition(text, parse_special),
-                || {
-                    t.merges();
-                },
-            )
-            .0
         } else {
             t.partition(text, parse_special)
         };
@@ -134,11 +124,12 @@ impl<'t, 'g> Encoder<'t, 'g> {
                 }
             }
             Model::Bpe => {
-                let bpe = bpe::Bpe {
+                let pre = t.pre_tokenizer()?;
+                let bpe = || bpe::Bpe {
                     vocab: v,
                     merges: t.merges(),
                     merges_raw: v.merges.map(|m| m.raw_bytes()).unwrap_or_default(),
-                    pre: t.pre_tokenizer()?,
+                    pre,
                     byte_ids: t.bpe_byte_ids(),
                 };
                 if add_special && f.add_bos {
@@ -155,9 +146,22 @@ impl<'t, 'g> Encoder<'t, 'g> {
                                 piece = &self.escaped;
                             }
                             match v.model_name {
-                                "hybriddna" => bpe.encode_dna(piece, scratch, out),
-                                "whitespace" => bpe.encode_whitespace(piece, scratch, out),
-                                _ => bpe.encode(piece, scratch, out),
+                                "hybriddna" => bpe().encode_dna(piece, scratch, out),
+                                "whitespace" => bpe().encode_whitespace(piece, scratch, out),
+                                _ if piece.len() >= bpe::PARALLEL_MIN_BYTES
+                                    && t.merges.get().is_none() =>
+                                {
+                                    // a long text's first use: the merge table is built on
+                                    // the pool while the text is split into words
+                                    rayon::join(
+                                        || bpe::split_words(pre, piece, scratch),
+                                        || {
+                                            t.merges();
+                                        },
+                                    );
+                                    bpe().encode_split(piece, scratch, out);
+                                }
+                                _ => bpe().encode(piece, scratch, out),
                             }
                         }
                         Fragment::Token(id) => out.push(id),

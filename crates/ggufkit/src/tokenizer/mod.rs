@@ -241,6 +241,50 @@ impl<'g> Tokenizer<'g> {
         Encoder::new(self)
     }
 
+    /// Builds now what the first [`Tokenizer::encode`] would build (the special-token matcher,
+    /// the pre-tokenizer, the merge ranks and the model's other tables), on rayon's pool. For
+    /// callers that encode on many threads at once: otherwise the first thread builds them
+    /// while the others wait for it. The error is the one `encode` would give.
+    pub fn prepare(&self) -> Result<(), TokenizerError> {
+        let v = &self.vocab;
+        if v.model == Model::None {
+            return Ok(());
+        }
+        let (_, model) = rayon::join(
+            || {
+                self.partition
+                    .get_or_init(|| partition::SpecialMatcher::new(v));
+            },
+            || -> Result<(), TokenizerError> {
+                match v.model {
+                    Model::Bpe => {
+                        self.pre_tokenizer()?;
+                        self.bpe_byte_ids();
+                        self.merges();
+                    }
+                    Model::Spm => {
+                        self.spm_by_words();
+                    }
+                    Model::Wpm => {
+                        self.wpm.get_or_init(|| wpm::Wpm::new(v));
+                    }
+                    Model::Ugm => {
+                        self.ugm.get_or_init(|| ugm::Ugm::new(v));
+                    }
+                    Model::Plamo2 => {
+                        self.plamo2()?;
+                    }
+                    Model::Rwkv => {
+                        self.rwkv();
+                    }
+                    Model::Test | Model::None => {}
+                }
+                Ok(())
+            },
+        );
+        model
+    }
+
     /// [`Tokenizer::encode`] of every text, on rayon's pool, the ids in the texts' order; the
     /// first error, if any. The texts go in a few runs per thread, each run through one
     /// [`Encoder`], so that words met in one text are not merged again in the next.
@@ -251,6 +295,10 @@ impl<'g> Tokenizer<'g> {
         parse_special: bool,
     ) -> Result<Vec<Vec<u32>>, TokenizerError> {
         use rayon::prelude::*;
+        if texts.len() > 1 {
+            // every worker would wait for the first to build the tables
+            self.prepare()?;
+        }
         let runs = rayon::current_num_threads() * 4;
         let run = texts.len().div_ceil(runs).max(1);
         let parts: Vec<Vec<Vec<u32>>> = texts

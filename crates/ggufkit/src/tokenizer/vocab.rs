@@ -6,6 +6,7 @@
 
 use std::hash::BuildHasher;
 
+use hashbrown::hash_table::Entry;
 use hashbrown::HashTable;
 
 use super::attr::TokenAttr;
@@ -93,6 +94,19 @@ pub(crate) struct Flags {
 /// The `U+E000` suffix that hybriddna k-mer tokens carry in the file and lose in their pieces.
 pub(crate) const DNA_KMER_MARKER: &[u8] = "\u{E000}".as_bytes();
 
+/// The text-to-id index's tables: one per part of the hash space, built in parallel.
+const INDEX_SHARDS: usize = 4;
+
+/// One table of the index, and the first token of its part that repeats an earlier text
+/// (with that earlier token).
+type IndexShard = (HashTable<u32>, Option<(u32, u32)>);
+
+/// The index table of the text of hash `h`.
+#[inline]
+fn index_shard(h: u64) -> usize {
+    (h >> 62) as usize
+}
+
 /// A loaded vocabulary.
 pub(crate) struct Vocab<'g> {
     /// `tokenizer.ggml.model` (a name [`Model::from_name`] knows).
@@ -110,7 +124,9 @@ pub(crate) struct Vocab<'g> {
     /// Scores (empty when the file has none: every score is 0).
     pub scores: Vec<f32>,
     pub attrs: Vec<TokenAttr>,
-    index: HashTable<u32>,
+    /// The text-to-id index: ids by the hash of their text, one table per [`index_shard`] of
+    /// the hash (built in parallel).
+    index: Vec<HashTable<u32>>,
     hasher: hashbrown::DefaultHashBuilder,
     pub max_token_len: usize,
     pub special: SpecialIds,
@@ -146,7 +162,10 @@ impl<'g> Vocab<'g> {
     #[inline]
     pub fn text_to_token(&self, text: &[u8]) -> Option<u32> {
         let h = self.hasher.hash_one(text);
-        self.index.find(h, |&id| self.text(id) == text).copied()
+        self.index
+            .get(index_shard(h))?
+            .find(h, |&id| self.text(id) == text)
+            .copied()
     }
 
     #[inline]
@@ -192,7 +211,7 @@ impl<'g> Vocab<'g> {
             empty_names: Vec::new(),
             scores: Vec::new(),
             attrs: Vec::new(),
-            index: HashTable::new(),
+            index: Vec::new(),
             hasher: hashbrown::DefaultHashBuilder::default(),
             max_token_len: 0,
             special: SpecialIds::default(),
@@ -433,27 +452,63 @@ impl<'g> Vocab<'g> {
             }
         }
 
-        let mut index = HashTable::with_capacity(n as usize);
-        let mut max_len = 0;
-        for id in 0..n {
-            let t = self.text(id);
-            max_len = max_len.max(t.len());
-            let h = self.hasher.hash_one(t);
-            if let Some(&first) = index.find(h, |&j| self.text(j) == t) {
-                return Err(TokenizerError::DuplicateToken {
-                    id,
-                    first,
-                    text: String::from_utf8_lossy(t).into_owned(),
-                });
-            }
-            index.insert_unique(h, id, |&j| self.hasher.hash_one(self.text(j)));
-        }
-        self.index = index;
-        self.max_token_len = max_len;
+        self.build_index()?;
 
         if self.model_name == "hybriddna" {
             self.dna_oov = self.text_to_token(b"<oov>");
         }
+        Ok(())
+    }
+
+    /// The text-to-id index and the longest text; a text given to two tokens is refused (the
+    /// lowest id that repeats an earlier text, as one pass in id order finds it). The texts are
+    /// hashed, and the tables filled, on rayon's pool.
+    fn build_index(&mut self) -> Result<(), TokenizerError> {
+        use rayon::prelude::*;
+        let v = &*self;
+        let hashes: Vec<u64> = (0..v.n_tokens)
+            .into_par_iter()
+            .with_min_len(1 << 14)
+            .map(|id| v.hasher.hash_one(v.text(id)))
+            .collect();
+        let built: Vec<IndexShard> = (0..INDEX_SHARDS)
+            .into_par_iter()
+            .map(|part| {
+                let count = hashes.iter().filter(|&&h| index_shard(h) == part).count();
+                let mut table = HashTable::with_capacity(count);
+                for (id, &h) in hashes.iter().enumerate() {
+                    if index_shard(h) != part {
+                        continue;
+                    }
+                    let id = id as u32;
+                    let t = v.text(id);
+                    let repeated =
+                        match table.entry(h, |&j| v.text(j) == t, |&j| hashes[j as usize]) {
+                            Entry::Occupied(first) => Some(*first.get()),
+                            Entry::Vacant(slot) => {
+                                slot.insert(id);
+                                None
+                            }
+                        };
+                    if let Some(first) = repeated {
+                        return (table, Some((id, first)));
+                    }
+                }
+                (table, None)
+            })
+            .collect();
+        if let Some((id, first)) = built.iter().filter_map(|b| b.1).min() {
+            return Err(TokenizerError::DuplicateToken {
+                id,
+                first,
+                text: String::from_utf8_lossy(self.text(id)).into_owned(),
+            });
+        }
+        self.max_token_len = (0..self.n_tokens)
+            .map(|id| self.text(id).len())
+            .max()
+            .unwrap_or(0);
+        self.index = built.into_iter().map(|b| b.0).collect();
         Ok(())
     }
 

@@ -119,8 +119,27 @@ fn stages() -> &'static Stages {
         let mut index = Vec::with_capacity(n_blocks);
         let mut blocks: Vec<u16> = Vec::new();
         let mut seen: hashbrown::HashMap<[u16; BLOCK], u16> = hashbrown::HashMap::new();
+        // blocks inside one run (most of the codepoint space), by their flags
+        let mut uniform: hashbrown::HashMap<u16, u16> = hashbrown::HashMap::new();
         let mut run = 0usize;
         for b in 0..n_blocks {
+            let first = (b * BLOCK) as u32;
+            while run + 1 < FLAG_RUNS.len() && FLAG_RUNS[run + 1].0 <= first {
+                run += 1;
+            }
+            if FLAG_RUNS
+                .get(run + 1)
+                .is_none_or(|next| next.0 >= first + BLOCK as u32)
+            {
+                let flags = FLAG_RUNS[run].1;
+                let id = *uniform.entry(flags).or_insert_with(|| {
+                    let id = (blocks.len() / BLOCK) as u16;
+                    blocks.extend_from_slice(&[flags; BLOCK]);
+                    id
+                });
+                index.push(id);
+                continue;
+            }
             let mut block = [0u16; BLOCK];
             for (i, slot) in block.iter_mut().enumerate() {
                 let cp = (b * BLOCK + i) as u32;
