@@ -462,6 +462,14 @@ pub const ARCHS: &[Arch] = &[
             GPT_OSS_LAYER,
         )
     },
+    arch("phi2", &[NORM_EPS], PHI2_GLOBALS, EMBD_GQA, PHI2_LAYER),
+    arch(
+        "starcoder2",
+        &[NORM_EPS],
+        NORM_BIAS_TIED,
+        EMBD_GQA,
+        STARCODER2_LAYER,
+    ),
     Arch {
         experts: Experts::Required,
         ff_exp: FfExp::Key,
@@ -476,6 +484,51 @@ pub const ARCHS: &[Arch] = &[
             DEEPSEEK2_LAYER,
         )
     },
+];
+
+/// phi2's and starcoder2's outside the layers: the output norm with its bias (phi2 adds a
+/// required `output` with a bias, [`PHI2_GLOBALS`]).
+const NORM_BIAS_TIED: &[TensorRule] = &[
+    t("token_embd.weight", &[Embd, Vocab], Always),
+    t("output_norm.weight", &[Embd], Always),
+    t("output_norm.bias", &[Embd], Always),
+    t("output.weight", &[Embd, Vocab], Optional),
+];
+
+const PHI2_GLOBALS: &[TensorRule] = &[
+    t("token_embd.weight", &[Embd, Vocab], Always),
+    t("output_norm.weight", &[Embd], Always),
+    t("output_norm.bias", &[Embd], Always),
+    t("output.weight", &[Embd, Vocab], Always),
+    t("output.bias", &[Vocab], Always),
+];
+
+/// phi2's layer (`src/models/phi2.cpp`): one norm before attention and feed-forward, every
+/// projection with its bias, no gate.
+const PHI2_LAYER: &[TensorRule] = &[
+    t("blk.{}.attn_norm.weight", &[Embd], Always),
+    t("blk.{}.attn_norm.bias", &[Embd], Always),
+    t("blk.{}.attn_output.weight", &[Embd, Embd], Always),
+    t("blk.{}.attn_output.bias", &[Embd], Always),
+    t("blk.{}.ffn_down.weight", &[Ff, Embd], Always),
+    t("blk.{}.ffn_down.bias", &[Embd], Always),
+    t("blk.{}.ffn_up.weight", &[Embd, Ff], Always),
+    t("blk.{}.ffn_up.bias", &[Ff], Always),
+];
+
+/// starcoder2's layer (`src/models/starcoder2.cpp`): layer norms with biases, the projections'
+/// biases required, no gate.
+const STARCODER2_LAYER: &[TensorRule] = &[
+    t("blk.{}.attn_norm.weight", &[Embd], Always),
+    t("blk.{}.attn_norm.bias", &[Embd], Always),
+    t("blk.{}.attn_output.weight", &[Embd, Embd], Always),
+    t("blk.{}.attn_output.bias", &[Embd], Always),
+    t("blk.{}.ffn_norm.weight", &[Embd], Always),
+    t("blk.{}.ffn_norm.bias", &[Embd], Always),
+    t("blk.{}.ffn_down.weight", &[Ff, Embd], Always),
+    t("blk.{}.ffn_up.weight", &[Embd, Ff], Always),
+    t("blk.{}.ffn_down.bias", &[Embd], Always),
+    t("blk.{}.ffn_up.bias", &[Ff], Always),
 ];
 
 /// deepseek2's layer (`src/models/deepseek2.cpp`): multi-head latent attention (the query
