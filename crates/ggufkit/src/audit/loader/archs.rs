@@ -462,6 +462,24 @@ pub const ARCHS: &[Arch] = &[
             GPT_OSS_LAYER,
         )
     },
+    // mistral3 (`src/models/mistral3.cpp`): llama's tensors, dense or experts, without llama's
+    // n_rot check
+    Arch {
+        experts: Experts::Optional,
+        ..arch(
+            "mistral3",
+            &[
+                RMS,
+                opt("attention.temperature_scale", F32),
+                opt("rope.scaling.yarn_beta_fast", F32),
+                opt("rope.scaling.yarn_beta_slow", F32),
+                opt("rope.scaling.yarn_log_multiplier", F32),
+            ],
+            TIED,
+            GQA,
+            LLAMA_LAYER,
+        )
+    },
     arch("phi2", &[NORM_EPS], PHI2_GLOBALS, EMBD_GQA, PHI2_LAYER),
     arch(
         "starcoder2",
