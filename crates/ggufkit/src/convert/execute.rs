@@ -2,10 +2,10 @@
 //! each tensor read from the mapped shards, transformed, converted to its type and written once,
 //! through the library's writer into a temporary file renamed over the target (or one per shard
 //! of a split output, [`split`](super::split), renamed when all are complete). A tensor is
-//! converted in chunks of whole rows straight from the map into the writer (an expert stack part
-//! by part, a source whose bytes are already the output's copied as they are), and its pages of
-//! the map are given back once read: memory holds a chunk, never the model. The element
-//! conversions run on rayon's pool.
+//! made in chunks of whole rows straight from the map into the writer ([`TensorRows`]: a source
+//! whose bytes are already the output's copied as they are), and its pages of the map are given
+//! back once read: memory holds a chunk, never the model. The element conversions run on
+//! rayon's pool.
 #![forbid(unsafe_code)]
 
 use std::cell::RefCell;
@@ -13,17 +13,14 @@ use std::io::Write;
 use std::path::Path;
 use std::rc::Rc;
 
-use crate::convert::arch::{permute_order, TensorSource, Transform};
 use crate::convert::folder::HfFolder;
 use crate::convert::metadata::{general_metadata, MetadataOptions};
-use crate::convert::outtype::Elements;
 use crate::convert::plan::{
     metadata, plan, ConvertOptions, KvList, ParamCounts, Plan, PlannedTensor,
 };
-use crate::convert::safetensors::Dtype;
+use crate::convert::rows::TensorRows;
 use crate::convert::split::{output_shards, shard_metadata, OutputShard, SplitLimits};
 use crate::error::{CheckpointError, Error, Result};
-use crate::types::GgmlType;
 use crate::write::{AtomicFile, GgufBuilder, ProgressFn, TensorDataWriter};
 
 /// The builder of one output file: every pair of `kvs` in order, the info of each of `tensors`.
@@ -38,224 +35,29 @@ pub fn builder(tensors: &[PlannedTensor], kvs: &KvList) -> Result<GgufBuilder<'s
     Ok(b)
 }
 
-/// The bytes of planned tensor `t`, as written.
-pub fn tensor_bytes(folder: &HfFolder, t: &PlannedTensor) -> Result<Vec<u8>> {
-    let elements = match &t.out.source {
-        TensorSource::Values(v) => Elements::F32(v.clone()),
-        TensorSource::Tensors(ids) => {
-            let mut parts = Vec::with_capacity(ids.len());
-            for &i in ids {
-                let src = &folder.tensors()[i];
-                let bytes = folder.data(src);
-                let mut e = Elements::decode(src.entry.dtype, bytes).ok_or_else(|| {
-                    CheckpointError::Tensor {
-                        path: folder.shards()[src.shard].path().to_path_buf(),
-                        tensor: src.entry.name.clone(),
-                        problem: format!("dtype {} is not converted", src.entry.dtype.name()),
-                    }
-                })?;
-                for tr in &t.out.transforms {
-                    e = apply(folder, &src.name, &src.entry.shape, e, tr)?;
-                }
-                parts.push(e);
-            }
-            if parts.len() == 1 {
-                parts.pop().unwrap_or(Elements::F32(vec![]))
-            } else {
-                Elements::concat(parts)
-            }
-        }
-    };
-    elements.encode(t.ty)
-}
-
 /// Source elements converted at a time (whole rows, at least one): 16 MB as f32.
-const CHUNK_ELEMENTS: usize = 1 << 22;
+const CHUNK_ELEMENTS: u64 = 1 << 22;
 
-/// Writes planned tensor `t` through `dw` chunk by chunk; `scratch` is the reused buffer of a
-/// chunk's gathered source rows.
+/// Writes planned tensor `t` through `dw`, a chunk of whole rows at a time.
 fn write_tensor<W: std::io::Write>(
     folder: &HfFolder,
     t: &PlannedTensor,
     dw: &mut TensorDataWriter<'_, W>,
-    scratch: &mut Vec<u8>,
 ) -> Result<()> {
-    let TensorSource::Tensors(ids) = &t.out.source else {
-        return dw.write_tensor(&tensor_bytes(folder, t)?);
-    };
-    // a stack's parts are encoded one by one: the same bytes as the stack's when they decode to
-    // one kind (each part is whole rows, hence whole blocks); mixed kinds widen together
-    let f16 = |i: usize| folder.tensors()[i].entry.dtype == Dtype::F16;
-    if ids.iter().any(|&i| f16(i) != f16(ids[0])) {
-        return dw.write_tensor(&tensor_bytes(folder, t)?);
+    let mut rows = TensorRows::new(folder, t)?;
+    let total = rows.len();
+    if total == 0 {
+        // an empty tensor still takes its turn (and its padding) in the output
+        return dw.write_part(&[]);
     }
-    for &i in ids {
-        write_part(folder, i, t, dw, scratch)?;
-    }
-    Ok(())
-}
-
-/// The source rows the transforms select, in output order (`None`: all, in order), and whether
-/// one is added to every element.
-fn row_plan(
-    folder: &HfFolder,
-    name: &str,
-    rows: usize,
-    transforms: &[Transform],
-) -> Result<(Option<Vec<usize>>, bool)> {
-    let mut map: Option<Vec<usize>> = None;
-    let mut add_one = false;
-    let mismatch = |problem: String| CheckpointError::Mismatch {
-        path: folder.dir().to_path_buf(),
-        problem,
-    };
-    for tr in transforms {
-        let current = map.as_ref().map_or(rows, Vec::len);
-        match tr {
-            Transform::PermuteHeads(heads) => {
-                let order = permute_order(current, *heads).ok_or_else(|| {
-                    mismatch(format!(
-                        "tensor '{name}' has {current} rows, which {heads} heads of two halves do not divide"
-                    ))
-                })?;
-                map = Some(match &map {
-                    Some(m) => order.iter().map(|&o| m[o]).collect(),
-                    None => order,
-                });
-            }
-            Transform::AddOne => add_one = true,
-            Transform::Rows(r) => {
-                if r.end > current || r.start > r.end {
-                    return Err(mismatch(format!(
-                        "tensor '{name}' has {current} rows, fewer than the {} its split needs",
-                        r.end
-                    ))
-                    .into());
-                }
-                map = Some(match &map {
-                    Some(m) => m[r.clone()].to_vec(),
-                    None => r.clone().collect(),
-                });
-            }
-        }
-    }
-    Ok((map, add_one))
-}
-
-/// Writes the part of `t` made from source tensor `i`, in chunks of whole rows.
-fn write_part<W: std::io::Write>(
-    folder: &HfFolder,
-    i: usize,
-    t: &PlannedTensor,
-    dw: &mut TensorDataWriter<'_, W>,
-    scratch: &mut Vec<u8>,
-) -> Result<()> {
-    let src = &folder.tensors()[i];
-    let bytes = folder.data(src);
-    let dtype = src.entry.dtype;
-    let unsupported = || CheckpointError::Tensor {
-        path: folder.shards()[src.shard].path().to_path_buf(),
-        tensor: src.entry.name.clone(),
-        problem: format!("dtype {} is not converted", dtype.name()),
-    };
-    let elem = match dtype {
-        Dtype::F32 => 4,
-        Dtype::F16 | Dtype::BF16 => 2,
-        _ => return Err(unsupported().into()),
-    };
-    let rows = src.entry.shape.first().copied().unwrap_or(1).max(1) as usize;
-    let row_bytes = bytes.len() / rows;
-    if row_bytes == 0 {
-        return Ok(());
-    }
-    let (map, add_one) = row_plan(folder, &src.name, rows, &t.out.transforms)?;
-    let same = matches!(
-        (dtype, t.ty),
-        (Dtype::F32, GgmlType::F32) | (Dtype::F16, GgmlType::F16) | (Dtype::BF16, GgmlType::BF16)
-    );
-    let out_rows = map.as_ref().map_or(rows, Vec::len);
-    let per_chunk = (CHUNK_ELEMENTS / (row_bytes / elem).max(1)).max(1);
+    let per_chunk = (CHUNK_ELEMENTS / rows.row_len()).max(1) * rows.row_len();
     let mut start = 0;
-    while start < out_rows {
-        let end = (start + per_chunk).min(out_rows);
-        let chunk: &[u8] = match &map {
-            None => &bytes[start * row_bytes..end * row_bytes],
-            Some(m) => {
-                scratch.clear();
-                for &r in &m[start..end] {
-                    scratch.extend_from_slice(&bytes[r * row_bytes..(r + 1) * row_bytes]);
-                }
-                scratch
-            }
-        };
-        // the script widens bf16 to f32 and narrows it back, which keeps every value but
-        // quietens a NaN: bytes are copied as they are only where that changes nothing
-        if same && !add_one && !(dtype == Dtype::BF16 && has_bf16_nan(chunk)) {
-            dw.write_part(chunk)?;
-        } else {
-            let mut e = Elements::decode(dtype, chunk).ok_or_else(unsupported)?;
-            if add_one {
-                e.add_scalar(1.0);
-            }
-            dw.write_part(&e.encode(t.ty)?)?;
-        }
-        // rows read in order are given back chunk by chunk, gathered rows at the end
-        if map.is_none() {
-            folder.release(src, start * row_bytes..end * row_bytes);
-        }
+    while start < total {
+        let end = (start + per_chunk).min(total);
+        dw.write_part(rows.get(start..end)?)?;
         start = end;
     }
-    if map.is_some() {
-        folder.release(src, 0..bytes.len());
-    }
     Ok(())
-}
-
-/// True when little-endian bf16 `bytes` hold a NaN.
-fn has_bf16_nan(bytes: &[u8]) -> bool {
-    bytes
-        .chunks_exact(2)
-        .any(|c| u16::from_le_bytes([c[0], c[1]]) & 0x7fff > 0x7f80)
-}
-
-fn apply(
-    folder: &HfFolder,
-    name: &str,
-    shape: &[u64],
-    e: Elements,
-    tr: &Transform,
-) -> Result<Elements> {
-    let rows = shape.first().copied().unwrap_or(1).max(1) as usize;
-    let row_len = e.len() / rows;
-    let mismatch = |problem: String| CheckpointError::Mismatch {
-        path: folder.dir().to_path_buf(),
-        problem,
-    };
-    Ok(match tr {
-        Transform::PermuteHeads(heads) => {
-            let order = permute_order(rows, *heads).ok_or_else(|| {
-                mismatch(format!(
-                    "tensor '{name}' has {rows} rows, which {heads} heads of two halves do not divide"
-                ))
-            })?;
-            e.permute_rows(row_len, &order)
-        }
-        Transform::AddOne => {
-            let mut e = e;
-            e.add_scalar(1.0);
-            e
-        }
-        Transform::Rows(r) => {
-            if r.end > rows {
-                return Err(mismatch(format!(
-                    "tensor '{name}' has {rows} rows, fewer than the {} its split needs",
-                    r.end
-                ))
-                .into());
-            }
-            e.slice(r.start * row_len..r.end * row_len)
-        }
-    })
 }
 
 /// Writes `plan` of `folder` with the metadata `kvs` to the files `shards` lays out
@@ -291,7 +93,6 @@ pub fn execute(
         .collect::<Result<Vec<_>>>()?;
     // the same callback, handed to each file in turn
     let shared = progress.map(|f| Rc::new(RefCell::new(f)));
-    let mut scratch = Vec::new();
     for ((shard, b), file) in shards.iter().zip(&builders).zip(&mut files) {
         let target = file.target().to_path_buf();
         let mut w = file.writer();
@@ -301,7 +102,7 @@ pub fn execute(
             dw.on_progress(Box::new(move |k| (f.borrow_mut())(k)));
         }
         for t in &plan.tensors[shard.tensors.clone()] {
-            write_tensor(folder, t, &mut dw, &mut scratch)?;
+            write_tensor(folder, t, &mut dw)?;
         }
         dw.finish()?;
         w.flush()

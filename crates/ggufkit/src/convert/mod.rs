@@ -5,7 +5,8 @@
 //! builders ([`vocab`]) and the general metadata ([`metadata`]), which give the script's
 //! key-value pairs in its order, the [`plan`](mod@plan) and its execution ([`execute`]) into one file or the
 //! shards [`split`] cuts, or the conversion handed to
-//! the quantizer as its input ([`one_step`]: a checkpoint to a llama-quantize preset in one pass).
+//! the quantizer as its input ([`one_step`]: a checkpoint to a llama-quantize preset in one pass);
+//! both make each tensor a run of rows at a time by one rule ([`rows`]).
 #![forbid(unsafe_code)]
 
 pub mod arch;
@@ -16,6 +17,7 @@ pub mod metadata;
 pub mod one_step;
 pub mod outtype;
 pub mod plan;
+pub mod rows;
 pub mod safetensors;
 pub mod split;
 pub mod tensor_names;

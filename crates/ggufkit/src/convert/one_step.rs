@@ -1,18 +1,21 @@
 //! A conversion as a quantizer's input: the GGUF that `convert` would write, never written. Its
 //! metadata and tensor infos are the plan's; each tensor's bytes are made from the mapped
-//! safetensors when the quantizer reaches it, one tensor at a time, so that a checkpoint goes to
-//! a llama-quantize preset in one pass, in the memory of one tensor, with the bytes of
-//! `convert` followed by llama-quantize.
+//! safetensors as the quantizer asks for them, a run of rows at a time ([`TensorRows`], the rule
+//! `convert` writes by), so that a checkpoint goes to a llama-quantize preset in one pass, in
+//! the memory of a run of rows whatever the model's size, with the bytes of `convert` followed
+//! by llama-quantize.
 #![forbid(unsafe_code)]
 
 use std::path::{Path, PathBuf};
 
-use crate::convert::arch::TensorSource;
-use crate::convert::execute::{plan_folder, tensor_bytes};
+use std::ops::Range;
+
+use crate::convert::execute::plan_folder;
 use crate::convert::folder::HfFolder;
 use crate::convert::plan::{ConvertOptions, KvList, Plan};
+use crate::convert::rows::TensorRows;
 use crate::error::Result;
-use crate::quantize::{self, Input, Produced, ProducedTensor, QuantizeOptions};
+use crate::quantize::{self, Input, Produced, ProducedRows, ProducedTensor, QuantizeOptions};
 use crate::write::{OwnedValue, ProgressFn};
 
 /// A checkpoint folder and its conversion, decided: what the converted file would hold.
@@ -83,26 +86,24 @@ impl Produced for Conversion {
         &self.tensors
     }
 
-    fn produce(&self, index: usize) -> Result<Vec<u8>> {
+    fn produce(&self, index: usize) -> Result<Box<dyn ProducedRows + '_>> {
         let t = self
             .plan
             .tensors
             .get(index)
             .ok_or(crate::error::Missing::TensorIndex { index })?;
-        let bytes = tensor_bytes(&self.folder, t)?;
-        // the source pages are given back once read: the resident memory follows the tensor
-        // being made, not the checkpoint
-        if let TensorSource::Tensors(ids) = &t.out.source {
-            for &i in ids {
-                let src = &self.folder.tensors()[i];
-                self.folder.release(src, 0..self.folder.data(src).len());
-            }
-        }
-        Ok(bytes)
+        Ok(Box::new(TensorRows::new(&self.folder, t)?))
     }
 
     fn paths(&self) -> Vec<&Path> {
         self.folder.shards().iter().map(|s| s.path()).collect()
+    }
+}
+
+impl ProducedRows for TensorRows<'_> {
+    fn rows(&mut self, rows: Range<u64>) -> Result<&[u8]> {
+        let n = self.row_len();
+        self.get(rows.start.saturating_mul(n)..rows.end.saturating_mul(n))
     }
 }
 

@@ -13,7 +13,7 @@ use std::rc::Rc;
 use rayon::prelude::*;
 
 use super::encode::{can_encode, encode_rows};
-use super::input::Input;
+use super::input::{Input, TensorBytes};
 use super::overrides::KvOverride;
 use super::plan::{Importance, Plan, PlanKind, PlannedTensor, QuantizeOptions};
 use crate::endian::Endian;
@@ -348,18 +348,13 @@ fn execute(
             dw.on_progress(Box::new(move |k| (f.borrow_mut())(k)));
         }
         for t in plan.tensors.iter().filter(|t| t.output_shard == shard) {
-            let held = input.data(t.shard, t.index, &t.name)?;
-            let data: &[u8] = &held.data;
+            let mut held = input.data(t.shard, t.index, &t.name)?;
             if t.converts() {
                 let imatrix = importance_of(t, s.importance)?;
-                let source = Source {
-                    data,
-                    endian: held.endian,
-                };
                 convert(
                     &pool,
                     t,
-                    source,
+                    &mut held,
                     imatrix,
                     to,
                     &mut dw,
@@ -370,15 +365,8 @@ fn execute(
                     name: t.name.clone(),
                     source: Box::new(e),
                 })?;
-            } else if held.endian == to {
-                dw.write_tensor(data)?;
-            } else if let Some(info) = input.file_tensor(t.shard, t.index)? {
-                crate::write::swap_tensor(&info, &mut dw, &mut bytes)?;
             } else {
-                bytes.clear();
-                bytes.extend_from_slice(data);
-                swap_tensor_data(t.from, &mut bytes)?;
-                dw.write_tensor(&bytes)?;
+                copy(&pool, t, &mut held, input, to, &mut dw, &mut bytes)?;
             }
         }
         dw.finish()?;
@@ -391,11 +379,53 @@ fn execute(
     Ok(paths)
 }
 
-/// A converted tensor's data as the input holds it.
-#[derive(Clone, Copy)]
-struct Source<'d> {
-    data: &'d [u8],
-    endian: Endian,
+/// Writes tensor `t` as it is (`source` in `t.from`), its byte order swapped when `to` differs:
+/// a file's bytes in one piece, a made tensor's a bounded run of rows at a time.
+fn copy<W: Write>(
+    pool: &rayon::ThreadPool,
+    t: &PlannedTensor,
+    source: &mut TensorBytes<'_>,
+    input: Input<'_, '_>,
+    to: Endian,
+    dw: &mut TensorDataWriter<'_, W>,
+    bytes: &mut Vec<u8>,
+) -> Result<()> {
+    let endian = source.endian();
+    if let TensorBytes::Held { data, .. } = source {
+        if endian == to {
+            return dw.write_tensor(data);
+        }
+        if let Some(info) = input.file_tensor(t.shard, t.index)? {
+            return crate::write::swap_tensor(&info, dw, bytes);
+        }
+    }
+    let too_large = || WriteError::TensorTooLarge {
+        name: t.name.clone(),
+    };
+    let ne0 = t.shape.first().copied().unwrap_or(1).max(1);
+    let total_rows = t.n_elements() / ne0;
+    if total_rows == 0 {
+        return dw.write_part(&[]);
+    }
+    let row_bytes =
+        usize::try_from(t.from.bytes_for(ne0).ok_or_else(too_large)?).map_err(|_| too_large())?;
+    let rows_per_chunk = (CHUNK_ELEMS as u64 / ne0).max(1);
+    let mut row = 0u64;
+    while row < total_rows {
+        let end = (row + rows_per_chunk).min(total_rows);
+        let s = &mut *source;
+        let part = pool.install(move || s.rows(row..end, row_bytes, &t.name))?;
+        if endian == to {
+            dw.write_part(part)?;
+        } else {
+            bytes.clear();
+            bytes.extend_from_slice(part);
+            swap_tensor_data(t.from, bytes)?;
+            dw.write_part(bytes)?;
+        }
+        row = end;
+    }
+    Ok(())
 }
 
 /// Converts tensor `t` (`source` in `t.from`) to `t.to` in byte order `to`, a run of rows at a
@@ -404,7 +434,7 @@ struct Source<'d> {
 fn convert<W: Write>(
     pool: &rayon::ThreadPool,
     t: &PlannedTensor,
-    source: Source<'_>,
+    source: &mut TensorBytes<'_>,
     imatrix: Option<&[f32]>,
     to: Endian,
     dw: &mut TensorDataWriter<'_, W>,
@@ -419,7 +449,7 @@ fn convert<W: Write>(
         // an empty tensor still takes its turn (and its padding) in the output
         return dw.write_part(&[]);
     }
-    let data = source.data;
+    let endian = source.endian();
     let too_large = || WriteError::TensorTooLarge {
         name: t.name.clone(),
     };
@@ -438,15 +468,15 @@ fn convert<W: Write>(
         let mut row = 0u64;
         while row < ne1.max(1) {
             let rows = rows_per_chunk.min(ne1.max(1) - row) as usize;
-            let first = (m * ne1.max(1) + row) as usize;
-            let src = &data[first * in_row..(first + rows) * in_row];
+            let first = m * ne1.max(1) + row;
             floats.clear();
             floats.resize(rows * ne0u, 0.0);
             bytes.clear();
             bytes.resize(rows * out_row, 0);
             let (f, b) = (&mut *floats, &mut *bytes);
             pool.install(|| {
-                quant::dequantize_par(t.from, src, source.endian, f)?;
+                let src = source.rows(first..first + rows as u64, in_row, &t.name)?;
+                quant::dequantize_par(t.from, src, endian, f)?;
                 b.par_chunks_mut(task_rows * out_row)
                     .zip(f.par_chunks(task_rows * ne0u))
                     .try_for_each(|(o, s)| encode_rows(t.to, s, ne0u, weights, o))

@@ -1,11 +1,13 @@
 //! The model a quantization reads: one file, every shard of a split model (as llama.cpp's loader
 //! reads a split model when given its first shard: metadata and hyperparameters from the first,
 //! tensors from all of them), or a model produced on demand ([`Produced`]: metadata and tensor
-//! infos known up front, each tensor's bytes made when the executor reaches it, as a conversion
-//! from a Hugging Face checkpoint makes them), so that no intermediate file is written.
+//! infos known up front, each tensor's bytes made when the executor reaches it, a run of rows at
+//! a time, as a conversion from a Hugging Face checkpoint makes them), so that no intermediate
+//! file is written and no tensor is ever held whole.
 #![forbid(unsafe_code)]
 
 use std::borrow::Cow;
+use std::ops::Range;
 use std::path::Path;
 
 use crate::endian::Endian;
@@ -30,18 +32,25 @@ pub struct ProducedTensor {
 }
 
 /// A model whose GGUF is never written: what the file would hold, the pairs and tensor infos
-/// known up front and each tensor's bytes made on demand. The quantization of it is the
-/// quantization of that file, byte for byte.
+/// known up front and each tensor's bytes made on demand, a run of rows at a time. The
+/// quantization of it is the quantization of that file, byte for byte.
 pub trait Produced: Sync {
     /// Every metadata pair, in the order the file would hold them.
     fn metadata(&self) -> &[(String, OwnedValue)];
     /// Every tensor, in the order the file would hold them.
     fn tensors(&self) -> &[ProducedTensor];
-    /// The bytes of tensor `index` (little-endian, in its declared type): made now, one tensor
-    /// at a time.
-    fn produce(&self, index: usize) -> Result<Vec<u8>>;
+    /// The maker of tensor `index`'s bytes, which the executor asks for its rows in order.
+    fn produce(&self, index: usize) -> Result<Box<dyn ProducedRows + '_>>;
     /// The files read, which an output may not replace.
     fn paths(&self) -> Vec<&Path>;
+}
+
+/// One tensor of a [`Produced`] model being made.
+pub trait ProducedRows: Send {
+    /// The bytes (little-endian, in the tensor's declared type) of its rows `rows`: rows of
+    /// `ne0` elements counted through the whole tensor, asked for in increasing order. Valid
+    /// until the next call, so that only a run of rows is ever held.
+    fn rows(&mut self, rows: Range<u64>) -> Result<&[u8]>;
 }
 
 #[derive(Clone, Copy)]
@@ -94,10 +103,45 @@ impl<'a> From<&'a dyn Produced> for Input<'a, 'static> {
     }
 }
 
-/// A tensor's bytes as the input holds them: borrowed from a file, or made for the occasion.
-pub(crate) struct TensorBytes<'a> {
-    pub(crate) data: Cow<'a, [u8]>,
-    pub(crate) endian: Endian,
+/// A tensor's bytes as the input holds them: borrowed from a file, or made a run of rows at a
+/// time.
+pub(crate) enum TensorBytes<'a> {
+    /// A file's bytes, in its byte order.
+    Held { data: &'a [u8], endian: Endian },
+    /// A made model's tensor (little-endian).
+    Made(Box<dyn ProducedRows + 'a>),
+}
+
+impl TensorBytes<'_> {
+    /// The byte order of the bytes.
+    pub(crate) fn endian(&self) -> Endian {
+        match self {
+            TensorBytes::Held { endian, .. } => *endian,
+            TensorBytes::Made(_) => Endian::Little,
+        }
+    }
+
+    /// The bytes of rows `rows`, each `row_bytes` long, of tensor `name`.
+    pub(crate) fn rows(&mut self, rows: Range<u64>, row_bytes: usize, name: &str) -> Result<&[u8]> {
+        match self {
+            TensorBytes::Held { data, .. } => {
+                let span = |r: u64| usize::try_from(r).ok()?.checked_mul(row_bytes);
+                let held = data.len() as u64;
+                span(rows.start)
+                    .zip(span(rows.end))
+                    .and_then(|(a, b)| data.get(a..b))
+                    .ok_or_else(|| {
+                        crate::error::WriteError::TensorDataSize {
+                            name: name.to_string(),
+                            expected: held,
+                            given: rows.end.saturating_mul(row_bytes as u64),
+                        }
+                        .into()
+                    })
+            }
+            TensorBytes::Made(m) => m.rows(rows),
+        }
+    }
 }
 
 impl<'a, 'g> Input<'a, 'g> {
@@ -145,7 +189,8 @@ impl<'a, 'g> Input<'a, 'g> {
             .map(|t| t.absolute_offset()))
     }
 
-    /// The bytes of tensor `index` of shard `shard`: borrowed from the file, or made now.
+    /// The bytes of tensor `index` of shard `shard`: borrowed from the file, or made as they are
+    /// asked for.
     pub(crate) fn data(&self, shard: usize, index: usize, name: &str) -> Result<TensorBytes<'a>> {
         match self.source {
             Source::Files(_) => {
@@ -156,8 +201,8 @@ impl<'a, 'g> Input<'a, 'g> {
                     tensor: name.to_string(),
                     offset: info.absolute_offset(),
                 })?;
-                Ok(TensorBytes {
-                    data: Cow::Borrowed(data),
+                Ok(TensorBytes::Held {
+                    data,
                     endian: info.endian(),
                 })
             }
@@ -165,10 +210,7 @@ impl<'a, 'g> Input<'a, 'g> {
                 if shard != 0 || index >= p.tensors().len() {
                     return Err(Missing::TensorIndex { index }.into());
                 }
-                Ok(TensorBytes {
-                    data: Cow::Owned(p.produce(index)?),
-                    endian: Endian::Little,
-                })
+                Ok(TensorBytes::Made(p.produce(index)?))
             }
         }
     }

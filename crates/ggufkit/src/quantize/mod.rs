@@ -46,7 +46,7 @@ pub use execute::{
     QUANTIZATION_VERSION,
 };
 pub use imatrix::Imatrix;
-pub use input::{Input, Produced, ProducedTensor};
+pub use input::{Input, Produced, ProducedRows, ProducedTensor};
 pub use model::ModelInfo;
 pub use overrides::{KvOverride, TensorTypeOverride};
 pub use plan::{
