@@ -7,6 +7,8 @@
 //! and Q4_K_M with an importance matrix, the type options, --pure and --outtype f16 on the two
 //! small ones (with `GGUFKIT_ONESTEP_ALL=1`: Q8_0 on every checkpoint and the rest on four);
 //! `gguf quantize HF_DIR` itself on the smallest. Skips (SKIPPED, and why) without the reference or llama-quantize.
+//! The one step's peak memory is measured in child processes on two depths of a generated
+//! checkpoint: it follows a chunk of rows, not a tensor nor the model.
 
 mod common;
 
@@ -15,10 +17,10 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use common::run;
-use ggufkit::convert::{Conversion, ConvertOptions};
+use ggufkit::convert::{quantize_folder, Conversion, ConvertOptions};
 use ggufkit::quantize::{self, Preset, QuantizeOptions, TensorTypeOverride};
 use ggufkit::{GgmlType, Gguf};
-use ggufkit_testkit::reference;
+use ggufkit_testkit::{checkpoint, reference};
 
 /// The cases of the reference whose folder and script output at `outtype` exist.
 fn cases(dir: &Path, outtype: &str) -> Vec<(String, PathBuf, PathBuf)> {
@@ -413,4 +415,83 @@ fn folder_refusals() {
     assert_ne!(code, 0);
     assert!(err.contains("--outtype"), "{err}");
     assert!(!tmp.path().join("out.gguf").exists());
+}
+
+/// The child of [`one_step_peak_memory_is_flat`]: quantizes `GGUFKIT_ONESTEP_MEMORY_CHILD` (a
+/// checkpoint folder) to Q8_0 in one step (only opens and plans its conversion with
+/// `GGUFKIT_ONESTEP_MEMORY_PLAN_ONLY`: the process, its vocabulary and plan) and prints its own
+/// peak resident set.
+#[test]
+fn one_step_memory_child() {
+    let Some(dir) = std::env::var_os("GGUFKIT_ONESTEP_MEMORY_CHILD") else {
+        return;
+    };
+    let dir = PathBuf::from(dir);
+    let convert = ConvertOptions::default();
+    if std::env::var_os("GGUFKIT_ONESTEP_MEMORY_PLAN_ONLY").is_some() {
+        Conversion::open(&dir, &convert).expect("the conversion's plan");
+    } else {
+        let q = QuantizeOptions::new(Preset::parse("Q8_0").unwrap());
+        quantize_folder(&dir, &dir.join("out.gguf"), &convert, &q, None, true, None)
+            .expect("the one step");
+    }
+    checkpoint::print_own_peak();
+}
+
+/// The one step to Q8_0 on a checkpoint of 2 and of 16 blocks (the same largest tensor, a
+/// 32.8 MB bf16 embedding, and twice the bytes), and its plan alone, each in a child process:
+/// the peak grows by far less than the added bytes, and the tensors' share of it stays below
+/// the largest tensor (made whole, as the one step did before it streamed, that tensor widened
+/// to f32 was twice its size, and the peak followed it). No timing.
+#[cfg(target_os = "linux")]
+#[test]
+fn one_step_peak_memory_is_flat() {
+    let Some(dir) = reference::hf_checkpoints() else {
+        return;
+    };
+    let tokenizer = dir.join("models").join("llama2-spm-f16");
+    if !tokenizer.join("tokenizer.model").is_file() {
+        ggufkit_testkit::skip::skip(
+            ggufkit_testkit::skip::Need::RefPython,
+            "the reference has no llama2-spm-f16 tokenizer".to_string(),
+        );
+        return;
+    }
+    let run = |layers: usize, plan_only: bool| -> (u64, u64, u64) {
+        let tmp = tempfile::tempdir().unwrap();
+        let largest = checkpoint::llama_checkpoint(tmp.path(), layers, &tokenizer);
+        let size = fs::metadata(tmp.path().join("model.safetensors"))
+            .unwrap()
+            .len();
+        let mut env = vec![("GGUFKIT_ONESTEP_MEMORY_CHILD", tmp.path().as_os_str())];
+        if plan_only {
+            env.push(("GGUFKIT_ONESTEP_MEMORY_PLAN_ONLY", "1".as_ref()));
+        }
+        let peak = checkpoint::child_peak("one_step_memory_child", &env);
+        (peak, size, largest)
+    };
+    let (base_peak, _, _) = run(2, true);
+    let (small_peak, small_size, largest) = run(2, false);
+    let (large_peak, large_size, _) = run(16, false);
+    println!(
+        "one step to Q8_0: peak {} MB for the plan alone, {} MB for a {} MB checkpoint, {} MB \
+         for {} MB (largest tensor {} MB)",
+        base_peak >> 20,
+        small_peak >> 20,
+        small_size >> 20,
+        large_peak >> 20,
+        large_size >> 20,
+        largest >> 20
+    );
+    let added = large_size - small_size;
+    assert!(
+        large_peak.saturating_sub(small_peak) < added / 8,
+        "peak grew by {} bytes for {added} more bytes of checkpoint",
+        large_peak.saturating_sub(small_peak)
+    );
+    let tensors = large_peak.saturating_sub(base_peak);
+    assert!(
+        tensors < largest,
+        "the tensors took {tensors} bytes at their peak for a largest tensor of {largest}"
+    );
 }

@@ -23,6 +23,7 @@
 #![forbid(unsafe_code)]
 
 pub mod cases;
+pub mod checkpoint;
 pub mod checks;
 pub mod chunked;
 pub mod compare;
