@@ -482,6 +482,13 @@ pub const ARCHS: &[Arch] = &[
     },
     arch("phi2", &[NORM_EPS], PHI2_GLOBALS, EMBD_GQA, PHI2_LAYER),
     arch(
+        "stablelm",
+        &[NORM_EPS],
+        STABLELM_GLOBALS,
+        EMBD_GQA,
+        STABLELM_LAYER,
+    ),
+    arch(
         "starcoder2",
         &[NORM_EPS],
         NORM_BIAS_TIED,
@@ -547,6 +554,30 @@ const STARCODER2_LAYER: &[TensorRule] = &[
     t("blk.{}.ffn_up.weight", &[Embd, Ff], Always),
     t("blk.{}.ffn_down.bias", &[Embd], Always),
     t("blk.{}.ffn_up.bias", &[Ff], Always),
+];
+
+/// stablelm's outside the layers: the output norm's bias and `output` required.
+const STABLELM_GLOBALS: &[TensorRule] = &[
+    t("token_embd.weight", &[Embd, Vocab], Always),
+    t("output_norm.bias", &[Embd], Always),
+    t("output_norm.weight", &[Embd], Always),
+    t("output.weight", &[Embd, Vocab], Always),
+];
+
+/// stablelm's layer (`src/models/stablelm.cpp`): the attention norm with its bias, StableLM 2
+/// 12B's optional query and key norms, an optional feed-forward norm (absent with its parallel
+/// residual), a gated feed-forward. The key norm's `[n_embd_head_k, n_head_kv]` is not checked.
+const STABLELM_LAYER: &[TensorRule] = &[
+    t("blk.{}.attn_norm.weight", &[Embd], Always),
+    t("blk.{}.attn_norm.bias", &[Embd], Always),
+    t("blk.{}.attn_output.weight", &[Embd, Embd], Always),
+    t("blk.{}.attn_q_norm.weight", &[HeadK, Head], Optional),
+    t("blk.{}.attn_k_norm.weight", &[], Optional),
+    t("blk.{}.ffn_norm.weight", &[Embd], Optional),
+    t("blk.{}.ffn_norm.bias", &[Embd], Optional),
+    t("blk.{}.ffn_gate.weight", &[Embd, Ff], Always),
+    t("blk.{}.ffn_down.weight", &[Ff, Embd], Always),
+    t("blk.{}.ffn_up.weight", &[Embd, Ff], Always),
 ];
 
 /// deepseek2's layer (`src/models/deepseek2.cpp`): multi-head latent attention (the query
