@@ -132,3 +132,68 @@ pub fn zero_padding(g: &Gguf<'_>, bytes: &mut [u8]) {
         zero(end, next);
     }
 }
+
+/// The first difference between two GGUF files, `ours` and `theirs` (a reference's): a pair's key
+/// or value, a tensor's name, type, shape or data; `None` when they agree. What a differential test
+/// reports in place of a bare "the bytes differ".
+pub fn first_difference(ours: &Gguf<'_>, theirs: &Gguf<'_>) -> Option<String> {
+    let pairs = |g: &Gguf<'_>| -> Vec<(String, Vec<u8>)> {
+        g.metadata()
+            .map(|k| (k.key().into_owned(), k.raw.to_vec()))
+            .collect()
+    };
+    let (our_keys, their_keys) = (pairs(ours), pairs(theirs));
+    for (i, (a, b)) in our_keys.iter().zip(&their_keys).enumerate() {
+        if a.0 != b.0 {
+            return Some(format!(
+                "pair {i}: key '{}' where the script has '{}'",
+                a.0, b.0
+            ));
+        }
+        if a.1 != b.1 {
+            return Some(format!("key '{}': the values differ", a.0));
+        }
+    }
+    if our_keys.len() != their_keys.len() {
+        let n = our_keys.len().min(their_keys.len());
+        let (who, extra) = if our_keys.len() > n {
+            ("ours", &our_keys[n].0)
+        } else {
+            ("the script's", &their_keys[n].0)
+        };
+        return Some(format!("{who} has more pairs, first '{extra}'"));
+    }
+    let ot: Vec<_> = ours.tensors().collect();
+    let tt: Vec<_> = theirs.tensors().collect();
+    for (a, b) in ot.iter().zip(&tt) {
+        if a.name() != b.name() {
+            return Some(format!(
+                "tensor '{}' where the script has '{}'",
+                a.name(),
+                b.name()
+            ));
+        }
+        if a.type_id() != b.type_id() || a.shape() != b.shape() {
+            return Some(format!(
+                "tensor '{}': type {} shape {:?}, the script's type {} shape {:?}",
+                a.name(),
+                a.type_id(),
+                a.shape(),
+                b.type_id(),
+                b.shape()
+            ));
+        }
+        if a.data() != b.data() {
+            let (da, db) = (a.data().unwrap_or(&[]), b.data().unwrap_or(&[]));
+            let at = da.iter().zip(db).position(|(x, y)| x != y).unwrap_or(0);
+            return Some(format!(
+                "tensor '{}': the data differ from byte {at}",
+                a.name()
+            ));
+        }
+    }
+    if ot.len() != tt.len() {
+        return Some(format!("{} tensors, the script {}", ot.len(), tt.len()));
+    }
+    None
+}

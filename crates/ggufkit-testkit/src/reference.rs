@@ -310,6 +310,13 @@ pub fn hf_checkpoints() -> Option<PathBuf> {
     cached_reference("GGUFKIT_HF_REFERENCE", "make_checkpoints.sh")
 }
 
+/// The tiny quantized (FP8) and fused-expert checkpoints and `convert_hf_to_gguf.py`'s outputs
+/// of them: `$GGUFKIT_HF_FP8_REFERENCE`, else what `scripts/hf_reference/make_fp8_checkpoints.sh`
+/// makes (its own cache, keyed by its generator's hash), or a skip.
+pub fn hf_fp8_checkpoints() -> Option<PathBuf> {
+    cached_reference("GGUFKIT_HF_FP8_REFERENCE", "make_fp8_checkpoints.sh")
+}
+
 /// `convert_hf_to_gguf.py`'s split outputs (`--split-max-size`, `--split-max-tensors`) of a few
 /// of [`hf_checkpoints`]' checkpoints: `$GGUFKIT_HF_SPLIT_REFERENCE`, else what
 /// `scripts/hf_reference/split_reference.sh` makes (its own cache, keyed by its own hash and the

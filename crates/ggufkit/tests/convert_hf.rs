@@ -13,71 +13,8 @@ use ggufkit::convert::split::parse_split_size;
 use ggufkit::convert::OutType;
 use ggufkit::read::Gguf;
 use ggufkit::shard::ShardedModel;
+use ggufkit_testkit::compare::first_difference;
 use ggufkit_testkit::reference;
-
-/// The first difference between `ours` and `theirs` in the pairs of `keys`, the tensor infos
-/// and the tensor data; `None` when they agree.
-fn first_difference(ours: &Gguf<'_>, theirs: &Gguf<'_>) -> Option<String> {
-    let pairs = |g: &Gguf<'_>| -> Vec<(String, Vec<u8>)> {
-        g.metadata()
-            .map(|k| (k.key().into_owned(), k.raw.to_vec()))
-            .collect()
-    };
-    let (our_keys, their_keys) = (pairs(ours), pairs(theirs));
-    for (i, (a, b)) in our_keys.iter().zip(&their_keys).enumerate() {
-        if a.0 != b.0 {
-            return Some(format!(
-                "pair {i}: key '{}' where the script has '{}'",
-                a.0, b.0
-            ));
-        }
-        if a.1 != b.1 {
-            return Some(format!("key '{}': the values differ", a.0));
-        }
-    }
-    if our_keys.len() != their_keys.len() {
-        let n = our_keys.len().min(their_keys.len());
-        let (who, extra) = if our_keys.len() > n {
-            ("ours", &our_keys[n].0)
-        } else {
-            ("the script's", &their_keys[n].0)
-        };
-        return Some(format!("{who} has more pairs, first '{extra}'"));
-    }
-    let ot: Vec<_> = ours.tensors().collect();
-    let tt: Vec<_> = theirs.tensors().collect();
-    for (a, b) in ot.iter().zip(&tt) {
-        if a.name() != b.name() {
-            return Some(format!(
-                "tensor '{}' where the script has '{}'",
-                a.name(),
-                b.name()
-            ));
-        }
-        if a.type_id() != b.type_id() || a.shape() != b.shape() {
-            return Some(format!(
-                "tensor '{}': type {} shape {:?}, the script's type {} shape {:?}",
-                a.name(),
-                a.type_id(),
-                a.shape(),
-                b.type_id(),
-                b.shape()
-            ));
-        }
-        if a.data() != b.data() {
-            let (da, db) = (a.data().unwrap_or(&[]), b.data().unwrap_or(&[]));
-            let at = da.iter().zip(db).position(|(x, y)| x != y).unwrap_or(0);
-            return Some(format!(
-                "tensor '{}': the data differ from byte {at}",
-                a.name()
-            ));
-        }
-    }
-    if ot.len() != tt.len() {
-        return Some(format!("{} tensors, the script {}", ot.len(), tt.len()));
-    }
-    None
-}
 
 /// Checkpoints the generator makes and the script converts whose architecture is not in our
 /// table yet: each must be refused by name (never a wrong file), and is listed as not compared.

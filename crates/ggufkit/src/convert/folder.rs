@@ -2,7 +2,8 @@
 //! `text_config` lifted to the top, as the script's text models do), the weights
 //! (`model*.safetensors`, or the shards `model.safetensors.index.json` names, checked against
 //! it), and which tokenizer files are present. The tensors are listed in the script's order:
-//! shard by shard in file-name order, each shard's tensors by name, multimodal tensors left out.
+//! shard by shard in file-name order, each shard's tensors by name, multimodal tensors left out,
+//! the scales of a quantized checkpoint attached to their weights ([`fp8`](super::fp8)).
 #![forbid(unsafe_code)]
 
 use std::collections::{BTreeSet, HashMap};
@@ -10,7 +11,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
-use crate::convert::safetensors::{SafetensorsFile, TensorEntry};
+use crate::convert::fp8::{self, Scale};
+use crate::convert::safetensors::{Dtype, SafetensorsFile, TensorEntry};
 use crate::error::CheckpointError;
 
 /// The tokenizer files a folder may hold (the vocabulary builders read them).
@@ -33,6 +35,8 @@ pub struct SourceTensor {
     pub shard: usize,
     /// Its entry in that shard.
     pub entry: TensorEntry,
+    /// Its scale, when the checkpoint is quantized (FP8): the tensor is dequantized by it.
+    pub scale: Option<Box<Scale>>,
 }
 
 /// A checkpoint folder, read and checked.
@@ -43,6 +47,7 @@ pub struct HfFolder {
     shards: Vec<SafetensorsFile>,
     tensors: Vec<SourceTensor>,
     tokenizer_files: Vec<&'static str>,
+    first_16bit_matrix: Option<Dtype>,
 }
 
 impl HfFolder {
@@ -83,6 +88,7 @@ impl HfFolder {
                     name: name.clone(),
                     shard: i,
                     entry: e.clone(),
+                    scale: None,
                 };
                 // a name seen again replaces the earlier tensor in its place (a dict's update)
                 match position.get(&name) {
@@ -95,6 +101,15 @@ impl HfFolder {
             }
         }
         check_index(dir, &shards)?;
+        // the script guesses `--outtype auto` before it dequantizes: from the first tensor of two
+        // or more dimensions that is bf16 or f16, scales and FP8 weights passed over
+        let first_16bit_matrix = tensors
+            .iter()
+            .find(|t| t.entry.shape.len() >= 2 && matches!(t.entry.dtype, Dtype::BF16 | Dtype::F16))
+            .map(|t| t.entry.dtype);
+        if let Some(scheme) = fp8::scheme(dir, &config)? {
+            tensors = fp8::attach_scales(&scheme, tensors, &shards)?;
+        }
         let tokenizer_files = TOKENIZER_FILES
             .into_iter()
             .filter(|f| dir.join(f).is_file())
@@ -105,6 +120,7 @@ impl HfFolder {
             shards,
             tensors,
             tokenizer_files,
+            first_16bit_matrix,
         })
     }
 
@@ -149,6 +165,17 @@ impl HfFolder {
     /// The bytes of `t`.
     pub fn data(&self, t: &SourceTensor) -> &[u8] {
         self.shards[t.shard].data(&t.entry)
+    }
+
+    /// The bytes of scale `s`.
+    pub fn scale_data(&self, s: &Scale) -> &[u8] {
+        self.shards[s.shard].data(&s.entry)
+    }
+
+    /// The dtype of the first tensor of two or more dimensions that is bf16 or f16, as the
+    /// script's `--outtype auto` looks for it (before any dequantization).
+    pub fn first_16bit_matrix(&self) -> Option<Dtype> {
+        self.first_16bit_matrix
     }
 
     /// Gives back the memory pages of `within` (a range of `t`'s bytes) once they were read: a

@@ -1,5 +1,5 @@
 //! A Hugging Face checkpoint folder to GGUF, as llama.cpp's `convert_hf_to_gguf.py` writes it
-//! (feature `convert`): the folder read ([`folder`], [`safetensors`]), the config's
+//! (feature `convert`): the folder read ([`folder`], [`safetensors`], FP8 scales [`fp8`]), the config's
 //! hyperparameters ([`hparams`]), the architecture table ([`arch`]) with the tensor-name map
 //! ([`tensor_names`]), the type rules and element conversions ([`outtype`]), the vocabulary
 //! builders ([`vocab`]) and the general metadata ([`metadata`]), which give the script's
@@ -12,6 +12,7 @@
 pub mod arch;
 pub mod execute;
 pub mod folder;
+pub mod fp8;
 pub mod hparams;
 pub mod metadata;
 pub mod one_step;

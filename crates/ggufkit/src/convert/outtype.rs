@@ -50,8 +50,8 @@ impl OutType {
         }
     }
 
-    /// `Auto` made definite from the source dtype of the first tensor of two or more dimensions
-    /// (`None` when there is none).
+    /// `Auto` made definite from the dtype of the first tensor of two or more dimensions that is
+    /// bf16 or f16 (`None` when there is none).
     pub fn resolve(self, first_matrix: Option<Dtype>) -> OutType {
         match (self, first_matrix) {
             (OutType::Auto, Some(Dtype::BF16)) => OutType::BF16,
@@ -154,9 +154,12 @@ pub enum Elements {
 }
 
 impl Elements {
-    /// Decodes little-endian source bytes of `dtype` (f32, f16 or bf16).
+    /// Decodes little-endian source bytes of `dtype` (f32, f16, bf16, or FP8 without a scale).
     pub fn decode(dtype: Dtype, bytes: &[u8]) -> Option<Elements> {
         Some(match dtype {
+            Dtype::F8E4M3 | Dtype::F8E5M2 => {
+                Elements::F32(crate::convert::fp8::decode_unscaled(dtype, bytes)?)
+            }
             Dtype::F32 => Elements::F32(
                 bytes
                     .chunks_exact(4)
@@ -280,9 +283,26 @@ impl Elements {
                 let bytes = f.len() / block * ty.type_size() as usize;
                 let mut out = vec![0u8; bytes];
                 crate::quant::quantize_par(ty, &f, &mut out)?;
+                if ty == GgmlType::Q8_0 {
+                    numpy_q8_0_nan_blocks(&f, &mut out);
+                }
                 out
             }
         })
+    }
+}
+
+/// A q8_0 block holding a NaN as gguf-py's numpy quantizer writes it: its scale numpy's NaN
+/// (`abs(block).max()` propagates it) as f16, `0x7e00`, and every quant 0 (NaN cast to int8),
+/// where ggml's `fmaxf` would pass the NaN over.
+fn numpy_q8_0_nan_blocks(values: &[f32], out: &mut [u8]) {
+    let block = GgmlType::Q8_0.block_size() as usize;
+    let size = GgmlType::Q8_0.type_size() as usize;
+    for (v, o) in values.chunks_exact(block).zip(out.chunks_exact_mut(size)) {
+        if v.iter().any(|x| x.is_nan()) {
+            o.fill(0);
+            o[..2].copy_from_slice(&0x7e00u16.to_le_bytes());
+        }
     }
 }
 

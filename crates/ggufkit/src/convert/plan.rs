@@ -157,12 +157,7 @@ pub fn plan(folder: &HfFolder, opts: &ConvertOptions) -> Result<Plan, Checkpoint
     let class = folder.architecture()?.to_string();
     let arch = arch::find(&class, &folder.config_path())?;
     let h = Hparams::new(folder.config_path(), folder.config().clone());
-    let first_matrix = folder
-        .tensors()
-        .iter()
-        .find(|t| t.entry.shape.len() >= 2)
-        .map(|t| t.entry.dtype);
-    let outtype = opts.outtype.resolve(first_matrix);
+    let outtype = opts.outtype.resolve(folder.first_16bit_matrix());
     let outs = arch.tensors(&h, folder)?;
     let mut tensors = Vec::with_capacity(outs.len());
     let mut seen = std::collections::HashSet::new();
@@ -182,12 +177,18 @@ pub fn plan(folder: &HfFolder, opts: &ConvertOptions) -> Result<Plan, Checkpoint
                 let dtype = folder.tensors()[ids[0]].entry.dtype;
                 for &i in ids {
                     let t = &folder.tensors()[i];
-                    if !matches!(t.entry.dtype, Dtype::F32 | Dtype::F16 | Dtype::BF16) {
+                    // a scaled weight's dtype was checked when its scale was attached
+                    if t.scale.is_none()
+                        && !matches!(
+                            t.entry.dtype,
+                            Dtype::F32 | Dtype::F16 | Dtype::BF16 | Dtype::F8E4M3 | Dtype::F8E5M2
+                        )
+                    {
                         return Err(CheckpointError::Tensor {
                             path: folder.shards()[t.shard].path().to_path_buf(),
                             tensor: t.entry.name.clone(),
                             problem: format!(
-                                "dtype {} is not converted (F32, F16 and BF16 are)",
+                                "dtype {} is not converted (F32, F16, BF16 and FP8 are)",
                                 t.entry.dtype.name()
                             ),
                         });

@@ -12,6 +12,7 @@ use std::ops::Range;
 
 use crate::convert::arch::{permute_order, TensorSource, Transform};
 use crate::convert::folder::HfFolder;
+use crate::convert::fp8::{self, Scale};
 use crate::convert::outtype::Elements;
 use crate::convert::plan::PlannedTensor;
 use crate::convert::safetensors::Dtype;
@@ -36,6 +37,10 @@ struct Part<'f> {
     add_one: bool,
     /// Elements after the transforms.
     len: u64,
+    /// The source's shape.
+    shape: &'f [u64],
+    /// Its scale (an FP8 weight), by which its rows are dequantized, and the scale's bytes.
+    scale: Option<(&'f Scale, &'f [u8])>,
 }
 
 enum Kind<'f> {
@@ -90,7 +95,7 @@ impl<'f> TensorRows<'f> {
                     starts.push(end);
                     parts.push(p);
                 }
-                let f16 = |p: &Part<'_>| p.dtype == Dtype::F16;
+                let f16 = |p: &Part<'_>| p.dtype == Dtype::F16 && p.scale.is_none();
                 let widen = parts.iter().any(|p| f16(p) != f16(&parts[0]));
                 (Kind::Parts(parts), starts, widen)
             }
@@ -173,6 +178,39 @@ impl<'f> TensorRows<'f> {
                 range.end.min(self.starts[p + 1]) - self.starts[p],
             );
             let (a, b) = (a as usize, b as usize);
+            if let Some((scale, scale_bytes)) = part.scale {
+                // an FP8 weight: its lines (whole rows of the run) dequantized by its scale
+                let rl = part.row_len.max(1);
+                let lines: Vec<usize> = match &part.map {
+                    None => (a / rl..b / rl).collect(),
+                    Some(m) => m[a / rl..b / rl].to_vec(),
+                };
+                if part.map.is_none() {
+                    self.read.push((part.id, a * part.elem..b * part.elem));
+                }
+                let mut values = Vec::new();
+                fp8::dequantize_lines(
+                    part.bytes,
+                    part.dtype,
+                    part.shape,
+                    scale,
+                    scale_bytes,
+                    &lines,
+                    &mut values,
+                );
+                let mut el = Elements::F32(values);
+                if part.add_one {
+                    el.add_scalar(1.0);
+                }
+                let bytes = el.encode(ty)?;
+                if self.out.is_empty() {
+                    self.out = bytes;
+                } else {
+                    self.out.extend_from_slice(&bytes);
+                }
+                e = self.starts[p] + b as u64;
+                continue;
+            }
             let same = matches!(
                 (part.dtype, ty),
                 (Dtype::F32, GgmlType::F32)
@@ -291,11 +329,16 @@ fn part<'f>(folder: &'f HfFolder, id: usize, transforms: &[Transform]) -> Result
     let elem = match dtype {
         Dtype::F32 => 4,
         Dtype::F16 | Dtype::BF16 => 2,
+        Dtype::F8E4M3 | Dtype::F8E5M2 => 1,
+        Dtype::I8 if src.scale.is_some() => 1,
         _ => return Err(unsupported(folder, id).into()),
     };
-    let rows = src.entry.shape.first().copied().unwrap_or(1).max(1) as usize;
+    // rows are lines: the innermost dimension (an element of a tensor of one dimension), the
+    // outermost rows of a matrix
+    let shape = &src.entry.shape;
+    let rows = fp8::line_count(shape).max(1);
     let row_len = bytes.len() / elem / rows;
-    let (map, add_one) = row_plan(folder, &src.name, rows, transforms)?;
+    let (map, add_one) = row_plan(folder, &src.name, rows, shape, transforms)?;
     let len = match &map {
         None => (bytes.len() / elem) as u64,
         Some(m) => (m.len() * row_len) as u64,
@@ -309,6 +352,8 @@ fn part<'f>(folder: &'f HfFolder, id: usize, transforms: &[Transform]) -> Result
         map,
         add_one,
         len,
+        shape,
+        scale: src.scale.as_deref().map(|s| (s, folder.scale_data(s))),
     })
 }
 
@@ -318,6 +363,7 @@ fn row_plan(
     folder: &HfFolder,
     name: &str,
     rows: usize,
+    shape: &[u64],
     transforms: &[Transform],
 ) -> Result<(Option<Vec<usize>>, bool)> {
     let mut map: Option<Vec<usize>> = None;
@@ -354,9 +400,34 @@ fn row_plan(
                     None => r.clone().collect(),
                 });
             }
+            Transform::InnerRows(r) => {
+                let order = inner_rows(current, shape, r.clone()).ok_or_else(|| {
+                    mismatch(format!(
+                        "tensor '{name}' of shape {shape:?} has too few rows for its split {r:?}"
+                    ))
+                })?;
+                map = Some(match &map {
+                    Some(m) => order.iter().map(|&o| m[o]).collect(),
+                    None => order,
+                });
+            }
         }
     }
     Ok((map, add_one))
+}
+
+/// The lines of `r` in each slice of the second-to-last dimension of `shape` (`lines` lines in
+/// all), in order; `None` when they do not fit.
+fn inner_rows(lines: usize, shape: &[u64], r: Range<usize>) -> Option<Vec<usize>> {
+    let per = *shape.get(shape.len().checked_sub(2)?)? as usize;
+    if per == 0 || lines % per != 0 || r.end > per || r.start > r.end {
+        return None;
+    }
+    Some(
+        (0..lines / per)
+            .flat_map(|o| r.clone().map(move |l| o * per + l))
+            .collect(),
+    )
 }
 
 /// True when little-endian bf16 `bytes` hold a NaN.

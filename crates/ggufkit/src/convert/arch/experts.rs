@@ -1,12 +1,15 @@
-//! Stacking per-expert tensors into one 3-D tensor per block and projection, as the script's
-//! Mixtral and Qwen MoE models do: a block's expert tensors are held back until all of them
-//! (experts × projections) were read, then each projection's stack is yielded in the script's
-//! projection order.
+//! Expert tensors as the script's MoE models yield them: per-expert tensors stacked into one 3-D
+//! tensor per block and projection, as its Mixtral and Qwen MoE models do (a block's expert
+//! tensors are held back until all of them, experts × projections, were read, then each
+//! projection's stack is yielded in the script's projection order); and the fused 3-D tensors
+//! transformers 5 keeps in memory (`mlp.experts.gate_up_proj`, `mlp.experts.down_proj`), as its
+//! Qwen MoE models take them: `down_proj` as it is, `gate_up_proj` split into its gate and up
+//! halves along its second-to-last dimension.
 #![forbid(unsafe_code)]
 
 use std::collections::HashMap;
 
-use crate::convert::arch::{bid, map_name, role_of, TensorOut, TensorSource};
+use crate::convert::arch::{bid, map_name, role_of, TensorOut, TensorSource, Transform};
 use crate::convert::folder::HfFolder;
 use crate::convert::hparams::Hparams;
 use crate::convert::tensor_names::NameSet;
@@ -168,4 +171,74 @@ fn stack_shape(folder: &HfFolder, parts: &[usize]) -> Vec<u64> {
         shape.extend(&folder.tensors()[first].entry.shape);
     }
     shape
+}
+
+/// Takes source tensor `idx` named `name` when it is a fused expert tensor of the Qwen MoE
+/// layout (`…mlp.experts.down_proj[.weight]`, `…mlp.experts.gate_up_proj[.weight]`): pushes
+/// the tensors the script yields for it to `out` and returns true; false for any other name.
+/// A `gate_up_proj` of fewer than three dimensions or of an odd second-to-last one is refused,
+/// naming it, as the script refuses it.
+pub fn take_fused(
+    names: NameSet,
+    folder: &HfFolder,
+    name: &str,
+    idx: usize,
+    n_blocks: u32,
+    out: &mut Vec<TensorOut>,
+) -> Result<bool, CheckpointError> {
+    let shape = &folder.tensors()[idx].entry.shape;
+    let mut push = |hf: String, shape: Vec<u64>, transforms: Vec<Transform>| {
+        let gguf = map_name(names, &hf, n_blocks, folder)?;
+        out.push(TensorOut {
+            role: role_of(&gguf),
+            name: gguf,
+            source: TensorSource::Tensors(vec![idx]),
+            transforms,
+            shape,
+        });
+        Ok::<(), CheckpointError>(())
+    };
+    if name.ends_with("mlp.experts.down_proj") || name.ends_with("mlp.experts.down_proj.weight") {
+        let hf = if name.ends_with(".weight") {
+            name.to_string()
+        } else {
+            format!("{name}.weight")
+        };
+        push(hf, shape.clone(), vec![])?;
+        return Ok(true);
+    }
+    if name.ends_with("mlp.experts.gate_up_proj")
+        || name.ends_with("mlp.experts.gate_up_proj.weight")
+    {
+        let n = shape.len();
+        if n < 3 || shape[n - 2] % 2 != 0 {
+            return Err(CheckpointError::Mismatch {
+                path: folder.dir().to_path_buf(),
+                problem: format!(
+                    "tensor '{name}' has shape {shape:?}: a fused gate_up_proj is [experts, 2 × n_ff, n_embd]"
+                ),
+            });
+        }
+        let n_ff = shape[n - 2] / 2;
+        let mut half = shape.clone();
+        half[n - 2] = n_ff;
+        let base = name
+            .strip_suffix(".weight")
+            .unwrap_or(name)
+            .strip_suffix(".gate_up_proj")
+            .unwrap_or(name);
+        let f = n_ff as usize;
+        push(
+            format!("{base}.gate_proj.weight"),
+            half.clone(),
+            vec![Transform::InnerRows(0..f)],
+        )?;
+        push(
+            format!("{base}.up_proj.weight"),
+            half,
+            vec![Transform::InnerRows(f..2 * f)],
+        )?;
+        return Ok(true);
+    }
+    Ok(false)
 }

@@ -43,6 +43,9 @@ pub enum Transform {
     AddOne,
     /// Only these outermost rows (a fused tensor split).
     Rows(Range<usize>),
+    /// Only these rows of the second-to-last dimension, in every outermost slice (a fused
+    /// expert tensor `[experts, 2 × n_ff, n_embd]` split into its gate and up halves).
+    InnerRows(Range<usize>),
 }
 
 /// One tensor the conversion writes, before its type is decided.

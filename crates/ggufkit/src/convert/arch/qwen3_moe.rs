@@ -1,10 +1,11 @@
 //! `Qwen3MoeForCausalLM`: the script's `Qwen3MoeModel` (its `Qwen2MoeModel`): the experts of a
 //! block stacked into `ffn_{down,gate,up}_exps` once all were read, the expert feed-forward
-//! lengths added to the text model's keys. Checkpoints that store the experts already fused
-//! (`mlp.experts.gate_up_proj`) are refused.
+//! lengths added to the text model's keys. Experts stored fused, as transformers 5 holds them
+//! (`mlp.experts.gate_up_proj`, `mlp.experts.down_proj`), are split and mapped as the script's
+//! `Qwen2MoeModel.modify_tensors` does.
 #![forbid(unsafe_code)]
 
-use crate::convert::arch::experts::{ExpertLayout, ExpertStacker};
+use crate::convert::arch::experts::{take_fused, ExpertLayout, ExpertStacker};
 use crate::convert::arch::{
     block_count, dropped, mapped, text_model_parameters, Architecture, TensorOut,
 };
@@ -76,12 +77,8 @@ impl Architecture for Qwen3Moe {
             if dropped(name) {
                 continue;
             }
-            if name.contains("mlp.experts.gate_up_proj") || name.ends_with("mlp.experts.down_proj")
-            {
-                return Err(CheckpointError::Mismatch {
-                    path: folder.dir().to_path_buf(),
-                    problem: format!("tensor '{name}': fused expert tensors are not converted"),
-                });
+            if take_fused(NAMES, folder, name, i, n_blocks, &mut out)? {
+                continue;
             }
             if name.contains("experts") {
                 experts.take(h, folder, name, i, &mut out)?;
