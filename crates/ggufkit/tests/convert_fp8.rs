@@ -156,11 +156,22 @@ fn safetensors(path: &Path, tensors: &[(&str, &str, &[u64])], fill: u8) {
     std::fs::write(path, bytes).unwrap();
 }
 
-/// A folder holding a Qwen3 config with `quantization` and `tensors`; what opening it says.
+/// A folder holding a Qwen3-MoE config with `quantization` and `tensors`; what converting it
+/// says.
 fn refusal(quantization: serde_json::Value, tensors: &[(&str, &str, &[u64])]) -> String {
+    refusal_of("Qwen3MoeForCausalLM", quantization, tensors)
+}
+
+/// A folder holding a config of `class` with `quantization` and `tensors`; what converting it
+/// says (one line, nothing written).
+fn refusal_of(
+    class: &str,
+    quantization: serde_json::Value,
+    tensors: &[(&str, &str, &[u64])],
+) -> String {
     let dir = tempfile::tempdir().unwrap();
     let config = serde_json::json!({
-        "architectures": ["Qwen3MoeForCausalLM"],
+        "architectures": [class], "num_local_experts": 2,
         "hidden_size": 64, "num_hidden_layers": 1, "num_attention_heads": 2,
         "num_key_value_heads": 2, "num_experts": 2, "vocab_size": 8,
         "quantization_config": quantization,
@@ -253,6 +264,19 @@ fn hostile_quantized_folders_are_refused_naming_file_and_tensor() {
     let e = refusal(serde_json::Value::Null, &[(g, "BF16", &[2, 63, 64])]);
     assert!(
         e.contains(&format!("tensor '{g}'")) && e.contains("[2, 63, 64]"),
+        "{e}"
+    );
+    // Mixtral's fused experts, which the pinned script cannot map either
+    let e = refusal_of(
+        "MixtralForCausalLM",
+        serde_json::Value::Null,
+        &[
+            ("model.layers.0.mlp.experts.down_proj", "BF16", &[2, 64, 32]),
+            (g, "BF16", &[2, 64, 64]),
+        ],
+    );
+    assert!(
+        e.contains(&format!("tensor '{g}'")) && e.contains("fused experts"),
         "{e}"
     );
 }

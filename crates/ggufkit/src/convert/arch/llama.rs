@@ -1,7 +1,8 @@
 //! `LlamaForCausalLM` (Llama 2 and 3), `MistralForCausalLM` and `MixtralForCausalLM`: the
 //! script's `LlamaModel`. The q and k projections are permuted back to llama.cpp's rotary
 //! layout; Mixtral's experts are stacked per block into `ffn_{gate,down,up}_exps` once a block's
-//! last expert tensor is read; a `llama3` rope adds the `rope_freqs` factors first.
+//! last expert tensor is read (fused experts, `mlp.experts.gate_up_proj`, are refused as the
+//! script refuses them); a `llama3` rope adds the `rope_freqs` factors first.
 #![forbid(unsafe_code)]
 
 use std::f64::consts::PI;
@@ -100,6 +101,21 @@ impl Architecture for Llama {
             .find_u32(&["n_kv_heads", "num_key_value_heads"])?
             .ok_or_else(|| h.error("num_key_value_heads", "a whole number (the key is absent)"))?
             as usize;
+        // transformers 5 holds Mixtral's experts fused; the pinned script's Llama tensor map has
+        // no fused gate-up tensor and refuses such a checkpoint ("Can not map tensor"): so do we
+        if let Some(t) = folder
+            .tensors()
+            .iter()
+            .find(|t| t.name.ends_with("mlp.experts.gate_up_proj"))
+        {
+            return Err(CheckpointError::Mismatch {
+                path: folder.dir().to_path_buf(),
+                problem: format!(
+                    "tensor '{}': fused experts are not converted for this class (convert_hf_to_gguf.py cannot map them either; per-expert block_sparse_moe tensors are)",
+                    t.name
+                ),
+            });
+        }
         let mut experts = ExpertStacker::new(&EXPERTS, NAMES, n_blocks);
         for (i, t) in folder.tensors().iter().enumerate() {
             let name = t.name.as_str();
