@@ -3,7 +3,7 @@
 //! (`model*.safetensors`, or the shards `model.safetensors.index.json` names, checked against
 //! it), and which tokenizer files are present. The tensors are listed in the script's order:
 //! shard by shard in file-name order, each shard's tensors by name, multimodal tensors left out,
-//! the scales of a quantized checkpoint attached to their weights ([`fp8`](super::fp8)).
+//! the scales of a quantized checkpoint attached to their weights (`fp8.rs`).
 #![forbid(unsafe_code)]
 
 use std::collections::{BTreeSet, HashMap};
