@@ -4,8 +4,8 @@
 //! differ the test names the first differing key or tensor.
 #![cfg(feature = "convert")]
 
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use ggufkit::convert::execute::convert_folder;
 use ggufkit::convert::plan::ConvertOptions;
@@ -13,6 +13,7 @@ use ggufkit::convert::split::parse_split_size;
 use ggufkit::convert::OutType;
 use ggufkit::read::Gguf;
 use ggufkit::shard::ShardedModel;
+use ggufkit_testkit::checkpoint;
 use ggufkit_testkit::compare::first_difference;
 use ggufkit_testkit::reference;
 
@@ -106,90 +107,7 @@ fn memory_child() {
         ..Default::default()
     };
     convert_folder(&dir, &dir.join("out.gguf"), &opts, true, None).expect("convert");
-    // on a line of its own: libtest has written "test memory_child ... " before it
-    println!("\nVMHWM={}", peak_kib("self"));
-}
-
-/// `VmHWM` of /proc/`pid`, in KiB.
-fn peak_kib(pid: &str) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("/proc status");
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmHWM:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-        .expect("VmHWM in /proc status")
-}
-
-/// A Llama checkpoint of `layers` blocks (hidden 512, feed-forward 1536, 32000 tokens: the
-/// largest tensor is the 32.8 MB bf16 embedding whatever the depth) with `tokenizer`'s files.
-fn llama_checkpoint(dir: &Path, layers: usize, tokenizer: &Path) -> u64 {
-    let (hidden, ff, vocab) = (512u64, 1536u64, 32000u64);
-    let mut tensors: Vec<(String, Vec<u64>)> = vec![
-        ("model.embed_tokens.weight".into(), vec![vocab, hidden]),
-        ("model.norm.weight".into(), vec![hidden]),
-        ("lm_head.weight".into(), vec![vocab, hidden]),
-    ];
-    for b in 0..layers {
-        let p = format!("model.layers.{b}");
-        for (n, s) in [
-            ("self_attn.q_proj", vec![hidden, hidden]),
-            ("self_attn.k_proj", vec![hidden / 2, hidden]),
-            ("self_attn.v_proj", vec![hidden / 2, hidden]),
-            ("self_attn.o_proj", vec![hidden, hidden]),
-            ("mlp.gate_proj", vec![ff, hidden]),
-            ("mlp.up_proj", vec![ff, hidden]),
-            ("mlp.down_proj", vec![hidden, ff]),
-            ("input_layernorm", vec![hidden]),
-            ("post_attention_layernorm", vec![hidden]),
-        ] {
-            tensors.push((format!("{p}.{n}.weight"), s));
-        }
-    }
-    tensors.sort();
-    let mut header = serde_json::Map::new();
-    let mut offset = 0u64;
-    for (name, shape) in &tensors {
-        let n = shape.iter().product::<u64>() * 2;
-        header.insert(
-            name.clone(),
-            serde_json::json!({"dtype": "BF16", "shape": shape, "data_offsets": [offset, offset + n]}),
-        );
-        offset += n;
-    }
-    let json = serde_json::to_vec(&header).unwrap();
-    let mut f =
-        std::io::BufWriter::new(std::fs::File::create(dir.join("model.safetensors")).unwrap());
-    use std::io::Write;
-    f.write_all(&(json.len() as u64).to_le_bytes()).unwrap();
-    f.write_all(&json).unwrap();
-    // small bf16 values from a linear congruential sequence
-    let mut x = 0x2545_f491_u32;
-    let mut chunk = vec![0u8; 1 << 16];
-    let mut left = offset;
-    while left > 0 {
-        for c in chunk.chunks_exact_mut(2) {
-            x = x.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
-            let v = ((x >> 16) as f32 / 65536.0 - 0.5) * 0.1;
-            c.copy_from_slice(&((v.to_bits() >> 16) as u16).to_le_bytes());
-        }
-        let k = left.min(chunk.len() as u64) as usize;
-        f.write_all(&chunk[..k]).unwrap();
-        left -= k as u64;
-    }
-    f.flush().unwrap();
-    let config = serde_json::json!({
-        "architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": hidden,
-        "intermediate_size": ff, "num_hidden_layers": layers, "num_attention_heads": 8,
-        "num_key_value_heads": 4, "max_position_embeddings": 2048, "rms_norm_eps": 1e-5,
-        "vocab_size": vocab, "torch_dtype": "bfloat16",
-    });
-    std::fs::write(dir.join("config.json"), config.to_string()).unwrap();
-    for name in ["tokenizer.model", "tokenizer.json", "tokenizer_config.json"] {
-        if tokenizer.join(name).is_file() {
-            std::fs::copy(tokenizer.join(name), dir.join(name)).unwrap();
-        }
-    }
-    vocab * hidden * 2
+    checkpoint::print_own_peak();
 }
 
 /// Converts a checkpoint of 2 and of 16 blocks in a child process each (the same largest
@@ -212,31 +130,16 @@ fn peak_memory_follows_the_largest_tensor() {
     }
     let run = |layers: usize, vocab_only: bool| -> (u64, u64, u64) {
         let tmp = tempfile::tempdir().unwrap();
-        let largest = llama_checkpoint(tmp.path(), layers, &tokenizer);
+        let largest = checkpoint::llama_checkpoint(tmp.path(), layers, &tokenizer);
         let size = std::fs::metadata(tmp.path().join("model.safetensors"))
             .unwrap()
             .len();
-        let mut child = Command::new(std::env::current_exe().unwrap());
-        child
-            .args(["--exact", "memory_child", "--nocapture", "--test-threads=1"])
-            .env("GGUFKIT_MEMORY_CHILD", tmp.path())
-            .env("RAYON_NUM_THREADS", "2");
+        let mut env = vec![("GGUFKIT_MEMORY_CHILD", tmp.path().as_os_str())];
         if vocab_only {
-            child.env("GGUFKIT_MEMORY_VOCAB_ONLY", "1");
+            env.push(("GGUFKIT_MEMORY_VOCAB_ONLY", OsStr::new("1")));
         }
-        let out = child.output().unwrap();
-        let stdout = String::from_utf8_lossy(&out.stdout);
-        assert!(
-            out.status.success(),
-            "child: {stdout}\n{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let peak = stdout
-            .lines()
-            .find_map(|l| l.split_once("VMHWM=").map(|(_, v)| v))
-            .and_then(|v| v.trim().parse::<u64>().ok())
-            .expect("the child's VMHWM line");
-        (peak * 1024, size, largest)
+        let peak = checkpoint::child_peak("memory_child", &env);
+        (peak, size, largest)
     };
     let (base_peak, _, _) = run(2, true);
     let (small_peak, small_size, largest) = run(2, false);
