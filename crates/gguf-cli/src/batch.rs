@@ -1,7 +1,7 @@
 //! The batch modes' engine (`tokenize --jsonl`, `detokenize --jsonl`): input lines are read in
 //! chunks, each chunk's lines are answered on every core, and the answers are written in input
-//! order, one line per input line. Memory holds one chunk and its answers, whatever the input's
-//! length.
+//! order, one line per input line. Memory holds two chunks and the answers of two, whatever the
+//! input's length.
 
 use std::io::{self, BufRead, Write};
 
@@ -20,6 +20,9 @@ pub struct Line<'a> {
 
 /// Answers every line of `input` with `answer` and writes the answers to `out`, each followed by
 /// a newline, in input order. `scratch` makes the per-thread state `answer` reuses.
+///
+/// The calling thread reads the next chunk and writes the previous chunk's answers while the
+/// pool answers the current one, so the workers never wait for the serial input and output.
 pub fn map_lines<S, I, F>(
     mut input: impl BufRead,
     out: &mut impl Write,
@@ -30,16 +33,50 @@ where
     I: Fn() -> S + Sync + Send,
     F: Fn(&mut S, &Line<'_>) -> String + Sync + Send,
 {
+    let (scratch, answer) = (&scratch, &answer);
     let mut number = 0u64;
-    let mut text: Vec<u8> = Vec::new();
-    let mut ends: Vec<usize> = Vec::new();
-    loop {
+    let mut chunk = Chunk::default();
+    chunk.read(&mut input, &mut number)?;
+    let mut spare = Chunk::default();
+    std::thread::scope(|scope| -> io::Result<u64> {
+        let mut answered: Vec<String> = Vec::new();
+        while !chunk.ends.is_empty() {
+            let working = scope.spawn(move || {
+                let answers = chunk.answer(scratch, answer);
+                (chunk, answers)
+            });
+            write_answers(out, &answered)?;
+            spare.read(&mut input, &mut number)?;
+            let (done, answers) = working
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            answered = answers;
+            chunk = std::mem::replace(&mut spare, done);
+        }
+        write_answers(out, &answered)?;
+        Ok(number)
+    })
+}
+
+/// Consecutive input lines: their bytes one after another, where each ends, the first's number.
+#[derive(Default)]
+struct Chunk {
+    text: Vec<u8>,
+    ends: Vec<usize>,
+    first: u64,
+}
+
+impl Chunk {
+    /// Fills the chunk with the next lines of `input` (none at its end); `number` is the number
+    /// of the last line read before, and after.
+    fn read(&mut self, input: &mut impl BufRead, number: &mut u64) -> io::Result<()> {
+        let (text, ends) = (&mut self.text, &mut self.ends);
         text.clear();
         ends.clear();
-        let first = number + 1;
+        self.first = *number + 1;
         while ends.len() < CHUNK_LINES && text.len() < CHUNK_BYTES {
             let start = text.len();
-            if input.read_until(b'\n', &mut text)? == 0 {
+            if input.read_until(b'\n', text)? == 0 {
                 break;
             }
             let mut end = text.len();
@@ -52,26 +89,37 @@ where
             text.truncate(end);
             ends.push(end);
         }
-        if ends.is_empty() {
-            return Ok(number);
-        }
-        number += ends.len() as u64;
-        let answers: Vec<String> = (0..ends.len())
+        *number += ends.len() as u64;
+        Ok(())
+    }
+
+    /// Every line's answer, in order, computed on rayon's pool.
+    fn answer<S, I, F>(&self, scratch: &I, answer: &F) -> Vec<String>
+    where
+        I: Fn() -> S + Sync + Send,
+        F: Fn(&mut S, &Line<'_>) -> String + Sync + Send,
+    {
+        let ends = &self.ends;
+        (0..ends.len())
             .into_par_iter()
-            .map_init(&scratch, |s, i| {
+            .map_init(scratch, |s, i| {
                 let start = if i == 0 { 0 } else { ends[i - 1] };
                 let line = Line {
-                    number: first + i as u64,
-                    bytes: &text[start..ends[i]],
+                    number: self.first + i as u64,
+                    bytes: &self.text[start..ends[i]],
                 };
                 answer(s, &line)
             })
-            .collect();
-        for a in &answers {
-            out.write_all(a.as_bytes())?;
-            out.write_all(b"\n")?;
-        }
+            .collect()
     }
+}
+
+fn write_answers(out: &mut impl Write, answers: &[String]) -> io::Result<()> {
+    for a in answers {
+        out.write_all(a.as_bytes())?;
+        out.write_all(b"\n")?;
+    }
+    Ok(())
 }
 
 /// `bytes` as UTF-8, or the message naming the first byte that is not (`what` names the input).
