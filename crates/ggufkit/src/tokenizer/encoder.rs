@@ -64,6 +64,32 @@ impl<'t, 'g> Encoder<'t, 'g> {
         parse_special: bool,
         out: &mut Vec<u32>,
     ) -> Result<(), TokenizerError> {
+        let t = self.tok;
+        if t.vocab.model == Model::Bpe
+            && text.len() >= bpe::PARALLEL_MIN_BYTES
+            && t.merges.get().is_none()
+        {
+            // a long text's first use: the merge table is built on the pool while this thread
+            // cuts the text at its special tokens and splits it into words (the first thing
+            // that needs the table waits for it; a pool of one thread builds it there)
+            return rayon::scope(|scope| {
+                scope.spawn(|_| {
+                    t.merges();
+                });
+                self.encode_text(text, add_special, parse_special, out)
+            });
+        }
+        self.encode_text(text, add_special, parse_special, out)
+    }
+
+    /// [`Encoder::encode_into`], the tables built by whatever needs them first.
+    fn encode_text(
+        &mut self,
+        text: &str,
+        add_special: bool,
+        parse_special: bool,
+        out: &mut Vec<u32>,
+    ) -> Result<(), TokenizerError> {
         out.clear();
         let t = self.tok;
         let v = &t.vocab;
@@ -151,14 +177,9 @@ impl<'t, 'g> Encoder<'t, 'g> {
                                 _ if piece.len() >= bpe::PARALLEL_MIN_BYTES
                                     && t.merges.get().is_none() =>
                                 {
-                                    // a long text's first use: the merge table is built on
-                                    // the pool while the text is split into words
-                                    rayon::join(
-                                        || bpe::split_words(pre, piece, scratch),
-                                        || {
-                                            t.merges();
-                                        },
-                                    );
+                                    // the merge table is being built (`encode_into`): split
+                                    // the text into words before waiting for it
+                                    bpe::split_words(pre, piece, scratch);
                                     bpe().encode_split(piece, scratch, out);
                                 }
                                 _ => bpe().encode(piece, scratch, out),
