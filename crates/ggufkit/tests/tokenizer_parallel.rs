@@ -182,3 +182,57 @@ fn long_texts_encode_on_many_threads_as_on_one() {
         vocabs.len()
     );
 }
+
+/// Long texts encoded concurrently on rayon's pool by a tokenizer that has built nothing yet
+/// (no `prepare`): each first encode starts the merge table's build, the others wait for it,
+/// and a thread building it must never take up one of the waiting encodes (which would wait
+/// for itself). A watchdog turns a hang into a failure.
+#[test]
+fn concurrent_first_encodes_never_wait_for_themselves() {
+    let Some(vocabs) = vocabularies() else {
+        return;
+    };
+    let texts: Vec<String> = texts().into_iter().take(6).collect();
+    let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let watch = done.clone();
+    std::thread::spawn(move || {
+        for _ in 0..600 {
+            std::thread::sleep(std::time::Duration::from_millis(500));
+            if watch.load(std::sync::atomic::Ordering::SeqCst) {
+                return;
+            }
+        }
+        eprintln!(
+            "concurrent first encodes hung for 300 s: a thread waits for the table it builds"
+        );
+        std::process::abort();
+    });
+    for path in vocabs.iter().filter(|p| {
+        let name = p.to_string_lossy();
+        name.contains("llama-bpe") || name.contains("gemma-4") || name.contains("qwen2")
+    }) {
+        let g = Gguf::open(path).unwrap();
+        let expect: Vec<Vec<u32>> = {
+            let tok = Tokenizer::from_gguf(&g).unwrap();
+            texts
+                .iter()
+                .map(|t| tok.encode(t, false, false).unwrap())
+                .collect()
+        };
+        for threads in [2, 3] {
+            let p = pool(threads);
+            for _ in 0..10 {
+                let tok = Tokenizer::from_gguf(&g).unwrap();
+                let got: Vec<Vec<u32>> = p.install(|| {
+                    use rayon::prelude::*;
+                    texts
+                        .par_iter()
+                        .map(|t| tok.encode(t, false, false).unwrap())
+                        .collect()
+                });
+                assert_eq!(got, expect, "{}", path.display());
+            }
+        }
+    }
+    done.store(true, std::sync::atomic::Ordering::SeqCst);
+}

@@ -97,7 +97,6 @@ impl Merges {
     /// The ranks of `merges` (absent: none, as for kimi-k2); with `joiners`, the characters
     /// merged to a following `▁` too (see [`Merges::joiners`]).
     pub fn new(merges: Option<ArrayView<'_>>, joiners: bool) -> Self {
-        use rayon::prelude::*;
         let mut m = Merges {
             spans: Vec::new(),
             tables: (0..SHARDS).map(|_| HashTable::new()).collect(),
@@ -120,56 +119,54 @@ impl Merges {
         }
         let hasher = &m.hasher;
         let spans = &m.spans;
-        let hashes: Vec<u64> = spans
-            .par_iter()
-            .with_min_len(CHUNK)
-            .map(|p| hasher.hash_one(p.of(raw)))
-            .collect();
+        let hashes: Vec<u64> = map_on_threads(spans.len().div_ceil(CHUNK), |c| {
+            let chunk = &spans[c * CHUNK..spans.len().min((c + 1) * CHUNK)];
+            chunk
+                .iter()
+                .map(|p| hasher.hash_one(p.of(raw)))
+                .collect::<Vec<u64>>()
+        })
+        .concat();
         if joiners {
-            let found: Vec<Vec<&[u8]>> = spans
-                .par_chunks(CHUNK)
-                .map(|chunk| {
-                    let mut found: Vec<&[u8]> = Vec::new();
-                    for p in chunk {
-                        if let Some(c) = joiner_of(p.of(raw)) {
-                            if !found.contains(&c) {
-                                found.push(c);
-                                if found.len() > MAX_JOINERS {
-                                    break;
-                                }
+            let found: Vec<Vec<&[u8]>> = map_on_threads(spans.len().div_ceil(CHUNK), |c| {
+                let chunk = &spans[c * CHUNK..spans.len().min((c + 1) * CHUNK)];
+                let mut found: Vec<&[u8]> = Vec::new();
+                for p in chunk {
+                    if let Some(c) = joiner_of(p.of(raw)) {
+                        if !found.contains(&c) {
+                            found.push(c);
+                            if found.len() > MAX_JOINERS {
+                                break;
                             }
                         }
                     }
-                    found
-                })
-                .collect();
+                }
+                found
+            });
             for c in found.iter().flatten() {
                 m.note_joiner(c);
             }
         }
         let spans = &m.spans;
-        m.tables = (0..SHARDS)
-            .into_par_iter()
-            .map(|part| {
-                let count = hashes.iter().filter(|&&h| shard(h) == part).count();
-                let mut table = HashTable::with_capacity(count);
-                for (index, &h) in hashes.iter().enumerate() {
-                    if shard(h) != part {
-                        continue;
-                    }
-                    let key = spans[index].of(raw);
-                    // a text listed again keeps its first rank
-                    if let Entry::Vacant(v) = table.entry(
-                        h,
-                        |&r: &u32| spans[r as usize].of(raw) == key,
-                        |&r| hashes[r as usize],
-                    ) {
-                        v.insert(index as u32);
-                    }
+        m.tables = map_on_threads(SHARDS, |part| {
+            let count = hashes.iter().filter(|&&h| shard(h) == part).count();
+            let mut table = HashTable::with_capacity(count);
+            for (index, &h) in hashes.iter().enumerate() {
+                if shard(h) != part {
+                    continue;
                 }
-                table
-            })
-            .collect();
+                let key = spans[index].of(raw);
+                // a text listed again keeps its first rank
+                if let Entry::Vacant(v) = table.entry(
+                    h,
+                    |&r: &u32| spans[r as usize].of(raw) == key,
+                    |&r| hashes[r as usize],
+                ) {
+                    v.insert(index as u32);
+                }
+            }
+            table
+        });
         m
     }
 
@@ -217,4 +214,33 @@ impl Merges {
             .find(h, |&r| self.spans[r as usize].of(raw) == key)
             .copied()
     }
+}
+
+/// `f(0)`, ..., `f(n - 1)` in order, computed on as many OS threads as rayon's pool has (the
+/// calling thread among them). Not on rayon's pool itself: the table is built inside a
+/// `OnceLock`'s initialisation, and a rayon worker waiting for its pool's help steals other jobs,
+/// one of which may be an encode waiting for this very table (a thread waiting for itself).
+/// Scoped threads wait by joining, and take nothing else up.
+fn map_on_threads<T: Send>(n: usize, f: impl Fn(usize) -> T + Sync) -> Vec<T> {
+    let threads = rayon::current_num_threads().clamp(1, n.max(1));
+    if threads == 1 {
+        return (0..n).map(f).collect();
+    }
+    let f = &f;
+    let mut parts: Vec<Vec<(usize, T)>> = std::thread::scope(|scope| {
+        let helpers: Vec<_> = (1..threads)
+            .map(|t| scope.spawn(move || (t..n).step_by(threads).map(|i| (i, f(i))).collect()))
+            .collect();
+        let mut parts = vec![(0..n).step_by(threads).map(|i| (i, f(i))).collect()];
+        for h in helpers {
+            match h.join() {
+                Ok(part) => parts.push(part),
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
+        }
+        parts
+    });
+    let mut all: Vec<(usize, T)> = parts.drain(..).flatten().collect();
+    all.sort_unstable_by_key(|&(i, _)| i);
+    all.into_iter().map(|(_, v)| v).collect()
 }
