@@ -203,11 +203,7 @@ impl<'f> TensorRows<'f> {
                     el.add_scalar(1.0);
                 }
                 let bytes = el.encode(ty)?;
-                if self.out.is_empty() {
-                    self.out = bytes;
-                } else {
-                    self.out.extend_from_slice(&bytes);
-                }
+                append(&mut self.out, bytes);
                 e = self.starts[p] + b as u64;
                 continue;
             }
@@ -251,11 +247,7 @@ impl<'f> TensorRows<'f> {
                     el = Elements::F32(el.to_f32());
                 }
                 let bytes = el.encode(ty)?;
-                if self.out.is_empty() {
-                    self.out = bytes;
-                } else {
-                    self.out.extend_from_slice(&bytes);
-                }
+                append(&mut self.out, bytes);
             }
             e = self.starts[p] + b as u64;
         }
@@ -435,4 +427,14 @@ fn has_bf16_nan(bytes: &[u8]) -> bool {
     bytes
         .chunks_exact(2)
         .any(|c| u16::from_le_bytes([c[0], c[1]]) & 0x7fff > 0x7f80)
+}
+
+/// `bytes` after `out`: taken over whole when `out` is empty (the usual single-part run), so the
+/// encoded run is not copied a second time.
+fn append(out: &mut Vec<u8>, bytes: Vec<u8>) {
+    if out.is_empty() {
+        *out = bytes;
+    } else {
+        out.extend_from_slice(&bytes);
+    }
 }
