@@ -17,10 +17,12 @@
 //! - [`reference`](mod@reference): the reference tools (llama.cpp's sources, the pinned Python and
 //!   node-llama-cpp, llama-quantize, gguf-py, Kaitai) and the Gemma 3 model, or a skip.
 //! - [`tokref`]: llama.cpp's tokenizer answers for the differential tests (cached), or a skip.
+//! - [`heap`]: a counting global allocator, for peak-heap bounds and figures.
 //! - [`sparse`]: sparse files for headers that declare more than a test can hold.
 //! - [`sample`]: the committed sample model, as the library's writer makes it.
 //! - `server` (feature `server`): an HTTP/1.1 test server that injects faults.
-#![forbid(unsafe_code)]
+// Only `heap` (a `GlobalAlloc`, an unsafe trait) opts out, with its `SAFETY` comments.
+#![deny(unsafe_code)]
 
 pub mod cases;
 pub mod checkpoint;
@@ -31,6 +33,7 @@ pub mod encode;
 pub mod fixtures;
 pub mod growth;
 pub mod header_walk;
+pub mod heap;
 pub mod llama_load;
 pub mod models;
 pub mod reference;

@@ -5,72 +5,14 @@
 //! A counting global allocator measures the heap (`cargo run --release -p ggufkit --example
 //! tokenizer_build -- VOCAB... [-n N] [--json]`).
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::time::Instant;
 
 use ggufkit::tokenizer::Tokenizer;
 use ggufkit::Gguf;
-
-struct Counting;
-
-static CURRENT: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-fn grew(n: usize) {
-    let now = CURRENT.fetch_add(n, Relaxed) + n;
-    PEAK.fetch_max(now, Relaxed);
-}
-
-// SAFETY: every call forwards to the system allocator with the caller's arguments unchanged; the
-// counters are plain atomics and never allocate.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        // SAFETY: forwarded as is; the caller upholds `alloc`'s contract.
-        let p = unsafe { System.alloc(layout) };
-        if !p.is_null() {
-            grew(layout.size());
-        }
-        p
-    }
-
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        // SAFETY: forwarded as is.
-        let p = unsafe { System.alloc_zeroed(layout) };
-        if !p.is_null() {
-            grew(layout.size());
-        }
-        p
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: forwarded as is; `ptr` came from this allocator with this layout.
-        unsafe { System.dealloc(ptr, layout) };
-        CURRENT.fetch_sub(layout.size(), Relaxed);
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        // SAFETY: forwarded as is.
-        let p = unsafe { System.realloc(ptr, layout, new_size) };
-        if !p.is_null() {
-            // a moving realloc holds both blocks for a moment
-            grew(new_size);
-            CURRENT.fetch_sub(layout.size(), Relaxed);
-        }
-        p
-    }
-}
+use ggufkit_testkit::heap::{peak_of, Counting};
 
 #[global_allocator]
 static ALLOC: Counting = Counting;
-
-/// Peak live heap bytes while `f` runs, above what was live before it.
-fn peak_of<R>(f: impl FnOnce() -> R) -> (usize, R) {
-    let base = CURRENT.load(Relaxed);
-    PEAK.store(base, Relaxed);
-    let r = f();
-    (PEAK.load(Relaxed).saturating_sub(base), r)
-}
 
 /// The bytes of the vocabulary's arrays in the header.
 fn vocab_bytes(g: &Gguf<'_>) -> usize {

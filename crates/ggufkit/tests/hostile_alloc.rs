@@ -7,75 +7,16 @@
 //! One `#[test]` runs every case in sequence: the counters are process-wide.
 //! `cargo test --release -p ggufkit --test hostile_alloc -- --nocapture` prints the figures.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
 use std::time::Duration;
 
 use ggufkit::{GgmlType, Gguf, ReadOptions};
 use ggufkit_testkit::cases::{self, Expect};
 use ggufkit_testkit::growth;
+use ggufkit_testkit::heap::{peak_of, Counting};
 use ggufkit_testkit::{Chunked, Model, T, V};
-
-struct Counting;
-
-static CURRENT: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-fn grew(n: usize) {
-    let now = CURRENT.fetch_add(n, SeqCst) + n;
-    PEAK.fetch_max(now, SeqCst);
-}
-
-// SAFETY: every call forwards to the system allocator with the caller's arguments unchanged; the
-// counters are plain atomics and never allocate.
-#[allow(unsafe_code)]
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        // SAFETY: forwarded as is; the caller upholds `alloc`'s contract.
-        let p = unsafe { System.alloc(layout) };
-        if !p.is_null() {
-            grew(layout.size());
-        }
-        p
-    }
-
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        // SAFETY: forwarded as is.
-        let p = unsafe { System.alloc_zeroed(layout) };
-        if !p.is_null() {
-            grew(layout.size());
-        }
-        p
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: forwarded as is; `ptr` came from this allocator with this layout.
-        unsafe { System.dealloc(ptr, layout) };
-        CURRENT.fetch_sub(layout.size(), SeqCst);
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        // SAFETY: forwarded as is.
-        let p = unsafe { System.realloc(ptr, layout, new_size) };
-        if !p.is_null() {
-            // a moving realloc holds both blocks for a moment
-            grew(new_size);
-            CURRENT.fetch_sub(layout.size(), SeqCst);
-        }
-        p
-    }
-}
 
 #[global_allocator]
 static ALLOC: Counting = Counting;
-
-/// Peak live heap bytes allocated while `f` runs, above what was live before it.
-fn peak_of<R>(f: impl FnOnce() -> R) -> (usize, R) {
-    let base = CURRENT.load(SeqCst);
-    PEAK.store(base, SeqCst);
-    let r = f();
-    (PEAK.load(SeqCst).saturating_sub(base), r)
-}
 
 /// What the bound allows above the file: twice its size plus this.
 const SLACK: usize = 64 * 1024;
