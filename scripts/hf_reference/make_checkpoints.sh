@@ -5,14 +5,7 @@
 #   ~/.cache/ggufkit/hf-reference/<sdist version>/<hash of the generator scripts>/
 # Prints `dir=THAT_FOLDER` on stdout (logs on stderr); exits non-zero saying why when it cannot.
 set -euo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
-shared=${GGUFKIT_SHARED:-$root/../shared}
-ref_out=$(bash "$shared/tools/reference-env.sh" --python --sdist)
-python=$(printf '%s\n' "$ref_out" | sed -n 's/^python=//p')
-src=$(printf '%s\n' "$ref_out" | sed -n 's/^llama_cpp_src=//p')
-[ -x "$python" ] && [ -d "$src" ] || { echo "make_checkpoints.sh: no reference python or llama.cpp sources" >&2; exit 1; }
-version=$(basename "$(dirname "$(dirname "$src")")")
+. "$(dirname "$0")/reference_python.sh"
 hash=$(cat "$here/make_checkpoints.py" "$here/tokenizers.py" | sha256sum | cut -c1-16)
 out=${XDG_CACHE_HOME:-$HOME/.cache}/ggufkit/hf-reference/$version/$hash
 mkdir -p "$out"

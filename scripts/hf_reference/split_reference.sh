@@ -5,19 +5,12 @@
 # (its own cache: the checkpoints' generator and its hash are left as they are). Prints
 # `dir=THAT_FOLDER` on stdout (logs on stderr); exits non-zero saying why when it cannot.
 set -euo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
-shared=${GGUFKIT_SHARED:-$root/../shared}
+. "$(dirname "$0")/reference_python.sh"
 checkpoints=${GGUFKIT_HF_REFERENCE:-}
 if [ -z "$checkpoints" ]; then
     checkpoints=$(bash "$here/make_checkpoints.sh" | sed -n 's/^dir=//p')
 fi
 [ -d "$checkpoints/models" ] || { echo "split_reference.sh: no checkpoints (make_checkpoints.sh)" >&2; exit 1; }
-ref_out=$(bash "$shared/tools/reference-env.sh" --python --sdist)
-python=$(printf '%s\n' "$ref_out" | sed -n 's/^python=//p')
-src=$(printf '%s\n' "$ref_out" | sed -n 's/^llama_cpp_src=//p')
-[ -x "$python" ] && [ -d "$src" ] || { echo "split_reference.sh: no reference python or llama.cpp sources" >&2; exit 1; }
-version=$(basename "$(dirname "$(dirname "$src")")")
 hash=$(sha256sum "$here/split_reference.py" | cut -c1-16)
 out=${XDG_CACHE_HOME:-$HOME/.cache}/ggufkit/hf-split-reference/$version/$(basename "$checkpoints")-$hash
 mkdir -p "$out"
