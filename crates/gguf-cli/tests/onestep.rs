@@ -446,52 +446,23 @@ fn one_step_memory_child() {
 #[cfg(target_os = "linux")]
 #[test]
 fn one_step_peak_memory_is_flat() {
-    let Some(dir) = reference::hf_checkpoints() else {
+    let Some(p) = checkpoint::flat_peaks(
+        "one_step_memory_child",
+        "GGUFKIT_ONESTEP_MEMORY_CHILD",
+        "GGUFKIT_ONESTEP_MEMORY_PLAN_ONLY",
+    ) else {
         return;
     };
-    let tokenizer = dir.join("models").join("llama2-spm-f16");
-    if !tokenizer.join("tokenizer.model").is_file() {
-        ggufkit_testkit::skip::skip(
-            ggufkit_testkit::skip::Need::RefPython,
-            "the reference has no llama2-spm-f16 tokenizer".to_string(),
-        );
-        return;
-    }
-    let run = |layers: usize, plan_only: bool| -> (u64, u64, u64) {
-        let tmp = tempfile::tempdir().unwrap();
-        let largest = checkpoint::llama_checkpoint(tmp.path(), layers, &tokenizer);
-        let size = fs::metadata(tmp.path().join("model.safetensors"))
-            .unwrap()
-            .len();
-        let mut env = vec![("GGUFKIT_ONESTEP_MEMORY_CHILD", tmp.path().as_os_str())];
-        if plan_only {
-            env.push(("GGUFKIT_ONESTEP_MEMORY_PLAN_ONLY", "1".as_ref()));
-        }
-        let peak = checkpoint::child_peak("one_step_memory_child", &env);
-        (peak, size, largest)
-    };
-    let (base_peak, _, _) = run(2, true);
-    let (small_peak, small_size, largest) = run(2, false);
-    let (large_peak, large_size, _) = run(16, false);
-    println!(
-        "one step to Q8_0: peak {} MB for the plan alone, {} MB for a {} MB checkpoint, {} MB \
-         for {} MB (largest tensor {} MB)",
-        base_peak >> 20,
-        small_peak >> 20,
-        small_size >> 20,
-        large_peak >> 20,
-        large_size >> 20,
-        largest >> 20
-    );
-    let added = large_size - small_size;
+    p.print("one step to Q8_0", "the plan alone");
+    let (grew, added) = p.growth();
     assert!(
-        large_peak.saturating_sub(small_peak) < added / 8,
-        "peak grew by {} bytes for {added} more bytes of checkpoint",
-        large_peak.saturating_sub(small_peak)
+        grew < added / 8,
+        "peak grew by {grew} bytes for {added} more bytes of checkpoint"
     );
-    let tensors = large_peak.saturating_sub(base_peak);
+    let tensors = p.tensors();
     assert!(
-        tensors < largest,
-        "the tensors took {tensors} bytes at their peak for a largest tensor of {largest}"
+        tensors < p.largest,
+        "the tensors took {tensors} bytes at their peak for a largest tensor of {}",
+        p.largest
     );
 }

@@ -5,7 +5,7 @@
 
 use std::ffi::OsStr;
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// Writes into `dir` a bf16 Llama checkpoint of `layers` blocks (hidden 512, feed-forward
@@ -120,4 +120,93 @@ pub fn child_peak(name: &str, env: &[(&str, &OsStr)]) -> u64 {
         .and_then(|v| v.trim().parse::<u64>().ok())
         .unwrap_or_else(|| panic!("no VMHWM line from child {name}: {stdout}"));
     kib * 1024
+}
+
+/// The three peaks of a memory test ([`flat_peaks`]), in bytes.
+pub struct Peaks {
+    /// The job's part that does not grow with the tensors (a plan, a vocabulary), 2 blocks.
+    pub base: u64,
+    /// The whole job on 2 blocks, and the checkpoint's size.
+    pub small: u64,
+    pub small_size: u64,
+    /// The whole job on 16 blocks (the same largest tensor, twice the bytes), and its size.
+    pub large: u64,
+    pub large_size: u64,
+    /// The largest tensor's bytes, the same in both checkpoints.
+    pub largest: u64,
+}
+
+impl Peaks {
+    /// How much the peak grew from 2 blocks to 16, and the checkpoint bytes added.
+    pub fn growth(&self) -> (u64, u64) {
+        (
+            self.large.saturating_sub(self.small),
+            self.large_size - self.small_size,
+        )
+    }
+
+    /// What the tensors took at their peak: the 16 blocks' peak above the light run's.
+    pub fn tensors(&self) -> u64 {
+        self.large.saturating_sub(self.base)
+    }
+
+    /// One line of figures for the test's output (`what`: the job, e.g. "convert to f16").
+    pub fn print(&self, what: &str, base: &str) {
+        println!(
+            "{what}: peak {} MB for {base}, {} MB for a {} MB checkpoint, {} MB for {} MB \
+             (largest tensor {} MB)",
+            self.base >> 20,
+            self.small >> 20,
+            self.small_size >> 20,
+            self.large >> 20,
+            self.large_size >> 20,
+            self.largest >> 20
+        );
+    }
+}
+
+/// The reference's Llama SentencePiece tokenizer files that [`llama_checkpoint`] copies, or a
+/// skip.
+fn llama_tokenizer() -> Option<PathBuf> {
+    let dir = crate::reference::hf_checkpoints()?;
+    let tokenizer = dir.join("models").join("llama2-spm-f16");
+    if !tokenizer.join("tokenizer.model").is_file() {
+        crate::skip::skip(
+            crate::skip::Need::RefPython,
+            "the reference has no llama2-spm-f16 tokenizer".to_string(),
+        );
+        return None;
+    }
+    Some(tokenizer)
+}
+
+/// Runs child test `child` of the current test binary on three fresh checkpoints
+/// ([`llama_checkpoint`], its folder in `$dir_var`): 2 blocks with `$light_var` set (the child
+/// then does only the part that does not grow with the tensors), 2 blocks and 16 blocks; the
+/// child ends with [`print_own_peak`]. `None` (a skip said) without the reference tokenizer.
+pub fn flat_peaks(child: &str, dir_var: &str, light_var: &str) -> Option<Peaks> {
+    let tokenizer = llama_tokenizer()?;
+    let run = |layers: usize, light: bool| -> (u64, u64, u64) {
+        let tmp = tempfile::tempdir().expect("a temporary folder");
+        let largest = llama_checkpoint(tmp.path(), layers, &tokenizer);
+        let size = std::fs::metadata(tmp.path().join("model.safetensors"))
+            .expect("the checkpoint written")
+            .len();
+        let mut env = vec![(dir_var, tmp.path().as_os_str())];
+        if light {
+            env.push((light_var, OsStr::new("1")));
+        }
+        (child_peak(child, &env), size, largest)
+    };
+    let (base, _, _) = run(2, true);
+    let (small, small_size, largest) = run(2, false);
+    let (large, large_size, _) = run(16, false);
+    Some(Peaks {
+        base,
+        small,
+        small_size,
+        large,
+        large_size,
+        largest,
+    })
 }

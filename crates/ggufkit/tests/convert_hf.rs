@@ -4,7 +4,6 @@
 //! differ the test names the first differing key or tensor.
 #![cfg(feature = "convert")]
 
-use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 
 use ggufkit::convert::execute::convert_folder;
@@ -117,55 +116,26 @@ fn memory_child() {
 #[cfg(target_os = "linux")]
 #[test]
 fn peak_memory_follows_the_largest_tensor() {
-    let Some(dir) = reference::hf_checkpoints() else {
+    let Some(p) = checkpoint::flat_peaks(
+        "memory_child",
+        "GGUFKIT_MEMORY_CHILD",
+        "GGUFKIT_MEMORY_VOCAB_ONLY",
+    ) else {
         return;
     };
-    let tokenizer = dir.join("models").join("llama2-spm-f16");
-    if !tokenizer.join("tokenizer.model").is_file() {
-        ggufkit_testkit::skip::skip(
-            ggufkit_testkit::skip::Need::RefPython,
-            "the reference has no llama2-spm-f16 tokenizer".to_string(),
-        );
-        return;
-    }
-    let run = |layers: usize, vocab_only: bool| -> (u64, u64, u64) {
-        let tmp = tempfile::tempdir().unwrap();
-        let largest = checkpoint::llama_checkpoint(tmp.path(), layers, &tokenizer);
-        let size = std::fs::metadata(tmp.path().join("model.safetensors"))
-            .unwrap()
-            .len();
-        let mut env = vec![("GGUFKIT_MEMORY_CHILD", tmp.path().as_os_str())];
-        if vocab_only {
-            env.push(("GGUFKIT_MEMORY_VOCAB_ONLY", OsStr::new("1")));
-        }
-        let peak = checkpoint::child_peak("memory_child", &env);
-        (peak, size, largest)
-    };
-    let (base_peak, _, _) = run(2, true);
-    let (small_peak, small_size, largest) = run(2, false);
-    let (large_peak, large_size, _) = run(16, false);
-    println!(
-        "convert to f16: peak {} MB for the vocabulary alone, {} MB for a {} MB checkpoint, {} MB \
-         for {} MB (largest tensor {} MB)",
-        base_peak >> 20,
-        small_peak >> 20,
-        small_size >> 20,
-        large_peak >> 20,
-        large_size >> 20,
-        largest >> 20
-    );
-    let added = large_size - small_size;
+    p.print("convert to f16", "the vocabulary alone");
+    let (grew, added) = p.growth();
     assert!(
-        large_peak.saturating_sub(small_peak) < added / 4,
-        "peak grew by {} bytes for {added} more bytes of checkpoint",
-        large_peak.saturating_sub(small_peak)
+        grew < added / 4,
+        "peak grew by {grew} bytes for {added} more bytes of checkpoint"
     );
     // above the process and its vocabulary: at most the largest tensor and a few chunks of
     // rows (holding a tensor widened to f32 and its output, as before streaming, is 3x)
-    let tensors = large_peak.saturating_sub(base_peak);
+    let tensors = p.tensors();
     assert!(
-        tensors < largest + (32 << 20),
-        "the tensors took {tensors} bytes at their peak for a largest tensor of {largest}"
+        tensors < p.largest + (32 << 20),
+        "the tensors took {tensors} bytes at their peak for a largest tensor of {}",
+        p.largest
     );
 }
 
