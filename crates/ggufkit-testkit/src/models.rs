@@ -42,8 +42,11 @@ pub fn metadata(arch: &str, moe: bool) -> GgufBuilder<'static> {
     // a name without "phi3" in it: llama.cpp's loader looks up phi-3's special tokens by name
     set(&mut b, "general.name", "tiny model".into());
     let a = archs::find(arch);
-    let experts = a
-        .is_some_and(|a| a.experts == Experts::Required || (moe && a.experts == Experts::Optional));
+    let experts = a.is_some_and(|a| match a.experts {
+        Experts::Required | Experts::RequiredAfterLead => true,
+        Experts::Optional => moe,
+        Experts::None => false,
+    });
     let k = |s: &str| format!("{arch}.{s}");
     set(&mut b, &k("context_length"), 128u32.into());
     set(&mut b, &k("embedding_length"), EMBD.into());
@@ -65,6 +68,17 @@ pub fn metadata(arch: &str, moe: bool) -> GgufBuilder<'static> {
         set(&mut b, &k("expert_feed_forward_length"), 32u32.into());
         set(&mut b, &k("expert_shared_count"), 1u32.into());
         set(&mut b, &k("leading_dense_block_count"), 1u32.into());
+    }
+    if arch == "glm4moe" {
+        // one leading dense layer, then experts with one shared expert
+        set(&mut b, &k("expert_feed_forward_length"), 32u32.into());
+        set(&mut b, &k("expert_shared_count"), 1u32.into());
+        set(&mut b, &k("leading_dense_block_count"), 1u32.into());
+    }
+    if arch == "llama4" {
+        // layer 0 dense, layer 1 with experts
+        set(&mut b, &k("expert_feed_forward_length"), 32u32.into());
+        set(&mut b, &k("interleave_moe_layer_step"), 2u32.into());
     }
     if let Some(a) = a {
         for rule in COMMON_KEYS.iter().chain(a.keys).filter(|r| r.required) {

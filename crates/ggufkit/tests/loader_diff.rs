@@ -9,6 +9,7 @@
 use std::path::PathBuf;
 
 use ggufkit::audit::loader::archs::ARCHS;
+use ggufkit::audit::loader::table::Experts;
 use ggufkit::audit::{audit, Finding, Severity};
 use ggufkit::{GgmlType, Gguf, OwnedValue};
 use ggufkit_testkit::models::{metadata, optional_for, tensors_for, write, Tensor};
@@ -38,6 +39,40 @@ fn cases() -> Vec<Case> {
         .map(|a| (a.name.to_string(), a.name, false, Vec::new()))
         .collect();
     variants.push(("llama-moe".into(), "llama", true, Vec::new()));
+    variants.push(("mistral3-moe".into(), "mistral3", true, Vec::new()));
+    variants.push(("granitemoe-moe".into(), "granitemoe", true, Vec::new()));
+    variants.push((
+        "granitemoe-shexp".into(),
+        "granitemoe",
+        true,
+        vec![("granitemoe.expert_shared_feed_forward_length", 32u32.into())],
+    ));
+    // glm4moe with its last block a multi-token prediction block, and without shared experts
+    variants.push((
+        "glm4moe-nextn".into(),
+        "glm4moe",
+        false,
+        vec![("glm4moe.nextn_predict_layers", 1u32.into())],
+    ));
+    variants.push((
+        "glm4moe-noshexp".into(),
+        "glm4moe",
+        false,
+        vec![("glm4moe.expert_shared_count", 0u32.into())],
+    ));
+    // llama4 with experts in every layer, and in none (step 0)
+    variants.push((
+        "llama4-allmoe".into(),
+        "llama4",
+        false,
+        vec![("llama4.interleave_moe_layer_step", 1u32.into())],
+    ));
+    variants.push((
+        "llama4-step0".into(),
+        "llama4",
+        false,
+        vec![("llama4.interleave_moe_layer_step", 0u32.into())],
+    ));
     // deepseek2 with the split attn_k_b / attn_v_b (the MLA lengths given), and with a plain query
     variants.push((
         "deepseek2-mla".into(),
@@ -263,22 +298,36 @@ fn cases() -> Vec<Case> {
         if label.ends_with("-nextn") {
             nextn_cases(&label, arch, &meta, &tensors, &mut out);
         }
-        if arch == "deepseek2" && !label.ends_with("-nextn") {
-            // the experts' gate and up projections fused into one tensor in layer 1
-            let mut fused: Vec<Tensor> = tensors
-                .iter()
-                .filter(|t| !t.name.starts_with("blk.1.ffn_gate_exps"))
-                .cloned()
-                .collect();
-            let up = fused
-                .iter()
-                .position(|t| t.name == "blk.1.ffn_up_exps.weight")
-                .unwrap();
-            fused[up].name = "blk.1.ffn_gate_up_exps.weight".into();
-            fused[up].shape[1] *= 2;
+        // no experts at all where the architecture requires them
+        let a = ggufkit::audit::loader::archs::find(arch).unwrap();
+        if matches!(a.experts, Experts::Required | Experts::RequiredAfterLead) {
+            let mut m = meta.clone();
+            m.remove(&format!("{arch}.expert_count"));
+            m.remove(&format!("{arch}.expert_used_count"));
+            out.push(Case {
+                name: format!("{label}/no experts"),
+                bytes: write(&m, &tensors).unwrap(),
+            });
+        }
+        if arch == "glm4moe" && !label.ends_with("-nextn") {
+            // the fused gate and up experts, which glm4moe's loader does not take
             out.push(Case {
                 name: format!("{label}/fused gate_up_exps"),
-                bytes: file(&fused),
+                bytes: file(&fuse_gate_up(&tensors)),
+            });
+            // every layer dense: the expert tensors left unused
+            let mut m = meta.clone();
+            m.set("glm4moe.leading_dense_block_count", 2u32).unwrap();
+            out.push(Case {
+                name: format!("{label}/all dense, expert tensors left"),
+                bytes: write(&m, &tensors).unwrap(),
+            });
+        }
+        if arch == "deepseek2" && !label.ends_with("-nextn") {
+            // the experts' gate and up projections fused into one tensor in layer 1
+            out.push(Case {
+                name: format!("{label}/fused gate_up_exps"),
+                bytes: file(&fuse_gate_up(&tensors)),
             });
             // no room left for the key's part without rope (llama.cpp asserts)
             let mut m = meta.clone();
@@ -300,14 +349,35 @@ fn cases() -> Vec<Case> {
                 bytes: write(&m, &tensors).unwrap(),
             });
         }
-        // a type id this release does not know
+        // a type id this release does not know (olmo has no output norm)
         let valid = file(&tensors);
+        let target = if tensors.iter().any(|t| t.name == "output_norm.weight") {
+            "output_norm.weight"
+        } else {
+            "token_embd.weight"
+        };
         out.push(Case {
             name: format!("{label}/type id 99"),
-            bytes: with_type_id(&valid, "output_norm.weight", 99),
+            bytes: with_type_id(&valid, target, 99),
         });
     }
     out
+}
+
+/// `tensors` with layer 1's gate and up experts fused into one `ffn_gate_up_exps`.
+fn fuse_gate_up(tensors: &[Tensor]) -> Vec<Tensor> {
+    let mut fused: Vec<Tensor> = tensors
+        .iter()
+        .filter(|t| !t.name.starts_with("blk.1.ffn_gate_exps"))
+        .cloned()
+        .collect();
+    let up = fused
+        .iter()
+        .position(|t| t.name == "blk.1.ffn_up_exps.weight")
+        .unwrap();
+    fused[up].name = "blk.1.ffn_gate_up_exps.weight".into();
+    fused[up].shape[1] *= 2;
+    fused
 }
 
 /// A model with `nextn_predict_layers` 1 of 2 blocks (`tensors`: the trunk alone): the last
@@ -321,12 +391,14 @@ fn nextn_cases(
     tensors: &[Tensor],
     out: &mut Vec<Case>,
 ) {
-    let block: Vec<Tensor> = if arch == "deepseek2" {
+    let mtp = ggufkit::audit::loader::archs::find(arch).is_some_and(|a| a.mtp);
+    let block: Vec<Tensor> = if mtp {
         optional_for(meta)
             .into_iter()
             .filter(|t| t.name.starts_with("blk.1.") && !t.name.contains("ffn_gate_up_exps"))
             .filter(|t| {
-                !t.name.ends_with(".bias")
+                // the optional biases left out (glm4moe's exp_probs_b is required)
+                (!t.name.ends_with(".bias") || t.name.contains("exp_probs_b"))
                     && !t.name.contains("embed_tokens")
                     && !t.name.contains("shared_head")
             })
@@ -349,7 +421,7 @@ fn nextn_cases(
         name: format!("{label}/+block 1 ({} tensors)", block.len()),
         bytes: write(meta, &whole).unwrap(),
     });
-    if arch == "deepseek2" {
+    if mtp {
         // the optional ones of the MTP block too
         let mut all = whole.clone();
         all.extend(
@@ -366,11 +438,21 @@ fn nextn_cases(
         let gone = whole
             .iter()
             .position(|t| t.name == "blk.1.ffn_norm.weight")
-            .expect("the MTP block's ffn_norm");
+            .or_else(|| {
+                whole
+                    .iter()
+                    .position(|t| t.name == "blk.1.post_attention_norm.weight")
+            })
+            .expect("the MTP block's norm");
         let mut missing = whole.clone();
-        missing.remove(gone);
+        let gone_name = missing.remove(gone).name;
         out.push(Case {
-            name: format!("{label}/+block 1 without ffn_norm"),
+            name: format!(
+                "{label}/+block 1 without {}",
+                gone_name
+                    .trim_start_matches("blk.1.")
+                    .trim_end_matches(".weight")
+            ),
             bytes: write(meta, &missing).unwrap(),
         });
     }
@@ -401,6 +483,10 @@ const UNNAMED: &[(&str, &str)] = &[
     ("wrong number of tensors", "model.unused-tensor"),
     ("wrong number of tensors", "model.block-count"),
     ("n_layer_nextn <= hparams.n_layer_all", "model.hparams"),
+    // no experts where the architecture needs them: a throw, an assert, or a zero dimension
+    ("n_expert must be > 0", "model.hparams"),
+    ("cannot have zero experts", "model.hparams"),
+    ("t_meta.ne[dim] >= 1", "model.hparams"),
     ("_Map_base::at", "tokenizer.missing"),
     // the reader refuses before the loader
     ("Invalid type or block size", "read"),

@@ -496,7 +496,7 @@ pub const ARCHS: &[Arch] = &[
         STARCODER2_LAYER,
     ),
     Arch {
-        experts: Experts::Required,
+        experts: Experts::RequiredAfterLead,
         ff_exp: FfExp::Key,
         qkv: None,
         mla: true,
@@ -509,6 +509,239 @@ pub const ARCHS: &[Arch] = &[
             DEEPSEEK2_LAYER,
         )
     },
+    // glm4moe (`src/models/glm4-moe.cpp`): deepseek2's layout of leading dense layers then
+    // experts and multi-token prediction blocks, with plain grouped-query attention
+    Arch {
+        experts: Experts::Required,
+        ff_exp: FfExp::KeyOrFfPerUsed,
+        mtp: true,
+        ..arch("glm4moe", GLM4MOE_KEYS, TIED_NO_ROPE, GQA, GLM4MOE_LAYER)
+    },
+    // llama4 (`src/models/llama4.cpp`): experts every `interleave_moe_layer_step` layers, each
+    // with a shared expert as wide as the others; the layers between them dense
+    Arch {
+        experts: Experts::Required,
+        ff_exp: FfExp::Key,
+        ..arch(
+            "llama4",
+            &[
+                RMS,
+                req("expert_feed_forward_length", KeyType::U32PerLayer),
+                req("interleave_moe_layer_step", U32),
+                opt("attention.sliding_window", U32),
+                opt("rope.freq_base_swa", F32),
+            ],
+            TIED_ROPE_FREQS,
+            GQA,
+            LLAMA4_LAYER,
+        )
+    },
+    arch("exaone", &[RMS], TIED_ROPE_FREQS, GQA, EXAONE_LAYER),
+    arch(
+        "exaone4",
+        &[
+            RMS,
+            opt("attention.sliding_window", U32),
+            opt("rope.freq_base_swa", F32),
+        ],
+        TIED_ROPE_FREQS,
+        GQA,
+        EXAONE4_LAYER,
+    ),
+    arch("smollm3", &[RMS], TIED_NO_ROPE, GQA, SMOLLM3_LAYER),
+    arch(
+        "olmo",
+        &[NORM_EPS, opt("attention.clamp_kqv", F32)],
+        OLMO_GLOBALS,
+        EMBD_GQA,
+        OLMO_LAYER,
+    ),
+    Arch {
+        experts: Experts::Required,
+        ..arch("olmoe", &[RMS], UNTIED, EMBD_GQA, OLMOE_LAYER)
+    },
+    // granitemoe (`src/models/granite-moe.cpp`): granite's rules under its own name
+    Arch {
+        experts: Experts::Optional,
+        ..arch(
+            "granitemoe",
+            &[
+                RMS,
+                req("logit_scale", F32),
+                opt("residual_scale", F32),
+                opt("embedding_scale", F32),
+                opt("attention.scale", F32),
+                opt("expert_shared_feed_forward_length", U32),
+            ],
+            TIED,
+            GQA,
+            GRANITE_LAYER,
+        )
+    },
+];
+
+/// glm4moe's keys beyond the common ones (`load_arch_hparams`); its `rope.dimension_sections`
+/// is not checked.
+const GLM4MOE_KEYS: &[KeyRule] = &[
+    req("expert_feed_forward_length", KeyType::U32PerLayer),
+    RMS,
+    req("expert_shared_count", U32),
+    opt("leading_dense_block_count", U32),
+    opt("expert_weights_scale", F32),
+    opt("expert_weights_norm", KeyType::Bool),
+    opt("expert_gating_func", U32),
+];
+
+/// glm4moe's layer: attention with optional biases and query and key norms, the norm after
+/// attention (no `ffn_norm`), the leading dense layers' feed-forward, then experts with their
+/// required `exp_probs_b` and `expert_shared_count` shared experts (the fused
+/// `ffn_gate_up_exps` is not taken).
+const GLM4MOE_LAYER: &[TensorRule] = &[
+    t("blk.{}.attn_norm.weight", &[Embd], Always),
+    t(
+        "blk.{}.attn_output.weight",
+        &[HeadKTimesHeads, Embd],
+        Always,
+    ),
+    t("blk.{}.attn_q_norm.weight", &[HeadK], Optional),
+    t("blk.{}.attn_k_norm.weight", &[HeadK], Optional),
+    t("blk.{}.post_attention_norm.weight", &[Embd], Always),
+    t("blk.{}.ffn_gate_inp.weight", &[Embd, Expert], AfterLead),
+    t("blk.{}.exp_probs_b.bias", &[Expert], AfterLead),
+    t(
+        "blk.{}.ffn_gate_exps.weight",
+        &[Embd, FfExp, Expert],
+        AfterLead,
+    ),
+    t(
+        "blk.{}.ffn_down_exps.weight",
+        &[FfExp, Embd, Expert],
+        AfterLead,
+    ),
+    t(
+        "blk.{}.ffn_up_exps.weight",
+        &[Embd, FfExp, Expert],
+        AfterLead,
+    ),
+    t(
+        "blk.{}.ffn_gate_shexp.weight",
+        &[Embd, FfExpTimesShared],
+        AfterLeadShared,
+    ),
+    t(
+        "blk.{}.ffn_down_shexp.weight",
+        &[FfExpTimesShared, Embd],
+        AfterLeadShared,
+    ),
+    t(
+        "blk.{}.ffn_up_shexp.weight",
+        &[Embd, FfExpTimesShared],
+        AfterLeadShared,
+    ),
+    t("blk.{}.ffn_gate.weight", &[Embd, Ff], LeadDense),
+    t("blk.{}.ffn_down.weight", &[Ff, Embd], LeadDense),
+    t("blk.{}.ffn_up.weight", &[Embd, Ff], LeadDense),
+];
+
+/// `output` tied, the one `rope_freqs` each layer takes when present whatever the scaling
+/// (llama4, exaone, exaone4).
+const TIED_ROPE_FREQS: &[TensorRule] = &[
+    t("token_embd.weight", &[Embd, Vocab], Always),
+    t("output_norm.weight", &[Embd], Always),
+    t("output.weight", &[Embd, Vocab], Optional),
+    t("rope_freqs.weight", &[RotHalf], Optional),
+];
+
+/// llama4's layer: llama's attention and norms, then experts (with a shared expert of
+/// `n_ff_exp`) in the interleaved layers, a dense feed-forward in the others.
+const LLAMA4_LAYER: &[TensorRule] = &[
+    t("blk.{}.attn_norm.weight", &[Embd], Always),
+    t(
+        "blk.{}.attn_output.weight",
+        &[HeadKTimesHeads, Embd],
+        Always,
+    ),
+    t("blk.{}.ffn_norm.weight", &[Embd], Always),
+    t("blk.{}.ffn_gate_inp.weight", &[Embd, Expert], Interleaved),
+    t(
+        "blk.{}.ffn_gate_exps.weight",
+        &[Embd, FfExp, Expert],
+        Interleaved,
+    ),
+    t(
+        "blk.{}.ffn_down_exps.weight",
+        &[FfExp, Embd, Expert],
+        Interleaved,
+    ),
+    t(
+        "blk.{}.ffn_up_exps.weight",
+        &[Embd, FfExp, Expert],
+        Interleaved,
+    ),
+    t("blk.{}.ffn_gate_shexp.weight", &[Embd, FfExp], Interleaved),
+    t("blk.{}.ffn_down_shexp.weight", &[FfExp, Embd], Interleaved),
+    t("blk.{}.ffn_up_shexp.weight", &[Embd, FfExp], Interleaved),
+    t("blk.{}.ffn_gate.weight", &[Embd, Ff], NotInterleaved),
+    t("blk.{}.ffn_down.weight", &[Ff, Embd], NotInterleaved),
+    t("blk.{}.ffn_up.weight", &[Embd, Ff], NotInterleaved),
+];
+
+/// exaone's layer (`src/models/exaone.cpp`): llama's without its biases or experts.
+const EXAONE_LAYER: &[TensorRule] = &[
+    t("blk.{}.attn_norm.weight", &[Embd], Always),
+    t(
+        "blk.{}.attn_output.weight",
+        &[HeadKTimesHeads, Embd],
+        Always,
+    ),
+    t("blk.{}.ffn_norm.weight", &[Embd], Always),
+    t("blk.{}.ffn_gate.weight", &[Embd, Ff], Always),
+    t("blk.{}.ffn_down.weight", &[Ff, Embd], Always),
+    t("blk.{}.ffn_up.weight", &[Embd, Ff], Always),
+];
+
+/// exaone4's layer (`src/models/exaone4.cpp`): norms after attention and after the
+/// feed-forward (none before), query and key norms, `attn_output` of `[n_embd, n_embd]`.
+const EXAONE4_LAYER: &[TensorRule] = &[
+    t("blk.{}.attn_output.weight", &[Embd, Embd], Always),
+    t("blk.{}.post_attention_norm.weight", &[Embd], Always),
+    t("blk.{}.attn_q_norm.weight", &[HeadK], Always),
+    t("blk.{}.attn_k_norm.weight", &[HeadK], Always),
+    t("blk.{}.ffn_gate.weight", &[Embd, Ff], Always),
+    t("blk.{}.ffn_down.weight", &[Ff, Embd], Always),
+    t("blk.{}.ffn_up.weight", &[Embd, Ff], Always),
+    t("blk.{}.post_ffw_norm.weight", &[Embd], Always),
+];
+
+/// smollm3's layer (`src/models/smollm3.cpp`).
+const SMOLLM3_LAYER: &[TensorRule] = EXAONE_LAYER;
+
+/// olmo's outside the layers: no output norm, `output` tied.
+const OLMO_GLOBALS: &[TensorRule] = &[
+    t("token_embd.weight", &[Embd, Vocab], Always),
+    t("output.weight", &[Embd, Vocab], Optional),
+];
+
+/// olmo's layer (`src/models/olmo.cpp`): no norm tensors at all.
+const OLMO_LAYER: &[TensorRule] = &[
+    t("blk.{}.attn_output.weight", &[Embd, Embd], Always),
+    t("blk.{}.ffn_gate.weight", &[Embd, Ff], Always),
+    t("blk.{}.ffn_down.weight", &[Ff, Embd], Always),
+    t("blk.{}.ffn_up.weight", &[Embd, Ff], Always),
+];
+
+/// olmoe's layer (`src/models/olmoe.cpp`): query and key norms of `n_embd` each, experts of
+/// `n_ff` in every layer.
+const OLMOE_LAYER: &[TensorRule] = &[
+    t("blk.{}.attn_norm.weight", &[Embd], Always),
+    t("blk.{}.attn_output.weight", &[Embd, Embd], Always),
+    t("blk.{}.attn_q_norm.weight", &[Embd], Always),
+    t("blk.{}.attn_k_norm.weight", &[Embd], Always),
+    t("blk.{}.ffn_norm.weight", &[Embd], Always),
+    t("blk.{}.ffn_gate_inp.weight", &[Embd, Expert], Always),
+    t("blk.{}.ffn_gate_exps.weight", &[Embd, Ff, Expert], Always),
+    t("blk.{}.ffn_down_exps.weight", &[Ff, Embd, Expert], Always),
+    t("blk.{}.ffn_up_exps.weight", &[Embd, Ff, Expert], Always),
 ];
 
 /// phi2's and starcoder2's outside the layers: the output norm with its bias (phi2 adds a

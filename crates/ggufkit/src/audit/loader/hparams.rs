@@ -43,6 +43,8 @@ pub(super) struct Hparams {
     pub v_mla: u64,
     pub n_expert_shared: u64,
     pub n_dense_lead: u64,
+    /// `interleave_moe_layer_step`: every how many layers one has experts (llama4).
+    pub n_moe_step: u64,
     /// `rope.scaling.type` is `longrope`.
     pub longrope: bool,
 }
@@ -180,6 +182,7 @@ pub(super) fn read(
         v_mla: if is_mla { value_mla } else { head_v },
         n_expert_shared: get("expert_shared_count").unwrap_or(0),
         n_dense_lead: get("leading_dense_block_count").unwrap_or(0),
+        n_moe_step: get("interleave_moe_layer_step").unwrap_or(0),
         n_nextn: get("nextn_predict_layers").unwrap_or(0),
         n_layer,
         n_embd,

@@ -176,7 +176,12 @@ fn expert_problem(arch: &Arch, h: &Hparams) -> Option<(&'static str, String)> {
         ));
     }
     // deepseek2's leading dense layers need no experts: it throws when a layer after them has none
-    if arch.experts == Experts::Required && n == 0 && h.n_dense_lead < h.n_layer {
+    let needed = match arch.experts {
+        Experts::Required => true,
+        Experts::RequiredAfterLead => h.n_dense_lead < h.n_layer,
+        Experts::None | Experts::Optional => false,
+    };
+    if needed && n == 0 {
         return Some((
             "expert_count",
             format!("llama.cpp's {} loader needs expert_count > 0", arch.name),
@@ -190,6 +195,7 @@ fn expert_problem(arch: &Arch, h: &Hparams) -> Option<(&'static str, String)> {
 fn created(need: Need, arch: &Arch, h: &Hparams, layer: Option<u64>, fused: bool) -> Option<bool> {
     let moe = h.n_expert > 0 && arch.experts != Experts::None;
     let lead = layer.is_some_and(|il| il < h.n_dense_lead);
+    let interleaved = layer.is_some_and(|il| h.n_moe_step > 0 && (il + 1) % h.n_moe_step == 0);
     match need {
         Need::Always => Some(true),
         Need::Optional => Some(false),
@@ -209,6 +215,9 @@ fn created(need: Need, arch: &Arch, h: &Hparams, layer: Option<u64>, fused: bool
         Need::AfterLead => (!lead).then_some(true),
         Need::AfterLeadOptional => (!lead).then_some(false),
         Need::AfterLeadUnfused => (!lead && !fused).then_some(true),
+        Need::AfterLeadShared => (!lead && h.n_expert_shared > 0).then_some(true),
+        Need::Interleaved => interleaved.then_some(true),
+        Need::NotInterleaved => (!interleaved).then_some(true),
     }
 }
 
@@ -266,7 +275,7 @@ impl Check<'_, '_> {
         let required = required && self.block_required;
         let expected: Vec<u64> = dims.iter().map(|&d| self.h.dim(d)).collect();
         let formula: Vec<&str> = dims.iter().map(|d| d.name()).collect();
-        if required || rule_name == "blk.{}.attn_qkv" {
+        if required || (rule_name == "blk.{}.attn_qkv" && self.block_required) {
             self.wanted.push((name.to_string(), expected.clone()));
         } else if !dims.is_empty()
             && !matches!(

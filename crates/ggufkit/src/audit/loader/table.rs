@@ -145,6 +145,14 @@ pub enum Need {
     /// In the layers after the leading dense ones unless the layer has the fused
     /// `ffn_gate_up_exps` (`create_tensor_gate_up_exps`).
     AfterLeadUnfused,
+    /// In the layers after the leading dense ones when `expert_shared_count > 0` (glm4moe's
+    /// shared experts).
+    AfterLeadShared,
+    /// In the expert layers of an interleaved model: every `interleave_moe_layer_step`-th
+    /// (llama4: `(il + 1) % step == 0`, none when the step is 0).
+    Interleaved,
+    /// In the other layers of an interleaved model (their dense feed-forward).
+    NotInterleaved,
 }
 
 /// One tensor the loader creates. `name` holds `{}` where a per-layer tensor has its layer.
@@ -194,8 +202,11 @@ pub enum Experts {
     None,
     /// When `{arch}.expert_count` says so (llama is Mixtral too, granite is granitemoe's base).
     Optional,
-    /// Always: the loader throws when `n_expert` or `n_expert_used` is 0.
+    /// Always: the loader throws (or asserts) when `n_expert` or `n_expert_used` is 0.
     Required,
+    /// In the layers after the leading dense ones: the loader throws when one of them would have
+    /// no experts (deepseek2; a model all of whose layers are dense needs none).
+    RequiredAfterLead,
 }
 
 /// The type llama.cpp's `get_key` insists on (`key ... has wrong type`).
