@@ -214,28 +214,28 @@ impl<'f> TensorRows<'f> {
                     | (Dtype::BF16, GgmlType::BF16)
             ) && !part.add_one
                 && !self.widen;
-            let src: &[u8] = match &part.map {
+            // the script widens bf16 to f32 and narrows it back, which keeps every value but
+            // quietens a NaN: bytes are used as they are only where that changes nothing
+            let as_is = |src: &[u8]| same && !(part.dtype == Dtype::BF16 && has_bf16_nan(src));
+            let (src, keep): (&[u8], bool) = match &part.map {
                 None => {
                     let r = a * part.elem..b * part.elem;
                     self.read.push((part.id, r.clone()));
                     let bytes: &'f [u8] = part.bytes;
+                    let src = &bytes[r];
+                    let keep = as_is(src);
                     let whole = e == range.start && self.starts[p] + b as u64 == range.end;
-                    if whole
-                        && same
-                        && !(part.dtype == Dtype::BF16 && has_bf16_nan(&bytes[r.clone()]))
-                    {
-                        return Ok(&bytes[r]);
+                    if whole && keep {
+                        return Ok(src);
                     }
-                    &bytes[r]
+                    (src, keep)
                 }
                 Some(m) => {
                     gather(part, m, a..b, &mut self.gathered, &mut self.read);
-                    &self.gathered
+                    (&self.gathered, as_is(&self.gathered))
                 }
             };
-            // the script widens bf16 to f32 and narrows it back, which keeps every value but
-            // quietens a NaN: bytes are used as they are only where that changes nothing
-            if same && !(part.dtype == Dtype::BF16 && has_bf16_nan(src)) {
+            if keep {
                 self.out.extend_from_slice(src);
             } else {
                 let mut el = Elements::decode(part.dtype, src)
