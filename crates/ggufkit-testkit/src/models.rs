@@ -80,6 +80,15 @@ pub fn metadata(arch: &str, moe: bool) -> GgufBuilder<'static> {
         set(&mut b, &k("expert_feed_forward_length"), 32u32.into());
         set(&mut b, &k("interleave_moe_layer_step"), 2u32.into());
     }
+    if arch == "qwen3next" {
+        // layer 0 linear attention, layer 1 attention; small linear-attention heads
+        set(&mut b, &k("full_attention_interval"), 2u32.into());
+        set(&mut b, &k("ssm.conv_kernel"), 4u32.into());
+        set(&mut b, &k("ssm.state_size"), 16u32.into());
+        set(&mut b, &k("ssm.time_step_rank"), 4u32.into());
+        set(&mut b, &k("ssm.group_count"), 2u32.into());
+        set(&mut b, &k("ssm.inner_size"), 64u32.into());
+    }
     if let Some(a) = a {
         for rule in COMMON_KEYS.iter().chain(a.keys).filter(|r| r.required) {
             let key = k(rule.suffix);

@@ -9,7 +9,7 @@
 use std::path::PathBuf;
 
 use ggufkit::audit::loader::archs::ARCHS;
-use ggufkit::audit::loader::table::Experts;
+use ggufkit::audit::loader::table::{Experts, Mtp};
 use ggufkit::audit::{audit, Finding, Severity};
 use ggufkit::{GgmlType, Gguf, OwnedValue};
 use ggufkit_testkit::models::{metadata, optional_for, tensors_for, write, Tensor};
@@ -59,6 +59,29 @@ fn cases() -> Vec<Case> {
         "glm4moe",
         false,
         vec![("glm4moe.expert_shared_count", 0u32.into())],
+    ));
+    // qwen3next with a multi-token prediction block, with the default interval (every layer
+    // linear attention), and with the layers given as a list
+    variants.push((
+        "qwen3next-nextn".into(),
+        "qwen3next",
+        false,
+        vec![("qwen3next.nextn_predict_layers", 1u32.into())],
+    ));
+    variants.push((
+        "qwen3next-interval4".into(),
+        "qwen3next",
+        false,
+        vec![("qwen3next.full_attention_interval", 4u32.into())],
+    ));
+    variants.push((
+        "qwen3next-listed".into(),
+        "qwen3next",
+        false,
+        vec![(
+            "qwen3next.attention.recurrent_layers",
+            OwnedValue::from(vec![false, true]),
+        )],
     ));
     // llama4 with experts in every layer, and in none (step 0)
     variants.push((
@@ -391,7 +414,7 @@ fn nextn_cases(
     tensors: &[Tensor],
     out: &mut Vec<Case>,
 ) {
-    let mtp = ggufkit::audit::loader::archs::find(arch).is_some_and(|a| a.mtp);
+    let mtp = ggufkit::audit::loader::archs::find(arch).is_some_and(|a| a.mtp != Mtp::None);
     let block: Vec<Tensor> = if mtp {
         optional_for(meta)
             .into_iter()

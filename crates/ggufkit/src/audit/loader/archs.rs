@@ -9,7 +9,8 @@ use super::table::Dim::*;
 use super::table::KeyType::{Str, F32, U32};
 use super::table::Need::*;
 use super::table::{
-    opt, req, req_unless_lite, t, Arch, Experts, FfExp, FfShexp, KeyRule, KeyType, Qkv, TensorRule,
+    opt, req, req_unless_lite, t, Arch, Experts, FfExp, FfShexp, KeyRule, KeyType, Mtp, Qkv,
+    TensorRule,
 };
 
 /// The keys `llama_model_base::load_hparams` reads for every architecture.
@@ -319,7 +320,8 @@ const fn arch(
         ff_shexp: FfShexp::KeyOrNone,
         rot_is_head_k: false,
         mla: false,
-        mtp: false,
+        mtp: Mtp::None,
+        hybrid: false,
     }
 }
 
@@ -500,7 +502,7 @@ pub const ARCHS: &[Arch] = &[
         ff_exp: FfExp::Key,
         qkv: None,
         mla: true,
-        mtp: true,
+        mtp: Mtp::Probed,
         ..arch(
             "deepseek2",
             DEEPSEEK2_KEYS,
@@ -514,7 +516,7 @@ pub const ARCHS: &[Arch] = &[
     Arch {
         experts: Experts::Required,
         ff_exp: FfExp::KeyOrFfPerUsed,
-        mtp: true,
+        mtp: Mtp::Probed,
         ..arch("glm4moe", GLM4MOE_KEYS, TIED_NO_ROPE, GQA, GLM4MOE_LAYER)
     },
     // llama4 (`src/models/llama4.cpp`): experts every `interleave_moe_layer_step` layers, each
@@ -578,6 +580,99 @@ pub const ARCHS: &[Arch] = &[
             GRANITE_LAYER,
         )
     },
+    // qwen3next (`src/models/qwen3next.cpp`): linear-attention (gated delta net) layers and
+    // every `full_attention_interval`-th an attention layer, experts and a gated shared
+    // expert in each; its multi-token prediction blocks required once declared
+    Arch {
+        experts: Experts::Required,
+        ff_exp: FfExp::KeyOrFfPerUsed,
+        ff_shexp: FfShexp::KeyOrFf,
+        mtp: Mtp::Required,
+        hybrid: true,
+        ..arch(
+            "qwen3next",
+            &[
+                opt("expert_feed_forward_length", KeyType::U32PerLayer),
+                opt("expert_shared_feed_forward_length", U32),
+                RMS,
+                req("ssm.conv_kernel", U32),
+                req("ssm.inner_size", U32),
+                req("ssm.state_size", U32),
+                req("ssm.time_step_rank", U32),
+                req("ssm.group_count", U32),
+                opt("full_attention_interval", U32),
+            ],
+            TIED_NO_ROPE,
+            Qkv {
+                q: HeadKTimesHeads2,
+                ..GQA
+            },
+            QWEN3NEXT_LAYER,
+        )
+    },
+];
+
+/// qwen3next's layer: the norms; in attention layers the output projection and the query and
+/// key norms (the query projection is twice as wide, with its gate); in linear-attention layers
+/// the gated delta net's tensors (the fused `attn_qkv` of `2*key_dim+value_dim` rows, the gate
+/// and the legacy `ssm_in` optional); experts (fused gate and up taken) and the shared expert
+/// with its gate, in every layer.
+const QWEN3NEXT_LAYER: &[TensorRule] = &[
+    t("blk.{}.attn_norm.weight", &[Embd], Always),
+    t("blk.{}.post_attention_norm.weight", &[Embd], Always),
+    t(
+        "blk.{}.attn_output.weight",
+        &[HeadKTimesHeads, Embd],
+        Attention,
+    ),
+    t("blk.{}.attn_q_norm.weight", &[HeadK], Attention),
+    t("blk.{}.attn_k_norm.weight", &[HeadK], Attention),
+    t("blk.{}.ssm_in.weight", &[Embd, SsmQkvz], RecurrentOptional),
+    t(
+        "blk.{}.attn_qkv.weight",
+        &[Embd, SsmConvDim],
+        RecurrentOptional,
+    ),
+    t(
+        "blk.{}.attn_gate.weight",
+        &[Embd, SsmValue],
+        RecurrentOptional,
+    ),
+    t(
+        "blk.{}.ssm_conv1d.weight",
+        &[SsmConv, SsmConvDim],
+        Recurrent,
+    ),
+    t("blk.{}.ssm_dt.bias", &[SsmDtRank], Recurrent),
+    t("blk.{}.ssm_a", &[SsmDtRank], Recurrent),
+    t("blk.{}.ssm_ba.weight", &[Embd, SsmDtRank2], Recurrent),
+    t("blk.{}.ssm_norm.weight", &[SsmState], Recurrent),
+    t("blk.{}.ssm_out.weight", &[SsmValue, Embd], Recurrent),
+    t("blk.{}.ffn_gate_inp.weight", &[Embd, Expert], Always),
+    t(
+        "blk.{}.ffn_down_exps.weight",
+        &[FfExp, Embd, Expert],
+        Always,
+    ),
+    t(
+        "blk.{}.ffn_gate_up_exps.weight",
+        &[Embd, FfExp2, Expert],
+        AfterLeadOptional,
+    ),
+    t(
+        "blk.{}.ffn_gate_exps.weight",
+        &[Embd, FfExp, Expert],
+        AfterLeadUnfused,
+    ),
+    t(
+        "blk.{}.ffn_up_exps.weight",
+        &[Embd, FfExp, Expert],
+        AfterLeadUnfused,
+    ),
+    t("blk.{}.ffn_gate_inp_shexp.weight", &[Embd], Always),
+    t("blk.{}.ffn_gate_shexp.weight", &[Embd, FfShexp], Always),
+    t("blk.{}.ffn_up_shexp.weight", &[Embd, FfShexp], Always),
+    t("blk.{}.ffn_down_shexp.weight", &[FfShexp, Embd], Always),
 ];
 
 /// glm4moe's keys beyond the common ones (`load_arch_hparams`); its `rope.dimension_sections`

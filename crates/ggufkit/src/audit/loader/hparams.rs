@@ -45,6 +45,16 @@ pub(super) struct Hparams {
     pub n_dense_lead: u64,
     /// `interleave_moe_layer_step`: every how many layers one has experts (llama4).
     pub n_moe_step: u64,
+    /// A hybrid model's linear-attention (recurrent) layers, one flag per block.
+    pub recurrent: Vec<bool>,
+    /// `full_attention_interval` where the file gives it and has no `attention.recurrent_layers`.
+    pub attn_interval: Option<u64>,
+    /// Linear attention's sizes: `ssm.conv_kernel`, `ssm.state_size`, `ssm.time_step_rank`,
+    /// `ssm.group_count`.
+    pub ssm_conv: u64,
+    pub ssm_state: u64,
+    pub ssm_dt_rank: u64,
+    pub ssm_group: u64,
     /// `rope.scaling.type` is `longrope`.
     pub longrope: bool,
 }
@@ -169,6 +179,11 @@ pub(super) fn read(
         get("attention.value_length_mla").unwrap_or(0),
     );
     let is_mla = key_mla != 0 && value_mla != 0;
+    let n_nextn = get("nextn_predict_layers").unwrap_or(0);
+    let interval = get("full_attention_interval").unwrap_or(4);
+    let recurrent_key = g
+        .get_kv(&format!("{}.attention.recurrent_layers", arch.name))
+        .is_some();
     let longrope = g
         .get(&format!("{}.rope.scaling.type", arch.name))
         .and_then(|v| v.as_str().map(|s| s == "longrope"))
@@ -183,7 +198,17 @@ pub(super) fn read(
         n_expert_shared: get("expert_shared_count").unwrap_or(0),
         n_dense_lead: get("leading_dense_block_count").unwrap_or(0),
         n_moe_step: get("interleave_moe_layer_step").unwrap_or(0),
-        n_nextn: get("nextn_predict_layers").unwrap_or(0),
+        recurrent: if arch.hybrid {
+            recurrent_layers(g, arch, n_layer, n_layer.saturating_sub(n_nextn), interval)
+        } else {
+            Vec::new()
+        },
+        attn_interval: get("full_attention_interval").filter(|_| !recurrent_key),
+        ssm_conv: get("ssm.conv_kernel").unwrap_or(0),
+        ssm_state: get("ssm.state_size").unwrap_or(0),
+        ssm_dt_rank: get("ssm.time_step_rank").unwrap_or(0),
+        ssm_group: get("ssm.group_count").unwrap_or(0),
+        n_nextn,
         n_layer,
         n_embd,
         n_vocab,
@@ -200,7 +225,43 @@ pub(super) fn read(
     }
 }
 
+/// Which of the blocks are linear attention: `attention.recurrent_layers` (one flag per block,
+/// or one for all), else every block of the trunk but each `full_attention_interval`-th
+/// (`(il + 1) % interval != 0`; none when the interval is 0, which the audit reports).
+fn recurrent_layers(
+    g: &Gguf<'_>,
+    arch: &Arch,
+    n_layer: u64,
+    trunk: u64,
+    interval: u64,
+) -> Vec<bool> {
+    let n = usize::try_from(n_layer.min(512)).unwrap_or(0);
+    let truthy = |v: Value<'_>| {
+        v.as_bool()
+            .or_else(|| v.as_u64().map(|x| x != 0))
+            .unwrap_or(false)
+    };
+    match g.get(&format!("{}.attention.recurrent_layers", arch.name)) {
+        Some(Value::Array(a)) => (0..n)
+            .map(|i| a.get(i as u64).is_some_and(truthy))
+            .collect(),
+        Some(v) => vec![truthy(v); n],
+        None => (0..n as u64)
+            .map(|il| il < trunk && interval > 0 && (il + 1) % interval != 0)
+            .collect(),
+    }
+}
+
 impl Hparams {
+    /// Whether block `il` is a linear-attention (recurrent) layer.
+    pub fn is_recurrent(&self, il: u64) -> bool {
+        usize::try_from(il)
+            .ok()
+            .and_then(|i| self.recurrent.get(i))
+            .copied()
+            .unwrap_or(false)
+    }
+
     /// The blocks before the multi-token prediction ones (`n_layer()`).
     pub fn trunk(&self) -> u64 {
         self.n_layer.saturating_sub(self.n_nextn)
@@ -240,8 +301,25 @@ impl Hparams {
             Dim::HeadTimesNopePlusVMla => m(self.n_head, self.qk_nope().saturating_add(self.v_mla)),
             Dim::HeadTimesVMla => m(self.n_head, self.v_mla),
             Dim::FfExp2 => m(2, self.n_ff_exp),
+            Dim::HeadKTimesHeads2 => m(2, m(self.head_k, self.n_head)),
+            Dim::SsmConv => self.ssm_conv,
+            Dim::SsmState => self.ssm_state,
+            Dim::SsmDtRank => self.ssm_dt_rank,
+            Dim::SsmDtRank2 => m(2, self.ssm_dt_rank),
+            Dim::SsmValue => self.ssm_value(),
+            Dim::SsmConvDim => m(2, self.ssm_key()).saturating_add(self.ssm_value()),
+            Dim::SsmQkvz => m(2, self.ssm_key()).saturating_add(m(2, self.ssm_value())),
             Dim::FfExpTimesShared => m(self.n_ff_exp, self.n_expert_shared),
         }
+    }
+
+    /// Linear attention's `key_dim` and `value_dim`.
+    fn ssm_key(&self) -> u64 {
+        self.ssm_state.saturating_mul(self.ssm_group)
+    }
+
+    fn ssm_value(&self) -> u64 {
+        self.ssm_state.saturating_mul(self.ssm_dt_rank)
     }
 
     /// `n_embd_head_qk_nope`: the key length without its rope part (0 when rope takes it all,

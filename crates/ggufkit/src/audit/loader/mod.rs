@@ -13,7 +13,7 @@ mod vocab;
 use super::{Finding, Severity};
 use crate::Gguf;
 use hparams::{Hparams, KeyProblem};
-use table::{Arch, Experts, Need, TensorRule};
+use table::{Arch, Experts, Mtp, Need, TensorRule};
 
 /// `LLAMA_MAX_LAYERS` and `LLAMA_MAX_EXPERTS` (`src/llama-hparams.h`).
 const MAX_LAYERS: u64 = 512;
@@ -130,6 +130,12 @@ fn check(g: &Gguf<'_>, out: &mut Vec<Finding>, with_trunk: bool) -> Option<Loade
         error(out, "model.hparams", &key, key_offset(&key), msg);
         return None;
     }
+    if arch.hybrid && h.attn_interval == Some(0) {
+        let key = format!("{}.full_attention_interval", arch.name);
+        let msg = "full_attention_interval 0: llama.cpp divides by it (a crash)".to_string();
+        error(out, "model.hparams", &key, key_offset(&key), msg);
+        return None;
+    }
     if let Some(f) = expert_problem(arch, &h) {
         let key = format!("{}.{}", arch.name, f.0);
         error(out, "model.hparams", &key, key_offset(&key), f.1);
@@ -195,6 +201,7 @@ fn expert_problem(arch: &Arch, h: &Hparams) -> Option<(&'static str, String)> {
 fn created(need: Need, arch: &Arch, h: &Hparams, layer: Option<u64>, fused: bool) -> Option<bool> {
     let moe = h.n_expert > 0 && arch.experts != Experts::None;
     let lead = layer.is_some_and(|il| il < h.n_dense_lead);
+    let recurrent = layer.is_some_and(|il| h.is_recurrent(il));
     let interleaved = layer.is_some_and(|il| h.n_moe_step > 0 && (il + 1) % h.n_moe_step == 0);
     match need {
         Need::Always => Some(true),
@@ -218,6 +225,9 @@ fn created(need: Need, arch: &Arch, h: &Hparams, layer: Option<u64>, fused: bool
         Need::AfterLeadShared => (!lead && h.n_expert_shared > 0).then_some(true),
         Need::Interleaved => interleaved.then_some(true),
         Need::NotInterleaved => (!interleaved).then_some(true),
+        Need::Recurrent => recurrent.then_some(true),
+        Need::RecurrentOptional => recurrent.then_some(false),
+        Need::Attention => (!recurrent).then_some(true),
     }
 }
 
@@ -255,6 +265,9 @@ struct Check<'g, 'a> {
     /// absent) and the prediction blocks optional when it has none of those
     /// (`blk.{trunk}.nextn.eh_proj` absent).
     block_required: bool,
+    /// Whether the block being checked is a multi-token prediction block, which the loader
+    /// creates under `TENSOR_SKIP`: its separate q/k/v are optional.
+    skipped: bool,
 }
 
 impl Check<'_, '_> {
@@ -275,7 +288,7 @@ impl Check<'_, '_> {
         let required = required && self.block_required;
         let expected: Vec<u64> = dims.iter().map(|&d| self.h.dim(d)).collect();
         let formula: Vec<&str> = dims.iter().map(|d| d.name()).collect();
-        if required || (rule_name == "blk.{}.attn_qkv" && self.block_required) {
+        if required || (rule_name == "blk.{}.attn_qkv" && self.block_required && !self.skipped) {
             self.wanted.push((name.to_string(), expected.clone()));
         } else if !dims.is_empty()
             && !matches!(
@@ -359,6 +372,7 @@ fn audit_tensors(
         wanted: Vec::new(),
         optional: Vec::new(),
         block_required: true,
+        skipped: false,
     };
     for r in arch.globals {
         c.rule(r, None, out);
@@ -368,17 +382,25 @@ fn audit_tensors(
     // (a file of the prediction blocks alone, or of the trunk alone)
     let trunk = h.trunk();
     let has = |name: String| g.tensor_index(&name).is_some();
-    let trunk_required =
-        !arch.mtp || h.n_nextn == 0 || with_trunk || has("blk.0.attn_norm.weight".into());
-    let mtp_required = has(format!("blk.{trunk}.nextn.eh_proj.weight"));
-    let blocks = if arch.mtp { h.n_layer } else { trunk };
+    let trunk_required = arch.mtp == Mtp::None
+        || h.n_nextn == 0
+        || with_trunk
+        || has("blk.0.attn_norm.weight".into());
+    let mtp_required =
+        arch.mtp == Mtp::Required || has(format!("blk.{trunk}.nextn.eh_proj.weight"));
+    let blocks = if arch.mtp == Mtp::None {
+        trunk
+    } else {
+        h.n_layer
+    };
     for il in 0..blocks {
         c.block_required = if il < trunk {
             trunk_required
         } else {
             mtp_required
         };
-        if let Some(q) = arch.qkv {
+        c.skipped = il >= trunk;
+        if let Some(q) = arch.qkv.filter(|_| !h.is_recurrent(il)) {
             qkv(&mut c, q, il, out);
         }
         for r in arch.layer {
@@ -391,6 +413,7 @@ fn audit_tensors(
         }
     }
     c.block_required = true;
+    c.skipped = false;
     scales(&mut c, out);
     report(c, h, arch, arch_kv, out)
 }
@@ -427,7 +450,8 @@ const SCALED: &[&str] = &[
 fn scales(c: &mut Check<'_, '_>, out: &mut Vec<Finding>) {
     let g = c.g;
     let taken = |c: &Check<'_, '_>, name: &str| g.tensor_index(name).is_some_and(|i| c.seen[i]);
-    for il in 0..c.h.n_layer {
+    // the multi-token prediction blocks' weights are skipped, not loaded: their scales unused
+    for il in 0..c.h.trunk() {
         for base in SCALED {
             if !taken(c, &format!("blk.{il}.{base}.weight")) {
                 continue;
@@ -485,7 +509,7 @@ fn qkv(c: &mut Check<'_, '_>, q: table::Qkv, il: u64, out: &mut Vec<Finding>) {
                 "blk.{}.attn_qkv",
                 &blk(&format!("attn_{part}.weight")),
                 &[table::Dim::Embd, d],
-                !q.optional,
+                !q.optional && !c.skipped,
                 out,
             );
         }
@@ -537,7 +561,11 @@ fn report(
             .strip_prefix("blk.")
             .and_then(|r| r.split('.').next())
             .and_then(|n| n.parse::<u64>().ok());
-        let blocks = if arch.mtp { h.n_layer } else { h.trunk() };
+        let blocks = if arch.mtp == Mtp::None {
+            h.trunk()
+        } else {
+            h.n_layer
+        };
         match layer {
             Some(n) if n >= blocks => beyond = Some(beyond.map_or(n, |b: u64| b.max(n))),
             _ => unused.push((name.to_string(), t.info_offset())),

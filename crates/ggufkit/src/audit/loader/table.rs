@@ -62,6 +62,22 @@ pub enum Dim {
     HeadTimesVMla,
     /// `2 * n_ff_exp`: the experts' gate and up projections fused.
     FfExp2,
+    /// `2 * n_embd_head_k * n_head`: qwen3next's query with its gate.
+    HeadKTimesHeads2,
+    /// `ssm.conv_kernel`.
+    SsmConv,
+    /// `ssm.state_size`: a linear-attention head's key and value length.
+    SsmState,
+    /// `ssm.time_step_rank`: the linear-attention value heads.
+    SsmDtRank,
+    /// `2 * ssm.time_step_rank`: qwen3next's `ssm_ba` rows.
+    SsmDtRank2,
+    /// `value_dim = ssm.state_size * ssm.time_step_rank`.
+    SsmValue,
+    /// `conv_dim = 2 * key_dim + value_dim`, `key_dim = ssm.state_size * ssm.group_count`.
+    SsmConvDim,
+    /// `2 * key_dim + 2 * value_dim`: the legacy fused `ssm_in`.
+    SsmQkvz,
     /// `n_ff_exp * n_expert_shared`: deepseek2's shared experts.
     FfExpTimesShared,
 }
@@ -97,6 +113,14 @@ impl Dim {
             Dim::HeadTimesNopePlusVMla => "n_head*(n_embd_head_qk_nope+n_embd_head_v_mla)",
             Dim::HeadTimesVMla => "n_head*n_embd_head_v_mla",
             Dim::FfExp2 => "2*n_ff_exp",
+            Dim::HeadKTimesHeads2 => "2*n_embd_head_k*n_head",
+            Dim::SsmConv => "ssm_d_conv",
+            Dim::SsmState => "ssm_d_state",
+            Dim::SsmDtRank => "ssm_dt_rank",
+            Dim::SsmDtRank2 => "2*ssm_dt_rank",
+            Dim::SsmValue => "value_dim",
+            Dim::SsmConvDim => "2*key_dim+value_dim",
+            Dim::SsmQkvz => "2*key_dim+2*value_dim",
             Dim::FfExpTimesShared => "n_ff_exp*n_expert_shared",
         }
     }
@@ -153,6 +177,12 @@ pub enum Need {
     Interleaved,
     /// In the other layers of an interleaved model (their dense feed-forward).
     NotInterleaved,
+    /// In a hybrid model's linear-attention (recurrent) layers.
+    Recurrent,
+    /// Taken when present in a hybrid model's recurrent layers.
+    RecurrentOptional,
+    /// In a hybrid model's attention layers.
+    Attention,
 }
 
 /// One tensor the loader creates. `name` holds `{}` where a per-layer tensor has its layer.
@@ -266,10 +296,29 @@ pub struct Arch {
     /// Multi-head latent attention (deepseek2): the loader asserts a key length without rope of
     /// at least 1 (`n_embd_head_k_mla > n_rot`).
     pub mla: bool,
-    /// Multi-token prediction (deepseek2): the loader creates the last `nextn_predict_layers`
-    /// blocks too, each with [`super::archs::NEXTN`]; other architectures create only the
-    /// blocks before them and leave those blocks' tensors unused.
-    pub mtp: bool,
+    /// Whether the loader creates the last `nextn_predict_layers` blocks (multi-token
+    /// prediction) too.
+    pub mtp: Mtp,
+    /// Hybrid (qwen3next): some layers are linear attention (recurrent), the others attention;
+    /// [`Arch::qkv`] is created in the attention layers only.
+    pub hybrid: bool,
+}
+
+/// How the loader treats the last `nextn_predict_layers` blocks, the multi-token prediction
+/// blocks. Where it creates them it skips them (llama.cpp does not load them by default): their
+/// separate query, key and value projections (`create_tensor_qkv` under `TENSOR_SKIP`) are
+/// optional, and the scales of their weights are left unused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mtp {
+    /// It creates only the blocks before them and leaves their tensors unused.
+    None,
+    /// deepseek2, glm4moe: it creates them, each with [`super::archs::NEXTN`]; the trunk's
+    /// blocks are required only when the file has `blk.0.attn_norm`, the prediction blocks only
+    /// when it has `blk.{first}.nextn.eh_proj`.
+    Probed,
+    /// qwen3next: as [`Mtp::Probed`], but the prediction blocks are required whatever the file
+    /// holds.
+    Required,
 }
 
 /// A required key.
