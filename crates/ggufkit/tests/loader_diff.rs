@@ -121,6 +121,12 @@ fn cases() -> Vec<Case> {
         vec![("llama.nextn_predict_layers", 1u32.into())],
     ));
     variants.push((
+        "exaone4-nextn".into(),
+        "exaone4",
+        false,
+        vec![("exaone4.nextn_predict_layers", 1u32.into())],
+    ));
+    variants.push((
         "deepseek2-q".into(),
         "deepseek2",
         false,

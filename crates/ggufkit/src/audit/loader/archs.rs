@@ -321,6 +321,7 @@ const fn arch(
         rot_is_head_k: false,
         mla: false,
         mtp: Mtp::None,
+        nextn: NEXTN,
         hybrid: false,
     }
 }
@@ -539,17 +540,22 @@ pub const ARCHS: &[Arch] = &[
         )
     },
     arch("exaone", &[RMS], TIED_ROPE_FREQS, GQA, EXAONE_LAYER),
-    arch(
-        "exaone4",
-        &[
-            RMS,
-            opt("attention.sliding_window", U32),
-            opt("rope.freq_base_swa", F32),
-        ],
-        TIED_ROPE_FREQS,
-        GQA,
-        EXAONE4_LAYER,
-    ),
+    // exaone4: its multi-token prediction blocks always required (skipped, not loaded)
+    Arch {
+        mtp: Mtp::Always,
+        nextn: EXAONE4_NEXTN,
+        ..arch(
+            "exaone4",
+            &[
+                RMS,
+                opt("attention.sliding_window", U32),
+                opt("rope.freq_base_swa", F32),
+            ],
+            TIED_ROPE_FREQS,
+            GQA,
+            EXAONE4_LAYER,
+        )
+    },
     arch("smollm3", &[RMS], TIED_NO_ROPE, GQA, SMOLLM3_LAYER),
     arch(
         "olmo",
@@ -808,6 +814,15 @@ const EXAONE4_LAYER: &[TensorRule] = &[
     t("blk.{}.post_ffw_norm.weight", &[Embd], Always),
 ];
 
+/// exaone4's multi-token prediction block's own tensors: no `embed_tokens` nor
+/// `shared_head_head`.
+const EXAONE4_NEXTN: &[TensorRule] = &[
+    t("blk.{}.nextn.eh_proj.weight", &[Embd2, Embd], Always),
+    t("blk.{}.nextn.enorm.weight", &[Embd], Always),
+    t("blk.{}.nextn.hnorm.weight", &[Embd], Always),
+    t("blk.{}.nextn.shared_head_norm.weight", &[Embd], Optional),
+];
+
 /// smollm3's layer (`src/models/smollm3.cpp`).
 const SMOLLM3_LAYER: &[TensorRule] = EXAONE_LAYER;
 
@@ -976,8 +991,9 @@ const DEEPSEEK2_LAYER: &[TensorRule] = &[
 ];
 
 /// A multi-token prediction block's own tensors (`blk.N.nextn.*` in the last
-/// `nextn_predict_layers` blocks, beside the block's usual ones), as deepseek2's loader creates
-/// them: the projection and the two norms with the block, the rest optional.
+/// `nextn_predict_layers` blocks, beside the block's usual ones), as deepseek2's, glm4moe's and
+/// qwen3next's loaders create them: the projection and the two norms with the block, the rest
+/// optional.
 pub const NEXTN: &[TensorRule] = &[
     t("blk.{}.nextn.eh_proj.weight", &[Embd2, Embd], Always),
     t("blk.{}.nextn.enorm.weight", &[Embd], Always),

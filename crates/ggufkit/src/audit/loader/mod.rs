@@ -382,12 +382,12 @@ fn audit_tensors(
     // (a file of the prediction blocks alone, or of the trunk alone)
     let trunk = h.trunk();
     let has = |name: String| g.tensor_index(&name).is_some();
-    let trunk_required = arch.mtp == Mtp::None
+    let trunk_required = matches!(arch.mtp, Mtp::None | Mtp::Always)
         || h.n_nextn == 0
         || with_trunk
         || has("blk.0.attn_norm.weight".into());
-    let mtp_required =
-        arch.mtp == Mtp::Required || has(format!("blk.{trunk}.nextn.eh_proj.weight"));
+    let mtp_required = matches!(arch.mtp, Mtp::Required | Mtp::Always)
+        || has(format!("blk.{trunk}.nextn.eh_proj.weight"));
     let blocks = if arch.mtp == Mtp::None {
         trunk
     } else {
@@ -407,7 +407,7 @@ fn audit_tensors(
             c.rule(r, Some(il), out);
         }
         if il >= trunk {
-            for r in archs::NEXTN {
+            for r in arch.nextn {
                 c.rule(r, Some(il), out);
             }
         }

@@ -299,6 +299,8 @@ pub struct Arch {
     /// Whether the loader creates the last `nextn_predict_layers` blocks (multi-token
     /// prediction) too.
     pub mtp: Mtp,
+    /// A multi-token prediction block's own tensors, beside the block's usual ones.
+    pub nextn: &'static [TensorRule],
     /// Hybrid (qwen3next): some layers are linear attention (recurrent), the others attention;
     /// [`Arch::qkv`] is created in the attention layers only.
     pub hybrid: bool,
@@ -312,13 +314,15 @@ pub struct Arch {
 pub enum Mtp {
     /// It creates only the blocks before them and leaves their tensors unused.
     None,
-    /// deepseek2, glm4moe: it creates them, each with [`super::archs::NEXTN`]; the trunk's
+    /// deepseek2, glm4moe: it creates them, each with [`Arch::nextn`]; the trunk's
     /// blocks are required only when the file has `blk.0.attn_norm`, the prediction blocks only
     /// when it has `blk.{first}.nextn.eh_proj`.
     Probed,
     /// qwen3next: as [`Mtp::Probed`], but the prediction blocks are required whatever the file
     /// holds.
     Required,
+    /// exaone4: every block required, the trunk's and the prediction blocks'.
+    Always,
 }
 
 /// A required key.
