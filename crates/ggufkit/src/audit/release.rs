@@ -1,10 +1,11 @@
 //! `model.oldest-release`: the oldest llama.cpp release that can load the file, the newest of
-//! what it needs (each tensor type id, the BPE pre-tokenizer) by the table of
-//! [`crate::releases`]; or why none can (a fork's type, a type llama.cpp removed).
+//! what it needs (each tensor type id, the BPE pre-tokenizer, the architecture) by the table of
+//! [`crate::releases`]; or why none can (a fork's type, a type or architecture llama.cpp
+//! removed or never loaded, a name no release knows).
 #![forbid(unsafe_code)]
 
 use super::{Finding, Severity};
-use crate::releases::{self, Introduced, Tag, TypeSupport, PRE_TOKENIZERS};
+use crate::releases::{self, ArchSupport, Introduced, Tag, TypeSupport, HORIZON, PRE_TOKENIZERS};
 use crate::tensor_type::{OtherType, TensorType};
 use crate::tokenizer::Model;
 use crate::Gguf;
@@ -54,6 +55,7 @@ pub(super) fn audit_release(g: &Gguf<'_>, out: &mut Vec<Finding>) {
         }
     }
     pre_need(g, &mut needs, &mut blockers);
+    arch_need(g, &mut needs, &mut blockers);
     if let Some(f) = blocked(&blockers) {
         out.push(f);
     } else if let Some(f) = oldest(&needs) {
@@ -120,13 +122,51 @@ fn pre_need(g: &Gguf<'_>, needs: &mut Vec<Need>, blockers: &mut Vec<Blocker>) {
         }),
         None => blockers.push(Blocker {
             why: format!(
-                "tokenizer.ggml.pre is `{pre}`, a pre-tokenizer no release knows (those before {}, {}, ignored the key)",
+                "tokenizer.ggml.pre is `{pre}`, a pre-tokenizer no release knows (to {HORIZON}; those before {}, {}, ignored the key)",
                 PRE_TOKENIZERS.tag, PRE_TOKENIZERS.source
             ),
             subject,
             offset: kv.offset,
         }),
     }
+}
+
+/// The architecture (`general.architecture`): llama.cpp refuses one it has no loader for. A
+/// multimodal projector's `clip` is no need: it is loaded beside a model, which dates it.
+fn arch_need(g: &Gguf<'_>, needs: &mut Vec<Need>, blockers: &mut Vec<Blocker>) {
+    let Some(kv) = g.get_kv("general.architecture") else {
+        return;
+    };
+    let Some(arch) = kv.value.as_str() else {
+        return; // the spec's own finding
+    };
+    let subject = "general.architecture".to_string();
+    let offset = kv.offset;
+    let why = match releases::architecture(arch) {
+        ArchSupport::Since(since) => {
+            needs.push(Need {
+                what: format!("architecture '{arch}'"),
+                subject,
+                offset,
+                since,
+            });
+            return;
+        }
+        ArchSupport::Companion(_) => return,
+        ArchSupport::Removed { loaded, removed } => format!(
+            "general.architecture is '{arch}', which only the releases from {} ({}) until {} ({}) load",
+            loaded.tag, loaded.source, removed.tag, removed.source
+        ),
+        ArchSupport::Never(why) => format!("general.architecture is '{arch}', {why}"),
+        ArchSupport::Unknown => format!(
+            "general.architecture is '{arch}', an architecture no release knows (to {HORIZON}), which llama.cpp refuses (`unknown model architecture`)"
+        ),
+    };
+    blockers.push(Blocker {
+        subject,
+        offset,
+        why,
+    });
 }
 
 /// The note for a file no release loads: the first reason, and how many more.
@@ -198,4 +238,40 @@ fn oldest(needs: &[Need]) -> Option<Finding> {
         }
     };
     Some(Finding::new(RULE, Severity::Note, subject, offset, message))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn need(what: &str, tag: Tag) -> Need {
+        Need {
+            what: what.into(),
+            subject: what.into(),
+            offset: 8,
+            since: Introduced {
+                tag,
+                source: "a source",
+            },
+        }
+    }
+
+    #[test]
+    fn an_undated_need_is_said_to_be_undated() {
+        // the table dates every name today; a name it learns without a date is said undated
+        let f = oldest(&[
+            need("tensor 'a' is x", Tag::About(6096)),
+            need("its pre-tokenizer is `new`", Tag::Unknown),
+            need("architecture 'newer'", Tag::Unknown),
+        ])
+        .unwrap();
+        assert_eq!(
+            f.message,
+            "needs a llama.cpp release this audit does not date (the release tag is unknown): its pre-tokenizer is `new`, from a source (and 1 more undated needs); the rest needs llama.cpp b6096 or later (approximately) (tensor 'a' is x)"
+        );
+        assert_eq!(f.subject, "its pre-tokenizer is `new`");
+        let f = oldest(&[need("w", Tag::Exact(100)), need("v", Tag::About(99))]).unwrap();
+        assert_eq!(f.message, "needs llama.cpp b100 or later: w, from a source");
+        assert!(oldest(&[]).is_none());
+    }
 }
