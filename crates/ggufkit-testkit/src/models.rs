@@ -80,6 +80,17 @@ pub fn metadata(arch: &str, moe: bool) -> GgufBuilder<'static> {
         set(&mut b, &k("expert_feed_forward_length"), 32u32.into());
         set(&mut b, &k("interleave_moe_layer_step"), 2u32.into());
     }
+    if arch == "ernie4_5-moe" {
+        // one leading dense layer, then experts with a shared expert
+        set(&mut b, &k("expert_feed_forward_length"), 32u32.into());
+        set(
+            &mut b,
+            &k("expert_shared_feed_forward_length"),
+            32u32.into(),
+        );
+        set(&mut b, &k("leading_dense_block_count"), 1u32.into());
+        set(&mut b, &k("interleave_moe_layer_step"), 1u32.into());
+    }
     if arch == "qwen3next" {
         // layer 0 linear attention, layer 1 attention; small linear-attention heads
         set(&mut b, &k("full_attention_interval"), 2u32.into());
@@ -100,6 +111,7 @@ pub fn metadata(arch: &str, moe: bool) -> GgufBuilder<'static> {
                 KeyType::U32 | KeyType::U32PerLayer => 32u32.into(),
                 KeyType::Bool => true.into(),
                 KeyType::Str => "linear".into(),
+                KeyType::Sections => OwnedValue::from(vec![4i32, 2, 2, 0]),
             };
             set(&mut b, &key, v);
         }

@@ -9,7 +9,7 @@
 use std::path::PathBuf;
 
 use ggufkit::audit::loader::archs::ARCHS;
-use ggufkit::audit::loader::table::{Experts, Mtp};
+use ggufkit::audit::loader::table::{Experts, KeyType, Mtp};
 use ggufkit::audit::{audit, Finding, Severity};
 use ggufkit::{GgmlType, Gguf, OwnedValue};
 use ggufkit_testkit::models::{metadata, optional_for, tensors_for, write, Tensor};
@@ -125,6 +125,21 @@ fn cases() -> Vec<Case> {
         "exaone4",
         false,
         vec![("exaone4.nextn_predict_layers", 1u32.into())],
+    ));
+    variants.push((
+        "glm4-nextn".into(),
+        "glm4",
+        false,
+        vec![("glm4.nextn_predict_layers", 1u32.into())],
+    ));
+    variants.push((
+        "ernie4_5-moe-noshexp".into(),
+        "ernie4_5-moe",
+        false,
+        vec![(
+            "ernie4_5-moe.expert_shared_feed_forward_length",
+            0u32.into(),
+        )],
     ));
     variants.push((
         "deepseek2-q".into(),
@@ -326,6 +341,22 @@ fn cases() -> Vec<Case> {
         }
         if label.ends_with("-nextn") {
             nextn_cases(&label, arch, &meta, &tensors, &mut out);
+        }
+        // rope sections of the wrong length, and one u32 where the loader reads an i32
+        let a = ggufkit::audit::loader::archs::find(arch).unwrap();
+        if a.keys.iter().any(|k| k.ty == KeyType::Sections) {
+            let key = format!("{arch}.rope.dimension_sections");
+            for (what, v) in [
+                ("3 sections", OwnedValue::from(vec![4i32, 2, 2])),
+                ("sections u32", OwnedValue::from(4u32)),
+            ] {
+                let mut m = meta.clone();
+                m.set(&key, v).unwrap();
+                out.push(Case {
+                    name: format!("{label}/{what}"),
+                    bytes: write(&m, &tensors).unwrap(),
+                });
+            }
         }
         // no experts at all where the architecture requires them
         let a = ggufkit::audit::loader::archs::find(arch).unwrap();

@@ -616,6 +616,229 @@ pub const ARCHS: &[Arch] = &[
             QWEN3NEXT_LAYER,
         )
     },
+    // glm4 (`src/models/glm4.cpp`): its multi-token prediction blocks always required
+    Arch {
+        mtp: Mtp::Always,
+        ..arch(
+            "glm4",
+            &[RMS, opt("rope.dimension_sections", KeyType::Sections)],
+            TIED_NO_ROPE,
+            GQA,
+            GLM4_LAYER,
+        )
+    },
+    arch(
+        "qwen3vl",
+        QWEN3VL_KEYS,
+        QWEN3_GLOBALS,
+        QWEN3_QKV,
+        QWEN3VL_LAYER,
+    ),
+    Arch {
+        experts: Experts::Required,
+        ff_exp: FfExp::KeyOrFfPerUsed,
+        ..arch(
+            "qwen3vlmoe",
+            &[
+                opt("n_deepstack_layers", U32),
+                req("rope.dimension_sections", KeyType::Sections),
+                opt("expert_feed_forward_length", KeyType::U32PerLayer),
+                RMS,
+            ],
+            TIED_NO_ROPE,
+            QWEN3_QKV,
+            QWEN3VLMOE_LAYER,
+        )
+    },
+    arch(
+        "seed_oss",
+        &[RMS],
+        TIED_NO_ROPE,
+        SEED_OSS_QKV,
+        SEED_OSS_LAYER,
+    ),
+    arch(
+        "ernie4_5",
+        &[RMS, opt("rope.dimension_sections", KeyType::Sections)],
+        TIED_NO_ROPE,
+        QWEN3_QKV,
+        ERNIE4_5_LAYER,
+    ),
+    // ernie4_5-moe: experts in every layer after the leading dense ones (whatever
+    // `interleave_moe_layer_step` says), a shared expert where its length is given
+    Arch {
+        experts: Experts::RequiredAfterLead,
+        ff_exp: FfExp::Key,
+        ..arch(
+            "ernie4_5-moe",
+            &[
+                opt("rope.dimension_sections", KeyType::Sections),
+                RMS,
+                req("expert_feed_forward_length", KeyType::U32PerLayer),
+                opt("expert_shared_feed_forward_length", U32),
+                req("interleave_moe_layer_step", U32),
+                opt("leading_dense_block_count", U32),
+            ],
+            TIED_NO_ROPE,
+            QWEN3_QKV,
+            ERNIE4_5_MOE_LAYER,
+        )
+    },
+];
+
+/// `create_tensor_qkv(layer, i, n_embd, n_embd_head_k * n_head, n_embd_gqa, n_embd_gqa)`
+/// (qwen3, qwen3vl, ernie4_5: the key's rows are the value's).
+const QWEN3_QKV: Qkv = Qkv { k: VGqa, ..GQA };
+
+/// seed_oss: the key and the value both `n_head_kv * n_embd_head_k`.
+const SEED_OSS_QKV: Qkv = Qkv {
+    q: HeadKTimesHeads,
+    k: KGqa,
+    v: KGqa,
+    optional: false,
+};
+
+/// glm4's layer (`src/models/glm4.cpp`): norms before and after attention and the
+/// feed-forward, the gate and up projections fused into `ffn_up` of `2*n_ff`.
+const GLM4_LAYER: &[TensorRule] = &[
+    t("blk.{}.attn_norm.weight", &[Embd], Always),
+    t(
+        "blk.{}.attn_output.weight",
+        &[HeadKTimesHeads, Embd],
+        Always,
+    ),
+    t("blk.{}.post_attention_norm.weight", &[Embd], Always),
+    t("blk.{}.ffn_norm.weight", &[Embd], Always),
+    t("blk.{}.ffn_down.weight", &[Ff, Embd], Always),
+    t("blk.{}.ffn_up.weight", &[Embd, Ff2], Always),
+    t("blk.{}.post_ffw_norm.weight", &[Embd], Always),
+];
+
+/// qwen3vl's keys: `rope.dimension_sections` required.
+const QWEN3VL_KEYS: &[KeyRule] = &[
+    opt("n_deepstack_layers", U32),
+    req("rope.dimension_sections", KeyType::Sections),
+    RMS,
+];
+
+/// qwen3vl's layer (`src/models/qwen3vl.cpp`): qwen3's, its key and query norms required.
+const QWEN3VL_LAYER: &[TensorRule] = &[
+    t("blk.{}.attn_norm.weight", &[Embd], Always),
+    t(
+        "blk.{}.attn_output.weight",
+        &[HeadKTimesHeads, Embd],
+        Always,
+    ),
+    t("blk.{}.attn_k_norm.weight", &[HeadK], Always),
+    t("blk.{}.attn_q_norm.weight", &[HeadK], Always),
+    t("blk.{}.ffn_norm.weight", &[Embd], Always),
+    t("blk.{}.ffn_gate.weight", &[Embd, Ff], Always),
+    t("blk.{}.ffn_down.weight", &[Ff, Embd], Always),
+    t("blk.{}.ffn_up.weight", &[Embd, Ff], Always),
+];
+
+/// qwen3vlmoe's layer (`src/models/qwen3vlmoe.cpp`): experts in every layer.
+const QWEN3VLMOE_LAYER: &[TensorRule] = &[
+    t("blk.{}.attn_norm.weight", &[Embd], Always),
+    t(
+        "blk.{}.attn_output.weight",
+        &[HeadKTimesHeads, Embd],
+        Always,
+    ),
+    t("blk.{}.attn_k_norm.weight", &[HeadK], Always),
+    t("blk.{}.attn_q_norm.weight", &[HeadK], Always),
+    t("blk.{}.ffn_norm.weight", &[Embd], Always),
+    t("blk.{}.ffn_gate_inp.weight", &[Embd, Expert], Always),
+    t(
+        "blk.{}.ffn_gate_exps.weight",
+        &[Embd, FfExp, Expert],
+        Always,
+    ),
+    t(
+        "blk.{}.ffn_down_exps.weight",
+        &[FfExp, Embd, Expert],
+        Always,
+    ),
+    t("blk.{}.ffn_up_exps.weight", &[Embd, FfExp, Expert], Always),
+];
+
+/// seed_oss's layer (`src/models/seed-oss.cpp`): the norm after attention serves the
+/// feed-forward (no `ffn_norm`).
+const SEED_OSS_LAYER: &[TensorRule] = &[
+    t(
+        "blk.{}.attn_output.weight",
+        &[HeadKTimesHeads, Embd],
+        Always,
+    ),
+    t("blk.{}.attn_norm.weight", &[Embd], Always),
+    t("blk.{}.post_attention_norm.weight", &[Embd], Always),
+    t("blk.{}.ffn_gate.weight", &[Embd, Ff], Always),
+    t("blk.{}.ffn_up.weight", &[Embd, Ff], Always),
+    t("blk.{}.ffn_down.weight", &[Ff, Embd], Always),
+];
+
+/// ernie4_5's layer (`src/models/ernie4-5.cpp`): an optional output bias, a gated
+/// feed-forward.
+const ERNIE4_5_LAYER: &[TensorRule] = &[
+    t("blk.{}.attn_norm.weight", &[Embd], Always),
+    t(
+        "blk.{}.attn_output.weight",
+        &[HeadKTimesHeads, Embd],
+        Always,
+    ),
+    t("blk.{}.attn_output.bias", &[Embd], Optional),
+    t("blk.{}.ffn_norm.weight", &[Embd], Always),
+    t("blk.{}.ffn_gate.weight", &[Embd, Ff], Always),
+    t("blk.{}.ffn_down.weight", &[Ff, Embd], Always),
+    t("blk.{}.ffn_up.weight", &[Embd, Ff], Always),
+];
+
+/// ernie4_5-moe's layer: the leading dense layers' feed-forward, then experts (their
+/// `exp_probs_b` and gate optional) and a shared expert of `expert_shared_feed_forward_length`.
+const ERNIE4_5_MOE_LAYER: &[TensorRule] = &[
+    t("blk.{}.attn_norm.weight", &[Embd], Always),
+    t(
+        "blk.{}.attn_output.weight",
+        &[HeadKTimesHeads, Embd],
+        Always,
+    ),
+    t("blk.{}.attn_output.bias", &[Embd], Optional),
+    t("blk.{}.ffn_norm.weight", &[Embd], Always),
+    t("blk.{}.ffn_gate_inp.weight", &[Embd, Expert], AfterLead),
+    t("blk.{}.exp_probs_b.bias", &[Expert], AfterLeadOptional),
+    t(
+        "blk.{}.ffn_gate_exps.weight",
+        &[Embd, FfExp, Expert],
+        AfterLeadOptional,
+    ),
+    t(
+        "blk.{}.ffn_down_exps.weight",
+        &[FfExp, Embd, Expert],
+        AfterLead,
+    ),
+    t(
+        "blk.{}.ffn_up_exps.weight",
+        &[Embd, FfExp, Expert],
+        AfterLead,
+    ),
+    t(
+        "blk.{}.ffn_gate_shexp.weight",
+        &[Embd, FfShexp],
+        AfterLeadShexp,
+    ),
+    t(
+        "blk.{}.ffn_down_shexp.weight",
+        &[FfShexp, Embd],
+        AfterLeadShexp,
+    ),
+    t(
+        "blk.{}.ffn_up_shexp.weight",
+        &[Embd, FfShexp],
+        AfterLeadShexp,
+    ),
+    t("blk.{}.ffn_gate.weight", &[Embd, Ff], LeadDense),
+    t("blk.{}.ffn_down.weight", &[Ff, Embd], LeadDense),
+    t("blk.{}.ffn_up.weight", &[Embd, Ff], LeadDense),
 ];
 
 /// qwen3next's layer: the norms; in attention layers the output projection and the query and
@@ -681,11 +904,11 @@ const QWEN3NEXT_LAYER: &[TensorRule] = &[
     t("blk.{}.ffn_down_shexp.weight", &[FfShexp, Embd], Always),
 ];
 
-/// glm4moe's keys beyond the common ones (`load_arch_hparams`); its `rope.dimension_sections`
-/// is not checked.
+/// glm4moe's keys beyond the common ones (`load_arch_hparams`).
 const GLM4MOE_KEYS: &[KeyRule] = &[
     req("expert_feed_forward_length", KeyType::U32PerLayer),
     RMS,
+    opt("rope.dimension_sections", KeyType::Sections),
     req("expert_shared_count", U32),
     opt("leading_dense_block_count", U32),
     opt("expert_weights_scale", F32),

@@ -89,6 +89,25 @@ fn read_key(
         },
         KeyType::F32 if found == ValueType::F32 => Ok(Some(0)),
         KeyType::Bool if found == ValueType::Bool => Ok(Some(0)),
+        KeyType::Sections => match kv.value {
+            Value::I32(_) => Ok(Some(0)),
+            Value::Array(a)
+                if matches!(
+                    a.element_type(),
+                    ValueType::I32 | ValueType::U32 | ValueType::Bool
+                ) =>
+            {
+                if a.len() == 4 {
+                    Ok(Some(0))
+                } else {
+                    Err(KeyProblem::WrongType(format!(
+                        "key {key} has wrong array length; expected 4, got {}",
+                        a.len()
+                    )))
+                }
+            }
+            _ => Err(wrong()),
+        },
         KeyType::Str if found == ValueType::String => Ok(Some(0)),
         KeyType::U32PerLayer => match kv.value {
             Value::U32(v) => Ok(Some(u64::from(v))),

@@ -223,6 +223,7 @@ fn created(need: Need, arch: &Arch, h: &Hparams, layer: Option<u64>, fused: bool
         Need::AfterLeadOptional => (!lead).then_some(false),
         Need::AfterLeadUnfused => (!lead && !fused).then_some(true),
         Need::AfterLeadShared => (!lead && h.n_expert_shared > 0).then_some(true),
+        Need::AfterLeadShexp => (!lead && h.n_ff_shexp > 0).then_some(true),
         Need::Interleaved => interleaved.then_some(true),
         Need::NotInterleaved => (!interleaved).then_some(true),
         Need::Recurrent => recurrent.then_some(true),

@@ -172,6 +172,9 @@ pub enum Need {
     /// In the layers after the leading dense ones when `expert_shared_count > 0` (glm4moe's
     /// shared experts).
     AfterLeadShared,
+    /// In the layers after the leading dense ones when `n_ff_shexp > 0` (ernie4_5-moe's shared
+    /// expert).
+    AfterLeadShexp,
     /// In the expert layers of an interleaved model: every `interleave_moe_layer_step`-th
     /// (llama4: `(il + 1) % step == 0`, none when the step is 0).
     Interleaved,
@@ -248,6 +251,9 @@ pub enum KeyType {
     U32PerLayer,
     Bool,
     Str,
+    /// `rope.dimension_sections`: an array of exactly 4 (i32, u32 or bool), or one i32 for all
+    /// four (`get_key_or_arr` into `std::array<int, 4>`).
+    Sections,
 }
 
 impl KeyType {
@@ -258,6 +264,7 @@ impl KeyType {
             KeyType::U32PerLayer => "u32 or an array of one per layer",
             KeyType::Bool => "bool",
             KeyType::Str => "string",
+            KeyType::Sections => "an array of 4 i32 (or one i32)",
         }
     }
 }
