@@ -91,7 +91,7 @@ pub fn metadata(arch: &str, moe: bool) -> GgufBuilder<'static> {
         set(&mut b, &k("leading_dense_block_count"), 1u32.into());
         set(&mut b, &k("interleave_moe_layer_step"), 1u32.into());
     }
-    if arch == "qwen3next" {
+    if matches!(arch, "qwen3next" | "qwen35" | "qwen35moe") {
         // layer 0 linear attention, layer 1 attention; small linear-attention heads
         set(&mut b, &k("full_attention_interval"), 2u32.into());
         set(&mut b, &k("ssm.conv_kernel"), 4u32.into());

@@ -684,6 +684,164 @@ pub const ARCHS: &[Arch] = &[
             ERNIE4_5_MOE_LAYER,
         )
     },
+    // qwen35 and qwen35moe (`src/models/qwen35.cpp`, `qwen35moe.cpp`): qwen3next's hybrid
+    // layout, the gated delta net's beta and alpha separate, `rope.dimension_sections` required
+    Arch {
+        mtp: Mtp::Required,
+        hybrid: true,
+        ..arch(
+            "qwen35",
+            QWEN35_KEYS,
+            TIED_NO_ROPE,
+            Qkv {
+                q: HeadKTimesHeads2,
+                ..GQA
+            },
+            QWEN35_LAYER,
+        )
+    },
+    Arch {
+        experts: Experts::Required,
+        ff_exp: FfExp::KeyOrFfPerUsed,
+        ff_shexp: FfShexp::KeyOrFf,
+        mtp: Mtp::Required,
+        hybrid: true,
+        ..arch(
+            "qwen35moe",
+            QWEN35MOE_KEYS,
+            TIED_NO_ROPE,
+            Qkv {
+                q: HeadKTimesHeads2,
+                ..GQA
+            },
+            QWEN35MOE_LAYER,
+        )
+    },
+];
+
+/// qwen35's keys: qwen3next's linear-attention sizes and `rope.dimension_sections`.
+const QWEN35_KEYS: &[KeyRule] = &[
+    RMS,
+    req("rope.dimension_sections", KeyType::Sections),
+    req("ssm.conv_kernel", U32),
+    req("ssm.inner_size", U32),
+    req("ssm.state_size", U32),
+    req("ssm.time_step_rank", U32),
+    req("ssm.group_count", U32),
+    opt("full_attention_interval", U32),
+];
+
+const QWEN35MOE_KEYS: &[KeyRule] = &[
+    opt("expert_feed_forward_length", KeyType::U32PerLayer),
+    opt("expert_shared_feed_forward_length", U32),
+    RMS,
+    req("rope.dimension_sections", KeyType::Sections),
+    req("ssm.conv_kernel", U32),
+    req("ssm.inner_size", U32),
+    req("ssm.state_size", U32),
+    req("ssm.time_step_rank", U32),
+    req("ssm.group_count", U32),
+    opt("full_attention_interval", U32),
+];
+
+/// qwen35's layer: the norms, the attention layers' output and query and key norms, the
+/// linear-attention layers' gated delta net (`ssm_beta` and `ssm_alpha` of
+/// `ssm.time_step_rank` rows each; the fused `attn_qkv` and the gate optional), a gated
+/// feed-forward.
+const QWEN35_LAYER: &[TensorRule] = &[
+    t("blk.{}.attn_norm.weight", &[Embd], Always),
+    t("blk.{}.post_attention_norm.weight", &[Embd], Always),
+    t(
+        "blk.{}.attn_output.weight",
+        &[HeadKTimesHeads, Embd],
+        Attention,
+    ),
+    t("blk.{}.attn_q_norm.weight", &[HeadK], Attention),
+    t("blk.{}.attn_k_norm.weight", &[HeadK], Attention),
+    t(
+        "blk.{}.attn_qkv.weight",
+        &[Embd, SsmConvDim],
+        RecurrentOptional,
+    ),
+    t(
+        "blk.{}.attn_gate.weight",
+        &[Embd, SsmValue],
+        RecurrentOptional,
+    ),
+    t(
+        "blk.{}.ssm_conv1d.weight",
+        &[SsmConv, SsmConvDim],
+        Recurrent,
+    ),
+    t("blk.{}.ssm_dt.bias", &[SsmDtRank], Recurrent),
+    t("blk.{}.ssm_a", &[SsmDtRank], Recurrent),
+    t("blk.{}.ssm_beta.weight", &[Embd, SsmDtRank], Recurrent),
+    t("blk.{}.ssm_alpha.weight", &[Embd, SsmDtRank], Recurrent),
+    t("blk.{}.ssm_norm.weight", &[SsmState], Recurrent),
+    t("blk.{}.ssm_out.weight", &[SsmValue, Embd], Recurrent),
+    t("blk.{}.ffn_gate.weight", &[Embd, Ff], Always),
+    t("blk.{}.ffn_down.weight", &[Ff, Embd], Always),
+    t("blk.{}.ffn_up.weight", &[Embd, Ff], Always),
+];
+
+/// qwen35moe's layer: qwen35's attention and gated delta net, qwen3next's experts and gated
+/// shared expert.
+const QWEN35MOE_LAYER: &[TensorRule] = &[
+    t("blk.{}.attn_norm.weight", &[Embd], Always),
+    t("blk.{}.post_attention_norm.weight", &[Embd], Always),
+    t(
+        "blk.{}.attn_output.weight",
+        &[HeadKTimesHeads, Embd],
+        Attention,
+    ),
+    t("blk.{}.attn_q_norm.weight", &[HeadK], Attention),
+    t("blk.{}.attn_k_norm.weight", &[HeadK], Attention),
+    t(
+        "blk.{}.attn_qkv.weight",
+        &[Embd, SsmConvDim],
+        RecurrentOptional,
+    ),
+    t(
+        "blk.{}.attn_gate.weight",
+        &[Embd, SsmValue],
+        RecurrentOptional,
+    ),
+    t(
+        "blk.{}.ssm_conv1d.weight",
+        &[SsmConv, SsmConvDim],
+        Recurrent,
+    ),
+    t("blk.{}.ssm_dt.bias", &[SsmDtRank], Recurrent),
+    t("blk.{}.ssm_a", &[SsmDtRank], Recurrent),
+    t("blk.{}.ssm_beta.weight", &[Embd, SsmDtRank], Recurrent),
+    t("blk.{}.ssm_alpha.weight", &[Embd, SsmDtRank], Recurrent),
+    t("blk.{}.ssm_norm.weight", &[SsmState], Recurrent),
+    t("blk.{}.ssm_out.weight", &[SsmValue, Embd], Recurrent),
+    t("blk.{}.ffn_gate_inp.weight", &[Embd, Expert], Always),
+    t(
+        "blk.{}.ffn_down_exps.weight",
+        &[FfExp, Embd, Expert],
+        Always,
+    ),
+    t(
+        "blk.{}.ffn_gate_up_exps.weight",
+        &[Embd, FfExp2, Expert],
+        AfterLeadOptional,
+    ),
+    t(
+        "blk.{}.ffn_gate_exps.weight",
+        &[Embd, FfExp, Expert],
+        AfterLeadUnfused,
+    ),
+    t(
+        "blk.{}.ffn_up_exps.weight",
+        &[Embd, FfExp, Expert],
+        AfterLeadUnfused,
+    ),
+    t("blk.{}.ffn_gate_inp_shexp.weight", &[Embd], Always),
+    t("blk.{}.ffn_gate_shexp.weight", &[Embd, FfShexp], Always),
+    t("blk.{}.ffn_up_shexp.weight", &[Embd, FfShexp], Always),
+    t("blk.{}.ffn_down_shexp.weight", &[FfShexp, Embd], Always),
 ];
 
 /// `create_tensor_qkv(layer, i, n_embd, n_embd_head_k * n_head, n_embd_gqa, n_embd_gqa)`
