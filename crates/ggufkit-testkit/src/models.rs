@@ -59,7 +59,7 @@ pub fn metadata(arch: &str, moe: bool) -> GgufBuilder<'static> {
         set(&mut b, &k("expert_count"), EXPERTS.into());
         set(&mut b, &k("expert_used_count"), EXPERTS_USED.into());
     }
-    if arch == "deepseek2" {
+    if matches!(arch, "deepseek2" | "mistral4") {
         // multi-head latent attention: a key longer than its rope part, small ranks, one
         // leading dense layer, then experts with one shared expert
         set(&mut b, &k("rope.dimension_count"), 8u32.into());
@@ -79,6 +79,12 @@ pub fn metadata(arch: &str, moe: bool) -> GgufBuilder<'static> {
         // layer 0 dense, layer 1 with experts
         set(&mut b, &k("expert_feed_forward_length"), 32u32.into());
         set(&mut b, &k("interleave_moe_layer_step"), 2u32.into());
+    }
+    if arch == "exaone-moe" {
+        // one leading dense layer, then experts
+        set(&mut b, &k("expert_feed_forward_length"), 32u32.into());
+        set(&mut b, &k("leading_dense_block_count"), 1u32.into());
+        set(&mut b, &k("expert_gating_func"), 2u32.into());
     }
     if arch == "ernie4_5-moe" {
         // one leading dense layer, then experts with a shared expert

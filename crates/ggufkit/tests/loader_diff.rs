@@ -157,6 +157,12 @@ fn cases() -> Vec<Case> {
         )],
     ));
     variants.push((
+        "exaone-moe-nextn".into(),
+        "exaone-moe",
+        false,
+        vec![("exaone-moe.nextn_predict_layers", 1u32.into())],
+    ));
+    variants.push((
         "deepseek2-q".into(),
         "deepseek2",
         false,
@@ -564,6 +570,8 @@ const UNNAMED: &[(&str, &str)] = &[
     ("n_embd_head_qk_nope", "model.hparams"),
     ("wrong number of tensors", "model.unused-tensor"),
     ("wrong number of tensors", "model.block-count"),
+    // exaone-moe's rope_freqs beside prediction blocks, counted once more per block
+    ("too many tensors created", "model.unused-tensor"),
     ("n_layer_nextn <= hparams.n_layer_all", "model.hparams"),
     // no experts where the architecture needs them: a throw, an assert, or a zero dimension
     ("n_expert must be > 0", "model.hparams"),

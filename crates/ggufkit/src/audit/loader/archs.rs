@@ -498,20 +498,7 @@ pub const ARCHS: &[Arch] = &[
         EMBD_GQA,
         STARCODER2_LAYER,
     ),
-    Arch {
-        experts: Experts::RequiredAfterLead,
-        ff_exp: FfExp::Key,
-        qkv: None,
-        mla: true,
-        mtp: Mtp::Probed,
-        ..arch(
-            "deepseek2",
-            DEEPSEEK2_KEYS,
-            TIED_NO_ROPE,
-            GQA,
-            DEEPSEEK2_LAYER,
-        )
-    },
+    DEEPSEEK2,
     // glm4moe (`src/models/glm4-moe.cpp`): deepseek2's layout of leading dense layers then
     // experts and multi-token prediction blocks, with plain grouped-query attention
     Arch {
@@ -684,6 +671,37 @@ pub const ARCHS: &[Arch] = &[
             ERNIE4_5_MOE_LAYER,
         )
     },
+    // mistral4 (`src/models/mistral4.cpp`): deepseek2's loader under another name
+    Arch {
+        name: "mistral4",
+        ..DEEPSEEK2
+    },
+    // exaone-moe (`src/models/exaone-moe.cpp`): leading dense layers, then experts with a
+    // shared expert; its multi-token prediction blocks (dense) always required
+    Arch {
+        experts: Experts::RequiredAfterLead,
+        ff_exp: FfExp::Key,
+        ff_shexp: FfShexp::KeyOrFfExp,
+        mtp: Mtp::Always,
+        ..arch(
+            "exaone-moe",
+            &[
+                opt("rope.freq_base_swa", F32),
+                req("attention.sliding_window", U32),
+                RMS,
+                opt("expert_shared_count", U32),
+                req("expert_feed_forward_length", KeyType::U32PerLayer),
+                opt("expert_shared_feed_forward_length", U32),
+                req("expert_gating_func", U32),
+                opt("expert_weights_scale", F32),
+                opt("expert_weights_norm", KeyType::Bool),
+                opt("leading_dense_block_count", U32),
+            ],
+            UNTIED_ROPE_FREQS,
+            SEED_OSS_QKV,
+            EXAONE_MOE_LAYER,
+        )
+    },
     // qwen35 and qwen35moe (`src/models/qwen35.cpp`, `qwen35moe.cpp`): qwen3next's hybrid
     // layout, the gated delta net's beta and alpha separate, `rope.dimension_sections` required
     Arch {
@@ -717,6 +735,52 @@ pub const ARCHS: &[Arch] = &[
             QWEN35MOE_LAYER,
         )
     },
+];
+
+/// `output` required, the one `rope_freqs` taken when present unless the model has
+/// multi-token prediction blocks (exaone-moe).
+const UNTIED_ROPE_FREQS: &[TensorRule] = &[
+    t("token_embd.weight", &[Embd, Vocab], Always),
+    t("output_norm.weight", &[Embd], Always),
+    t("output.weight", &[Embd, Vocab], Always),
+    t("rope_freqs.weight", &[RotHalf], OptionalWithoutMtp),
+];
+
+/// exaone-moe's layer: query and key norms; a dense feed-forward in the leading layers and the
+/// prediction blocks, experts (`exp_probs_b` optional) and a shared expert in the others.
+const EXAONE_MOE_LAYER: &[TensorRule] = &[
+    t(
+        "blk.{}.attn_output.weight",
+        &[HeadKTimesHeads, Embd],
+        Always,
+    ),
+    t("blk.{}.attn_norm.weight", &[Embd], Always),
+    t("blk.{}.attn_q_norm.weight", &[HeadK], Always),
+    t("blk.{}.attn_k_norm.weight", &[HeadK], Always),
+    t("blk.{}.ffn_norm.weight", &[Embd], Always),
+    t("blk.{}.ffn_gate.weight", &[Embd, Ff], LeadDenseOrMtp),
+    t("blk.{}.ffn_down.weight", &[Ff, Embd], LeadDenseOrMtp),
+    t("blk.{}.ffn_up.weight", &[Embd, Ff], LeadDenseOrMtp),
+    t("blk.{}.ffn_gate_inp.weight", &[Embd, Expert], MoeTrunk),
+    t("blk.{}.exp_probs_b.bias", &[Expert], MoeTrunkOptional),
+    t(
+        "blk.{}.ffn_gate_exps.weight",
+        &[Embd, FfExp, Expert],
+        MoeTrunk,
+    ),
+    t(
+        "blk.{}.ffn_down_exps.weight",
+        &[FfExp, Embd, Expert],
+        MoeTrunk,
+    ),
+    t(
+        "blk.{}.ffn_up_exps.weight",
+        &[Embd, FfExp, Expert],
+        MoeTrunk,
+    ),
+    t("blk.{}.ffn_gate_shexp.weight", &[Embd, FfShexp], MoeTrunk),
+    t("blk.{}.ffn_down_shexp.weight", &[FfShexp, Embd], MoeTrunk),
+    t("blk.{}.ffn_up_shexp.weight", &[Embd, FfShexp], MoeTrunk),
 ];
 
 /// qwen35's keys: qwen3next's linear-attention sizes and `rope.dimension_sections`.
@@ -1234,6 +1298,23 @@ const OLMOE_LAYER: &[TensorRule] = &[
     t("blk.{}.ffn_down_exps.weight", &[Ff, Embd, Expert], Always),
     t("blk.{}.ffn_up_exps.weight", &[Embd, Ff, Expert], Always),
 ];
+
+/// deepseek2 (`src/models/deepseek2.cpp`): multi-head latent attention, leading dense layers
+/// then experts, probed multi-token prediction blocks.
+const DEEPSEEK2: Arch = Arch {
+    experts: Experts::RequiredAfterLead,
+    ff_exp: FfExp::Key,
+    qkv: None,
+    mla: true,
+    mtp: Mtp::Probed,
+    ..arch(
+        "deepseek2",
+        DEEPSEEK2_KEYS,
+        TIED_NO_ROPE,
+        GQA,
+        DEEPSEEK2_LAYER,
+    )
+};
 
 /// phi2's and starcoder2's outside the layers: the output norm with its bias (phi2 adds a
 /// required `output` with a bias, [`PHI2_GLOBALS`]).

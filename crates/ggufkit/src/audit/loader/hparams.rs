@@ -191,6 +191,7 @@ pub(super) fn read(
     let key_shexp = get("expert_shared_feed_forward_length").unwrap_or(0);
     let n_ff_shexp = match arch.ff_shexp {
         FfShexp::KeyOrFf if key_shexp == 0 => n_ff,
+        FfShexp::KeyOrFfExp if key_shexp == 0 => n_ff_exp,
         _ => key_shexp,
     };
     let (key_mla, value_mla) = (

@@ -182,9 +182,15 @@ fn expert_problem(arch: &Arch, h: &Hparams) -> Option<(&'static str, String)> {
         ));
     }
     // deepseek2's leading dense layers need no experts: it throws when a layer after them has none
+    // exaone-moe's prediction blocks are dense: only the trunk's layers have experts
+    let moe_end = if arch.layer.iter().any(|r| r.need == Need::MoeTrunk) {
+        h.trunk()
+    } else {
+        h.n_layer
+    };
     let needed = match arch.experts {
         Experts::Required => true,
-        Experts::RequiredAfterLead => h.n_dense_lead < h.n_layer,
+        Experts::RequiredAfterLead => h.n_dense_lead < moe_end,
         Experts::None | Experts::Optional => false,
     };
     if needed && n == 0 {
@@ -202,6 +208,7 @@ fn created(need: Need, arch: &Arch, h: &Hparams, layer: Option<u64>, fused: bool
     let moe = h.n_expert > 0 && arch.experts != Experts::None;
     let lead = layer.is_some_and(|il| il < h.n_dense_lead);
     let recurrent = layer.is_some_and(|il| h.is_recurrent(il));
+    let mtp_block = layer.is_some_and(|il| il >= h.trunk());
     let interleaved = layer.is_some_and(|il| h.n_moe_step > 0 && (il + 1) % h.n_moe_step == 0);
     match need {
         Need::Always => Some(true),
@@ -224,6 +231,10 @@ fn created(need: Need, arch: &Arch, h: &Hparams, layer: Option<u64>, fused: bool
         Need::AfterLeadUnfused => (!lead && !fused).then_some(true),
         Need::AfterLeadShared => (!lead && h.n_expert_shared > 0).then_some(true),
         Need::AfterLeadShexp => (!lead && h.n_ff_shexp > 0).then_some(true),
+        Need::LeadDenseOrMtp => (lead || mtp_block).then_some(true),
+        Need::MoeTrunk => (!lead && !mtp_block).then_some(true),
+        Need::MoeTrunkOptional => (!lead && !mtp_block).then_some(false),
+        Need::OptionalWithoutMtp => (h.n_nextn == 0).then_some(false),
         Need::Interleaved => interleaved.then_some(true),
         Need::NotInterleaved => (!interleaved).then_some(true),
         Need::Recurrent => recurrent.then_some(true),
@@ -602,16 +613,32 @@ fn report(
     }
     if let Some((first, offset)) = unused.first() {
         let more = unused.len() - 1;
+        let nor = if more > 0 {
+            format!(" (nor {more} more)")
+        } else {
+            String::new()
+        };
+        let counted_twice = arch
+            .globals
+            .iter()
+            .any(|r| r.name == first && r.need == Need::OptionalWithoutMtp);
+        let msg = if counted_twice {
+            format!(
+                "'{first}' beside nextn_predict_layers {}: llama.cpp's {} loader counts it once more in each prediction block and refuses the file (too many tensors created){nor}",
+                h.n_nextn, arch.name
+            )
+        } else {
+            format!(
+                "llama.cpp's {} loader does not create '{first}'{nor}: it refuses a file with tensors it leaves unused (wrong number of tensors)",
+                arch.name
+            )
+        };
         out.push(Finding::new(
             "model.unused-tensor",
             Severity::Error,
             first,
             *offset,
-            format!(
-                "llama.cpp's {} loader does not create '{first}'{}: it refuses a file with tensors it leaves unused (wrong number of tensors)",
-                arch.name,
-                if more > 0 { format!(" (nor {more} more)") } else { String::new() }
-            ),
+            msg,
         ));
     }
     LoaderTensors {

@@ -175,6 +175,17 @@ pub enum Need {
     /// In the layers after the leading dense ones when `n_ff_shexp > 0` (ernie4_5-moe's shared
     /// expert).
     AfterLeadShexp,
+    /// In the leading dense layers and the multi-token prediction blocks (exaone-moe's dense
+    /// feed-forward).
+    LeadDenseOrMtp,
+    /// In the layers after the leading dense ones, before the prediction blocks.
+    MoeTrunk,
+    /// Taken when present in those layers.
+    MoeTrunkOptional,
+    /// Taken when present in a model without multi-token prediction blocks; with them the
+    /// loader refuses it (exaone-moe's `rope_freqs`, created once more, skipped, in each
+    /// prediction block: "too many tensors created").
+    OptionalWithoutMtp,
     /// In the expert layers of an interleaved model: every `interleave_moe_layer_step`-th
     /// (llama4: `(il + 1) % step == 0`, none when the step is 0).
     Interleaved,
@@ -226,6 +237,8 @@ pub enum FfShexp {
     KeyOrNone,
     /// `{arch}.expert_shared_feed_forward_length`, else `n_ff` (qwen2moe).
     KeyOrFf,
+    /// `{arch}.expert_shared_feed_forward_length`, else `n_ff_exp` (exaone-moe).
+    KeyOrFfExp,
 }
 
 /// Whether an architecture has experts.
