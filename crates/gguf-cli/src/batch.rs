@@ -18,11 +18,18 @@ pub struct Line<'a> {
     pub bytes: &'a [u8],
 }
 
-/// Answers every line of `input` with `answer` and writes the answers to `out`, each followed by
-/// a newline, in input order. `scratch` makes the per-thread state `answer` reuses.
+/// Lines answered into one buffer: a chunk's answers are written by its parts, in order.
+const PART_LINES: usize = 64;
+
+/// Answers every line of `input` with `answer` (which appends the line's answer to the string it
+/// is given) and writes the answers to `out`, each followed by a newline, in input order.
+/// `scratch` makes the per-thread state `answer` reuses.
 ///
 /// The calling thread reads the next chunk and writes the previous chunk's answers while the
 /// pool answers the current one, so the workers never wait for the serial input and output.
+/// The answers go into a few buffers per chunk that live as long as the batch: no string is made
+/// per line, and none made by a worker is freed by another thread (a free from another thread
+/// takes the allocator's lock of the worker's arena, which the workers then waited on).
 pub fn map_lines<S, I, F>(
     mut input: impl BufRead,
     out: &mut impl Write,
@@ -31,7 +38,7 @@ pub fn map_lines<S, I, F>(
 ) -> io::Result<u64>
 where
     I: Fn() -> S + Sync + Send,
-    F: Fn(&mut S, &Line<'_>) -> String + Sync + Send,
+    F: Fn(&mut S, &Line<'_>, &mut String) + Sync + Send,
 {
     let (scratch, answer) = (&scratch, &answer);
     let mut number = 0u64;
@@ -39,31 +46,35 @@ where
     chunk.read(&mut input, &mut number)?;
     let mut spare = Chunk::default();
     std::thread::scope(|scope| -> io::Result<u64> {
-        let mut answered: Vec<String> = Vec::new();
         while !chunk.ends.is_empty() {
             let working = scope.spawn(move || {
-                let answers = chunk.answer(scratch, answer);
-                (chunk, answers)
+                chunk.answer(scratch, answer);
+                chunk
             });
-            write_answers(out, &answered)?;
+            spare.write_answers(out)?;
             spare.read(&mut input, &mut number)?;
-            let (done, answers) = working
+            let done = working
                 .join()
                 .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-            answered = answers;
             chunk = std::mem::replace(&mut spare, done);
         }
-        write_answers(out, &answered)?;
+        spare.write_answers(out)?;
         Ok(number)
     })
 }
 
-/// Consecutive input lines: their bytes one after another, where each ends, the first's number.
+/// Consecutive input lines: their bytes one after another, where each ends, the first's number;
+/// and once answered, the answers of each part of [`PART_LINES`] lines.
 #[derive(Default)]
 struct Chunk {
     text: Vec<u8>,
     ends: Vec<usize>,
     first: u64,
+    /// The answers of lines `k * PART_LINES..`, each followed by a newline, in `answers[k]`
+    /// (the strings are cleared and kept from chunk to chunk).
+    answers: Vec<String>,
+    /// How many of `answers` hold this chunk's.
+    parts: usize,
 }
 
 impl Chunk {
@@ -73,6 +84,7 @@ impl Chunk {
         let (text, ends) = (&mut self.text, &mut self.ends);
         text.clear();
         ends.clear();
+        self.parts = 0;
         self.first = *number + 1;
         while ends.len() < CHUNK_LINES && text.len() < CHUNK_BYTES {
             let start = text.len();
@@ -93,33 +105,43 @@ impl Chunk {
         Ok(())
     }
 
-    /// Every line's answer, in order, computed on rayon's pool.
-    fn answer<S, I, F>(&self, scratch: &I, answer: &F) -> Vec<String>
+    /// Every line's answer, in order, computed on rayon's pool a part at a time.
+    fn answer<S, I, F>(&mut self, scratch: &I, answer: &F)
     where
         I: Fn() -> S + Sync + Send,
-        F: Fn(&mut S, &Line<'_>) -> String + Sync + Send,
+        F: Fn(&mut S, &Line<'_>, &mut String) + Sync + Send,
     {
-        let ends = &self.ends;
-        (0..ends.len())
-            .into_par_iter()
-            .map_init(scratch, |s, i| {
-                let start = if i == 0 { 0 } else { ends[i - 1] };
-                let line = Line {
-                    number: self.first + i as u64,
-                    bytes: &self.text[start..ends[i]],
-                };
-                answer(s, &line)
-            })
-            .collect()
+        let (text, ends, first) = (&self.text, &self.ends, self.first);
+        self.parts = ends.len().div_ceil(PART_LINES);
+        if self.answers.len() < self.parts {
+            self.answers.resize_with(self.parts, String::new);
+        }
+        self.answers[..self.parts]
+            .par_iter_mut()
+            .enumerate()
+            .for_each_init(scratch, |s, (k, buf)| {
+                buf.clear();
+                let lines = k * PART_LINES..ends.len().min((k + 1) * PART_LINES);
+                for i in lines {
+                    let start = if i == 0 { 0 } else { ends[i - 1] };
+                    let line = Line {
+                        number: first + i as u64,
+                        bytes: &text[start..ends[i]],
+                    };
+                    answer(s, &line, buf);
+                    buf.push('\n');
+                }
+            });
     }
-}
 
-fn write_answers(out: &mut impl Write, answers: &[String]) -> io::Result<()> {
-    for a in answers {
-        out.write_all(a.as_bytes())?;
-        out.write_all(b"\n")?;
+    /// Writes the answers of the lines last answered (none once written or read again).
+    fn write_answers(&mut self, out: &mut impl Write) -> io::Result<()> {
+        for a in &self.answers[..self.parts] {
+            out.write_all(a.as_bytes())?;
+        }
+        self.parts = 0;
+        Ok(())
     }
-    Ok(())
 }
 
 /// `bytes` as UTF-8, or the message naming the first byte that is not (`what` names the input).
@@ -160,7 +182,13 @@ mod tests {
             input.as_bytes(),
             &mut out,
             || (),
-            |_, l| format!("{}:{}", l.number, String::from_utf8_lossy(l.bytes)),
+            |_, l, out| {
+                out.push_str(&format!(
+                    "{}:{}",
+                    l.number,
+                    String::from_utf8_lossy(l.bytes)
+                ))
+            },
         )
         .unwrap();
         assert_eq!(lines, n as u64);
@@ -175,7 +203,13 @@ mod tests {
             &b"a\n\nb"[..],
             &mut out,
             || (),
-            |_, l| format!("{}={}", l.number, String::from_utf8_lossy(l.bytes)),
+            |_, l, out| {
+                out.push_str(&format!(
+                    "{}={}",
+                    l.number,
+                    String::from_utf8_lossy(l.bytes)
+                ))
+            },
         )
         .unwrap();
         assert_eq!(out, b"1=a\n2=\n3=b\n");

@@ -98,18 +98,18 @@ fn stdin_ids() -> Result<Vec<u32>, CliError> {
 fn batch(tok: &Tokenizer<'_>, remove_special: bool, unparse_special: bool) -> Result<(), CliError> {
     let stdout = io::stdout();
     let mut out = io::BufWriter::with_capacity(1 << 16, stdout.lock());
-    let answer = |_: &mut (), line: &Line<'_>| {
+    let answer = |_: &mut (), line: &Line<'_>, out: &mut String| {
         let r = match request(line) {
             Ok(r) => r,
-            Err(e) => return tokens::error_answer(&e),
+            Err(e) => return tokens::error_answer(out, &e),
         };
         match tok.decode(
             &r.ids,
             r.remove_special.unwrap_or(remove_special),
             r.unparse_special.unwrap_or(unparse_special),
         ) {
-            Ok(text) => tokens::text_answer(&text),
-            Err(e) => tokens::error_answer(&format!("line {}: {e}", line.number)),
+            Ok(text) => tokens::text_answer(out, &text),
+            Err(e) => tokens::error_answer(out, &format!("line {}: {e}", line.number)),
         }
     };
     let done = map_lines(io::stdin().lock(), &mut out, || (), answer).and_then(|_| out.flush());

@@ -2,6 +2,7 @@
 //! [--ids | --json | --count]`: the token ids llama.cpp's `llama_tokenize` gives for a text, with
 //! the file's own tokenizer. `--jsonl` tokenizes one JSON object per stdin line, on every core.
 
+use std::borrow::Cow;
 use std::ffi::OsString;
 use std::io::{self, Read, Write};
 use std::path::PathBuf;
@@ -44,11 +45,12 @@ pub struct Args {
     jsonl: bool,
 }
 
-/// One line of `--jsonl` input.
+/// One line of `--jsonl` input (its text borrowed from the line unless it has escapes).
 #[derive(serde::Deserialize)]
 #[serde(deny_unknown_fields)]
-struct Request {
-    text: String,
+struct Request<'a> {
+    #[serde(borrow)]
+    text: Cow<'a, str>,
     add_special: Option<bool>,
     parse_special: Option<bool>,
 }
@@ -135,7 +137,7 @@ fn batch<'t, 'g>(
         pool: &pool,
         session: pool.lock().ok().and_then(|mut p| p.pop()),
     };
-    let answer = |s: &mut Pooled<'_, 't, 'g>, line: &Line<'_>| {
+    let answer = |s: &mut Pooled<'_, 't, 'g>, line: &Line<'_>, out: &mut String| {
         let (encoder, ids) = s.session.get_or_insert_with(|| (tok.encoder(), Vec::new()));
         match request(line) {
             Ok(r) => match encoder.encode_into(
@@ -144,10 +146,10 @@ fn batch<'t, 'g>(
                 r.parse_special.unwrap_or(parse_special),
                 ids,
             ) {
-                Ok(()) => tokens::ids_answer(ids),
-                Err(e) => tokens::error_answer(&format!("line {}: {e}", line.number)),
+                Ok(()) => tokens::ids_answer(out, ids),
+                Err(e) => tokens::error_answer(out, &format!("line {}: {e}", line.number)),
             },
-            Err(e) => tokens::error_answer(&e),
+            Err(e) => tokens::error_answer(out, &e),
         }
     };
     let done = map_lines(io::stdin().lock(), &mut out, session, answer).and_then(|_| out.flush());
@@ -171,7 +173,7 @@ impl Drop for Pooled<'_, '_, '_> {
     }
 }
 
-fn request(line: &Line<'_>) -> Result<Request, String> {
+fn request<'a>(line: &Line<'a>) -> Result<Request<'a>, String> {
     let text = utf8(line.bytes, &format!("line {}", line.number))?;
     serde_json::from_str(text).map_err(|e| format!("line {}: {e}", line.number))
 }

@@ -56,26 +56,25 @@ pub fn ids_line(ids: &[u32]) -> String {
     out
 }
 
-fn ids_array(j: &mut Json, ids: &[u32]) {
-    let mut s = String::with_capacity(ids.len() * 7 + 2);
+fn ids_array(out: &mut String, ids: &[u32]) {
+    out.reserve(ids.len() * 7 + 2);
     // `itoa`, not `write!`: formatting the ids was a tenth of a batch's instructions
     let mut digits = itoa::Buffer::new();
-    s.push('[');
+    out.push('[');
     for (i, id) in ids.iter().enumerate() {
         if i > 0 {
-            s.push(',');
+            out.push(',');
         }
-        s.push_str(digits.format(*id));
+        out.push_str(digits.format(*id));
     }
-    s.push(']');
-    j.raw(&s);
+    out.push(']');
 }
 
 /// `{"ids": [...], "pieces": [...]}` on one line; a piece that is not UTF-8 is `{"hex": ...}`.
 pub fn json(ids: &[u32], pieces: &[Vec<u8>]) -> String {
     let mut j = Json::new();
     j.raw("{").key("ids");
-    ids_array(&mut j, ids);
+    ids_array(&mut j.out, ids);
     j.raw(",").key("pieces").raw("[");
     for (i, p) in pieces.iter().enumerate() {
         if i > 0 {
@@ -87,28 +86,31 @@ pub fn json(ids: &[u32], pieces: &[Vec<u8>]) -> String {
     j.out
 }
 
-/// A batch answer: `{"ids": [...]}`.
-pub fn ids_answer(ids: &[u32]) -> String {
-    let mut j = Json::new();
-    j.raw("{").key("ids");
-    ids_array(&mut j, ids);
-    j.raw("}");
-    j.out
+/// A batch answer, appended to `out` (the batch modes write a chunk's answers into a few
+/// buffers they reuse, not a string per line): `{"ids": [...]}`.
+pub fn ids_answer(out: &mut String, ids: &[u32]) {
+    out.push_str("{\"ids\":");
+    ids_array(out, ids);
+    out.push('}');
 }
 
-/// A batch answer: `{"text": ...}`, the text as a JSON string, or `{"hex": ...}` when the bytes
-/// are not UTF-8 (a piece can end inside a character).
-pub fn text_answer(text: &[u8]) -> String {
-    let mut j = Json::new();
+/// A batch answer appended to `out`: `{"text": ...}`, the text as a JSON string, or
+/// `{"hex": ...}` when the bytes are not UTF-8 (a piece can end inside a character).
+pub fn text_answer(out: &mut String, text: &[u8]) {
+    let mut j = Json {
+        out: std::mem::take(out),
+    };
     j.raw("{").key("text").text(text).raw("}");
-    j.out
+    *out = j.out;
 }
 
-/// A batch answer for a line that could not be answered: `{"error": ...}`.
-pub fn error_answer(message: &str) -> String {
-    let mut j = Json::new();
+/// A batch answer appended to `out`, for a line that could not be answered: `{"error": ...}`.
+pub fn error_answer(out: &mut String, message: &str) {
+    let mut j = Json {
+        out: std::mem::take(out),
+    };
     j.raw("{").key("error").str(message).raw("}");
-    j.out
+    *out = j.out;
 }
 
 #[cfg(test)]
@@ -132,9 +134,18 @@ mod tests {
             json(&ids, &pieces),
             "{\"ids\":[1,15043,240],\"pieces\":[\"<s>\",\" Hello\",{\"hex\":\"f0\"}]}\n"
         );
-        assert_eq!(ids_answer(&[]), "{\"ids\":[]}");
-        assert_eq!(text_answer(b"a\"b"), "{\"text\":\"a\\\"b\"}");
-        assert_eq!(error_answer("bad"), "{\"error\":\"bad\"}");
+        let answer = |f: &dyn Fn(&mut String)| {
+            let mut out = String::from("x");
+            f(&mut out);
+            out
+        };
+        assert_eq!(answer(&|o| ids_answer(o, &[])), "x{\"ids\":[]}");
+        assert_eq!(answer(&|o| ids_answer(o, &[1, 23])), "x{\"ids\":[1,23]}");
+        assert_eq!(
+            answer(&|o| text_answer(o, b"a\"b")),
+            "x{\"text\":\"a\\\"b\"}"
+        );
+        assert_eq!(answer(&|o| error_answer(o, "bad")), "x{\"error\":\"bad\"}");
         let t = table(&ids, &pieces);
         assert_eq!(
             t,
