@@ -236,3 +236,58 @@ fn concurrent_first_encodes_never_wait_for_themselves() {
     }
     done.store(true, std::sync::atomic::Ordering::SeqCst);
 }
+
+/// `from_gguf_eager` (the merges hashed while the tokens load) and `from_gguf_prepared` (every
+/// table built up front) give the tokenizer `from_gguf` gives: the same ids for long and short
+/// texts, first encodes included, and the same refusal, on every corpus vocabulary.
+#[test]
+fn eager_and_prepared_tokenizers_are_the_lazy_one() {
+    let Some(vocabs) = vocabularies() else {
+        return;
+    };
+    let texts = texts();
+    let short = [
+        "",
+        "Hi",
+        " Hello world\n\n  it's 3.14!",
+        "\u{2581}x <s></s> 😀",
+    ];
+    let two = pool(2);
+    let mut compared = 0;
+    for path in &vocabs {
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let g = Gguf::open(path).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let lazy = Tokenizer::from_gguf(&g);
+        two.install(|| {
+            let built = [
+                ("eager", Tokenizer::from_gguf_eager(&g)),
+                ("prepared", Tokenizer::from_gguf_prepared(&g)),
+            ];
+            for (how, tok) in &built {
+                let (lazy, tok) = match (&lazy, tok) {
+                    (Ok(l), Ok(t)) => (l, t),
+                    (Err(l), Err(t)) => {
+                        assert_eq!(l.to_string(), t.to_string(), "{name}: {how}'s refusal");
+                        continue;
+                    }
+                    (l, t) => panic!("{name}: from_gguf {:?}, {how} {:?}", l.is_ok(), t.is_ok()),
+                };
+                // the first encode of the eager tokenizer is the long text's (the table's
+                // second half built while the text is cut into words)
+                for text in texts.iter().take(2).map(String::as_str).chain(short) {
+                    for parse_special in [false, true] {
+                        let want = lazy
+                            .encode(text, true, parse_special)
+                            .map_err(|e| e.to_string());
+                        let got = tok
+                            .encode(text, true, parse_special)
+                            .map_err(|e| e.to_string());
+                        assert_eq!(got, want, "{name}: {how}, {} bytes", text.len());
+                        compared += 1;
+                    }
+                }
+            }
+        });
+    }
+    println!("{compared} encodes of eager and prepared tokenizers identical to the lazy one's");
+}

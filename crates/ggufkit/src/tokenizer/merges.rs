@@ -4,9 +4,11 @@
 //! bytes (its index there is its rank), found by the hash of the whole text: building it needs
 //! no split of any merge, and a lookup of `(left, right)` hashes `left + " " + right` (a pair
 //! whose left part has a space after its first byte is split otherwise by llama.cpp, so it has
-//! no rank). The array is walked once; the hashing and the tables (a few, by the hash's top
-//! bits) run on rayon's pool. The strings stay in the file (and the table owes it no lifetime,
-//! so the tokenizer stays covariant in the file's).
+//! no rank). The build has two halves: [`Hashed`] walks the array once (its lengths only) and
+//! hashes the merges on every thread, sorting them by table (a few, by the hash's top bits);
+//! [`Merges::from_hashed`] fills the tables, one per thread. The first needs only the merges
+//! array, so it can run while the vocabulary loads. The strings stay in the file (and the
+//! table owes it no lifetime, so the tokenizer stays covariant in the file's).
 #![forbid(unsafe_code)]
 
 use std::hash::BuildHasher;
@@ -14,20 +16,77 @@ use std::hash::BuildHasher;
 use hashbrown::hash_table::Entry;
 use hashbrown::HashTable;
 
-use crate::value::ArrayView;
+use crate::endian::Endian;
+use crate::value::{ArrayView, ValueType};
 
-/// Where a merge's text lies in the array's bytes (its index in [`Merges::spans`] is its
-/// rank).
-#[derive(Clone, Copy)]
-struct Span {
-    start: usize,
-    len: u32,
+/// Where each merge's text lies in the array's bytes, in order (a merge's index is its rank):
+/// offset and length as two `u32`s when the array's bytes allow it (always, but in a hostile
+/// file of more than 4 GiB of merges), which halves the memory the build writes.
+enum Spans {
+    Narrow(Vec<[u32; 2]>),
+    Wide(Vec<(usize, usize)>),
 }
 
-impl Span {
+impl Spans {
+    /// The spans of the strings of `raw` (the array's bytes: each string's length in 8 bytes of
+    /// byte order `endian`, then its bytes), at most `count`; the walk stops at a string cut
+    /// short (the parser has refused such an array already).
+    fn walk(raw: &[u8], endian: Endian, count: u64) -> Spans {
+        // at most one string per 8 bytes: bounded by the array's bytes
+        let cap = usize::try_from(count).map_or(0, |n| n.min(raw.len() / 8));
+        if u32::try_from(raw.len()).is_ok() {
+            let mut spans = Vec::with_capacity(cap);
+            walk_strings(raw, endian, count, |start, len| {
+                spans.push([start as u32, len as u32])
+            });
+            Spans::Narrow(spans)
+        } else {
+            let mut spans = Vec::with_capacity(cap);
+            walk_strings(raw, endian, count, |start, len| spans.push((start, len)));
+            Spans::Wide(spans)
+        }
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            Spans::Narrow(s) => s.len(),
+            Spans::Wide(s) => s.len(),
+        }
+    }
+
+    /// The text of merge `i` in `raw`.
     #[inline]
-    fn of<'a>(&self, raw: &'a [u8]) -> &'a [u8] {
-        &raw[self.start..self.start + self.len as usize]
+    fn text<'a>(&self, raw: &'a [u8], i: usize) -> &'a [u8] {
+        let (start, len) = match self {
+            Spans::Narrow(s) => {
+                let [start, len] = s[i];
+                (start as usize, len as usize)
+            }
+            Spans::Wide(s) => s[i],
+        };
+        &raw[start..start + len]
+    }
+}
+
+/// Calls `each(start, len)` for the strings of `raw`, in order (see [`Spans::walk`]): only the
+/// lengths are read, which keeps the walk, the one serial part of the build, short.
+#[inline]
+fn walk_strings(raw: &[u8], endian: Endian, count: u64, mut each: impl FnMut(usize, usize)) {
+    let mut pos = 0usize;
+    for _ in 0..count {
+        let Some(&len) = raw.get(pos..).and_then(|r| r.first_chunk::<8>()) else {
+            break;
+        };
+        let start = pos + 8;
+        let Some(end) = usize::try_from(endian.u64(len))
+            .ok()
+            .and_then(|len| start.checked_add(len))
+            .filter(|&end| end <= raw.len())
+        else {
+            break;
+        };
+        each(start, end - start);
+        pos = end;
     }
 }
 
@@ -49,7 +108,7 @@ const STACK_KEY: usize = 128;
 /// The merge ranks of a BPE vocabulary.
 pub(crate) struct Merges {
     /// Every merge, in order (a text listed twice too).
-    spans: Vec<Span>,
+    spans: Spans,
     /// Indexes into `spans` (the first of equal texts), found by the hash of their text; one
     /// table per [`shard`] of the hash.
     tables: Vec<HashTable<u32>>,
@@ -94,75 +153,28 @@ fn joiner_of(word: &[u8]) -> Option<&[u8]> {
 }
 
 impl Merges {
-    /// The ranks of `merges` (absent: none, as for kimi-k2); with `joiners`, the characters
-    /// merged to a following `▁` too (see [`Merges::joiners`]).
-    pub fn new(merges: Option<ArrayView<'_>>, joiners: bool) -> Self {
-        let mut m = Merges {
-            spans: Vec::new(),
-            tables: (0..SHARDS).map(|_| HashTable::new()).collect(),
-            hasher: hashbrown::DefaultHashBuilder::default(),
-            joiners: joiners.then(Vec::new),
-        };
-        let Some((raw, strings)) = merges.and_then(|a| Some((a.raw_bytes(), a.strings()?))) else {
+    /// The ranks of `merges` (absent: none, as for kimi-k2) from [`Hashed::new`]`(merges, ..)`:
+    /// the hash tables filled, one per thread.
+    pub fn from_hashed(hashed: Hashed, merges: Option<ArrayView<'_>>) -> Self {
+        let Hashed { mut m, by_shard } = hashed;
+        if by_shard.is_empty() {
             return m;
-        };
-        // at most one entry per string of the array: bounded by its bytes
-        m.spans
-            .reserve(strings.size_hint().1.unwrap_or(0).min(1 << 24));
-        let base = raw.as_ptr() as usize;
-        for s in strings {
-            let word = s.as_bytes();
-            m.spans.push(Span {
-                start: word.as_ptr() as usize - base,
-                len: word.len() as u32,
-            });
         }
-        let hasher = &m.hasher;
-        let spans = &m.spans;
-        let hashes: Vec<u64> = map_on_threads(spans.len().div_ceil(CHUNK), |c| {
-            let chunk = &spans[c * CHUNK..spans.len().min((c + 1) * CHUNK)];
-            chunk
-                .iter()
-                .map(|p| hasher.hash_one(p.of(raw)))
-                .collect::<Vec<u64>>()
-        })
-        .concat();
-        if joiners {
-            let found: Vec<Vec<&[u8]>> = map_on_threads(spans.len().div_ceil(CHUNK), |c| {
-                let chunk = &spans[c * CHUNK..spans.len().min((c + 1) * CHUNK)];
-                let mut found: Vec<&[u8]> = Vec::new();
-                for p in chunk {
-                    if let Some(c) = joiner_of(p.of(raw)) {
-                        if !found.contains(&c) {
-                            found.push(c);
-                            if found.len() > MAX_JOINERS {
-                                break;
-                            }
-                        }
-                    }
-                }
-                found
-            });
-            for c in found.iter().flatten() {
-                m.note_joiner(c);
-            }
-        }
-        let spans = &m.spans;
+        let raw = merges.map(|a| a.raw_bytes()).unwrap_or_default();
+        let (spans, hasher) = (&m.spans, &m.hasher);
         m.tables = map_on_threads(SHARDS, |part| {
-            let count = hashes.iter().filter(|&&h| shard(h) == part).count();
+            let count = by_shard.iter().map(|h| h[part].len()).sum();
             let mut table = HashTable::with_capacity(count);
-            for (index, &h) in hashes.iter().enumerate() {
-                if shard(h) != part {
-                    continue;
-                }
-                let key = spans[index].of(raw);
-                // a text listed again keeps its first rank
+            // in rank order: a text listed again keeps its first rank
+            for &[lo, hi, index] in by_shard.iter().flat_map(|h| &h[part]) {
+                let h = u64::from(hi) << 32 | u64::from(lo);
+                let key = spans.text(raw, index as usize);
                 if let Entry::Vacant(v) = table.entry(
                     h,
-                    |&r: &u32| spans[r as usize].of(raw) == key,
-                    |&r| hashes[r as usize],
+                    |&r: &u32| spans.text(raw, r as usize) == key,
+                    |&r| hasher.hash_one(spans.text(raw, r as usize)),
                 ) {
-                    v.insert(index as u32);
+                    v.insert(index);
                 }
             }
             table
@@ -211,8 +223,76 @@ impl Merges {
         };
         let h = self.hasher.hash_one(key);
         self.tables[shard(h)]
-            .find(h, |&r| self.spans[r as usize].of(raw) == key)
+            .find(h, |&r| self.spans.text(raw, r as usize) == key)
             .copied()
+    }
+}
+
+/// The first half of a merge table's build, which needs the merges array only (not the
+/// vocabulary): the merges walked, hashed and sorted by table, and the `▁` joiners found. The
+/// second half, [`Merges::from_hashed`], fills the tables.
+pub(crate) struct Hashed {
+    /// The table without its hash tables yet.
+    m: Merges,
+    /// Each chunk's merges by table (so that each table's build reads its own): the hash's two
+    /// halves and the rank (12 bytes, not a padded 16).
+    by_shard: Vec<[Vec<[u32; 3]>; SHARDS]>,
+}
+
+impl Hashed {
+    /// The first half of the table of `merges`; with `joiners`, the characters merged to a
+    /// following `▁` too (see [`Merges::joiners`]).
+    pub fn new(merges: Option<ArrayView<'_>>, joiners: bool) -> Self {
+        let mut m = Merges {
+            spans: Spans::Narrow(Vec::new()),
+            tables: (0..SHARDS).map(|_| HashTable::new()).collect(),
+            hasher: hashbrown::DefaultHashBuilder::default(),
+            joiners: joiners.then(Vec::new),
+        };
+        let Some(a) = merges.filter(|a| a.element_type() == ValueType::String) else {
+            return Hashed {
+                m,
+                by_shard: Vec::new(),
+            };
+        };
+        let raw = a.raw_bytes();
+        m.spans = Spans::walk(raw, a.endian(), a.len());
+        let hasher = &m.hasher.clone();
+        let spans = &m.spans;
+        let n = spans.len();
+        let chunks = n.div_ceil(CHUNK);
+        let by_shard: Vec<[Vec<[u32; 3]>; SHARDS]> = map_on_threads(chunks, |c| {
+            let mut by_shard: [Vec<[u32; 3]>; SHARDS] = Default::default();
+            let range = c * CHUNK..n.min((c + 1) * CHUNK);
+            for part in &mut by_shard {
+                part.reserve(range.len() / SHARDS + range.len() / 16);
+            }
+            for i in range {
+                let h = hasher.hash_one(spans.text(raw, i));
+                by_shard[shard(h)].push([h as u32, (h >> 32) as u32, i as u32]);
+            }
+            by_shard
+        });
+        if joiners {
+            let found: Vec<Vec<&[u8]>> = map_on_threads(chunks, |c| {
+                let mut found: Vec<&[u8]> = Vec::new();
+                for i in c * CHUNK..n.min((c + 1) * CHUNK) {
+                    if let Some(c) = joiner_of(spans.text(raw, i)) {
+                        if !found.contains(&c) {
+                            found.push(c);
+                            if found.len() > MAX_JOINERS {
+                                break;
+                            }
+                        }
+                    }
+                }
+                found
+            });
+            for c in found.iter().flatten() {
+                m.note_joiner(c);
+            }
+        }
+        Hashed { m, by_shard }
     }
 }
 

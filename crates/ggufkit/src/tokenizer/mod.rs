@@ -52,6 +52,9 @@ pub struct Tokenizer<'g> {
     partition: OnceLock<partition::SpecialMatcher>,
     rwkv: OnceLock<rwkv::Rwkv>,
     merges: OnceLock<merges::Merges>,
+    /// The first half of the merge table's build, when done before the table was asked for
+    /// (`from_gguf_eager`).
+    merges_hashed: std::sync::Mutex<Option<merges::Hashed>>,
     /// SentencePiece: whether fragments merge word by word (`spm::by_words`).
     spm_by_words: OnceLock<bool>,
     /// BPE: the tokens of single bytes.
@@ -76,7 +79,38 @@ impl<'g> Tokenizer<'g> {
     /// Loads the tokenizer of `gguf` as llama.cpp's loader does; a vocabulary llama.cpp refuses
     /// is refused with the key (or token) at fault.
     pub fn from_gguf(gguf: &'g Gguf<'_>) -> Result<Tokenizer<'g>, TokenizerError> {
-        let vocab = Vocab::load(gguf)?;
+        Self::with_vocab(Vocab::load(gguf)?)
+    }
+
+    /// [`Tokenizer::from_gguf`], with the half of a BPE vocabulary's merge table that needs
+    /// nothing of the vocabulary but its merges array (walking and hashing the merges) done
+    /// while the tokens are loaded and indexed; the rest is built at first use, as by
+    /// `from_gguf`. For a long text, which needs the table: its first encode fills the table
+    /// while it cuts the text into words. A short text may need no table at all.
+    pub fn from_gguf_eager(gguf: &'g Gguf<'_>) -> Result<Tokenizer<'g>, TokenizerError> {
+        let keys = Vocab::load_keys(gguf)?;
+        let merges_of = (keys.model == Model::Bpe).then(|| (keys.merges, merge_joiners(&keys)));
+        let (vocab, hashed) = rayon::join(
+            || keys.load_tokens_and_specials(gguf),
+            || merges_of.map(|(array, joiners)| merges::Hashed::new(array, joiners)),
+        );
+        let t = Self::with_vocab(vocab?)?;
+        if let (Some(h), Ok(mut slot)) = (hashed, t.merges_hashed.lock()) {
+            *slot = Some(h);
+        }
+        Ok(t)
+    }
+
+    /// [`Tokenizer::from_gguf_eager`] and then [`Tokenizer::prepare`]: every table built, the
+    /// merges hashed while the tokens load. For a batch of texts.
+    pub fn from_gguf_prepared(gguf: &'g Gguf<'_>) -> Result<Tokenizer<'g>, TokenizerError> {
+        let t = Self::from_gguf_eager(gguf)?;
+        t.prepare()?;
+        Ok(t)
+    }
+
+    /// The tokenizer of a loaded vocabulary.
+    fn with_vocab(vocab: Vocab<'g>) -> Result<Tokenizer<'g>, TokenizerError> {
         let mut byte_tokens = [None; 256];
         if matches!(vocab.model, Model::Spm | Model::Ugm) {
             for (b, slot) in byte_tokens.iter_mut().enumerate() {
@@ -92,6 +126,7 @@ impl<'g> Tokenizer<'g> {
             partition: OnceLock::new(),
             rwkv: OnceLock::new(),
             merges: OnceLock::new(),
+            merges_hashed: std::sync::Mutex::new(None),
             bpe_byte_ids: OnceLock::new(),
             spm_by_words: OnceLock::new(),
             pre_tokenizer: OnceLock::new(),
@@ -356,9 +391,11 @@ impl<'g> Tokenizer<'g> {
 
     fn merges(&self) -> &merges::Merges {
         self.merges.get_or_init(|| {
-            // only words that are not byte-level, and merged, are cut at a `▁` (`bpe.rs`)
-            let joiners = !self.vocab.pre.byte_encode() && !self.vocab.flags.ignore_merges;
-            merges::Merges::new(self.vocab.merges, joiners)
+            let early = self.merges_hashed.lock().ok().and_then(|mut h| h.take());
+            let hashed = early.unwrap_or_else(|| {
+                merges::Hashed::new(self.vocab.merges, merge_joiners(&self.vocab))
+            });
+            merges::Merges::from_hashed(hashed, self.vocab.merges)
         })
     }
 
@@ -394,6 +431,12 @@ impl<'g> Tokenizer<'g> {
     fn rwkv(&self) -> &rwkv::Rwkv {
         self.rwkv.get_or_init(|| rwkv::Rwkv::new(&self.vocab))
     }
+}
+
+/// Whether the merge table of `v` records the characters merged to a following `▁`: only words
+/// that are not byte-level, and merged, are cut at a `▁` (`bpe.rs`).
+fn merge_joiners(v: &Vocab<'_>) -> bool {
+    !v.pre.byte_encode() && !v.flags.ignore_merges
 }
 
 #[cfg(test)]

@@ -185,6 +185,13 @@ impl<'g> Vocab<'g> {
 
     /// Loads the vocabulary of `g` as llama.cpp's loader does.
     pub fn load(g: &'g Gguf<'_>) -> Result<Vocab<'g>, TokenizerError> {
+        Self::load_keys(g)?.load_tokens_and_specials(g)
+    }
+
+    /// The first part of [`Vocab::load`], its cheap part: the model, the pre-tokenizer, the
+    /// flags they set and the merges array, but no token yet (what the merge table needs, so
+    /// that it can be built while the tokens load).
+    pub fn load_keys(g: &'g Gguf<'_>) -> Result<Vocab<'g>, TokenizerError> {
         let model_str =
             keys::string(g, keys::MODEL)?.ok_or(TokenizerError::MissingKey { key: keys::MODEL })?;
         let model_bytes = model_str.as_bytes();
@@ -365,13 +372,28 @@ impl<'g> Vocab<'g> {
             f.remove_extra_whitespaces = b;
         }
 
-        v.load_tokens(g)?;
-        v.read_special_ids(g, sp)?;
-        v.adjust_attrs();
-        v.build_special_cache();
-        v.check_pieces()?;
-        v.model_specific_attrs(g)?;
+        // the model's defaults, until the file's keys are read with the tokens
+        v.special = sp;
         Ok(v)
+    }
+
+    /// The rest of [`Vocab::load`] after [`Vocab::load_keys`]: the tokens and their index, the
+    /// special ids and the tokens' attributes.
+    pub fn load_tokens_and_specials(
+        mut self,
+        g: &'g Gguf<'_>,
+    ) -> Result<Vocab<'g>, TokenizerError> {
+        if self.model == Model::None {
+            return Ok(self);
+        }
+        self.load_tokens(g)?;
+        let defaults = self.special;
+        self.read_special_ids(g, defaults)?;
+        self.adjust_attrs();
+        self.build_special_cache();
+        self.check_pieces()?;
+        self.model_specific_attrs(g)?;
+        Ok(self)
     }
 
     /// Tokens, scores, types, the index, and the hybriddna marker's start.
