@@ -112,7 +112,7 @@ fn batch(tok: &Tokenizer<'_>, remove_special: bool, unparse_special: bool) -> Re
             Err(e) => tokens::error_answer(out, &format!("line {}: {e}", line.number)),
         }
     };
-    let done = map_lines(io::stdin().lock(), &mut out, || (), answer).and_then(|_| out.flush());
+    let done = map_lines(io::stdin().lock(), &mut out, |_, _| (), answer).and_then(|_| out.flush());
     finish(done)
 }
 

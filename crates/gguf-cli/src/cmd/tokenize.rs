@@ -6,7 +6,7 @@ use std::borrow::Cow;
 use std::ffi::OsString;
 use std::io::{self, Read, Write};
 use std::path::PathBuf;
-use std::sync::Mutex;
+use std::sync::{Mutex, MutexGuard};
 
 use ggufkit::tokenizer::{Encoder, Tokenizer};
 
@@ -55,24 +55,40 @@ struct Request<'a> {
     parse_special: Option<bool>,
 }
 
+/// A text at least this long needs its tokenizer's tables: what of them can be is built while
+/// the vocabulary loads (`Tokenizer::from_gguf_eager`). A shorter one builds what it needs.
+const PREPARED_MIN_BYTES: usize = 64 << 10;
+
 pub fn run(args: Args) -> CmdResult {
     let opened = open_reporting(&args.file)?;
     let g = opened.gguf();
-    let tok = Tokenizer::from_gguf(g)
-        .map_err(|e| CliError::failed(format!("{}: {e}", args.file.display())))?;
+    let in_file = |e| CliError::failed(format!("{}: {e}", args.file.display()));
     let add_special = !args.no_add_special;
     if args.jsonl {
         // the tables the first line needs, built on every core before the workers start (an
         // error is each line's answer, as encoding gives it)
-        tok.prepare().ok();
+        let tok = Tokenizer::from_gguf_prepared(g)
+            .or_else(|_| Tokenizer::from_gguf(g))
+            .map_err(in_file)?;
         batch(&tok, add_special, args.parse_special)?;
         return Ok(verdict(g));
     }
-    let (bytes, what) = read_input(&args)?;
+    // read first, to know how much the text needs; a vocabulary's error still comes first
+    let input = read_input(&args);
+    let long = input
+        .as_ref()
+        .is_ok_and(|(bytes, _)| bytes.len() >= PREPARED_MIN_BYTES);
+    let tok = if long {
+        Tokenizer::from_gguf_eager(g)
+    } else {
+        Tokenizer::from_gguf(g)
+    }
+    .map_err(in_file)?;
+    let (bytes, what) = input?;
     let text = utf8(&bytes, &what).map_err(CliError::failed)?;
     let ids = tok
         .encode(text, add_special, args.parse_special)
-        .map_err(|e| CliError::failed(format!("{}: {e}", args.file.display())))?;
+        .map_err(in_file)?;
     if args.count {
         print(&format!("{}\n", ids.len()));
     } else if args.ids {
@@ -82,7 +98,7 @@ pub fn run(args: Args) -> CmdResult {
             .iter()
             .map(|&id| tok.piece(id, true).map(|p| p.to_vec()))
             .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| CliError::failed(format!("{}: {e}", args.file.display())))?;
+            .map_err(in_file)?;
         if args.json {
             print(&tokens::json(&ids, &pieces));
         } else {
@@ -122,9 +138,10 @@ fn os_bytes(s: OsString) -> Vec<u8> {
     s.to_string_lossy().into_owned().into_bytes()
 }
 
-/// `--jsonl`: every stdin line answered in order, chunks of lines on every core. Each worker
-/// takes an encoding session from a pool and gives it back, so that the words a session has
-/// encoded serve the next lines too.
+/// `--jsonl`: every stdin line answered in order, chunks of lines on every core. A chunk's
+/// parts take an encoding session each, kept from chunk to chunk so that the words a session
+/// has encoded serve the next lines too: the session of their place in the chunk (one per
+/// thread, each over its own run of parts), else any free one.
 fn batch<'t, 'g>(
     tok: &'t Tokenizer<'g>,
     add_special: bool,
@@ -132,13 +149,24 @@ fn batch<'t, 'g>(
 ) -> Result<(), CliError> {
     let stdout = io::stdout();
     let mut out = io::BufWriter::with_capacity(1 << 16, stdout.lock());
-    let pool: Mutex<Vec<Session<'t, 'g>>> = Mutex::new(Vec::new());
-    let session = || Pooled {
-        pool: &pool,
-        session: pool.lock().ok().and_then(|mut p| p.pop()),
+    let slots: Vec<Mutex<Option<Session<'t, 'g>>>> = (0..rayon::current_num_threads().max(1))
+        .map(|_| Mutex::new(None))
+        .collect();
+    let session = |part: usize, parts: usize| {
+        let home = part * slots.len() / parts.max(1);
+        // never waits: a slot in use (a long line's encode lets its thread take up another
+        // part meanwhile) sends the part to the next, or to a session of its own
+        (home..slots.len())
+            .chain(0..home)
+            .find_map(|i| slots[i].try_lock().ok())
+            .map_or_else(|| Held::Own(Box::new(None)), Held::Slot)
     };
-    let answer = |s: &mut Pooled<'_, 't, 'g>, line: &Line<'_>, out: &mut String| {
-        let (encoder, ids) = s.session.get_or_insert_with(|| (tok.encoder(), Vec::new()));
+    let answer = |s: &mut Held<'_, 't, 'g>, line: &Line<'_>, out: &mut String| {
+        let slot = match s {
+            Held::Slot(guard) => &mut **guard,
+            Held::Own(own) => &mut **own,
+        };
+        let (encoder, ids) = slot.get_or_insert_with(|| (tok.encoder(), Vec::new()));
         match request(line) {
             Ok(r) => match encoder.encode_into(
                 &r.text,
@@ -159,18 +187,11 @@ fn batch<'t, 'g>(
 /// An encoding session and the ids it fills.
 type Session<'t, 'g> = (Encoder<'t, 'g>, Vec<u32>);
 
-/// A session taken from the pool, given back when the worker is done with it.
-struct Pooled<'p, 't, 'g> {
-    pool: &'p Mutex<Vec<Session<'t, 'g>>>,
-    session: Option<Session<'t, 'g>>,
-}
-
-impl Drop for Pooled<'_, '_, '_> {
-    fn drop(&mut self) {
-        if let (Some(s), Ok(mut pool)) = (self.session.take(), self.pool.lock()) {
-            pool.push(s);
-        }
-    }
+/// The session a part of a chunk encodes with: a kept one, held until the part is done, or
+/// one of its own when every kept one is in use.
+enum Held<'s, 't, 'g> {
+    Slot(MutexGuard<'s, Option<Session<'t, 'g>>>),
+    Own(Box<Option<Session<'t, 'g>>>),
 }
 
 fn request<'a>(line: &Line<'a>) -> Result<Request<'a>, String> {
