@@ -80,6 +80,12 @@ pub fn metadata(arch: &str, moe: bool) -> GgufBuilder<'static> {
         set(&mut b, &k("expert_feed_forward_length"), 32u32.into());
         set(&mut b, &k("interleave_moe_layer_step"), 2u32.into());
     }
+    if arch == "dots1" {
+        // one leading dense layer, then experts with one shared expert
+        set(&mut b, &k("expert_feed_forward_length"), 32u32.into());
+        set(&mut b, &k("expert_shared_count"), 1u32.into());
+        set(&mut b, &k("leading_dense_block_count"), 1u32.into());
+    }
     if arch == "exaone-moe" {
         // one leading dense layer, then experts
         set(&mut b, &k("expert_feed_forward_length"), 32u32.into());

@@ -702,6 +702,71 @@ pub const ARCHS: &[Arch] = &[
             EXAONE_MOE_LAYER,
         )
     },
+    // dots1 (`src/models/dots1.cpp`): key and value projections of `n_head` heads (not
+    // `n_head_kv`), leading dense layers, then experts with `expert_shared_count` shared ones
+    Arch {
+        experts: Experts::RequiredAfterLead,
+        ff_exp: FfExp::Key,
+        ..arch(
+            "dots1",
+            &[
+                RMS,
+                opt("leading_dense_block_count", U32),
+                req("expert_feed_forward_length", KeyType::U32PerLayer),
+                req("expert_shared_count", U32),
+                opt("expert_weights_scale", F32),
+                opt("expert_weights_norm", KeyType::Bool),
+                opt("expert_gating_func", U32),
+            ],
+            UNTIED,
+            Qkv {
+                q: HeadKTimesHeads,
+                k: HeadKTimesHeads,
+                v: HeadKTimesHeads,
+                optional: false,
+            },
+            DOTS1_LAYER,
+        )
+    },
+    // minimax-m2 (`src/models/minimax-m2.cpp`): experts of `n_ff` with a required
+    // `exp_probs_b`; query and key norms over all heads
+    Arch {
+        experts: Experts::Required,
+        ..arch(
+            "minimax-m2",
+            &[
+                RMS,
+                req("expert_feed_forward_length", KeyType::U32PerLayer),
+                opt("expert_gating_func", U32),
+            ],
+            UNTIED,
+            QWEN3_QKV,
+            MINIMAX_M2_LAYER,
+        )
+    },
+    // hunyuan-moe (`src/models/hunyuan-moe.cpp`): experts of `n_ff` and a shared expert in
+    // every layer
+    Arch {
+        experts: Experts::Required,
+        ff_shexp: FfShexp::KeyOrFf,
+        ..arch(
+            "hunyuan-moe",
+            &[
+                RMS,
+                req("expert_feed_forward_length", KeyType::U32PerLayer),
+                opt("expert_shared_feed_forward_length", U32),
+            ],
+            TIED_NO_ROPE,
+            GQA,
+            HUNYUAN_MOE_LAYER,
+        )
+    },
+    // phimoe (`src/models/phimoe.cpp`): layer norms with biases, every projection's bias
+    // required, experts of `n_ff`, phi3's long and short rope factors
+    Arch {
+        experts: Experts::Required,
+        ..arch("phimoe", &[RMS], PHIMOE_GLOBALS, EMBD_GQA, PHIMOE_LAYER)
+    },
     // qwen35 and qwen35moe (`src/models/qwen35.cpp`, `qwen35moe.cpp`): qwen3next's hybrid
     // layout, the gated delta net's beta and alpha separate, `rope.dimension_sections` required
     Arch {
@@ -781,6 +846,118 @@ const EXAONE_MOE_LAYER: &[TensorRule] = &[
     t("blk.{}.ffn_gate_shexp.weight", &[Embd, FfShexp], MoeTrunk),
     t("blk.{}.ffn_down_shexp.weight", &[FfShexp, Embd], MoeTrunk),
     t("blk.{}.ffn_up_shexp.weight", &[Embd, FfShexp], MoeTrunk),
+];
+
+/// dots1's layer.
+const DOTS1_LAYER: &[TensorRule] = &[
+    t("blk.{}.attn_norm.weight", &[Embd], Always),
+    t(
+        "blk.{}.attn_output.weight",
+        &[HeadKTimesHeads, Embd],
+        Always,
+    ),
+    t("blk.{}.attn_k_norm.weight", &[HeadK], Always),
+    t("blk.{}.attn_q_norm.weight", &[HeadK], Always),
+    t("blk.{}.ffn_norm.weight", &[Embd], Always),
+    t("blk.{}.ffn_gate.weight", &[Embd, Ff], LeadDense),
+    t("blk.{}.ffn_down.weight", &[Ff, Embd], LeadDense),
+    t("blk.{}.ffn_up.weight", &[Embd, Ff], LeadDense),
+    t("blk.{}.ffn_gate_inp.weight", &[Embd, Expert], AfterLead),
+    t("blk.{}.exp_probs_b.bias", &[Expert], AfterLeadOptional),
+    t(
+        "blk.{}.ffn_gate_exps.weight",
+        &[Embd, FfExp, Expert],
+        AfterLead,
+    ),
+    t(
+        "blk.{}.ffn_down_exps.weight",
+        &[FfExp, Embd, Expert],
+        AfterLead,
+    ),
+    t(
+        "blk.{}.ffn_up_exps.weight",
+        &[Embd, FfExp, Expert],
+        AfterLead,
+    ),
+    t(
+        "blk.{}.ffn_gate_shexp.weight",
+        &[Embd, FfExpTimesShared],
+        AfterLead,
+    ),
+    t(
+        "blk.{}.ffn_down_shexp.weight",
+        &[FfExpTimesShared, Embd],
+        AfterLead,
+    ),
+    t(
+        "blk.{}.ffn_up_shexp.weight",
+        &[Embd, FfExpTimesShared],
+        AfterLead,
+    ),
+];
+
+/// minimax-m2's layer.
+const MINIMAX_M2_LAYER: &[TensorRule] = &[
+    t(
+        "blk.{}.attn_output.weight",
+        &[HeadKTimesHeads, Embd],
+        Always,
+    ),
+    t("blk.{}.attn_norm.weight", &[Embd], Always),
+    t("blk.{}.attn_q_norm.weight", &[HeadKTimesHeads], Always),
+    t("blk.{}.attn_k_norm.weight", &[KGqa], Always),
+    t("blk.{}.ffn_norm.weight", &[Embd], Always),
+    t("blk.{}.ffn_gate_inp.weight", &[Embd, Expert], Always),
+    t("blk.{}.ffn_gate_exps.weight", &[Embd, Ff, Expert], Always),
+    t("blk.{}.ffn_down_exps.weight", &[Ff, Embd, Expert], Always),
+    t("blk.{}.ffn_up_exps.weight", &[Embd, Ff, Expert], Always),
+    t("blk.{}.exp_probs_b.bias", &[Expert], Always),
+];
+
+/// hunyuan-moe's layer.
+const HUNYUAN_MOE_LAYER: &[TensorRule] = &[
+    t("blk.{}.attn_norm.weight", &[Embd], Always),
+    t(
+        "blk.{}.attn_output.weight",
+        &[HeadKTimesHeads, Embd],
+        Always,
+    ),
+    t("blk.{}.attn_k_norm.weight", &[HeadK], Always),
+    t("blk.{}.attn_q_norm.weight", &[HeadK], Always),
+    t("blk.{}.ffn_norm.weight", &[Embd], Always),
+    t("blk.{}.ffn_gate_inp.weight", &[Embd, Expert], Always),
+    t("blk.{}.ffn_gate_exps.weight", &[Embd, Ff, Expert], Always),
+    t("blk.{}.ffn_down_exps.weight", &[Ff, Embd, Expert], Always),
+    t("blk.{}.ffn_up_exps.weight", &[Embd, Ff, Expert], Always),
+    t("blk.{}.ffn_gate_shexp.weight", &[Embd, FfShexp], Always),
+    t("blk.{}.ffn_up_shexp.weight", &[Embd, FfShexp], Always),
+    t("blk.{}.ffn_down_shexp.weight", &[FfShexp, Embd], Always),
+];
+
+/// phimoe's outside the layers: phi2's, and the long and short rope factors of
+/// `n_embd/n_head/2` taken when present whatever the scaling.
+const PHIMOE_GLOBALS: &[TensorRule] = &[
+    t("token_embd.weight", &[Embd, Vocab], Always),
+    t("output_norm.weight", &[Embd], Always),
+    t("output_norm.bias", &[Embd], Always),
+    t("output.weight", &[Embd, Vocab], Always),
+    t("output.bias", &[Vocab], Always),
+    t("rope_factors_long.weight", &[EmbdPerHeadHalf], Optional),
+    t("rope_factors_short.weight", &[EmbdPerHeadHalf], Optional),
+];
+
+/// phimoe's layer.
+const PHIMOE_LAYER: &[TensorRule] = &[
+    t("blk.{}.attn_norm.weight", &[Embd], Always),
+    t("blk.{}.attn_norm.bias", &[Embd], Always),
+    t("blk.{}.attn_output.weight", &[Embd, Embd], Always),
+    t("blk.{}.attn_output.bias", &[Embd], Always),
+    t("blk.{}.ffn_norm.weight", &[Embd], Always),
+    t("blk.{}.ffn_norm.bias", &[Embd], Always),
+    t("blk.{}.ffn_gate_inp.weight", &[Embd, Expert], Always),
+    t("blk.{}.ffn_gate_exps.weight", &[Embd, Ff, Expert], Always),
+    t("blk.{}.ffn_down_exps.weight", &[Ff, Embd, Expert], Always),
+    t("blk.{}.ffn_up_exps.weight", &[Embd, Ff, Expert], Always),
 ];
 
 /// qwen35's keys: qwen3next's linear-attention sizes and `rope.dimension_sections`.

@@ -322,6 +322,7 @@ impl Hparams {
             Dim::HeadTimesVMla => m(self.n_head, self.v_mla),
             Dim::FfExp2 => m(2, self.n_ff_exp),
             Dim::HeadKTimesHeads2 => m(2, m(self.head_k, self.n_head)),
+            Dim::EmbdPerHeadHalf => self.n_embd.checked_div(self.n_head).unwrap_or(0) / 2,
             Dim::SsmConv => self.ssm_conv,
             Dim::SsmState => self.ssm_state,
             Dim::SsmDtRank => self.ssm_dt_rank,

@@ -64,6 +64,8 @@ pub enum Dim {
     FfExp2,
     /// `2 * n_embd_head_k * n_head`: qwen3next's query with its gate.
     HeadKTimesHeads2,
+    /// `n_embd / n_head / 2`: phimoe's rope factors.
+    EmbdPerHeadHalf,
     /// `ssm.conv_kernel`.
     SsmConv,
     /// `ssm.state_size`: a linear-attention head's key and value length.
@@ -114,6 +116,7 @@ impl Dim {
             Dim::HeadTimesVMla => "n_head*n_embd_head_v_mla",
             Dim::FfExp2 => "2*n_ff_exp",
             Dim::HeadKTimesHeads2 => "2*n_embd_head_k*n_head",
+            Dim::EmbdPerHeadHalf => "n_embd/n_head/2",
             Dim::SsmConv => "ssm_d_conv",
             Dim::SsmState => "ssm_d_state",
             Dim::SsmDtRank => "ssm_dt_rank",
