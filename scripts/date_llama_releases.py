@@ -44,6 +44,11 @@ A first run downloads about 10 GB and takes a few minutes; the cache holds about
   scripts/date_llama_releases.py                        # both packages, every version
   scripts/date_llama_releases.py --json out.json --anchors
   scripts/date_llama_releases.py --package xllamacpp
+  scripts/date_llama_releases.py --table      # releases.rs's rows as the bisection suggests them
+
+The rows --table prints are what releases.rs's PRE_NAMES and ARCH_NAMES hold, bar the entries
+checked by hand against a better source (a pull request's merge date, a downstream project's
+build: llama, llama4, qwen3, glm4, glm4moe, gpt-oss; the type ids, with their pull requests).
 
 Needs: python3, curl, tar, git (to read a vendored commit's date). Network: pypi.org and
 files.pythonhosted.org.
@@ -315,6 +320,57 @@ def describe(r: dict) -> str:
         line += f"  REMOVED in {r['removed']} ({r['removed_date']})"
     return line
 
+def label(r: dict, side: str) -> str:
+    """A snapshot as releases.rs's sources name it: `0.2.83 (2024-07-22)`, `2026.4.8929 (b8929)`
+    or `0.3.17 (uploaded 2026-03-23)` (a bare date is the vendored commit's)."""
+    version, date, by, build = r[side], r[f"{side}_date"], r[f"{side}_dated_by"], r.get(f"{side}_build")
+    if build:
+        return f"{version} (b{build})"
+    return f"{version} ({date})" if by == "commit" else f"{version} (uploaded {date})"
+
+
+def suggest(result: dict, packages: list[str], kind: str, name: str, table) -> tuple[int, str] | None:
+    """The tag and source text releases.rs gives a name: the first snapshot of any package that
+    has it (the lowest build, labelled or interpolated by ANCHORS) past the newest that lacks it
+    (a build-labelled snapshot that lacks it is a hard bound), `a wide interval` past 45 days."""
+    uppers, lowers = [], []
+    for package in packages:
+        r = result[package][kind].get(name)
+        if not r:
+            continue
+        b = r.get("first_build") or build_at(dt.date.fromisoformat(r["first_date"]), table)
+        if b:
+            uppers.append((b, r["first_date"], package, label(r, "first")))
+        if "before" in r:
+            lb = r.get("before_build") or build_at(dt.date.fromisoformat(r["before_date"]), table) or 0
+            lowers.append((lb, r["before_date"], package, label(r, "before"), bool(r.get("before_build"))))
+    if not uppers:
+        return None
+    lo = max(lowers) if lowers else None
+    ups = [u for u in uppers if not lo or u[0] > lo[0] or (u[0] == lo[0] and not lo[4])] or uppers
+    up = min(ups)
+    text = f"vendored llama.cpp: in {up[2]} {up[3]}"
+    if lo:
+        text += f", not in {'' if lo[2] == up[2] else lo[2] + ' '}{lo[3]}"
+        if (dt.date.fromisoformat(up[1]) - dt.date.fromisoformat(lo[1])).days > 45:
+            text += ", a wide interval"
+    else:
+        text += ", the oldest read"
+    return up[0], text
+
+
+def print_table(result: dict, packages: list[str], table) -> None:
+    """releases.rs's rows as the bisection suggests them, names of one interval grouped."""
+    for kind in ("pre", "arch", "type"):
+        names = sorted({n for p in packages for n in result[p][kind]})
+        groups: dict[tuple[int, str], list[str]] = {}
+        for n in names:
+            if (g := suggest(result, packages, kind, n, table)) is not None:
+                groups.setdefault(g, []).append(n)
+        print(f"\n# suggested {kind} rows (tag, names, source)")
+        for (b, text), ns in sorted(groups.items()):
+            print(f'    (&[{", ".join(chr(34) + n + chr(34) for n in ns)}],\n     about({b}, "{text}")),')
+
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -322,9 +378,10 @@ def main() -> int:
     ap.add_argument("--since", help="oldest version to read (of the one --package)")
     ap.add_argument("--json", help="write the result here as JSON")
     ap.add_argument("--anchors", action="store_true", help="suggest builds from releases.rs's ANCHORS")
+    ap.add_argument("--table", action="store_true", help="print releases.rs's rows as the bisection suggests them (implies --anchors)")
     args = ap.parse_args()
     packages = args.package or list(PACKAGES)
-    table = anchors() if args.anchors else []
+    table = anchors() if args.anchors or args.table else []
     result: dict = {"calendar": {}}
     for package in packages:
         snaps = snapshots(package, args.since)
@@ -353,6 +410,8 @@ def main() -> int:
         for b, day in cal:
             months.setdefault(day[:7], (b, day))
         print("  " + ", ".join(f"b{b} {day}" for b, day in months.values()))
+    if args.table:
+        print_table(result, packages, table)
     return 0
 
 
