@@ -767,6 +767,19 @@ pub const ARCHS: &[Arch] = &[
         experts: Experts::Required,
         ..arch("phimoe", &[RMS], PHIMOE_GLOBALS, EMBD_GQA, PHIMOE_LAYER)
     },
+    // gemma3n (`src/models/gemma3n.cpp`): gemma3's layer with the per-layer inputs, altup and
+    // laurel tensors, of sizes llama.cpp fixes (n_altup 4, laurel_rank 64, n_embd_altup 256)
+    arch(
+        "gemma3n",
+        &[
+            opt("rope.freq_base_swa", F32),
+            req("attention.sliding_window", U32),
+            RMS,
+        ],
+        GEMMA3N_GLOBALS,
+        GQA,
+        GEMMA3N_LAYER,
+    ),
     // qwen35 and qwen35moe (`src/models/qwen35.cpp`, `qwen35moe.cpp`): qwen3next's hybrid
     // layout, the gated delta net's beta and alpha separate, `rope.dimension_sections` required
     Arch {
@@ -958,6 +971,64 @@ const PHIMOE_LAYER: &[TensorRule] = &[
     t("blk.{}.ffn_gate_exps.weight", &[Embd, Ff, Expert], Always),
     t("blk.{}.ffn_down_exps.weight", &[Ff, Embd, Expert], Always),
     t("blk.{}.ffn_up_exps.weight", &[Embd, Ff, Expert], Always),
+];
+
+/// gemma3n's outside the layers: `output` tied, the altup projections, the per-layer token
+/// embedding and its projection.
+const GEMMA3N_GLOBALS: &[TensorRule] = &[
+    t("output.weight", &[Embd, Vocab], Optional),
+    t("token_embd.weight", &[Embd, Vocab], Always),
+    t("altup_proj.weight", &[Embd, Embd, AltupMinus1], Always),
+    t(
+        "altup_unembd_proj.weight",
+        &[Embd, Embd, AltupMinus1],
+        Always,
+    ),
+    t(
+        "per_layer_token_embd.weight",
+        &[EmbdAltupTimesLayers, Vocab],
+        Always,
+    ),
+    t(
+        "per_layer_model_proj.weight",
+        &[Embd, EmbdAltupTimesLayers],
+        Always,
+    ),
+    t("per_layer_proj_norm.weight", &[EmbdAltup], Always),
+    t("output_norm.weight", &[Embd], Always),
+];
+
+/// gemma3n's layer.
+const GEMMA3N_LAYER: &[TensorRule] = &[
+    t("blk.{}.attn_norm.weight", &[Embd], Always),
+    t(
+        "blk.{}.attn_output.weight",
+        &[HeadKTimesHeads, Embd],
+        Always,
+    ),
+    t("blk.{}.attn_q_norm.weight", &[HeadK], Always),
+    t("blk.{}.attn_k_norm.weight", &[HeadK], Always),
+    t("blk.{}.post_attention_norm.weight", &[Embd], Always),
+    t("blk.{}.ffn_norm.weight", &[Embd], Always),
+    t("blk.{}.ffn_gate.weight", &[Embd, Ff], Always),
+    t("blk.{}.ffn_up.weight", &[Embd, Ff], Always),
+    t("blk.{}.ffn_down.weight", &[Ff, Embd], Always),
+    t("blk.{}.post_ffw_norm.weight", &[Embd], Always),
+    t("blk.{}.inp_gate.weight", &[Embd, EmbdAltup], Always),
+    t("blk.{}.proj.weight", &[EmbdAltup, Embd], Always),
+    t("blk.{}.post_norm.weight", &[Embd], Always),
+    t("blk.{}.altup_correct_coef.weight", &[Altup, Altup], Always),
+    t("blk.{}.altup_correct_scale.weight", &[Embd], Always),
+    t(
+        "blk.{}.altup_predict_coef.weight",
+        &[Altup, AltupSq],
+        Always,
+    ),
+    t("blk.{}.altup_router.weight", &[Embd, Altup], Always),
+    t("blk.{}.altup_router_norm.weight", &[Embd], Always),
+    t("blk.{}.laurel_l.weight", &[Embd, LaurelRank], Always),
+    t("blk.{}.laurel_r.weight", &[LaurelRank, Embd], Always),
+    t("blk.{}.laurel_post_norm.weight", &[Embd], Always),
 ];
 
 /// qwen35's keys: qwen3next's linear-attention sizes and `rope.dimension_sections`.

@@ -7,6 +7,11 @@
 use super::table::{Arch, Dim, FfExp, FfShexp, KeyRule, KeyType};
 use crate::{Gguf, Value, ValueType};
 
+/// gemma3n's `n_altup` and `n_embd_altup`, which llama.cpp fixes rather than reads
+/// (`src/llama-hparams.h`).
+const GEMMA3N_ALTUP: u64 = 4;
+const GEMMA3N_EMBD_ALTUP: u64 = 256;
+
 /// What is wrong with a key, for a finding.
 pub(super) enum KeyProblem {
     Missing,
@@ -323,6 +328,12 @@ impl Hparams {
             Dim::FfExp2 => m(2, self.n_ff_exp),
             Dim::HeadKTimesHeads2 => m(2, m(self.head_k, self.n_head)),
             Dim::EmbdPerHeadHalf => self.n_embd.checked_div(self.n_head).unwrap_or(0) / 2,
+            Dim::Altup => GEMMA3N_ALTUP,
+            Dim::AltupMinus1 => GEMMA3N_ALTUP - 1,
+            Dim::AltupSq => GEMMA3N_ALTUP * GEMMA3N_ALTUP,
+            Dim::LaurelRank => 64,
+            Dim::EmbdAltup => GEMMA3N_EMBD_ALTUP,
+            Dim::EmbdAltupTimesLayers => m(GEMMA3N_EMBD_ALTUP, self.trunk()),
             Dim::SsmConv => self.ssm_conv,
             Dim::SsmState => self.ssm_state,
             Dim::SsmDtRank => self.ssm_dt_rank,

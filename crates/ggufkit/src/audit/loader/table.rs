@@ -66,6 +66,15 @@ pub enum Dim {
     HeadKTimesHeads2,
     /// `n_embd / n_head / 2`: phimoe's rope factors.
     EmbdPerHeadHalf,
+    /// gemma3n's `n_altup` (4, fixed in llama.cpp), `n_altup - 1`, `n_altup * n_altup`.
+    Altup,
+    AltupMinus1,
+    AltupSq,
+    /// gemma3n's `laurel_rank` (64, fixed).
+    LaurelRank,
+    /// gemma3n's `n_embd_altup` (256, fixed), and times the blocks.
+    EmbdAltup,
+    EmbdAltupTimesLayers,
     /// `ssm.conv_kernel`.
     SsmConv,
     /// `ssm.state_size`: a linear-attention head's key and value length.
@@ -117,6 +126,12 @@ impl Dim {
             Dim::FfExp2 => "2*n_ff_exp",
             Dim::HeadKTimesHeads2 => "2*n_embd_head_k*n_head",
             Dim::EmbdPerHeadHalf => "n_embd/n_head/2",
+            Dim::Altup => "n_altup",
+            Dim::AltupMinus1 => "n_altup-1",
+            Dim::AltupSq => "n_altup*n_altup",
+            Dim::LaurelRank => "laurel_rank",
+            Dim::EmbdAltup => "n_embd_altup",
+            Dim::EmbdAltupTimesLayers => "n_embd_altup*n_layer",
             Dim::SsmConv => "ssm_d_conv",
             Dim::SsmState => "ssm_d_state",
             Dim::SsmDtRank => "ssm_dt_rank",
