@@ -114,12 +114,12 @@ pub fn metadata(arch: &str, moe: bool) -> GgufBuilder<'static> {
     }
     if let Some(a) = a {
         for rule in COMMON_KEYS.iter().chain(a.keys).filter(|r| r.required) {
-            let key = k(rule.suffix);
+            let key = rule.key(arch);
             if b.contains_key(&key) {
                 continue;
             }
             let v: OwnedValue = match rule.ty {
-                KeyType::F32 => 1e-5f32.into(),
+                KeyType::F32 | KeyType::F32PerLayer => 1e-5f32.into(),
                 KeyType::U32 | KeyType::U32PerLayer => 32u32.into(),
                 KeyType::Bool => true.into(),
                 KeyType::Str => "linear".into(),

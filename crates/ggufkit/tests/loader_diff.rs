@@ -232,7 +232,7 @@ fn cases() -> Vec<Case> {
             .filter(|r| r.required)
         {
             let mut m = meta.clone();
-            m.remove(&format!("{arch}.{}", rule.suffix));
+            m.remove(&rule.key(arch));
             out.push(Case {
                 name: format!("{label}/no {}", rule.suffix),
                 bytes: write(&m, &tensors).unwrap(),
@@ -375,6 +375,18 @@ fn cases() -> Vec<Case> {
                 m.set(&key, v).unwrap();
                 out.push(Case {
                     name: format!("{label}/{what}"),
+                    bytes: write(&m, &tensors).unwrap(),
+                });
+            }
+        }
+        // a per-layer f32 key as an array of the wrong length, and as one per layer
+        if let Some(rule) = a.keys.iter().find(|k| k.ty == KeyType::F32PerLayer) {
+            for (what, n) in [("3 values", 3usize), ("one per layer", 2)] {
+                let mut m = meta.clone();
+                m.set(&rule.key(arch), OwnedValue::from(vec![1e-5f32; n]))
+                    .unwrap();
+                out.push(Case {
+                    name: format!("{label}/{} {what}", rule.suffix),
                     bytes: write(&m, &tensors).unwrap(),
                 });
             }

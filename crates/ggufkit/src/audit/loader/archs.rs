@@ -9,8 +9,8 @@ use super::table::Dim::*;
 use super::table::KeyType::{Str, F32, U32};
 use super::table::Need::*;
 use super::table::{
-    opt, req, req_unless_lite, t, Arch, Experts, FfExp, FfShexp, KeyRule, KeyType, Mtp, Qkv,
-    TensorRule,
+    opt, req, req_unless_lite, req_unprefixed, t, Arch, Experts, FfExp, FfShexp, KeyRule, KeyType,
+    Mtp, Qkv, TensorRule,
 };
 
 /// The keys `llama_model_base::load_hparams` reads for every architecture.
@@ -780,6 +780,21 @@ pub const ARCHS: &[Arch] = &[
         GQA,
         GEMMA3N_LAYER,
     ),
+    // apertus (`src/models/apertus.cpp`): the xIELU activation's parameters (keys without the
+    // architecture's prefix), an ungated feed-forward, query and key norms with optional biases
+    arch(
+        "apertus",
+        &[
+            RMS,
+            req_unprefixed("xielu.alpha_n", KeyType::F32PerLayer),
+            req_unprefixed("xielu.alpha_p", KeyType::F32PerLayer),
+            req_unprefixed("xielu.beta", KeyType::F32PerLayer),
+            req_unprefixed("xielu.eps", KeyType::F32PerLayer),
+        ],
+        UNTIED_LLAMA_ROPE,
+        QWEN3_QKV,
+        APERTUS_LAYER,
+    ),
     // qwen35 and qwen35moe (`src/models/qwen35.cpp`, `qwen35moe.cpp`): qwen3next's hybrid
     // layout, the gated delta net's beta and alpha separate, `rope.dimension_sections` required
     Arch {
@@ -1029,6 +1044,35 @@ const GEMMA3N_LAYER: &[TensorRule] = &[
     t("blk.{}.laurel_l.weight", &[Embd, LaurelRank], Always),
     t("blk.{}.laurel_r.weight", &[LaurelRank, Embd], Always),
     t("blk.{}.laurel_post_norm.weight", &[Embd], Always),
+];
+
+/// `output` required, llama's rope factors (the long and short ones only under `longrope`
+/// scaling, `rope_freqs` only without it).
+const UNTIED_LLAMA_ROPE: &[TensorRule] = &[
+    t("token_embd.weight", &[Embd, Vocab], Always),
+    t("output_norm.weight", &[Embd], Always),
+    t("output.weight", &[Embd, Vocab], Always),
+    t("rope_freqs.weight", &[RotHalf], NotLongRopeOptional),
+    t("rope_factors_long.weight", &[RotHalf], LongRopeOptional),
+    t("rope_factors_short.weight", &[RotHalf], LongRopeOptional),
+];
+
+/// apertus's layer.
+const APERTUS_LAYER: &[TensorRule] = &[
+    t("blk.{}.attn_norm.weight", &[Embd], Always),
+    t(
+        "blk.{}.attn_output.weight",
+        &[HeadKTimesHeads, Embd],
+        Always,
+    ),
+    t("blk.{}.attn_output.bias", &[Embd], Optional),
+    t("blk.{}.ffn_norm.weight", &[Embd], Always),
+    t("blk.{}.ffn_down.weight", &[Ff, Embd], Always),
+    t("blk.{}.ffn_up.weight", &[Embd, Ff], Always),
+    t("blk.{}.attn_q_norm.weight", &[HeadK], Always),
+    t("blk.{}.attn_q_norm.bias", &[HeadK], Optional),
+    t("blk.{}.attn_k_norm.weight", &[HeadK], Always),
+    t("blk.{}.attn_k_norm.bias", &[HeadK], Optional),
 ];
 
 /// qwen35's keys: qwen3next's linear-attention sizes and `rope.dimension_sections`.

@@ -94,6 +94,19 @@ fn read_key(
         },
         KeyType::F32 if found == ValueType::F32 => Ok(Some(0)),
         KeyType::Bool if found == ValueType::Bool => Ok(Some(0)),
+        KeyType::F32PerLayer => match kv.value {
+            Value::F32(_) => Ok(Some(0)),
+            Value::Array(a) if a.element_type() == ValueType::F32 && a.len() == n_layer => {
+                Ok(Some(0))
+            }
+            Value::Array(a) if a.element_type() == ValueType::F32 => {
+                Err(KeyProblem::WrongType(format!(
+                    "key {key} has wrong array length; expected {n_layer}, got {}",
+                    a.len()
+                )))
+            }
+            _ => Err(wrong()),
+        },
         KeyType::Sections => match kv.value {
             Value::I32(_) => Ok(Some(0)),
             Value::Array(a)
@@ -162,7 +175,7 @@ pub(super) fn read(
     // deepseek2's "lite" models, as its loader recognises them
     let lite = n_layer == 26 || n_layer == 27 || (n_layer == 48 && n_vocab == 128256);
     for rule in keys {
-        let key = format!("{}.{}", arch.name, rule.suffix);
+        let key = rule.key(arch.name);
         match read_key(g, &key, rule, n_layer, lite) {
             Ok(Some(v)) => values.push((rule.suffix, v)),
             Ok(None) => {}

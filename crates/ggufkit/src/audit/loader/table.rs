@@ -280,6 +280,8 @@ pub enum KeyType {
     F32,
     /// A `u32`, or an array of one per layer (`get_key_or_arr`).
     U32PerLayer,
+    /// An `f32`, or an array of one `f32` per layer (`get_key_or_arr`).
+    F32PerLayer,
     Bool,
     Str,
     /// `rope.dimension_sections`: an array of exactly 4 (i32, u32 or bool), or one i32 for all
@@ -293,6 +295,7 @@ impl KeyType {
             KeyType::U32 => "u32",
             KeyType::F32 => "f32",
             KeyType::U32PerLayer => "u32 or an array of one per layer",
+            KeyType::F32PerLayer => "f32 or an array of one f32 per layer",
             KeyType::Bool => "bool",
             KeyType::Str => "string",
             KeyType::Sections => "an array of 4 i32 (or one i32)",
@@ -309,6 +312,19 @@ pub struct KeyRule {
     /// Not required of deepseek2's "lite" models (26 or 27 layers, or 48 with a vocabulary of
     /// 128256 tokens), which have no compressed query.
     pub unless_lite: bool,
+    /// The key is `suffix` itself, without the architecture's prefix (apertus's `xielu.*`).
+    pub unprefixed: bool,
+}
+
+impl KeyRule {
+    /// The key's full name in a file of architecture `arch`.
+    pub fn key(&self, arch: &str) -> String {
+        if self.unprefixed {
+            self.suffix.to_string()
+        } else {
+            format!("{arch}.{}", self.suffix)
+        }
+    }
 }
 
 /// One architecture's loader rules, from its `load_arch_hparams` and `load_arch_tensors` in
@@ -370,6 +386,18 @@ pub const fn req(suffix: &'static str, ty: KeyType) -> KeyRule {
         ty,
         required: true,
         unless_lite: false,
+        unprefixed: false,
+    }
+}
+
+/// A required key without the architecture's prefix.
+pub const fn req_unprefixed(suffix: &'static str, ty: KeyType) -> KeyRule {
+    KeyRule {
+        suffix,
+        ty,
+        required: true,
+        unless_lite: false,
+        unprefixed: true,
     }
 }
 
@@ -380,6 +408,7 @@ pub const fn req_unless_lite(suffix: &'static str, ty: KeyType) -> KeyRule {
         ty,
         required: true,
         unless_lite: true,
+        unprefixed: false,
     }
 }
 
@@ -390,6 +419,7 @@ pub const fn opt(suffix: &'static str, ty: KeyType) -> KeyRule {
         ty,
         required: false,
         unless_lite: false,
+        unprefixed: false,
     }
 }
 
