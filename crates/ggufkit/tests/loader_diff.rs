@@ -391,6 +391,15 @@ fn cases() -> Vec<Case> {
                 });
             }
         }
+        // one expert, which some loaders take for none, and which the others refuse
+        if ggufkit::audit::loader::archs::ONE_EXPERT_IS_NONE.contains(&arch) || arch == "llama" {
+            let mut m = meta.clone();
+            m.set(&format!("{arch}.expert_count"), 1u32).unwrap();
+            out.push(Case {
+                name: format!("{label}/expert_count 1"),
+                bytes: write(&m, &tensors).unwrap(),
+            });
+        }
         // no experts at all where the architecture requires them
         let a = ggufkit::audit::loader::archs::find(arch).unwrap();
         if matches!(a.experts, Experts::Required | Experts::RequiredAfterLead) {
@@ -589,6 +598,8 @@ const UNNAMED: &[(&str, &str)] = &[
     ("n_expert must be > 0", "model.hparams"),
     ("cannot have zero experts", "model.hparams"),
     ("t_meta.ne[dim] >= 1", "model.hparams"),
+    // expert_used_count 0 beside experts, or over expert_count
+    ("n_expert_used_max", "model.hparams"),
     ("_Map_base::at", "tokenizer.missing"),
     // the reader refuses before the loader
     ("Invalid type or block size", "read"),

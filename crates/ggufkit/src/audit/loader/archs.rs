@@ -795,6 +795,21 @@ pub const ARCHS: &[Arch] = &[
         QWEN3_QKV,
         APERTUS_LAYER,
     ),
+    // hunyuan-dense and hunyuan_vl (`src/models/hunyuan-vl.cpp`): qwen3vl's layer
+    arch(
+        "hunyuan-dense",
+        &[RMS, opt("rope.dimension_sections", KeyType::Sections)],
+        TIED_NO_ROPE,
+        GQA,
+        QWEN3VL_LAYER,
+    ),
+    arch(
+        "hunyuan_vl",
+        &[RMS, opt("rope.dimension_sections", KeyType::Sections)],
+        TIED_NO_ROPE,
+        GQA,
+        QWEN3VL_LAYER,
+    ),
     // qwen35 and qwen35moe (`src/models/qwen35.cpp`, `qwen35moe.cpp`): qwen3next's hybrid
     // layout, the gated delta net's beta and alpha separate, `rope.dimension_sections` required
     Arch {
@@ -1805,6 +1820,10 @@ const TIED_NO_ROPE: &[TensorRule] = &[
 /// granite's layer: llama's (its feed-forward dense or experts) without the rope factors' key.
 const GRANITE_LAYER: &[TensorRule] = LLAMA_LAYER;
 
+/// The architectures whose loader takes an `expert_count` of 1 for none (and then ignores
+/// `expert_used_count`).
+pub const ONE_EXPERT_IS_NONE: &[&str] = &["hunyuan-dense", "hunyuan_vl"];
+
 /// The rules of an architecture, `None` for one the table does not have.
 pub fn find(name: &str) -> Option<&'static Arch> {
     ARCHS.iter().find(|a| a.name == name)
@@ -1813,6 +1832,20 @@ pub fn find(name: &str) -> Option<&'static Arch> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_name_is_one_llama_cpp_loads() {
+        for a in ARCHS {
+            assert!(
+                matches!(
+                    crate::releases::architecture(a.name),
+                    crate::releases::ArchSupport::Since(_)
+                ),
+                "{} is not an architecture llama.cpp's releases load",
+                a.name
+            );
+        }
+    }
 
     #[test]
     fn names_are_unique_and_every_layer_tensor_has_its_place() {

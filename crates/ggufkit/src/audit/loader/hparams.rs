@@ -198,7 +198,14 @@ pub(super) fn read(
         (0, 0, 0)
     };
     let n_ff = get("feed_forward_length").unwrap_or(0);
-    let n_expert_used = get("expert_used_count").unwrap_or(0);
+    // hunyuan-dense and hunyuan_vl: one expert or none is no experts (`load_hparams`)
+    let n_expert = get("expert_count").unwrap_or(0);
+    let no_experts = super::archs::ONE_EXPERT_IS_NONE.contains(&arch.name) && n_expert <= 1;
+    let (n_expert, n_expert_used) = if no_experts {
+        (0, 0)
+    } else {
+        (n_expert, get("expert_used_count").unwrap_or(0))
+    };
     let key_ff_exp = get("expert_feed_forward_length").unwrap_or(0);
     let n_ff_exp = match arch.ff_exp {
         FfExp::Ff => n_ff,
@@ -255,7 +262,7 @@ pub(super) fn read(
         n_ff,
         n_ff_exp,
         n_ff_shexp,
-        n_expert: get("expert_count").unwrap_or(0),
+        n_expert,
         n_expert_used,
         head_k,
         head_v,
