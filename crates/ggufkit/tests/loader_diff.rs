@@ -163,6 +163,12 @@ fn cases() -> Vec<Case> {
         vec![("exaone-moe.nextn_predict_layers", 1u32.into())],
     ));
     variants.push((
+        "nanbeige-loops".into(),
+        "nanbeige",
+        false,
+        vec![("nanbeige.num_loops", 2u32.into())],
+    ));
+    variants.push((
         "deepseek2-q".into(),
         "deepseek2",
         false,

@@ -810,6 +810,35 @@ pub const ARCHS: &[Arch] = &[
         GQA,
         QWEN3VL_LAYER,
     ),
+    // arcee (`src/models/arcee.cpp`): an ungated feed-forward, the one `rope_freqs`
+    arch("arcee", &[RMS], TIED_ROPE_FREQS, GQA, ARCEE_LAYER),
+    // maincoder (`src/models/maincoder.cpp`): qwen3vl's layer
+    arch("maincoder", &[RMS], TIED_NO_ROPE, QWEN3_QKV, QWEN3VL_LAYER),
+    // rnd1 (`src/models/rnd1.cpp`): qwen3vlmoe's layer
+    Arch {
+        experts: Experts::Required,
+        ff_exp: FfExp::KeyOrFfPerUsed,
+        ..arch(
+            "rnd1",
+            &[opt("expert_feed_forward_length", KeyType::U32PerLayer), RMS],
+            TIED_NO_ROPE,
+            QWEN3_QKV,
+            QWEN3VLMOE_LAYER,
+        )
+    },
+    // nanbeige (`src/models/nanbeige.cpp`): exaone's layer; `num_loops` runs the same blocks
+    // again, which adds no tensors
+    arch(
+        "nanbeige",
+        &[
+            RMS,
+            opt("num_loops", U32),
+            opt("skip_loop_final_norm", KeyType::Bool),
+        ],
+        TIED_ROPE_FREQS,
+        GQA,
+        EXAONE_LAYER,
+    ),
     // qwen35 and qwen35moe (`src/models/qwen35.cpp`, `qwen35moe.cpp`): qwen3next's hybrid
     // layout, the gated delta net's beta and alpha separate, `rope.dimension_sections` required
     Arch {
@@ -1088,6 +1117,19 @@ const APERTUS_LAYER: &[TensorRule] = &[
     t("blk.{}.attn_q_norm.bias", &[HeadK], Optional),
     t("blk.{}.attn_k_norm.weight", &[HeadK], Always),
     t("blk.{}.attn_k_norm.bias", &[HeadK], Optional),
+];
+
+/// arcee's layer: no gate.
+const ARCEE_LAYER: &[TensorRule] = &[
+    t("blk.{}.attn_norm.weight", &[Embd], Always),
+    t(
+        "blk.{}.attn_output.weight",
+        &[HeadKTimesHeads, Embd],
+        Always,
+    ),
+    t("blk.{}.ffn_norm.weight", &[Embd], Always),
+    t("blk.{}.ffn_down.weight", &[Ff, Embd], Always),
+    t("blk.{}.ffn_up.weight", &[Embd, Ff], Always),
 ];
 
 /// qwen35's keys: qwen3next's linear-attention sizes and `rope.dimension_sections`.
