@@ -291,3 +291,52 @@ fn eager_and_prepared_tokenizers_are_the_lazy_one() {
     }
     println!("{compared} encodes of eager and prepared tokenizers identical to the lazy one's");
 }
+
+/// `encode_batch` (runs of texts through kept sessions, one per thread) gives each text the ids
+/// of encoding it alone, in order, on pools of 1, 2 and 3 threads: the texts' lines, each many
+/// times (so that sessions meet words again), on every BPE and SentencePiece vocabulary.
+#[test]
+fn batches_encode_each_text_as_alone() {
+    let Some(vocabs) = vocabularies() else {
+        return;
+    };
+    let lines: Vec<&str> = texts()
+        .iter()
+        .take(3)
+        .flat_map(|t| {
+            t.split_inclusive('\n')
+                .map(str::to_owned)
+                .collect::<Vec<_>>()
+        })
+        .collect::<Vec<String>>()
+        .leak()
+        .iter()
+        .map(String::as_str)
+        .collect();
+    let batch: Vec<&str> = (0..3).flat_map(|_| lines.iter().copied()).collect();
+    let pools: Vec<(usize, rayon::ThreadPool)> = [1, 2, 3].map(|n| (n, pool(n))).into();
+    let mut compared = 0;
+    for path in &vocabs {
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let g = Gguf::open(path).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let Ok(tok) = Tokenizer::from_gguf(&g) else {
+            continue;
+        };
+        if !matches!(tok.model_type(), Model::Bpe | Model::Spm) {
+            continue;
+        }
+        let want: Vec<Vec<u32>> = batch
+            .iter()
+            .map(|t| tok.encode(t, true, false).unwrap())
+            .collect();
+        for (n, p) in &pools {
+            let got = p.install(|| tok.encode_batch(&batch, true, false).unwrap());
+            assert_eq!(got.len(), want.len(), "{name}: {n} threads");
+            for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+                assert_eq!(g, w, "{name}: {n} threads, text {i} {:?}", batch[i]);
+            }
+            compared += got.len();
+        }
+    }
+    println!("{compared} texts of batches identical to their encodes alone");
+}

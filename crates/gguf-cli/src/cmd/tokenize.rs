@@ -6,9 +6,8 @@ use std::borrow::Cow;
 use std::ffi::OsString;
 use std::io::{self, Read, Write};
 use std::path::PathBuf;
-use std::sync::{Mutex, MutexGuard};
 
-use ggufkit::tokenizer::{Encoder, Tokenizer};
+use ggufkit::tokenizer::{Session, Sessions, Tokenizer};
 
 use super::{open_reporting, verdict, CliError, CmdResult};
 use crate::batch::{finish, map_lines, utf8, Line};
@@ -139,36 +138,18 @@ fn os_bytes(s: OsString) -> Vec<u8> {
 }
 
 /// `--jsonl`: every stdin line answered in order, chunks of lines on every core. A chunk's
-/// parts take an encoding session each, kept from chunk to chunk so that the words a session
-/// has encoded serve the next lines too: the session of their place in the chunk (one per
-/// thread, each over its own run of parts), else any free one.
-fn batch<'t, 'g>(
-    tok: &'t Tokenizer<'g>,
-    add_special: bool,
-    parse_special: bool,
-) -> Result<(), CliError> {
+/// parts take an encoding session each from [`Sessions`], kept from chunk to chunk so that the
+/// words a session has encoded serve the next lines too.
+fn batch(tok: &Tokenizer<'_>, add_special: bool, parse_special: bool) -> Result<(), CliError> {
     let stdout = io::stdout();
     let mut out = io::BufWriter::with_capacity(1 << 16, stdout.lock());
-    let slots: Vec<Mutex<Option<Session<'t, 'g>>>> = (0..rayon::current_num_threads().max(1))
-        .map(|_| Mutex::new(None))
-        .collect();
-    let session = |part: usize, parts: usize| {
-        let home = part * slots.len() / parts.max(1);
-        // never waits: a slot in use (a long line's encode lets its thread take up another
-        // part meanwhile) sends the part to the next, or to a session of its own
-        (home..slots.len())
-            .chain(0..home)
-            .find_map(|i| slots[i].try_lock().ok())
-            .map_or_else(|| Held::Own(Box::new(None)), Held::Slot)
-    };
-    let answer = |s: &mut Held<'_, 't, 'g>, line: &Line<'_>, out: &mut String| {
-        let slot = match s {
-            Held::Slot(guard) => &mut **guard,
-            Held::Own(own) => &mut **own,
-        };
-        let (encoder, ids) = slot.get_or_insert_with(|| (tok.encoder(), Vec::new()));
+    let sessions = Sessions::new(tok);
+    let session = |part: usize, parts: usize| (sessions.take(part, parts), Vec::new());
+    let answer = |(session, ids): &mut (Session<'_, '_, '_>, Vec<u32>),
+                  line: &Line<'_>,
+                  out: &mut String| {
         match request(line) {
-            Ok(r) => match encoder.encode_into(
+            Ok(r) => match session.encoder().encode_into(
                 &r.text,
                 r.add_special.unwrap_or(add_special),
                 r.parse_special.unwrap_or(parse_special),
@@ -182,16 +163,6 @@ fn batch<'t, 'g>(
     };
     let done = map_lines(io::stdin().lock(), &mut out, session, answer).and_then(|_| out.flush());
     finish(done)
-}
-
-/// An encoding session and the ids it fills.
-type Session<'t, 'g> = (Encoder<'t, 'g>, Vec<u32>);
-
-/// The session a part of a chunk encodes with: a kept one, held until the part is done, or
-/// one of its own when every kept one is in use.
-enum Held<'s, 't, 'g> {
-    Slot(MutexGuard<'s, Option<Session<'t, 'g>>>),
-    Own(Box<Option<Session<'t, 'g>>>),
 }
 
 fn request<'a>(line: &Line<'a>) -> Result<Request<'a>, String> {

@@ -4,6 +4,8 @@
 //! thread: `Tokenizer::encode_batch` and the batch modes keep one per worker.
 #![forbid(unsafe_code)]
 
+use std::sync::{Mutex, MutexGuard};
+
 use super::bpe;
 use super::model::Model;
 use super::partition::Fragment;
@@ -256,5 +258,78 @@ impl<'t, 'g> Encoder<'t, 'g> {
             Model::None => unreachable!("refused above"),
         }
         Ok(())
+    }
+}
+
+/// Encoding sessions kept for the parts of parallel work (`encode_batch`, `gguf tokenize
+/// --jsonl`), so that the words a session has encoded serve the next parts too: part `k` of `n`
+/// takes the session of its place (one per thread of rayon's pool, each over its own run of the
+/// parts, so that a session keeps meeting the same kind of text), else any free one, else a
+/// session of its own. Taking one never waits (a thread whose part waits inside an encode may
+/// take up another part meanwhile).
+pub struct Sessions<'t, 'g> {
+    tok: &'t Tokenizer<'g>,
+    slots: Vec<Mutex<Option<Encoder<'t, 'g>>>>,
+}
+
+impl std::fmt::Debug for Sessions<'_, '_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Sessions")
+            .field("slots", &self.slots.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl<'t, 'g> Sessions<'t, 'g> {
+    /// One kept session per thread of rayon's current pool, made when first taken.
+    pub fn new(tok: &'t Tokenizer<'g>) -> Self {
+        Sessions {
+            tok,
+            slots: (0..rayon::current_num_threads().max(1))
+                .map(|_| Mutex::new(None))
+                .collect(),
+        }
+    }
+
+    /// The session for part `part` of `parts` (see [`Sessions`]), held until dropped.
+    pub fn take(&self, part: usize, parts: usize) -> Session<'_, 't, 'g> {
+        let home = (part * self.slots.len() / parts.max(1)).min(self.slots.len() - 1);
+        let held = (home..self.slots.len())
+            .chain(0..home)
+            .find_map(|i| self.slots[i].try_lock().ok())
+            .map_or_else(|| Held::Own(Box::new(None)), Held::Slot);
+        Session {
+            tok: self.tok,
+            held,
+        }
+    }
+}
+
+/// A session taken from [`Sessions`]: [`Session::encoder`].
+pub struct Session<'s, 't, 'g> {
+    tok: &'t Tokenizer<'g>,
+    held: Held<'s, 't, 'g>,
+}
+
+enum Held<'s, 't, 'g> {
+    Slot(MutexGuard<'s, Option<Encoder<'t, 'g>>>),
+    Own(Box<Option<Encoder<'t, 'g>>>),
+}
+
+impl std::fmt::Debug for Session<'_, '_, '_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Session").finish_non_exhaustive()
+    }
+}
+
+impl<'t, 'g> Session<'_, 't, 'g> {
+    /// The encoding session.
+    pub fn encoder(&mut self) -> &mut Encoder<'t, 'g> {
+        let slot = match &mut self.held {
+            Held::Slot(guard) => &mut **guard,
+            Held::Own(own) => &mut **own,
+        };
+        let tok = self.tok;
+        slot.get_or_insert_with(|| tok.encoder())
     }
 }

@@ -33,7 +33,7 @@ mod wpm;
 use std::sync::OnceLock;
 
 pub use attr::TokenAttr;
-pub use encoder::Encoder;
+pub use encoder::{Encoder, Session, Sessions};
 pub use model::Model;
 pub use vocab::SpecialIds;
 
@@ -321,8 +321,9 @@ impl<'g> Tokenizer<'g> {
     }
 
     /// [`Tokenizer::encode`] of every text, on rayon's pool, the ids in the texts' order; the
-    /// first error, if any. The texts go in a few runs per thread, each run through one
-    /// [`Encoder`], so that words met in one text are not merged again in the next.
+    /// first error, if any. The texts go in runs of 64 through the sessions of
+    /// [`Sessions`] (one per thread, each over its own share of the runs), so that words met in
+    /// one text are not merged again in the next, and short runs keep the threads' shares even.
     pub fn encode_batch<S: AsRef<str> + Sync>(
         &self,
         texts: &[S],
@@ -334,12 +335,14 @@ impl<'g> Tokenizer<'g> {
             // every worker would wait for the first to build the tables
             self.prepare()?;
         }
-        let runs = rayon::current_num_threads() * 4;
-        let run = texts.len().div_ceil(runs).max(1);
+        let sessions = Sessions::new(self);
+        let runs = texts.len().div_ceil(BATCH_RUN);
         let parts: Vec<Vec<Vec<u32>>> = texts
-            .par_chunks(run)
-            .map(|run| {
-                let mut e = self.encoder();
+            .par_chunks(BATCH_RUN)
+            .enumerate()
+            .map(|(k, run)| {
+                let mut session = sessions.take(k, runs);
+                let e = session.encoder();
                 run.iter()
                     .map(|t| e.encode(t.as_ref(), add_special, parse_special))
                     .collect()
@@ -432,6 +435,9 @@ impl<'g> Tokenizer<'g> {
         self.rwkv.get_or_init(|| rwkv::Rwkv::new(&self.vocab))
     }
 }
+
+/// Texts per run of [`Tokenizer::encode_batch`]: each run is one task of rayon's pool.
+const BATCH_RUN: usize = 64;
 
 /// Whether the merge table of `v` records the characters merged to a following `▁`: only words
 /// that are not byte-level, and merged, are cut at a `▁` (`bpe.rs`).
