@@ -839,6 +839,36 @@ pub const ARCHS: &[Arch] = &[
         GQA,
         EXAONE_LAYER,
     ),
+    // qwen2vl (`src/models/qwen2vl.cpp`): qwen2's tensors; only `rope.dimension_sections` read
+    arch(
+        "qwen2vl",
+        &[req("rope.dimension_sections", KeyType::Sections)],
+        TIED_QWEN2,
+        EMBD_GQA,
+        QWEN2_LAYER,
+    ),
+    // internlm2 and xverse: qwen2's layer, `output` required
+    arch("internlm2", &[RMS], UNTIED, EMBD_GQA, QWEN2_LAYER),
+    arch("xverse", &[RMS], UNTIED, EMBD_GQA, QWEN2_LAYER),
+    // orion (`src/models/orion.cpp`): layer norms with biases
+    arch("orion", &[NORM_EPS], ORION_GLOBALS, EMBD_GQA, ORION_LAYER),
+    // mellum (`src/models/mellum.cpp`): qwen3vlmoe's layer, `output` required
+    Arch {
+        experts: Experts::Required,
+        ff_exp: FfExp::KeyOrFfPerUsed,
+        ..arch(
+            "mellum",
+            &[
+                RMS,
+                req("expert_feed_forward_length", KeyType::U32PerLayer),
+                opt("attention.sliding_window", U32),
+                opt("rope.freq_base_swa", F32),
+            ],
+            UNTIED,
+            QWEN3_QKV,
+            QWEN3VLMOE_LAYER,
+        )
+    },
     // qwen35 and qwen35moe (`src/models/qwen35.cpp`, `qwen35moe.cpp`): qwen3next's hybrid
     // layout, the gated delta net's beta and alpha separate, `rope.dimension_sections` required
     Arch {
@@ -1117,6 +1147,26 @@ const APERTUS_LAYER: &[TensorRule] = &[
     t("blk.{}.attn_q_norm.bias", &[HeadK], Optional),
     t("blk.{}.attn_k_norm.weight", &[HeadK], Always),
     t("blk.{}.attn_k_norm.bias", &[HeadK], Optional),
+];
+
+/// orion's outside the layers: the output norm's bias, `output` required.
+const ORION_GLOBALS: &[TensorRule] = &[
+    t("token_embd.weight", &[Embd, Vocab], Always),
+    t("output_norm.weight", &[Embd], Always),
+    t("output_norm.bias", &[Embd], Always),
+    t("output.weight", &[Embd, Vocab], Always),
+];
+
+/// orion's layer: qwen2's with the norms' biases.
+const ORION_LAYER: &[TensorRule] = &[
+    t("blk.{}.attn_norm.weight", &[Embd], Always),
+    t("blk.{}.attn_norm.bias", &[Embd], Always),
+    t("blk.{}.attn_output.weight", &[Embd, Embd], Always),
+    t("blk.{}.ffn_norm.weight", &[Embd], Always),
+    t("blk.{}.ffn_norm.bias", &[Embd], Always),
+    t("blk.{}.ffn_gate.weight", &[Embd, Ff], Always),
+    t("blk.{}.ffn_down.weight", &[Ff, Embd], Always),
+    t("blk.{}.ffn_up.weight", &[Embd, Ff], Always),
 ];
 
 /// arcee's layer: no gate.
