@@ -80,6 +80,15 @@ pub fn metadata(arch: &str, moe: bool) -> GgufBuilder<'static> {
         set(&mut b, &k("expert_feed_forward_length"), 32u32.into());
         set(&mut b, &k("interleave_moe_layer_step"), 2u32.into());
     }
+    if arch == "lfm2" {
+        // layer 0 a short convolution (no key-value heads), layer 1 attention
+        set(
+            &mut b,
+            &k("attention.head_count_kv"),
+            OwnedValue::from(vec![0u32, KV_HEADS]),
+        );
+        set(&mut b, &k("shortconv.l_cache"), 3u32.into());
+    }
     if arch == "dots1" {
         // one leading dense layer, then experts with one shared expert
         set(&mut b, &k("expert_feed_forward_length"), 32u32.into());

@@ -168,6 +168,16 @@ fn cases() -> Vec<Case> {
         false,
         vec![("nanbeige.num_loops", 2u32.into())],
     ));
+    // lfm2's attention layer with its own key-value head count (a per-layer array)
+    variants.push((
+        "lfm2-kv1".into(),
+        "lfm2",
+        false,
+        vec![(
+            "lfm2.attention.head_count_kv",
+            OwnedValue::from(vec![0u32, 1]),
+        )],
+    ));
     variants.push((
         "deepseek2-q".into(),
         "deepseek2",

@@ -9,8 +9,8 @@ use super::table::Dim::*;
 use super::table::KeyType::{Str, F32, U32};
 use super::table::Need::*;
 use super::table::{
-    opt, req, req_unless_lite, req_unprefixed, t, Arch, Experts, FfExp, FfShexp, KeyRule, KeyType,
-    Mtp, Qkv, TensorRule,
+    opt, req, req_unless_lite, req_unprefixed, t, Arch, Experts, FfExp, FfShexp, Hybrid, KeyRule,
+    KeyType, Mtp, Qkv, TensorRule,
 };
 
 /// The keys `llama_model_base::load_hparams` reads for every architecture.
@@ -322,7 +322,7 @@ const fn arch(
         mla: false,
         mtp: Mtp::None,
         nextn: NEXTN,
-        hybrid: false,
+        hybrid: Hybrid::None,
     }
 }
 
@@ -581,7 +581,7 @@ pub const ARCHS: &[Arch] = &[
         ff_exp: FfExp::KeyOrFfPerUsed,
         ff_shexp: FfShexp::KeyOrFf,
         mtp: Mtp::Required,
-        hybrid: true,
+        hybrid: Hybrid::Interval,
         ..arch(
             "qwen3next",
             &[
@@ -869,11 +869,32 @@ pub const ARCHS: &[Arch] = &[
             QWEN3VLMOE_LAYER,
         )
     },
+    // lfm2 (`src/models/lfm2.cpp`): convolution layers where the per-layer
+    // `head_count_kv` is 0, attention layers elsewhere; the output norm named `token_embd_norm`
+    Arch {
+        hybrid: Hybrid::NoKvHeads,
+        ..arch(
+            "lfm2",
+            &[
+                req("shortconv.l_cache", U32),
+                RMS,
+                opt("attention.sliding_window", U32),
+            ],
+            LFM2_GLOBALS,
+            Qkv {
+                q: Embd,
+                k: KGqa,
+                v: VGqa,
+                optional: false,
+            },
+            LFM2_LAYER,
+        )
+    },
     // qwen35 and qwen35moe (`src/models/qwen35.cpp`, `qwen35moe.cpp`): qwen3next's hybrid
     // layout, the gated delta net's beta and alpha separate, `rope.dimension_sections` required
     Arch {
         mtp: Mtp::Required,
-        hybrid: true,
+        hybrid: Hybrid::Interval,
         ..arch(
             "qwen35",
             QWEN35_KEYS,
@@ -890,7 +911,7 @@ pub const ARCHS: &[Arch] = &[
         ff_exp: FfExp::KeyOrFfPerUsed,
         ff_shexp: FfShexp::KeyOrFf,
         mtp: Mtp::Required,
-        hybrid: true,
+        hybrid: Hybrid::Interval,
         ..arch(
             "qwen35moe",
             QWEN35MOE_KEYS,
@@ -1167,6 +1188,36 @@ const ORION_LAYER: &[TensorRule] = &[
     t("blk.{}.ffn_gate.weight", &[Embd, Ff], Always),
     t("blk.{}.ffn_down.weight", &[Ff, Embd], Always),
     t("blk.{}.ffn_up.weight", &[Embd, Ff], Always),
+];
+
+/// lfm2's outside the layers: its output norm is `token_embd_norm`; the ColBERT head
+/// `dense_2` optional (its shape not checked).
+const LFM2_GLOBALS: &[TensorRule] = &[
+    t("token_embd.weight", &[Embd, Vocab], Always),
+    t("token_embd_norm.weight", &[Embd], Always),
+    t("output.weight", &[Embd, Vocab], Optional),
+    t("dense_2.weight", &[], Optional),
+    t("dense_2.bias", &[], Optional),
+];
+
+/// lfm2's layer: a gated feed-forward, then attention (query and key norms) or a short
+/// convolution.
+const LFM2_LAYER: &[TensorRule] = &[
+    t("blk.{}.ffn_norm.weight", &[Embd], Always),
+    t("blk.{}.ffn_gate.weight", &[Embd, Ff], Always),
+    t("blk.{}.ffn_down.weight", &[Ff, Embd], Always),
+    t("blk.{}.ffn_up.weight", &[Embd, Ff], Always),
+    t("blk.{}.attn_norm.weight", &[Embd], Always),
+    t("blk.{}.attn_q_norm.weight", &[HeadK], Attention),
+    t("blk.{}.attn_k_norm.weight", &[HeadK], Attention),
+    t("blk.{}.attn_output.weight", &[Embd, Embd], Attention),
+    t(
+        "blk.{}.shortconv.conv.weight",
+        &[ShortconvCache, Embd],
+        Recurrent,
+    ),
+    t("blk.{}.shortconv.in_proj.weight", &[Embd, Embd3], Recurrent),
+    t("blk.{}.shortconv.out_proj.weight", &[Embd, Embd], Recurrent),
 ];
 
 /// arcee's layer: no gate.

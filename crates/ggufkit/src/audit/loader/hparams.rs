@@ -4,7 +4,7 @@
 //! tensor shapes are computed from.
 #![forbid(unsafe_code)]
 
-use super::table::{Arch, Dim, FfExp, FfShexp, KeyRule, KeyType};
+use super::table::{Arch, Dim, FfExp, FfShexp, Hybrid, KeyRule, KeyType};
 use crate::{Gguf, Value, ValueType};
 
 /// gemma3n's `n_altup` and `n_embd_altup`, which llama.cpp fixes rather than reads
@@ -52,11 +52,16 @@ pub(super) struct Hparams {
     pub n_moe_step: u64,
     /// A hybrid model's linear-attention (recurrent) layers, one flag per block.
     pub recurrent: Vec<bool>,
+    /// `attention.head_count_kv` when the file gives one per layer (empty otherwise: every
+    /// layer has [`Hparams::n_head_kv`]).
+    pub head_kv_layers: Vec<u64>,
     /// `full_attention_interval` where the file gives it and has no `attention.recurrent_layers`.
     pub attn_interval: Option<u64>,
     /// Linear attention's sizes: `ssm.conv_kernel`, `ssm.state_size`, `ssm.time_step_rank`,
     /// `ssm.group_count`.
     pub ssm_conv: u64,
+    /// lfm2's `shortconv.l_cache`.
+    pub shortconv_cache: u64,
     pub ssm_state: u64,
     pub ssm_dt_rank: u64,
     pub ssm_group: u64,
@@ -225,6 +230,11 @@ pub(super) fn read(
     );
     let is_mla = key_mla != 0 && value_mla != 0;
     let n_nextn = get("nextn_predict_layers").unwrap_or(0);
+    let head_kv_layers = per_layer(
+        g,
+        &format!("{}.attention.head_count_kv", arch.name),
+        n_layer,
+    );
     let interval = get("full_attention_interval").unwrap_or(4);
     let recurrent_key = g
         .get_kv(&format!("{}.attention.recurrent_layers", arch.name))
@@ -243,12 +253,16 @@ pub(super) fn read(
         n_expert_shared: get("expert_shared_count").unwrap_or(0),
         n_dense_lead: get("leading_dense_block_count").unwrap_or(0),
         n_moe_step: get("interleave_moe_layer_step").unwrap_or(0),
-        recurrent: if arch.hybrid {
-            recurrent_layers(g, arch, n_layer, n_layer.saturating_sub(n_nextn), interval)
-        } else {
-            Vec::new()
+        recurrent: match arch.hybrid {
+            Hybrid::Interval => {
+                recurrent_layers(g, arch, n_layer, n_layer.saturating_sub(n_nextn), interval)
+            }
+            Hybrid::NoKvHeads => head_kv_layers.iter().map(|&kv| kv == 0).collect(),
+            Hybrid::None => Vec::new(),
         },
+        head_kv_layers,
         attn_interval: get("full_attention_interval").filter(|_| !recurrent_key),
+        shortconv_cache: get("shortconv.l_cache").unwrap_or(0),
         ssm_conv: get("ssm.conv_kernel").unwrap_or(0),
         ssm_state: get("ssm.state_size").unwrap_or(0),
         ssm_dt_rank: get("ssm.time_step_rank").unwrap_or(0),
@@ -267,6 +281,16 @@ pub(super) fn read(
         head_k,
         head_v,
         n_rot,
+    }
+}
+
+/// A per-layer key's values when it is an array of `n_layer` integers (empty otherwise).
+fn per_layer(g: &Gguf<'_>, key: &str, n_layer: u64) -> Vec<u64> {
+    match g.get(key) {
+        Some(Value::Array(a)) if a.len() == n_layer && n_layer <= 512 => (0..a.len())
+            .map(|i| a.get(i).and_then(|v| v.as_u64()).unwrap_or(0))
+            .collect(),
+        _ => Vec::new(),
     }
 }
 
@@ -298,6 +322,25 @@ fn recurrent_layers(
 }
 
 impl Hparams {
+    /// A dimension's value in layer `layer` (its own `head_count_kv` where the file gives one
+    /// per layer).
+    pub fn dim_in(&self, d: Dim, layer: Option<u64>) -> u64 {
+        let kv = layer
+            .and_then(|il| usize::try_from(il).ok())
+            .and_then(|i| self.head_kv_layers.get(i).copied());
+        let Some(kv) = kv.filter(|&kv| kv != self.n_head_kv) else {
+            return self.dim(d);
+        };
+        let m = |a: u64, b: u64| a.saturating_mul(b);
+        match d {
+            Dim::KGqa => m(self.head_k, kv),
+            Dim::VGqa => m(self.head_v, kv),
+            Dim::HeadKvTimesRot => m(kv, self.n_rot),
+            Dim::HeadKvTimesEmbdPerHead => m(kv, self.n_embd.checked_div(self.n_head).unwrap_or(0)),
+            d => self.dim(d),
+        }
+    }
+
     /// Whether block `il` is a linear-attention (recurrent) layer.
     pub fn is_recurrent(&self, il: u64) -> bool {
         usize::try_from(il)
@@ -348,6 +391,8 @@ impl Hparams {
             Dim::FfExp2 => m(2, self.n_ff_exp),
             Dim::HeadKTimesHeads2 => m(2, m(self.head_k, self.n_head)),
             Dim::EmbdPerHeadHalf => self.n_embd.checked_div(self.n_head).unwrap_or(0) / 2,
+            Dim::Embd3 => m(3, self.n_embd),
+            Dim::ShortconvCache => self.shortconv_cache,
             Dim::Altup => GEMMA3N_ALTUP,
             Dim::AltupMinus1 => GEMMA3N_ALTUP - 1,
             Dim::AltupSq => GEMMA3N_ALTUP * GEMMA3N_ALTUP,

@@ -13,7 +13,7 @@ mod vocab;
 use super::{Finding, Severity};
 use crate::Gguf;
 use hparams::{Hparams, KeyProblem};
-use table::{Arch, Experts, Mtp, Need, TensorRule};
+use table::{Arch, Experts, Hybrid, Mtp, Need, TensorRule};
 
 /// `LLAMA_MAX_LAYERS` and `LLAMA_MAX_EXPERTS` (`src/llama-hparams.h`).
 const MAX_LAYERS: u64 = 512;
@@ -130,7 +130,7 @@ fn check(g: &Gguf<'_>, out: &mut Vec<Finding>, with_trunk: bool) -> Option<Loade
         error(out, "model.hparams", &key, key_offset(&key), msg);
         return None;
     }
-    if arch.hybrid && h.attn_interval == Some(0) {
+    if arch.hybrid == Hybrid::Interval && h.attn_interval == Some(0) {
         let key = format!("{}.full_attention_interval", arch.name);
         let msg = "full_attention_interval 0: llama.cpp divides by it (a crash)".to_string();
         error(out, "model.hparams", &key, key_offset(&key), msg);
@@ -277,6 +277,8 @@ struct Check<'g, 'a> {
     /// absent) and the prediction blocks optional when it has none of those
     /// (`blk.{trunk}.nextn.eh_proj` absent).
     block_required: bool,
+    /// The block being checked (`None` outside the blocks).
+    layer: Option<u64>,
     /// Whether the block being checked is a multi-token prediction block, which the loader
     /// creates under `TENSOR_SKIP`: its separate q/k/v are optional.
     skipped: bool,
@@ -298,7 +300,7 @@ impl Check<'_, '_> {
         out: &mut Vec<Finding>,
     ) -> bool {
         let required = required && self.block_required;
-        let expected: Vec<u64> = dims.iter().map(|&d| self.h.dim(d)).collect();
+        let expected: Vec<u64> = dims.iter().map(|&d| self.h.dim_in(d, self.layer)).collect();
         let formula: Vec<&str> = dims.iter().map(|d| d.name()).collect();
         if required || (rule_name == "blk.{}.attn_qkv" && self.block_required && !self.skipped) {
             self.wanted.push((name.to_string(), expected.clone()));
@@ -385,6 +387,7 @@ fn audit_tensors(
         optional: Vec::new(),
         block_required: true,
         skipped: false,
+        layer: None,
     };
     for r in arch.globals {
         c.rule(r, None, out);
@@ -412,6 +415,7 @@ fn audit_tensors(
             mtp_required
         };
         c.skipped = il >= trunk;
+        c.layer = Some(il);
         if let Some(q) = arch.qkv.filter(|_| !h.is_recurrent(il)) {
             qkv(&mut c, q, il, out);
         }
@@ -426,6 +430,7 @@ fn audit_tensors(
     }
     c.block_required = true;
     c.skipped = false;
+    c.layer = None;
     scales(&mut c, out);
     report(c, h, arch, arch_kv, out)
 }
@@ -509,10 +514,11 @@ fn qkv(c: &mut Check<'_, '_>, q: table::Qkv, il: u64, out: &mut Vec<Finding>) {
         &mut Vec::new(),
     ) {
         // fused: its rows are q + k + v
+        let at = Some(il);
         let rows = h
-            .dim(q.q)
-            .saturating_add(h.dim(q.k))
-            .saturating_add(h.dim(q.v));
+            .dim_in(q.q, at)
+            .saturating_add(h.dim_in(q.k, at))
+            .saturating_add(h.dim_in(q.v, at));
         check_fused(g, &blk("attn_qkv.weight"), h.n_embd, rows, out);
         c.take(&blk("attn_qkv.bias"));
     } else {

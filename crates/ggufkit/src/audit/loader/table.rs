@@ -66,6 +66,10 @@ pub enum Dim {
     HeadKTimesHeads2,
     /// `n_embd / n_head / 2`: phimoe's rope factors.
     EmbdPerHeadHalf,
+    /// `3 * n_embd`: lfm2's convolution input projection.
+    Embd3,
+    /// lfm2's `shortconv.l_cache`.
+    ShortconvCache,
     /// gemma3n's `n_altup` (4, fixed in llama.cpp), `n_altup - 1`, `n_altup * n_altup`.
     Altup,
     AltupMinus1,
@@ -126,6 +130,8 @@ impl Dim {
             Dim::FfExp2 => "2*n_ff_exp",
             Dim::HeadKTimesHeads2 => "2*n_embd_head_k*n_head",
             Dim::EmbdPerHeadHalf => "n_embd/n_head/2",
+            Dim::Embd3 => "3*n_embd",
+            Dim::ShortconvCache => "n_shortconv_l_cache",
             Dim::Altup => "n_altup",
             Dim::AltupMinus1 => "n_altup-1",
             Dim::AltupSq => "n_altup*n_altup",
@@ -355,9 +361,21 @@ pub struct Arch {
     pub mtp: Mtp,
     /// A multi-token prediction block's own tensors, beside the block's usual ones.
     pub nextn: &'static [TensorRule],
-    /// Hybrid (qwen3next): some layers are linear attention (recurrent), the others attention;
+    /// Which layers are recurrent (linear attention, convolution) rather than attention;
     /// [`Arch::qkv`] is created in the attention layers only.
-    pub hybrid: bool,
+    pub hybrid: Hybrid,
+}
+
+/// How a hybrid architecture's loader tells its recurrent layers from its attention layers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Hybrid {
+    /// Every layer is attention.
+    None,
+    /// qwen3next, qwen35: `attention.recurrent_layers`, else all but every
+    /// `full_attention_interval`-th layer of the trunk.
+    Interval,
+    /// lfm2: the layers whose `attention.head_count_kv` (per layer) is 0.
+    NoKvHeads,
 }
 
 /// How the loader treats the last `nextn_predict_layers` blocks, the multi-token prediction
