@@ -80,7 +80,13 @@ pub fn metadata(arch: &str, moe: bool) -> GgufBuilder<'static> {
         set(&mut b, &k("expert_feed_forward_length"), 32u32.into());
         set(&mut b, &k("interleave_moe_layer_step"), 2u32.into());
     }
-    if arch == "lfm2" {
+    if arch == "lfm2moe" {
+        // lfm2's layers; layer 0 dense, layer 1 with experts
+        set(&mut b, &k("expert_feed_forward_length"), 32u32.into());
+        set(&mut b, &k("leading_dense_block_count"), 1u32.into());
+        set(&mut b, &k("expert_gating_func"), 2u32.into());
+    }
+    if matches!(arch, "lfm2" | "lfm2moe") {
         // layer 0 a short convolution (no key-value heads), layer 1 attention
         set(
             &mut b,

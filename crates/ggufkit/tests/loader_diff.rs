@@ -616,6 +616,7 @@ const UNNAMED: &[(&str, &str)] = &[
     ("t_meta.ne[dim] >= 1", "model.hparams"),
     // expert_used_count 0 beside experts, or over expert_count
     ("n_expert_used_max", "model.hparams"),
+    ("GGML_ASSERT(n_expert && n_expert_used)", "model.hparams"),
     ("_Map_base::at", "tokenizer.missing"),
     // the reader refuses before the loader
     ("Invalid type or block size", "read"),

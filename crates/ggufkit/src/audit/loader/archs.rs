@@ -890,6 +890,31 @@ pub const ARCHS: &[Arch] = &[
             LFM2_LAYER,
         )
     },
+    // lfm2moe (`src/models/lfm2moe.cpp`): lfm2's layers, experts with a required
+    // `exp_probs_b` after the leading dense ones
+    Arch {
+        hybrid: Hybrid::NoKvHeads,
+        experts: Experts::RequiredAfterLead,
+        ff_exp: FfExp::Key,
+        ..arch(
+            "lfm2moe",
+            &[
+                req("shortconv.l_cache", U32),
+                RMS,
+                opt("leading_dense_block_count", U32),
+                req("expert_feed_forward_length", KeyType::U32PerLayer),
+                req("expert_gating_func", U32),
+            ],
+            LFM2_GLOBALS,
+            Qkv {
+                q: Embd,
+                k: KGqa,
+                v: VGqa,
+                optional: false,
+            },
+            LFM2MOE_LAYER,
+        )
+    },
     // qwen35 and qwen35moe (`src/models/qwen35.cpp`, `qwen35moe.cpp`): qwen3next's hybrid
     // layout, the gated delta net's beta and alpha separate, `rope.dimension_sections` required
     Arch {
@@ -1207,6 +1232,42 @@ const LFM2_LAYER: &[TensorRule] = &[
     t("blk.{}.ffn_gate.weight", &[Embd, Ff], Always),
     t("blk.{}.ffn_down.weight", &[Ff, Embd], Always),
     t("blk.{}.ffn_up.weight", &[Embd, Ff], Always),
+    t("blk.{}.attn_norm.weight", &[Embd], Always),
+    t("blk.{}.attn_q_norm.weight", &[HeadK], Attention),
+    t("blk.{}.attn_k_norm.weight", &[HeadK], Attention),
+    t("blk.{}.attn_output.weight", &[Embd, Embd], Attention),
+    t(
+        "blk.{}.shortconv.conv.weight",
+        &[ShortconvCache, Embd],
+        Recurrent,
+    ),
+    t("blk.{}.shortconv.in_proj.weight", &[Embd, Embd3], Recurrent),
+    t("blk.{}.shortconv.out_proj.weight", &[Embd, Embd], Recurrent),
+];
+
+/// lfm2moe's layer.
+const LFM2MOE_LAYER: &[TensorRule] = &[
+    t("blk.{}.ffn_norm.weight", &[Embd], Always),
+    t("blk.{}.ffn_gate_inp.weight", &[Embd, Expert], AfterLead),
+    t(
+        "blk.{}.ffn_gate_exps.weight",
+        &[Embd, FfExp, Expert],
+        AfterLead,
+    ),
+    t(
+        "blk.{}.ffn_down_exps.weight",
+        &[FfExp, Embd, Expert],
+        AfterLead,
+    ),
+    t(
+        "blk.{}.ffn_up_exps.weight",
+        &[Embd, FfExp, Expert],
+        AfterLead,
+    ),
+    t("blk.{}.exp_probs_b.bias", &[Expert], AfterLead),
+    t("blk.{}.ffn_gate.weight", &[Embd, Ff], LeadDense),
+    t("blk.{}.ffn_down.weight", &[Ff, Embd], LeadDense),
+    t("blk.{}.ffn_up.weight", &[Embd, Ff], LeadDense),
     t("blk.{}.attn_norm.weight", &[Embd], Always),
     t("blk.{}.attn_q_norm.weight", &[HeadK], Attention),
     t("blk.{}.attn_k_norm.weight", &[HeadK], Attention),
