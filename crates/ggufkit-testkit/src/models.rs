@@ -80,6 +80,19 @@ pub fn metadata(arch: &str, moe: bool) -> GgufBuilder<'static> {
         set(&mut b, &k("expert_feed_forward_length"), 32u32.into());
         set(&mut b, &k("interleave_moe_layer_step"), 2u32.into());
     }
+    if arch == "granitehybrid" {
+        // layer 0 Mamba-2 (no key-value heads), layer 1 attention; d_inner = 2 * n_embd
+        set(
+            &mut b,
+            &k("attention.head_count_kv"),
+            OwnedValue::from(vec![0u32, KV_HEADS]),
+        );
+        set(&mut b, &k("ssm.conv_kernel"), 4u32.into());
+        set(&mut b, &k("ssm.inner_size"), (2 * EMBD).into());
+        set(&mut b, &k("ssm.state_size"), 16u32.into());
+        set(&mut b, &k("ssm.time_step_rank"), 4u32.into());
+        set(&mut b, &k("ssm.group_count"), 1u32.into());
+    }
     if arch == "lfm2moe" {
         // lfm2's layers; layer 0 dense, layer 1 with experts
         set(&mut b, &k("expert_feed_forward_length"), 32u32.into());

@@ -179,6 +179,12 @@ fn cases() -> Vec<Case> {
         )],
     ));
     variants.push((
+        "granitehybrid-moe".into(),
+        "granitehybrid",
+        true,
+        Vec::new(),
+    ));
+    variants.push((
         "deepseek2-q".into(),
         "deepseek2",
         false,
@@ -416,6 +422,15 @@ fn cases() -> Vec<Case> {
                 bytes: write(&m, &tensors).unwrap(),
             });
         }
+        // an inner size the loader asserts against
+        if ggufkit::audit::loader::archs::INNER_IS_TWICE_EMBD.contains(&arch) {
+            let mut m = meta.clone();
+            m.set(&format!("{arch}.ssm.inner_size"), 96u32).unwrap();
+            out.push(Case {
+                name: format!("{label}/ssm.inner_size 96"),
+                bytes: write(&m, &tensors).unwrap(),
+            });
+        }
         // no experts at all where the architecture requires them
         let a = ggufkit::audit::loader::archs::find(arch).unwrap();
         if matches!(a.experts, Experts::Required | Experts::RequiredAfterLead) {
@@ -616,6 +631,7 @@ const UNNAMED: &[(&str, &str)] = &[
     ("t_meta.ne[dim] >= 1", "model.hparams"),
     // expert_used_count 0 beside experts, or over expert_count
     ("n_expert_used_max", "model.hparams"),
+    ("2 * n_embd == d_inner", "model.hparams"),
     ("GGML_ASSERT(n_expert && n_expert_used)", "model.hparams"),
     ("_Map_base::at", "tokenizer.missing"),
     // the reader refuses before the loader

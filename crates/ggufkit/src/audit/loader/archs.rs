@@ -915,6 +915,32 @@ pub const ARCHS: &[Arch] = &[
             LFM2MOE_LAYER,
         )
     },
+    // granitehybrid (`src/models/granite-hybrid.cpp`): Mamba-2 layers where the per-layer
+    // `head_count_kv` is 0, attention elsewhere; granite's feed-forward, dense or experts
+    Arch {
+        hybrid: Hybrid::NoKvHeads,
+        experts: Experts::Optional,
+        ..arch(
+            "granitehybrid",
+            &[
+                RMS,
+                opt("logit_scale", F32),
+                opt("residual_scale", F32),
+                opt("embedding_scale", F32),
+                opt("attention.scale", F32),
+                req("ssm.conv_kernel", U32),
+                req("ssm.inner_size", U32),
+                req("ssm.state_size", U32),
+                req("ssm.time_step_rank", U32),
+                req("ssm.group_count", U32),
+                opt("rope.scaling.finetuned", KeyType::Bool),
+                opt("expert_shared_feed_forward_length", U32),
+            ],
+            TIED_ROPE_FREQS,
+            GQA,
+            GRANITEHYBRID_LAYER,
+        )
+    },
     // qwen35 and qwen35moe (`src/models/qwen35.cpp`, `qwen35moe.cpp`): qwen3next's hybrid
     // layout, the gated delta net's beta and alpha separate, `rope.dimension_sections` required
     Arch {
@@ -1279,6 +1305,52 @@ const LFM2MOE_LAYER: &[TensorRule] = &[
     ),
     t("blk.{}.shortconv.in_proj.weight", &[Embd, Embd3], Recurrent),
     t("blk.{}.shortconv.out_proj.weight", &[Embd, Embd], Recurrent),
+];
+
+/// granitehybrid's layer: Mamba-2's mixer (its convolution's bias optional) or attention (its
+/// output's bias optional); granite's feed-forward.
+const GRANITEHYBRID_LAYER: &[TensorRule] = &[
+    t("blk.{}.attn_norm.weight", &[Embd], Always),
+    t("blk.{}.ssm_in.weight", &[Embd, Mamba2InProj], Recurrent),
+    t(
+        "blk.{}.ssm_conv1d.weight",
+        &[SsmConv, Mamba2Conv],
+        Recurrent,
+    ),
+    t("blk.{}.ssm_conv1d.bias", &[Mamba2Conv], RecurrentOptional),
+    t("blk.{}.ssm_dt.bias", &[SsmDtRank], Recurrent),
+    t("blk.{}.ssm_a", &[One, SsmDtRank], Recurrent),
+    t("blk.{}.ssm_d", &[One, SsmDtRank], Recurrent),
+    t(
+        "blk.{}.ssm_norm.weight",
+        &[SsmInnerPerGroup, SsmGroup],
+        Recurrent,
+    ),
+    t("blk.{}.ssm_out.weight", &[SsmInner, Embd], Recurrent),
+    t(
+        "blk.{}.attn_output.weight",
+        &[HeadKTimesHeads, Embd],
+        Attention,
+    ),
+    t("blk.{}.attn_output.bias", &[Embd], AttentionOptional),
+    t("blk.{}.ffn_norm.weight", &[Embd], Always),
+    t("blk.{}.ffn_gate_inp.weight", &[Embd, Expert], Moe),
+    t(
+        "blk.{}.ffn_gate_exps.weight",
+        &[Embd, Ff, Expert],
+        MoeOptional,
+    ),
+    t("blk.{}.ffn_down_exps.weight", &[Ff, Embd, Expert], Moe),
+    t("blk.{}.ffn_up_exps.weight", &[Embd, Ff, Expert], Moe),
+    t("blk.{}.ffn_gate_shexp.weight", &[Embd, FfShexp], MoeShexp),
+    t("blk.{}.ffn_up_shexp.weight", &[Embd, FfShexp], MoeShexp),
+    t("blk.{}.ffn_down_shexp.weight", &[FfShexp, Embd], MoeShexp),
+    t("blk.{}.ffn_gate.weight", &[Embd, Ff], Dense),
+    t("blk.{}.ffn_down.weight", &[Ff, Embd], Dense),
+    t("blk.{}.ffn_up.weight", &[Embd, Ff], Dense),
+    t("blk.{}.ffn_gate.bias", &[Ff], DenseOptional),
+    t("blk.{}.ffn_down.bias", &[Embd], DenseOptional),
+    t("blk.{}.ffn_up.bias", &[Ff], DenseOptional),
 ];
 
 /// arcee's layer: no gate.
@@ -2027,6 +2099,9 @@ const GRANITE_LAYER: &[TensorRule] = LLAMA_LAYER;
 /// The architectures whose loader takes an `expert_count` of 1 for none (and then ignores
 /// `expert_used_count`).
 pub const ONE_EXPERT_IS_NONE: &[&str] = &["hunyuan-dense", "hunyuan_vl"];
+
+/// The architectures whose loader asserts `ssm.inner_size` is twice `embedding_length`.
+pub const INNER_IS_TWICE_EMBD: &[&str] = &["granitehybrid"];
 
 /// The rules of an architecture, `None` for one the table does not have.
 pub fn find(name: &str) -> Option<&'static Arch> {

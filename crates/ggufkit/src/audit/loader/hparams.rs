@@ -60,6 +60,8 @@ pub(super) struct Hparams {
     /// Linear attention's sizes: `ssm.conv_kernel`, `ssm.state_size`, `ssm.time_step_rank`,
     /// `ssm.group_count`.
     pub ssm_conv: u64,
+    /// `ssm.inner_size`.
+    pub ssm_inner: u64,
     /// lfm2's `shortconv.l_cache`.
     pub shortconv_cache: u64,
     pub ssm_state: u64,
@@ -263,6 +265,7 @@ pub(super) fn read(
         head_kv_layers,
         attn_interval: get("full_attention_interval").filter(|_| !recurrent_key),
         shortconv_cache: get("shortconv.l_cache").unwrap_or(0),
+        ssm_inner: get("ssm.inner_size").unwrap_or(0),
         ssm_conv: get("ssm.conv_kernel").unwrap_or(0),
         ssm_state: get("ssm.state_size").unwrap_or(0),
         ssm_dt_rank: get("ssm.time_step_rank").unwrap_or(0),
@@ -391,6 +394,15 @@ impl Hparams {
             Dim::FfExp2 => m(2, self.n_ff_exp),
             Dim::HeadKTimesHeads2 => m(2, m(self.head_k, self.n_head)),
             Dim::EmbdPerHeadHalf => self.n_embd.checked_div(self.n_head).unwrap_or(0) / 2,
+            Dim::SsmInner => self.ssm_inner,
+            Dim::SsmInnerPerGroup => self.ssm_inner.checked_div(self.ssm_group).unwrap_or(0),
+            Dim::SsmGroup => self.ssm_group,
+            Dim::Mamba2InProj => m(2, self.ssm_inner)
+                .saturating_add(m(2, m(self.ssm_group, self.ssm_state)))
+                .saturating_add(self.ssm_dt_rank),
+            Dim::Mamba2Conv => self
+                .ssm_inner
+                .saturating_add(m(2, m(self.ssm_group, self.ssm_state))),
             Dim::Embd3 => m(3, self.n_embd),
             Dim::ShortconvCache => self.shortconv_cache,
             Dim::Altup => GEMMA3N_ALTUP,

@@ -136,6 +136,16 @@ fn check(g: &Gguf<'_>, out: &mut Vec<Finding>, with_trunk: bool) -> Option<Loade
         error(out, "model.hparams", &key, key_offset(&key), msg);
         return None;
     }
+    if archs::INNER_IS_TWICE_EMBD.contains(&arch.name) && h.ssm_inner != h.n_embd.saturating_mul(2)
+    {
+        let key = format!("{}.ssm.inner_size", arch.name);
+        let msg = format!(
+            "ssm.inner_size {} is not twice embedding_length {} (llama.cpp asserts 2 * n_embd == d_inner and aborts)",
+            h.ssm_inner, h.n_embd
+        );
+        error(out, "model.hparams", &key, key_offset(&key), msg);
+        return None;
+    }
     if let Some(f) = expert_problem(arch, &h) {
         let key = format!("{}.{}", arch.name, f.0);
         error(out, "model.hparams", &key, key_offset(&key), f.1);
@@ -240,6 +250,7 @@ fn created(need: Need, arch: &Arch, h: &Hparams, layer: Option<u64>, fused: bool
         Need::Recurrent => recurrent.then_some(true),
         Need::RecurrentOptional => recurrent.then_some(false),
         Need::Attention => (!recurrent).then_some(true),
+        Need::AttentionOptional => (!recurrent).then_some(false),
     }
 }
 

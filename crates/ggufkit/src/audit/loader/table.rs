@@ -66,6 +66,15 @@ pub enum Dim {
     HeadKTimesHeads2,
     /// `n_embd / n_head / 2`: phimoe's rope factors.
     EmbdPerHeadHalf,
+    /// `d_inner`: `ssm.inner_size` (Mamba-2's).
+    SsmInner,
+    /// `d_inner / n_group` and `n_group` (Mamba-2's grouped norm).
+    SsmInnerPerGroup,
+    SsmGroup,
+    /// `2*d_inner + 2*n_group*d_state + n_ssm_head`: Mamba-2's `ssm_in` rows.
+    Mamba2InProj,
+    /// `d_inner + 2*n_group*d_state`: Mamba-2's convolution channels.
+    Mamba2Conv,
     /// `3 * n_embd`: lfm2's convolution input projection.
     Embd3,
     /// lfm2's `shortconv.l_cache`.
@@ -130,6 +139,11 @@ impl Dim {
             Dim::FfExp2 => "2*n_ff_exp",
             Dim::HeadKTimesHeads2 => "2*n_embd_head_k*n_head",
             Dim::EmbdPerHeadHalf => "n_embd/n_head/2",
+            Dim::SsmInner => "d_inner",
+            Dim::SsmInnerPerGroup => "d_inner/n_group",
+            Dim::SsmGroup => "n_group",
+            Dim::Mamba2InProj => "2*d_inner+2*n_group*d_state+n_ssm_head",
+            Dim::Mamba2Conv => "d_inner+2*n_group*d_state",
             Dim::Embd3 => "3*n_embd",
             Dim::ShortconvCache => "n_shortconv_l_cache",
             Dim::Altup => "n_altup",
@@ -221,6 +235,8 @@ pub enum Need {
     RecurrentOptional,
     /// In a hybrid model's attention layers.
     Attention,
+    /// Taken when present in a hybrid model's attention layers.
+    AttentionOptional,
 }
 
 /// One tensor the loader creates. `name` holds `{}` where a per-layer tensor has its layer.
