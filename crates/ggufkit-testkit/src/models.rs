@@ -80,6 +80,14 @@ pub fn metadata(arch: &str, moe: bool) -> GgufBuilder<'static> {
         set(&mut b, &k("expert_feed_forward_length"), 32u32.into());
         set(&mut b, &k("interleave_moe_layer_step"), 2u32.into());
     }
+    if arch == "falcon-h1" {
+        // a small Mamba-2 mixer
+        set(&mut b, &k("ssm.conv_kernel"), 4u32.into());
+        set(&mut b, &k("ssm.inner_size"), 64u32.into());
+        set(&mut b, &k("ssm.state_size"), 16u32.into());
+        set(&mut b, &k("ssm.time_step_rank"), 4u32.into());
+        set(&mut b, &k("ssm.group_count"), 1u32.into());
+    }
     if arch == "granitehybrid" {
         // layer 0 Mamba-2 (no key-value heads), layer 1 attention; d_inner = 2 * n_embd
         set(

@@ -422,6 +422,24 @@ fn cases() -> Vec<Case> {
                 bytes: write(&m, &tensors).unwrap(),
             });
         }
+        // falcon-h1's feed-forward norm named as every other architecture names it
+        if arch == "falcon-h1" {
+            let renamed: Vec<Tensor> = tensors
+                .iter()
+                .map(|t| Tensor {
+                    name: if t.name.ends_with(".ffn_norm") {
+                        format!("{}.weight", t.name)
+                    } else {
+                        t.name.clone()
+                    },
+                    ..t.clone()
+                })
+                .collect();
+            out.push(Case {
+                name: format!("{label}/ffn_norm.weight"),
+                bytes: file(&renamed),
+            });
+        }
         // an inner size the loader asserts against
         if ggufkit::audit::loader::archs::INNER_IS_TWICE_EMBD.contains(&arch) {
             let mut m = meta.clone();

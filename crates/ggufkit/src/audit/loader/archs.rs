@@ -941,6 +941,21 @@ pub const ARCHS: &[Arch] = &[
             GRANITEHYBRID_LAYER,
         )
     },
+    // falcon-h1 (`src/models/falcon-h1.cpp`): a Mamba-2 mixer and attention in every layer
+    arch(
+        "falcon-h1",
+        &[
+            RMS,
+            req("ssm.conv_kernel", U32),
+            req("ssm.inner_size", U32),
+            req("ssm.state_size", U32),
+            req("ssm.time_step_rank", U32),
+            req("ssm.group_count", U32),
+        ],
+        TIED_ROPE_FREQS,
+        GQA,
+        FALCON_H1_LAYER,
+    ),
     // qwen35 and qwen35moe (`src/models/qwen35.cpp`, `qwen35moe.cpp`): qwen3next's hybrid
     // layout, the gated delta net's beta and alpha separate, `rope.dimension_sections` required
     Arch {
@@ -1351,6 +1366,38 @@ const GRANITEHYBRID_LAYER: &[TensorRule] = &[
     t("blk.{}.ffn_gate.bias", &[Ff], DenseOptional),
     t("blk.{}.ffn_down.bias", &[Embd], DenseOptional),
     t("blk.{}.ffn_up.bias", &[Ff], DenseOptional),
+];
+
+/// falcon-h1's layer: Mamba-2's mixer (its convolution's bias and its norm optional) beside
+/// attention, a gated feed-forward with optional biases; its feed-forward norm is named
+/// `blk.N.ffn_norm`, without `.weight`, as its loader asks for it.
+const FALCON_H1_LAYER: &[TensorRule] = &[
+    t("blk.{}.ssm_in.weight", &[Embd, Mamba2InProj], Always),
+    t("blk.{}.ssm_conv1d.weight", &[SsmConv, Mamba2Conv], Always),
+    t("blk.{}.ssm_conv1d.bias", &[Mamba2Conv], Optional),
+    t("blk.{}.ssm_dt.bias", &[SsmDtRank], Always),
+    t("blk.{}.ssm_a", &[One, SsmDtRank], Always),
+    t("blk.{}.ssm_d", &[One, SsmDtRank], Always),
+    t(
+        "blk.{}.ssm_norm.weight",
+        &[SsmInnerPerGroup, SsmGroup],
+        Optional,
+    ),
+    t("blk.{}.ssm_out.weight", &[SsmInner, Embd], Always),
+    t(
+        "blk.{}.attn_output.weight",
+        &[HeadKTimesHeads, Embd],
+        Always,
+    ),
+    t("blk.{}.attn_output.bias", &[Embd], Optional),
+    t("blk.{}.attn_norm.weight", &[Embd], Always),
+    t("blk.{}.ffn_norm", &[Embd], Always),
+    t("blk.{}.ffn_gate.weight", &[Embd, Ff], Always),
+    t("blk.{}.ffn_down.weight", &[Ff, Embd], Always),
+    t("blk.{}.ffn_up.weight", &[Embd, Ff], Always),
+    t("blk.{}.ffn_gate.bias", &[Ff], Optional),
+    t("blk.{}.ffn_down.bias", &[Embd], Optional),
+    t("blk.{}.ffn_up.bias", &[Ff], Optional),
 ];
 
 /// arcee's layer: no gate.
