@@ -80,7 +80,7 @@ pub fn metadata(arch: &str, moe: bool) -> GgufBuilder<'static> {
         set(&mut b, &k("expert_feed_forward_length"), 32u32.into());
         set(&mut b, &k("interleave_moe_layer_step"), 2u32.into());
     }
-    if arch == "falcon-h1" {
+    if matches!(arch, "falcon-h1" | "mamba2") {
         // a small Mamba-2 mixer
         set(&mut b, &k("ssm.conv_kernel"), 4u32.into());
         set(&mut b, &k("ssm.inner_size"), 64u32.into());

@@ -956,6 +956,24 @@ pub const ARCHS: &[Arch] = &[
         GQA,
         FALCON_H1_LAYER,
     ),
+    // mamba2 (`src/models/mamba2.cpp`): a Mamba-2 mixer in every layer, no attention
+    Arch {
+        qkv: None,
+        ..arch(
+            "mamba2",
+            &[
+                req("ssm.conv_kernel", U32),
+                req("ssm.inner_size", U32),
+                req("ssm.state_size", U32),
+                req("ssm.time_step_rank", U32),
+                req("ssm.group_count", U32),
+                RMS,
+            ],
+            TIED_NO_ROPE,
+            GQA,
+            MAMBA2_LAYER,
+        )
+    },
     // qwen35 and qwen35moe (`src/models/qwen35.cpp`, `qwen35moe.cpp`): qwen3next's hybrid
     // layout, the gated delta net's beta and alpha separate, `rope.dimension_sections` required
     Arch {
@@ -1398,6 +1416,23 @@ const FALCON_H1_LAYER: &[TensorRule] = &[
     t("blk.{}.ffn_gate.bias", &[Ff], Optional),
     t("blk.{}.ffn_down.bias", &[Embd], Optional),
     t("blk.{}.ffn_up.bias", &[Ff], Optional),
+];
+
+/// mamba2's layer: the mixer, its convolution's bias and its norm required.
+const MAMBA2_LAYER: &[TensorRule] = &[
+    t("blk.{}.attn_norm.weight", &[Embd], Always),
+    t("blk.{}.ssm_in.weight", &[Embd, Mamba2InProj], Always),
+    t("blk.{}.ssm_conv1d.weight", &[SsmConv, Mamba2Conv], Always),
+    t("blk.{}.ssm_conv1d.bias", &[Mamba2Conv], Always),
+    t("blk.{}.ssm_dt.bias", &[SsmDtRank], Always),
+    t("blk.{}.ssm_a", &[One, SsmDtRank], Always),
+    t("blk.{}.ssm_d", &[One, SsmDtRank], Always),
+    t(
+        "blk.{}.ssm_norm.weight",
+        &[SsmInnerPerGroup, SsmGroup],
+        Always,
+    ),
+    t("blk.{}.ssm_out.weight", &[SsmInner, Embd], Always),
 ];
 
 /// arcee's layer: no gate.
