@@ -80,6 +80,13 @@ pub fn metadata(arch: &str, moe: bool) -> GgufBuilder<'static> {
         set(&mut b, &k("expert_feed_forward_length"), 32u32.into());
         set(&mut b, &k("interleave_moe_layer_step"), 2u32.into());
     }
+    if arch == "mamba" {
+        // d_inner = 2 * n_embd, as llama.cpp requires
+        set(&mut b, &k("ssm.conv_kernel"), 4u32.into());
+        set(&mut b, &k("ssm.inner_size"), (2 * EMBD).into());
+        set(&mut b, &k("ssm.state_size"), 16u32.into());
+        set(&mut b, &k("ssm.time_step_rank"), 4u32.into());
+    }
     if matches!(arch, "falcon-h1" | "mamba2") {
         // a small Mamba-2 mixer
         set(&mut b, &k("ssm.conv_kernel"), 4u32.into());

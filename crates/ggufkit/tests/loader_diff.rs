@@ -650,6 +650,7 @@ const UNNAMED: &[(&str, &str)] = &[
     // expert_used_count 0 beside experts, or over expert_count
     ("n_expert_used_max", "model.hparams"),
     ("2 * n_embd == d_inner", "model.hparams"),
+    ("only an expansion factor of 2", "model.hparams"),
     ("GGML_ASSERT(n_expert && n_expert_used)", "model.hparams"),
     ("_Map_base::at", "tokenizer.missing"),
     // the reader refuses before the loader

@@ -956,6 +956,24 @@ pub const ARCHS: &[Arch] = &[
         GQA,
         FALCON_H1_LAYER,
     ),
+    // mamba (`src/models/mamba.cpp`): a Mamba mixer in every layer, no attention
+    Arch {
+        qkv: None,
+        ..arch(
+            "mamba",
+            &[
+                req("ssm.conv_kernel", U32),
+                req("ssm.inner_size", U32),
+                req("ssm.state_size", U32),
+                req("ssm.time_step_rank", U32),
+                opt("ssm.dt_b_c_rms", KeyType::Bool),
+                RMS,
+            ],
+            TIED_NO_ROPE,
+            GQA,
+            MAMBA_LAYER,
+        )
+    },
     // mamba2 (`src/models/mamba2.cpp`): a Mamba-2 mixer in every layer, no attention
     Arch {
         qkv: None,
@@ -1416,6 +1434,20 @@ const FALCON_H1_LAYER: &[TensorRule] = &[
     t("blk.{}.ffn_gate.bias", &[Ff], Optional),
     t("blk.{}.ffn_down.bias", &[Embd], Optional),
     t("blk.{}.ffn_up.bias", &[Ff], Optional),
+];
+
+/// mamba's layer: the selective-scan mixer.
+const MAMBA_LAYER: &[TensorRule] = &[
+    t("blk.{}.attn_norm.weight", &[Embd], Always),
+    t("blk.{}.ssm_in.weight", &[Embd, SsmInner2], Always),
+    t("blk.{}.ssm_conv1d.weight", &[SsmConv, SsmInner], Always),
+    t("blk.{}.ssm_conv1d.bias", &[SsmInner], Always),
+    t("blk.{}.ssm_x.weight", &[SsmInner, SsmDtPlus2State], Always),
+    t("blk.{}.ssm_dt.weight", &[SsmDtRank, SsmInner], Always),
+    t("blk.{}.ssm_dt.bias", &[SsmInner], Always),
+    t("blk.{}.ssm_a", &[SsmState, SsmInner], Always),
+    t("blk.{}.ssm_d", &[SsmInner], Always),
+    t("blk.{}.ssm_out.weight", &[SsmInner, Embd], Always),
 ];
 
 /// mamba2's layer: the mixer, its convolution's bias and its norm required.
@@ -2183,7 +2215,7 @@ const GRANITE_LAYER: &[TensorRule] = LLAMA_LAYER;
 pub const ONE_EXPERT_IS_NONE: &[&str] = &["hunyuan-dense", "hunyuan_vl"];
 
 /// The architectures whose loader asserts `ssm.inner_size` is twice `embedding_length`.
-pub const INNER_IS_TWICE_EMBD: &[&str] = &["granitehybrid"];
+pub const INNER_IS_TWICE_EMBD: &[&str] = &["granitehybrid", "mamba"];
 
 /// The rules of an architecture, `None` for one the table does not have.
 pub fn find(name: &str) -> Option<&'static Arch> {

@@ -395,6 +395,8 @@ impl Hparams {
             Dim::HeadKTimesHeads2 => m(2, m(self.head_k, self.n_head)),
             Dim::EmbdPerHeadHalf => self.n_embd.checked_div(self.n_head).unwrap_or(0) / 2,
             Dim::SsmInner => self.ssm_inner,
+            Dim::SsmInner2 => m(2, self.ssm_inner),
+            Dim::SsmDtPlus2State => self.ssm_dt_rank.saturating_add(m(2, self.ssm_state)),
             Dim::SsmInnerPerGroup => self.ssm_inner.checked_div(self.ssm_group).unwrap_or(0),
             Dim::SsmGroup => self.ssm_group,
             Dim::Mamba2InProj => m(2, self.ssm_inner)

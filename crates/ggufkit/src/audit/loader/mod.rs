@@ -140,8 +140,8 @@ fn check(g: &Gguf<'_>, out: &mut Vec<Finding>, with_trunk: bool) -> Option<Loade
     {
         let key = format!("{}.ssm.inner_size", arch.name);
         let msg = format!(
-            "ssm.inner_size {} is not twice embedding_length {} (llama.cpp asserts 2 * n_embd == d_inner and aborts)",
-            h.ssm_inner, h.n_embd
+            "ssm.inner_size {} is not twice embedding_length {}: llama.cpp's {} loader supports only an expansion factor of 2 (it refuses or aborts)",
+            h.ssm_inner, h.n_embd, arch.name
         );
         error(out, "model.hparams", &key, key_offset(&key), msg);
         return None;

@@ -68,6 +68,10 @@ pub enum Dim {
     EmbdPerHeadHalf,
     /// `d_inner`: `ssm.inner_size` (Mamba-2's).
     SsmInner,
+    /// `2 * d_inner`: Mamba's `ssm_in` rows.
+    SsmInner2,
+    /// `dt_rank + 2 * d_state`: Mamba's `ssm_x` rows.
+    SsmDtPlus2State,
     /// `d_inner / n_group` and `n_group` (Mamba-2's grouped norm).
     SsmInnerPerGroup,
     SsmGroup,
@@ -140,6 +144,8 @@ impl Dim {
             Dim::HeadKTimesHeads2 => "2*n_embd_head_k*n_head",
             Dim::EmbdPerHeadHalf => "n_embd/n_head/2",
             Dim::SsmInner => "d_inner",
+            Dim::SsmInner2 => "2*d_inner",
+            Dim::SsmDtPlus2State => "dt_rank+2*d_state",
             Dim::SsmInnerPerGroup => "d_inner/n_group",
             Dim::SsmGroup => "n_group",
             Dim::Mamba2InProj => "2*d_inner+2*n_group*d_state+n_ssm_head",
