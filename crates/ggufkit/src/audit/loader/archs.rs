@@ -84,131 +84,285 @@ const EMBD_GQA: Qkv = Qkv {
     optional: false,
 };
 
-/// llama's layer (Mistral and Mixtral files are `llama` too).
-const LLAMA_LAYER: &[TensorRule] = &[
+// The parts the layers are made of, each written once; a layer lists its parts in the
+// loader's order.
+
+/// The attention norm, then the output projection of `n_embd_head_k * n_head` rows.
+const ATTN_NORM_AND_OUTPUT: &[TensorRule] = &[
     t("blk.{}.attn_norm.weight", &[Embd], Always),
     t(
         "blk.{}.attn_output.weight",
         &[HeadKTimesHeads, Embd],
         Always,
     ),
-    t("blk.{}.attn_output.bias", &[Embd], Optional),
-    t("blk.{}.ffn_norm.weight", &[Embd], Always),
+];
+
+/// The key and query norms of `n_embd_head_k` (qwen3's order: the key's first).
+const QK_NORMS: &[TensorRule] = &[
+    t("blk.{}.attn_k_norm.weight", &[HeadK], Always),
+    t("blk.{}.attn_q_norm.weight", &[HeadK], Always),
+];
+
+/// A gated feed-forward: gate, down and up projections of `n_ff`, in that order.
+const GATED_FFN: &[TensorRule] = &[
+    t("blk.{}.ffn_gate.weight", &[Embd, Ff], Always),
+    t("blk.{}.ffn_down.weight", &[Ff, Embd], Always),
+    t("blk.{}.ffn_up.weight", &[Embd, Ff], Always),
+];
+
+/// A gated feed-forward created gate, up, down (gemma's, olmo2's, seed_oss's order).
+const GATE_UP_DOWN_FFN: &[TensorRule] = &[
+    t("blk.{}.ffn_gate.weight", &[Embd, Ff], Always),
+    t("blk.{}.ffn_up.weight", &[Embd, Ff], Always),
+    t("blk.{}.ffn_down.weight", &[Ff, Embd], Always),
+];
+
+/// llama's and granite's gated feed-forward where the model has no experts, its biases optional.
+const DENSE_FFN: &[TensorRule] = &[
     t("blk.{}.ffn_gate.weight", &[Embd, Ff], Dense),
     t("blk.{}.ffn_down.weight", &[Ff, Embd], Dense),
     t("blk.{}.ffn_up.weight", &[Embd, Ff], Dense),
     t("blk.{}.ffn_gate.bias", &[Ff], DenseOptional),
     t("blk.{}.ffn_down.bias", &[Embd], DenseOptional),
     t("blk.{}.ffn_up.bias", &[Ff], DenseOptional),
-    t("blk.{}.ffn_gate_inp.weight", &[Embd, Expert], Moe),
+];
+
+/// The gated feed-forward of the leading dense layers (`layer < leading_dense_block_count`).
+const LEAD_DENSE_FFN: &[TensorRule] = &[
+    t("blk.{}.ffn_gate.weight", &[Embd, Ff], LeadDense),
+    t("blk.{}.ffn_down.weight", &[Ff, Embd], LeadDense),
+    t("blk.{}.ffn_up.weight", &[Embd, Ff], LeadDense),
+];
+
+/// Experts in every layer: the router, then the gate, down and up projections of `n_ff_exp`.
+const EXPERTS: &[TensorRule] = &[
+    t("blk.{}.ffn_gate_inp.weight", &[Embd, Expert], Always),
     t(
         "blk.{}.ffn_gate_exps.weight",
         &[Embd, FfExp, Expert],
-        MoeOptional,
+        Always,
     ),
-    t("blk.{}.ffn_down_exps.weight", &[FfExp, Embd, Expert], Moe),
-    t("blk.{}.ffn_up_exps.weight", &[Embd, FfExp, Expert], Moe),
+    t(
+        "blk.{}.ffn_down_exps.weight",
+        &[FfExp, Embd, Expert],
+        Always,
+    ),
+    t("blk.{}.ffn_up_exps.weight", &[Embd, FfExp, Expert], Always),
+];
+
+/// Experts in every layer, each as wide as `n_ff` (the router, then gate, down, up).
+const EXPERTS_OF_FF: &[TensorRule] = &[
+    t("blk.{}.ffn_gate_inp.weight", &[Embd, Expert], Always),
+    t("blk.{}.ffn_gate_exps.weight", &[Embd, Ff, Expert], Always),
+    t("blk.{}.ffn_down_exps.weight", &[Ff, Embd, Expert], Always),
+    t("blk.{}.ffn_up_exps.weight", &[Embd, Ff, Expert], Always),
+];
+
+/// The experts' gate, down and up projections in the layers after the leading dense ones.
+const EXPS_AFTER_LEAD: &[TensorRule] = &[
+    t(
+        "blk.{}.ffn_gate_exps.weight",
+        &[Embd, FfExp, Expert],
+        AfterLead,
+    ),
+    t(
+        "blk.{}.ffn_down_exps.weight",
+        &[FfExp, Embd, Expert],
+        AfterLead,
+    ),
+    t(
+        "blk.{}.ffn_up_exps.weight",
+        &[Embd, FfExp, Expert],
+        AfterLead,
+    ),
+];
+
+/// The experts' gate and up projections as `create_tensor_gate_up_exps` takes them: the fused
+/// `ffn_gate_up_exps` when present, else the two (in the layers after the leading dense ones,
+/// which is every layer of a model without them).
+const GATE_UP_EXPS_FUSABLE: &[TensorRule] = &[
+    t(
+        "blk.{}.ffn_gate_up_exps.weight",
+        &[Embd, FfExp2, Expert],
+        AfterLeadOptional,
+    ),
+    t(
+        "blk.{}.ffn_gate_exps.weight",
+        &[Embd, FfExp, Expert],
+        AfterLeadUnfused,
+    ),
+    t(
+        "blk.{}.ffn_up_exps.weight",
+        &[Embd, FfExp, Expert],
+        AfterLeadUnfused,
+    ),
+];
+
+/// deepseek2's and dots1's shared experts (`n_ff_exp * n_expert_shared` wide) after the leading
+/// dense layers.
+const SHARED_EXPERTS_AFTER_LEAD: &[TensorRule] = &[
+    t(
+        "blk.{}.ffn_gate_shexp.weight",
+        &[Embd, FfExpTimesShared],
+        AfterLead,
+    ),
+    t(
+        "blk.{}.ffn_down_shexp.weight",
+        &[FfExpTimesShared, Embd],
+        AfterLead,
+    ),
+    t(
+        "blk.{}.ffn_up_shexp.weight",
+        &[Embd, FfExpTimesShared],
+        AfterLead,
+    ),
+];
+
+/// qwen3next's and qwen35's norms and attention layers' tensors: the norms before and after
+/// attention, the output projection, the query and key norms.
+const HYBRID_ATTN: &[TensorRule] = &[
+    t("blk.{}.attn_norm.weight", &[Embd], Always),
+    t("blk.{}.post_attention_norm.weight", &[Embd], Always),
+    t(
+        "blk.{}.attn_output.weight",
+        &[HeadKTimesHeads, Embd],
+        Attention,
+    ),
+    t("blk.{}.attn_q_norm.weight", &[HeadK], Attention),
+    t("blk.{}.attn_k_norm.weight", &[HeadK], Attention),
+];
+
+/// The gated delta net's input side in the linear-attention layers: the fused `attn_qkv` and
+/// the gate (optional), the convolution, the time step's bias and `ssm_a`.
+const DELTA_NET_IN: &[TensorRule] = &[
+    t(
+        "blk.{}.attn_qkv.weight",
+        &[Embd, SsmConvDim],
+        RecurrentOptional,
+    ),
+    t(
+        "blk.{}.attn_gate.weight",
+        &[Embd, SsmValue],
+        RecurrentOptional,
+    ),
+    t(
+        "blk.{}.ssm_conv1d.weight",
+        &[SsmConv, SsmConvDim],
+        Recurrent,
+    ),
+    t("blk.{}.ssm_dt.bias", &[SsmDtRank], Recurrent),
+    t("blk.{}.ssm_a", &[SsmDtRank], Recurrent),
+];
+
+/// The gated delta net's output side: its norm and output projection.
+const DELTA_NET_OUT: &[TensorRule] = &[
+    t("blk.{}.ssm_norm.weight", &[SsmState], Recurrent),
+    t("blk.{}.ssm_out.weight", &[SsmValue, Embd], Recurrent),
+];
+
+/// lfm2's attention (query and key norms) or short convolution, after its attention norm.
+const LFM2_ATTN_OR_SHORTCONV: &[TensorRule] = &[
+    t("blk.{}.attn_norm.weight", &[Embd], Always),
+    t("blk.{}.attn_q_norm.weight", &[HeadK], Attention),
+    t("blk.{}.attn_k_norm.weight", &[HeadK], Attention),
+    t("blk.{}.attn_output.weight", &[Embd, Embd], Attention),
+    t(
+        "blk.{}.shortconv.conv.weight",
+        &[ShortconvCache, Embd],
+        Recurrent,
+    ),
+    t("blk.{}.shortconv.in_proj.weight", &[Embd, Embd3], Recurrent),
+    t("blk.{}.shortconv.out_proj.weight", &[Embd, Embd], Recurrent),
+];
+
+/// A layer norm with its bias, then the output projection of `[n_embd, n_embd]` with its bias.
+const BIASED_ATTN_NORM_AND_OUTPUT: &[TensorRule] = &[
+    t("blk.{}.attn_norm.weight", &[Embd], Always),
+    t("blk.{}.attn_norm.bias", &[Embd], Always),
+    t("blk.{}.attn_output.weight", &[Embd, Embd], Always),
+    t("blk.{}.attn_output.bias", &[Embd], Always),
+];
+
+/// The shared expert of `n_ff_shexp` where the model has experts and the key says its width.
+const SHEXP: &[TensorRule] = &[
     t("blk.{}.ffn_gate_shexp.weight", &[Embd, FfShexp], MoeShexp),
     t("blk.{}.ffn_up_shexp.weight", &[Embd, FfShexp], MoeShexp),
     t("blk.{}.ffn_down_shexp.weight", &[FfShexp, Embd], MoeShexp),
 ];
 
-const QWEN2_LAYER: &[TensorRule] = &[
-    t("blk.{}.attn_norm.weight", &[Embd], Always),
-    t("blk.{}.attn_output.weight", &[Embd, Embd], Always),
-    t("blk.{}.ffn_norm.weight", &[Embd], Always),
-    t("blk.{}.ffn_gate.weight", &[Embd, Ff], Always),
-    t("blk.{}.ffn_down.weight", &[Ff, Embd], Always),
-    t("blk.{}.ffn_up.weight", &[Embd, Ff], Always),
+/// llama's layer (Mistral and Mixtral files are `llama` too).
+const LLAMA_LAYER: &[&[TensorRule]] = &[
+    ATTN_NORM_AND_OUTPUT,
+    &[
+        t("blk.{}.attn_output.bias", &[Embd], Optional),
+        t("blk.{}.ffn_norm.weight", &[Embd], Always),
+    ],
+    DENSE_FFN,
+    &[
+        t("blk.{}.ffn_gate_inp.weight", &[Embd, Expert], Moe),
+        t(
+            "blk.{}.ffn_gate_exps.weight",
+            &[Embd, FfExp, Expert],
+            MoeOptional,
+        ),
+        t("blk.{}.ffn_down_exps.weight", &[FfExp, Embd, Expert], Moe),
+        t("blk.{}.ffn_up_exps.weight", &[Embd, FfExp, Expert], Moe),
+    ],
+    SHEXP,
 ];
 
-const QWEN2MOE_LAYER: &[TensorRule] = &[
-    t("blk.{}.attn_norm.weight", &[Embd], Always),
-    t("blk.{}.attn_output.weight", &[Embd, Embd], Always),
-    t("blk.{}.ffn_norm.weight", &[Embd], Always),
-    t("blk.{}.ffn_gate_inp.weight", &[Embd, Expert], Always),
-    t(
-        "blk.{}.ffn_gate_exps.weight",
-        &[Embd, FfExp, Expert],
-        Always,
-    ),
-    t(
-        "blk.{}.ffn_down_exps.weight",
-        &[FfExp, Embd, Expert],
-        Always,
-    ),
-    t("blk.{}.ffn_up_exps.weight", &[Embd, FfExp, Expert], Always),
-    t("blk.{}.ffn_gate_inp_shexp.weight", &[Embd], Always),
-    t("blk.{}.ffn_gate_shexp.weight", &[Embd, FfShexp], Always),
-    t("blk.{}.ffn_down_shexp.weight", &[FfShexp, Embd], Always),
-    t("blk.{}.ffn_up_shexp.weight", &[Embd, FfShexp], Always),
+const QWEN2_LAYER: &[&[TensorRule]] = &[
+    &[
+        t("blk.{}.attn_norm.weight", &[Embd], Always),
+        t("blk.{}.attn_output.weight", &[Embd, Embd], Always),
+        t("blk.{}.ffn_norm.weight", &[Embd], Always),
+    ],
+    GATED_FFN,
 ];
 
-const QWEN3_LAYER: &[TensorRule] = &[
-    t("blk.{}.attn_norm.weight", &[Embd], Always),
-    t(
-        "blk.{}.attn_output.weight",
-        &[HeadKTimesHeads, Embd],
-        Always,
-    ),
-    t("blk.{}.attn_k_norm.weight", &[HeadK], Always),
-    t("blk.{}.attn_q_norm.weight", &[HeadK], Always),
-    t("blk.{}.ffn_norm.weight", &[Embd], Always),
-    t("blk.{}.ffn_gate.weight", &[Embd, Ff], Always),
-    t("blk.{}.ffn_down.weight", &[Ff, Embd], Always),
-    t("blk.{}.ffn_up.weight", &[Embd, Ff], Always),
+const QWEN2MOE_LAYER: &[&[TensorRule]] = &[
+    &[
+        t("blk.{}.attn_norm.weight", &[Embd], Always),
+        t("blk.{}.attn_output.weight", &[Embd, Embd], Always),
+        t("blk.{}.ffn_norm.weight", &[Embd], Always),
+    ],
+    EXPERTS,
+    &[
+        t("blk.{}.ffn_gate_inp_shexp.weight", &[Embd], Always),
+        t("blk.{}.ffn_gate_shexp.weight", &[Embd, FfShexp], Always),
+        t("blk.{}.ffn_down_shexp.weight", &[FfShexp, Embd], Always),
+        t("blk.{}.ffn_up_shexp.weight", &[Embd, FfShexp], Always),
+    ],
 ];
 
-const QWEN3MOE_LAYER: &[TensorRule] = &[
-    t("blk.{}.attn_norm.weight", &[Embd], Always),
-    t(
-        "blk.{}.attn_output.weight",
-        &[HeadKTimesHeads, Embd],
-        Always,
-    ),
-    t("blk.{}.attn_k_norm.weight", &[HeadK], Always),
-    t("blk.{}.attn_q_norm.weight", &[HeadK], Always),
-    t("blk.{}.ffn_norm.weight", &[Embd], Always),
-    t("blk.{}.ffn_gate_inp.weight", &[Embd, Expert], Always),
-    t(
-        "blk.{}.ffn_gate_exps.weight",
-        &[Embd, FfExp, Expert],
-        Always,
-    ),
-    t(
-        "blk.{}.ffn_down_exps.weight",
-        &[FfExp, Embd, Expert],
-        Always,
-    ),
-    t("blk.{}.ffn_up_exps.weight", &[Embd, FfExp, Expert], Always),
+const QWEN3_LAYER: &[&[TensorRule]] = &[
+    ATTN_NORM_AND_OUTPUT,
+    QK_NORMS,
+    &[t("blk.{}.ffn_norm.weight", &[Embd], Always)],
+    GATED_FFN,
 ];
 
-const GEMMA_LAYER: &[TensorRule] = &[
-    t("blk.{}.attn_norm.weight", &[Embd], Always),
-    t(
-        "blk.{}.attn_output.weight",
-        &[HeadKTimesHeads, Embd],
-        Always,
-    ),
-    t("blk.{}.ffn_norm.weight", &[Embd], Always),
-    t("blk.{}.ffn_gate.weight", &[Embd, Ff], Always),
-    t("blk.{}.ffn_up.weight", &[Embd, Ff], Always),
-    t("blk.{}.ffn_down.weight", &[Ff, Embd], Always),
+const QWEN3MOE_LAYER: &[&[TensorRule]] = &[
+    ATTN_NORM_AND_OUTPUT,
+    QK_NORMS,
+    &[t("blk.{}.ffn_norm.weight", &[Embd], Always)],
+    EXPERTS,
 ];
 
-const GEMMA2_LAYER: &[TensorRule] = &[
-    t("blk.{}.attn_norm.weight", &[Embd], Always),
-    t(
-        "blk.{}.attn_output.weight",
-        &[HeadKTimesHeads, Embd],
-        Always,
-    ),
-    t("blk.{}.post_attention_norm.weight", &[Embd], Always),
-    t("blk.{}.ffn_norm.weight", &[Embd], Always),
-    t("blk.{}.ffn_gate.weight", &[Embd, Ff], Always),
-    t("blk.{}.ffn_up.weight", &[Embd, Ff], Always),
-    t("blk.{}.ffn_down.weight", &[Ff, Embd], Always),
-    t("blk.{}.post_ffw_norm.weight", &[Embd], Always),
+const GEMMA_LAYER: &[&[TensorRule]] = &[
+    ATTN_NORM_AND_OUTPUT,
+    &[t("blk.{}.ffn_norm.weight", &[Embd], Always)],
+    GATE_UP_DOWN_FFN,
+];
+
+const GEMMA2_LAYER: &[&[TensorRule]] = &[
+    ATTN_NORM_AND_OUTPUT,
+    &[
+        t("blk.{}.post_attention_norm.weight", &[Embd], Always),
+        t("blk.{}.ffn_norm.weight", &[Embd], Always),
+    ],
+    GATE_UP_DOWN_FFN,
+    &[t("blk.{}.post_ffw_norm.weight", &[Embd], Always)],
 ];
 
 const GEMMA3_GLOBALS: &[TensorRule] = &[
@@ -219,87 +373,72 @@ const GEMMA3_GLOBALS: &[TensorRule] = &[
     t("dense_3.weight", &[], Optional),
 ];
 
-const GEMMA3_LAYER: &[TensorRule] = &[
-    t("blk.{}.attn_norm.weight", &[Embd], Always),
-    t(
-        "blk.{}.attn_output.weight",
-        &[HeadKTimesHeads, Embd],
-        Always,
-    ),
-    t("blk.{}.post_attention_norm.weight", &[Embd], Always),
-    t("blk.{}.attn_k_norm.weight", &[HeadK], Always),
-    t("blk.{}.attn_q_norm.weight", &[HeadK], Always),
-    t("blk.{}.ffn_norm.weight", &[Embd], Always),
-    t("blk.{}.ffn_gate.weight", &[Embd, Ff], Always),
-    t("blk.{}.ffn_up.weight", &[Embd, Ff], Always),
-    t("blk.{}.ffn_down.weight", &[Ff, Embd], Always),
-    t("blk.{}.post_ffw_norm.weight", &[Embd], Always),
+const GEMMA3_LAYER: &[&[TensorRule]] = &[
+    ATTN_NORM_AND_OUTPUT,
+    &[t("blk.{}.post_attention_norm.weight", &[Embd], Always)],
+    QK_NORMS,
+    &[t("blk.{}.ffn_norm.weight", &[Embd], Always)],
+    GATE_UP_DOWN_FFN,
+    &[t("blk.{}.post_ffw_norm.weight", &[Embd], Always)],
 ];
 
-const PHI3_LAYER: &[TensorRule] = &[
+const PHI3_LAYER: &[&[TensorRule]] = &[&[
     t("blk.{}.attn_norm.weight", &[Embd], Always),
     t("blk.{}.attn_output.weight", &[Embd, Embd], Always),
     t("blk.{}.ffn_norm.weight", &[Embd], Always),
     t("blk.{}.ffn_down.weight", &[Ff, Embd], Always),
     // the gate and up projections fused: twice the feed-forward length
     t("blk.{}.ffn_up.weight", &[Embd, Ff2], Always),
+]];
+
+const COMMAND_R_LAYER: &[&[TensorRule]] = &[
+    &[
+        t("blk.{}.attn_norm.weight", &[Embd], Always),
+        t("blk.{}.attn_q_norm.weight", &[HeadK, Head], Layers64),
+        t("blk.{}.attn_k_norm.weight", &[], Layers64),
+        t("blk.{}.attn_output.weight", &[Embd, Embd], Always),
+    ],
+    GATED_FFN,
 ];
 
-const COMMAND_R_LAYER: &[TensorRule] = &[
-    t("blk.{}.attn_norm.weight", &[Embd], Always),
-    t("blk.{}.attn_q_norm.weight", &[HeadK, Head], Layers64),
-    t("blk.{}.attn_k_norm.weight", &[], Layers64),
-    t("blk.{}.attn_output.weight", &[Embd, Embd], Always),
-    t("blk.{}.ffn_gate.weight", &[Embd, Ff], Always),
-    t("blk.{}.ffn_down.weight", &[Ff, Embd], Always),
-    t("blk.{}.ffn_up.weight", &[Embd, Ff], Always),
+const COHERE2_LAYER: &[&[TensorRule]] = &[
+    &[
+        t("blk.{}.attn_norm.weight", &[Embd], Always),
+        t("blk.{}.attn_output.weight", &[Embd, Embd], Always),
+    ],
+    GATED_FFN,
 ];
 
-const COHERE2_LAYER: &[TensorRule] = &[
-    t("blk.{}.attn_norm.weight", &[Embd], Always),
-    t("blk.{}.attn_output.weight", &[Embd, Embd], Always),
-    t("blk.{}.ffn_gate.weight", &[Embd, Ff], Always),
-    t("blk.{}.ffn_down.weight", &[Ff, Embd], Always),
-    t("blk.{}.ffn_up.weight", &[Embd, Ff], Always),
+const OLMO2_LAYER: &[&[TensorRule]] = &[
+    &[
+        t("blk.{}.attn_output.weight", &[Embd, Embd], Always),
+        t("blk.{}.attn_q_norm.weight", &[Embd], Always),
+        t(
+            "blk.{}.attn_k_norm.weight",
+            &[HeadKvTimesEmbdPerHead],
+            Always,
+        ),
+        t("blk.{}.post_attention_norm.weight", &[Embd], Always),
+    ],
+    GATE_UP_DOWN_FFN,
+    &[t("blk.{}.post_ffw_norm.weight", &[Embd], Always)],
 ];
 
-const OLMO2_LAYER: &[TensorRule] = &[
-    t("blk.{}.attn_output.weight", &[Embd, Embd], Always),
-    t("blk.{}.attn_q_norm.weight", &[Embd], Always),
-    t(
-        "blk.{}.attn_k_norm.weight",
-        &[HeadKvTimesEmbdPerHead],
-        Always,
-    ),
-    t("blk.{}.post_attention_norm.weight", &[Embd], Always),
-    t("blk.{}.ffn_gate.weight", &[Embd, Ff], Always),
-    t("blk.{}.ffn_up.weight", &[Embd, Ff], Always),
-    t("blk.{}.ffn_down.weight", &[Ff, Embd], Always),
-    t("blk.{}.post_ffw_norm.weight", &[Embd], Always),
-];
-
-const GPT_OSS_LAYER: &[TensorRule] = &[
-    t("blk.{}.attn_norm.weight", &[Embd], Always),
-    t("blk.{}.post_attention_norm.weight", &[Embd], Always),
-    t("blk.{}.attn_output.weight", &[HeadTimesRot, Embd], Always),
-    t("blk.{}.attn_sinks.weight", &[Head], Always),
-    t("blk.{}.ffn_gate_inp.weight", &[Embd, Expert], Always),
-    t(
-        "blk.{}.ffn_gate_exps.weight",
-        &[Embd, FfExp, Expert],
-        Always,
-    ),
-    t(
-        "blk.{}.ffn_down_exps.weight",
-        &[FfExp, Embd, Expert],
-        Always,
-    ),
-    t("blk.{}.ffn_up_exps.weight", &[Embd, FfExp, Expert], Always),
-    t("blk.{}.attn_output.bias", &[Embd], Always),
-    t("blk.{}.ffn_gate_inp.bias", &[Expert], Always),
-    t("blk.{}.ffn_gate_exps.bias", &[FfExp, Expert], Always),
-    t("blk.{}.ffn_down_exps.bias", &[Embd, Expert], Always),
-    t("blk.{}.ffn_up_exps.bias", &[FfExp, Expert], Always),
+const GPT_OSS_LAYER: &[&[TensorRule]] = &[
+    &[
+        t("blk.{}.attn_norm.weight", &[Embd], Always),
+        t("blk.{}.post_attention_norm.weight", &[Embd], Always),
+        t("blk.{}.attn_output.weight", &[HeadTimesRot, Embd], Always),
+        t("blk.{}.attn_sinks.weight", &[Head], Always),
+    ],
+    EXPERTS,
+    &[
+        t("blk.{}.attn_output.bias", &[Embd], Always),
+        t("blk.{}.ffn_gate_inp.bias", &[Expert], Always),
+        t("blk.{}.ffn_gate_exps.bias", &[FfExp, Expert], Always),
+        t("blk.{}.ffn_down_exps.bias", &[Embd, Expert], Always),
+        t("blk.{}.ffn_up_exps.bias", &[FfExp, Expert], Always),
+    ],
 ];
 
 const fn arch(
@@ -307,7 +446,7 @@ const fn arch(
     keys: &'static [KeyRule],
     globals: &'static [TensorRule],
     qkv: Qkv,
-    layer: &'static [TensorRule],
+    layer: &'static [&'static [TensorRule]],
 ) -> Arch {
     Arch {
         name,
@@ -1038,7 +1177,7 @@ const UNTIED_ROPE_FREQS: &[TensorRule] = &[
 
 /// exaone-moe's layer: query and key norms; a dense feed-forward in the leading layers and the
 /// prediction blocks, experts (`exp_probs_b` optional) and a shared expert in the others.
-const EXAONE_MOE_LAYER: &[TensorRule] = &[
+const EXAONE_MOE_LAYER: &[&[TensorRule]] = &[&[
     t(
         "blk.{}.attn_output.weight",
         &[HeadKTimesHeads, Embd],
@@ -1071,92 +1210,50 @@ const EXAONE_MOE_LAYER: &[TensorRule] = &[
     t("blk.{}.ffn_gate_shexp.weight", &[Embd, FfShexp], MoeTrunk),
     t("blk.{}.ffn_down_shexp.weight", &[FfShexp, Embd], MoeTrunk),
     t("blk.{}.ffn_up_shexp.weight", &[Embd, FfShexp], MoeTrunk),
-];
+]];
 
 /// dots1's layer.
-const DOTS1_LAYER: &[TensorRule] = &[
-    t("blk.{}.attn_norm.weight", &[Embd], Always),
-    t(
-        "blk.{}.attn_output.weight",
-        &[HeadKTimesHeads, Embd],
-        Always,
-    ),
-    t("blk.{}.attn_k_norm.weight", &[HeadK], Always),
-    t("blk.{}.attn_q_norm.weight", &[HeadK], Always),
-    t("blk.{}.ffn_norm.weight", &[Embd], Always),
-    t("blk.{}.ffn_gate.weight", &[Embd, Ff], LeadDense),
-    t("blk.{}.ffn_down.weight", &[Ff, Embd], LeadDense),
-    t("blk.{}.ffn_up.weight", &[Embd, Ff], LeadDense),
-    t("blk.{}.ffn_gate_inp.weight", &[Embd, Expert], AfterLead),
-    t("blk.{}.exp_probs_b.bias", &[Expert], AfterLeadOptional),
-    t(
-        "blk.{}.ffn_gate_exps.weight",
-        &[Embd, FfExp, Expert],
-        AfterLead,
-    ),
-    t(
-        "blk.{}.ffn_down_exps.weight",
-        &[FfExp, Embd, Expert],
-        AfterLead,
-    ),
-    t(
-        "blk.{}.ffn_up_exps.weight",
-        &[Embd, FfExp, Expert],
-        AfterLead,
-    ),
-    t(
-        "blk.{}.ffn_gate_shexp.weight",
-        &[Embd, FfExpTimesShared],
-        AfterLead,
-    ),
-    t(
-        "blk.{}.ffn_down_shexp.weight",
-        &[FfExpTimesShared, Embd],
-        AfterLead,
-    ),
-    t(
-        "blk.{}.ffn_up_shexp.weight",
-        &[Embd, FfExpTimesShared],
-        AfterLead,
-    ),
+const DOTS1_LAYER: &[&[TensorRule]] = &[
+    ATTN_NORM_AND_OUTPUT,
+    QK_NORMS,
+    &[t("blk.{}.ffn_norm.weight", &[Embd], Always)],
+    LEAD_DENSE_FFN,
+    &[
+        t("blk.{}.ffn_gate_inp.weight", &[Embd, Expert], AfterLead),
+        t("blk.{}.exp_probs_b.bias", &[Expert], AfterLeadOptional),
+    ],
+    EXPS_AFTER_LEAD,
+    SHARED_EXPERTS_AFTER_LEAD,
 ];
 
 /// minimax-m2's layer.
-const MINIMAX_M2_LAYER: &[TensorRule] = &[
-    t(
-        "blk.{}.attn_output.weight",
-        &[HeadKTimesHeads, Embd],
-        Always,
-    ),
-    t("blk.{}.attn_norm.weight", &[Embd], Always),
-    t("blk.{}.attn_q_norm.weight", &[HeadKTimesHeads], Always),
-    t("blk.{}.attn_k_norm.weight", &[KGqa], Always),
-    t("blk.{}.ffn_norm.weight", &[Embd], Always),
-    t("blk.{}.ffn_gate_inp.weight", &[Embd, Expert], Always),
-    t("blk.{}.ffn_gate_exps.weight", &[Embd, Ff, Expert], Always),
-    t("blk.{}.ffn_down_exps.weight", &[Ff, Embd, Expert], Always),
-    t("blk.{}.ffn_up_exps.weight", &[Embd, Ff, Expert], Always),
-    t("blk.{}.exp_probs_b.bias", &[Expert], Always),
+const MINIMAX_M2_LAYER: &[&[TensorRule]] = &[
+    &[
+        t(
+            "blk.{}.attn_output.weight",
+            &[HeadKTimesHeads, Embd],
+            Always,
+        ),
+        t("blk.{}.attn_norm.weight", &[Embd], Always),
+        t("blk.{}.attn_q_norm.weight", &[HeadKTimesHeads], Always),
+        t("blk.{}.attn_k_norm.weight", &[KGqa], Always),
+        t("blk.{}.ffn_norm.weight", &[Embd], Always),
+    ],
+    EXPERTS_OF_FF,
+    &[t("blk.{}.exp_probs_b.bias", &[Expert], Always)],
 ];
 
 /// hunyuan-moe's layer.
-const HUNYUAN_MOE_LAYER: &[TensorRule] = &[
-    t("blk.{}.attn_norm.weight", &[Embd], Always),
-    t(
-        "blk.{}.attn_output.weight",
-        &[HeadKTimesHeads, Embd],
-        Always,
-    ),
-    t("blk.{}.attn_k_norm.weight", &[HeadK], Always),
-    t("blk.{}.attn_q_norm.weight", &[HeadK], Always),
-    t("blk.{}.ffn_norm.weight", &[Embd], Always),
-    t("blk.{}.ffn_gate_inp.weight", &[Embd, Expert], Always),
-    t("blk.{}.ffn_gate_exps.weight", &[Embd, Ff, Expert], Always),
-    t("blk.{}.ffn_down_exps.weight", &[Ff, Embd, Expert], Always),
-    t("blk.{}.ffn_up_exps.weight", &[Embd, Ff, Expert], Always),
-    t("blk.{}.ffn_gate_shexp.weight", &[Embd, FfShexp], Always),
-    t("blk.{}.ffn_up_shexp.weight", &[Embd, FfShexp], Always),
-    t("blk.{}.ffn_down_shexp.weight", &[FfShexp, Embd], Always),
+const HUNYUAN_MOE_LAYER: &[&[TensorRule]] = &[
+    ATTN_NORM_AND_OUTPUT,
+    QK_NORMS,
+    &[t("blk.{}.ffn_norm.weight", &[Embd], Always)],
+    EXPERTS_OF_FF,
+    &[
+        t("blk.{}.ffn_gate_shexp.weight", &[Embd, FfShexp], Always),
+        t("blk.{}.ffn_up_shexp.weight", &[Embd, FfShexp], Always),
+        t("blk.{}.ffn_down_shexp.weight", &[FfShexp, Embd], Always),
+    ],
 ];
 
 /// phimoe's outside the layers: phi2's, and the long and short rope factors of
@@ -1172,17 +1269,13 @@ const PHIMOE_GLOBALS: &[TensorRule] = &[
 ];
 
 /// phimoe's layer.
-const PHIMOE_LAYER: &[TensorRule] = &[
-    t("blk.{}.attn_norm.weight", &[Embd], Always),
-    t("blk.{}.attn_norm.bias", &[Embd], Always),
-    t("blk.{}.attn_output.weight", &[Embd, Embd], Always),
-    t("blk.{}.attn_output.bias", &[Embd], Always),
-    t("blk.{}.ffn_norm.weight", &[Embd], Always),
-    t("blk.{}.ffn_norm.bias", &[Embd], Always),
-    t("blk.{}.ffn_gate_inp.weight", &[Embd, Expert], Always),
-    t("blk.{}.ffn_gate_exps.weight", &[Embd, Ff, Expert], Always),
-    t("blk.{}.ffn_down_exps.weight", &[Ff, Embd, Expert], Always),
-    t("blk.{}.ffn_up_exps.weight", &[Embd, Ff, Expert], Always),
+const PHIMOE_LAYER: &[&[TensorRule]] = &[
+    BIASED_ATTN_NORM_AND_OUTPUT,
+    &[
+        t("blk.{}.ffn_norm.weight", &[Embd], Always),
+        t("blk.{}.ffn_norm.bias", &[Embd], Always),
+    ],
+    EXPERTS_OF_FF,
 ];
 
 /// gemma3n's outside the layers: `output` tied, the altup projections, the per-layer token
@@ -1211,36 +1304,33 @@ const GEMMA3N_GLOBALS: &[TensorRule] = &[
 ];
 
 /// gemma3n's layer.
-const GEMMA3N_LAYER: &[TensorRule] = &[
-    t("blk.{}.attn_norm.weight", &[Embd], Always),
-    t(
-        "blk.{}.attn_output.weight",
-        &[HeadKTimesHeads, Embd],
-        Always,
-    ),
-    t("blk.{}.attn_q_norm.weight", &[HeadK], Always),
-    t("blk.{}.attn_k_norm.weight", &[HeadK], Always),
-    t("blk.{}.post_attention_norm.weight", &[Embd], Always),
-    t("blk.{}.ffn_norm.weight", &[Embd], Always),
-    t("blk.{}.ffn_gate.weight", &[Embd, Ff], Always),
-    t("blk.{}.ffn_up.weight", &[Embd, Ff], Always),
-    t("blk.{}.ffn_down.weight", &[Ff, Embd], Always),
-    t("blk.{}.post_ffw_norm.weight", &[Embd], Always),
-    t("blk.{}.inp_gate.weight", &[Embd, EmbdAltup], Always),
-    t("blk.{}.proj.weight", &[EmbdAltup, Embd], Always),
-    t("blk.{}.post_norm.weight", &[Embd], Always),
-    t("blk.{}.altup_correct_coef.weight", &[Altup, Altup], Always),
-    t("blk.{}.altup_correct_scale.weight", &[Embd], Always),
-    t(
-        "blk.{}.altup_predict_coef.weight",
-        &[Altup, AltupSq],
-        Always,
-    ),
-    t("blk.{}.altup_router.weight", &[Embd, Altup], Always),
-    t("blk.{}.altup_router_norm.weight", &[Embd], Always),
-    t("blk.{}.laurel_l.weight", &[Embd, LaurelRank], Always),
-    t("blk.{}.laurel_r.weight", &[LaurelRank, Embd], Always),
-    t("blk.{}.laurel_post_norm.weight", &[Embd], Always),
+const GEMMA3N_LAYER: &[&[TensorRule]] = &[
+    ATTN_NORM_AND_OUTPUT,
+    &[
+        t("blk.{}.attn_q_norm.weight", &[HeadK], Always),
+        t("blk.{}.attn_k_norm.weight", &[HeadK], Always),
+        t("blk.{}.post_attention_norm.weight", &[Embd], Always),
+        t("blk.{}.ffn_norm.weight", &[Embd], Always),
+    ],
+    GATE_UP_DOWN_FFN,
+    &[
+        t("blk.{}.post_ffw_norm.weight", &[Embd], Always),
+        t("blk.{}.inp_gate.weight", &[Embd, EmbdAltup], Always),
+        t("blk.{}.proj.weight", &[EmbdAltup, Embd], Always),
+        t("blk.{}.post_norm.weight", &[Embd], Always),
+        t("blk.{}.altup_correct_coef.weight", &[Altup, Altup], Always),
+        t("blk.{}.altup_correct_scale.weight", &[Embd], Always),
+        t(
+            "blk.{}.altup_predict_coef.weight",
+            &[Altup, AltupSq],
+            Always,
+        ),
+        t("blk.{}.altup_router.weight", &[Embd, Altup], Always),
+        t("blk.{}.altup_router_norm.weight", &[Embd], Always),
+        t("blk.{}.laurel_l.weight", &[Embd, LaurelRank], Always),
+        t("blk.{}.laurel_r.weight", &[LaurelRank, Embd], Always),
+        t("blk.{}.laurel_post_norm.weight", &[Embd], Always),
+    ],
 ];
 
 /// `output` required, llama's rope factors (the long and short ones only under `longrope`
@@ -1255,21 +1345,18 @@ const UNTIED_LLAMA_ROPE: &[TensorRule] = &[
 ];
 
 /// apertus's layer.
-const APERTUS_LAYER: &[TensorRule] = &[
-    t("blk.{}.attn_norm.weight", &[Embd], Always),
-    t(
-        "blk.{}.attn_output.weight",
-        &[HeadKTimesHeads, Embd],
-        Always,
-    ),
-    t("blk.{}.attn_output.bias", &[Embd], Optional),
-    t("blk.{}.ffn_norm.weight", &[Embd], Always),
-    t("blk.{}.ffn_down.weight", &[Ff, Embd], Always),
-    t("blk.{}.ffn_up.weight", &[Embd, Ff], Always),
-    t("blk.{}.attn_q_norm.weight", &[HeadK], Always),
-    t("blk.{}.attn_q_norm.bias", &[HeadK], Optional),
-    t("blk.{}.attn_k_norm.weight", &[HeadK], Always),
-    t("blk.{}.attn_k_norm.bias", &[HeadK], Optional),
+const APERTUS_LAYER: &[&[TensorRule]] = &[
+    ATTN_NORM_AND_OUTPUT,
+    &[
+        t("blk.{}.attn_output.bias", &[Embd], Optional),
+        t("blk.{}.ffn_norm.weight", &[Embd], Always),
+        t("blk.{}.ffn_down.weight", &[Ff, Embd], Always),
+        t("blk.{}.ffn_up.weight", &[Embd, Ff], Always),
+        t("blk.{}.attn_q_norm.weight", &[HeadK], Always),
+        t("blk.{}.attn_q_norm.bias", &[HeadK], Optional),
+        t("blk.{}.attn_k_norm.weight", &[HeadK], Always),
+        t("blk.{}.attn_k_norm.bias", &[HeadK], Optional),
+    ],
 ];
 
 /// orion's outside the layers: the output norm's bias, `output` required.
@@ -1281,15 +1368,15 @@ const ORION_GLOBALS: &[TensorRule] = &[
 ];
 
 /// orion's layer: qwen2's with the norms' biases.
-const ORION_LAYER: &[TensorRule] = &[
-    t("blk.{}.attn_norm.weight", &[Embd], Always),
-    t("blk.{}.attn_norm.bias", &[Embd], Always),
-    t("blk.{}.attn_output.weight", &[Embd, Embd], Always),
-    t("blk.{}.ffn_norm.weight", &[Embd], Always),
-    t("blk.{}.ffn_norm.bias", &[Embd], Always),
-    t("blk.{}.ffn_gate.weight", &[Embd, Ff], Always),
-    t("blk.{}.ffn_down.weight", &[Ff, Embd], Always),
-    t("blk.{}.ffn_up.weight", &[Embd, Ff], Always),
+const ORION_LAYER: &[&[TensorRule]] = &[
+    &[
+        t("blk.{}.attn_norm.weight", &[Embd], Always),
+        t("blk.{}.attn_norm.bias", &[Embd], Always),
+        t("blk.{}.attn_output.weight", &[Embd, Embd], Always),
+        t("blk.{}.ffn_norm.weight", &[Embd], Always),
+        t("blk.{}.ffn_norm.bias", &[Embd], Always),
+    ],
+    GATED_FFN,
 ];
 
 /// lfm2's outside the layers: its output norm is `token_embd_norm`; the ColBERT head
@@ -1304,140 +1391,101 @@ const LFM2_GLOBALS: &[TensorRule] = &[
 
 /// lfm2's layer: a gated feed-forward, then attention (query and key norms) or a short
 /// convolution.
-const LFM2_LAYER: &[TensorRule] = &[
-    t("blk.{}.ffn_norm.weight", &[Embd], Always),
-    t("blk.{}.ffn_gate.weight", &[Embd, Ff], Always),
-    t("blk.{}.ffn_down.weight", &[Ff, Embd], Always),
-    t("blk.{}.ffn_up.weight", &[Embd, Ff], Always),
-    t("blk.{}.attn_norm.weight", &[Embd], Always),
-    t("blk.{}.attn_q_norm.weight", &[HeadK], Attention),
-    t("blk.{}.attn_k_norm.weight", &[HeadK], Attention),
-    t("blk.{}.attn_output.weight", &[Embd, Embd], Attention),
-    t(
-        "blk.{}.shortconv.conv.weight",
-        &[ShortconvCache, Embd],
-        Recurrent,
-    ),
-    t("blk.{}.shortconv.in_proj.weight", &[Embd, Embd3], Recurrent),
-    t("blk.{}.shortconv.out_proj.weight", &[Embd, Embd], Recurrent),
+const LFM2_LAYER: &[&[TensorRule]] = &[
+    &[t("blk.{}.ffn_norm.weight", &[Embd], Always)],
+    GATED_FFN,
+    LFM2_ATTN_OR_SHORTCONV,
 ];
 
 /// lfm2moe's layer.
-const LFM2MOE_LAYER: &[TensorRule] = &[
-    t("blk.{}.ffn_norm.weight", &[Embd], Always),
-    t("blk.{}.ffn_gate_inp.weight", &[Embd, Expert], AfterLead),
-    t(
-        "blk.{}.ffn_gate_exps.weight",
-        &[Embd, FfExp, Expert],
-        AfterLead,
-    ),
-    t(
-        "blk.{}.ffn_down_exps.weight",
-        &[FfExp, Embd, Expert],
-        AfterLead,
-    ),
-    t(
-        "blk.{}.ffn_up_exps.weight",
-        &[Embd, FfExp, Expert],
-        AfterLead,
-    ),
-    t("blk.{}.exp_probs_b.bias", &[Expert], AfterLead),
-    t("blk.{}.ffn_gate.weight", &[Embd, Ff], LeadDense),
-    t("blk.{}.ffn_down.weight", &[Ff, Embd], LeadDense),
-    t("blk.{}.ffn_up.weight", &[Embd, Ff], LeadDense),
-    t("blk.{}.attn_norm.weight", &[Embd], Always),
-    t("blk.{}.attn_q_norm.weight", &[HeadK], Attention),
-    t("blk.{}.attn_k_norm.weight", &[HeadK], Attention),
-    t("blk.{}.attn_output.weight", &[Embd, Embd], Attention),
-    t(
-        "blk.{}.shortconv.conv.weight",
-        &[ShortconvCache, Embd],
-        Recurrent,
-    ),
-    t("blk.{}.shortconv.in_proj.weight", &[Embd, Embd3], Recurrent),
-    t("blk.{}.shortconv.out_proj.weight", &[Embd, Embd], Recurrent),
+const LFM2MOE_LAYER: &[&[TensorRule]] = &[
+    &[
+        t("blk.{}.ffn_norm.weight", &[Embd], Always),
+        t("blk.{}.ffn_gate_inp.weight", &[Embd, Expert], AfterLead),
+    ],
+    EXPS_AFTER_LEAD,
+    &[t("blk.{}.exp_probs_b.bias", &[Expert], AfterLead)],
+    LEAD_DENSE_FFN,
+    LFM2_ATTN_OR_SHORTCONV,
 ];
 
 /// granitehybrid's layer: Mamba-2's mixer (its convolution's bias optional) or attention (its
 /// output's bias optional); granite's feed-forward.
-const GRANITEHYBRID_LAYER: &[TensorRule] = &[
-    t("blk.{}.attn_norm.weight", &[Embd], Always),
-    t("blk.{}.ssm_in.weight", &[Embd, Mamba2InProj], Recurrent),
-    t(
-        "blk.{}.ssm_conv1d.weight",
-        &[SsmConv, Mamba2Conv],
-        Recurrent,
-    ),
-    t("blk.{}.ssm_conv1d.bias", &[Mamba2Conv], RecurrentOptional),
-    t("blk.{}.ssm_dt.bias", &[SsmDtRank], Recurrent),
-    t("blk.{}.ssm_a", &[One, SsmDtRank], Recurrent),
-    t("blk.{}.ssm_d", &[One, SsmDtRank], Recurrent),
-    t(
-        "blk.{}.ssm_norm.weight",
-        &[SsmInnerPerGroup, SsmGroup],
-        Recurrent,
-    ),
-    t("blk.{}.ssm_out.weight", &[SsmInner, Embd], Recurrent),
-    t(
-        "blk.{}.attn_output.weight",
-        &[HeadKTimesHeads, Embd],
-        Attention,
-    ),
-    t("blk.{}.attn_output.bias", &[Embd], AttentionOptional),
-    t("blk.{}.ffn_norm.weight", &[Embd], Always),
-    t("blk.{}.ffn_gate_inp.weight", &[Embd, Expert], Moe),
-    t(
-        "blk.{}.ffn_gate_exps.weight",
-        &[Embd, Ff, Expert],
-        MoeOptional,
-    ),
-    t("blk.{}.ffn_down_exps.weight", &[Ff, Embd, Expert], Moe),
-    t("blk.{}.ffn_up_exps.weight", &[Embd, Ff, Expert], Moe),
-    t("blk.{}.ffn_gate_shexp.weight", &[Embd, FfShexp], MoeShexp),
-    t("blk.{}.ffn_up_shexp.weight", &[Embd, FfShexp], MoeShexp),
-    t("blk.{}.ffn_down_shexp.weight", &[FfShexp, Embd], MoeShexp),
-    t("blk.{}.ffn_gate.weight", &[Embd, Ff], Dense),
-    t("blk.{}.ffn_down.weight", &[Ff, Embd], Dense),
-    t("blk.{}.ffn_up.weight", &[Embd, Ff], Dense),
-    t("blk.{}.ffn_gate.bias", &[Ff], DenseOptional),
-    t("blk.{}.ffn_down.bias", &[Embd], DenseOptional),
-    t("blk.{}.ffn_up.bias", &[Ff], DenseOptional),
+const GRANITEHYBRID_LAYER: &[&[TensorRule]] = &[
+    &[
+        t("blk.{}.attn_norm.weight", &[Embd], Always),
+        t("blk.{}.ssm_in.weight", &[Embd, Mamba2InProj], Recurrent),
+        t(
+            "blk.{}.ssm_conv1d.weight",
+            &[SsmConv, Mamba2Conv],
+            Recurrent,
+        ),
+        t("blk.{}.ssm_conv1d.bias", &[Mamba2Conv], RecurrentOptional),
+        t("blk.{}.ssm_dt.bias", &[SsmDtRank], Recurrent),
+        t("blk.{}.ssm_a", &[One, SsmDtRank], Recurrent),
+        t("blk.{}.ssm_d", &[One, SsmDtRank], Recurrent),
+        t(
+            "blk.{}.ssm_norm.weight",
+            &[SsmInnerPerGroup, SsmGroup],
+            Recurrent,
+        ),
+        t("blk.{}.ssm_out.weight", &[SsmInner, Embd], Recurrent),
+        t(
+            "blk.{}.attn_output.weight",
+            &[HeadKTimesHeads, Embd],
+            Attention,
+        ),
+        t("blk.{}.attn_output.bias", &[Embd], AttentionOptional),
+        t("blk.{}.ffn_norm.weight", &[Embd], Always),
+        t("blk.{}.ffn_gate_inp.weight", &[Embd, Expert], Moe),
+        t(
+            "blk.{}.ffn_gate_exps.weight",
+            &[Embd, Ff, Expert],
+            MoeOptional,
+        ),
+        t("blk.{}.ffn_down_exps.weight", &[Ff, Embd, Expert], Moe),
+        t("blk.{}.ffn_up_exps.weight", &[Embd, Ff, Expert], Moe),
+    ],
+    SHEXP,
+    DENSE_FFN,
 ];
 
 /// falcon-h1's layer: Mamba-2's mixer (its convolution's bias and its norm optional) beside
 /// attention, a gated feed-forward with optional biases; its feed-forward norm is named
 /// `blk.N.ffn_norm`, without `.weight`, as its loader asks for it.
-const FALCON_H1_LAYER: &[TensorRule] = &[
-    t("blk.{}.ssm_in.weight", &[Embd, Mamba2InProj], Always),
-    t("blk.{}.ssm_conv1d.weight", &[SsmConv, Mamba2Conv], Always),
-    t("blk.{}.ssm_conv1d.bias", &[Mamba2Conv], Optional),
-    t("blk.{}.ssm_dt.bias", &[SsmDtRank], Always),
-    t("blk.{}.ssm_a", &[One, SsmDtRank], Always),
-    t("blk.{}.ssm_d", &[One, SsmDtRank], Always),
-    t(
-        "blk.{}.ssm_norm.weight",
-        &[SsmInnerPerGroup, SsmGroup],
-        Optional,
-    ),
-    t("blk.{}.ssm_out.weight", &[SsmInner, Embd], Always),
-    t(
-        "blk.{}.attn_output.weight",
-        &[HeadKTimesHeads, Embd],
-        Always,
-    ),
-    t("blk.{}.attn_output.bias", &[Embd], Optional),
-    t("blk.{}.attn_norm.weight", &[Embd], Always),
-    t("blk.{}.ffn_norm", &[Embd], Always),
-    t("blk.{}.ffn_gate.weight", &[Embd, Ff], Always),
-    t("blk.{}.ffn_down.weight", &[Ff, Embd], Always),
-    t("blk.{}.ffn_up.weight", &[Embd, Ff], Always),
-    t("blk.{}.ffn_gate.bias", &[Ff], Optional),
-    t("blk.{}.ffn_down.bias", &[Embd], Optional),
-    t("blk.{}.ffn_up.bias", &[Ff], Optional),
+const FALCON_H1_LAYER: &[&[TensorRule]] = &[
+    &[
+        t("blk.{}.ssm_in.weight", &[Embd, Mamba2InProj], Always),
+        t("blk.{}.ssm_conv1d.weight", &[SsmConv, Mamba2Conv], Always),
+        t("blk.{}.ssm_conv1d.bias", &[Mamba2Conv], Optional),
+        t("blk.{}.ssm_dt.bias", &[SsmDtRank], Always),
+        t("blk.{}.ssm_a", &[One, SsmDtRank], Always),
+        t("blk.{}.ssm_d", &[One, SsmDtRank], Always),
+        t(
+            "blk.{}.ssm_norm.weight",
+            &[SsmInnerPerGroup, SsmGroup],
+            Optional,
+        ),
+        t("blk.{}.ssm_out.weight", &[SsmInner, Embd], Always),
+        t(
+            "blk.{}.attn_output.weight",
+            &[HeadKTimesHeads, Embd],
+            Always,
+        ),
+        t("blk.{}.attn_output.bias", &[Embd], Optional),
+        t("blk.{}.attn_norm.weight", &[Embd], Always),
+        t("blk.{}.ffn_norm", &[Embd], Always),
+    ],
+    GATED_FFN,
+    &[
+        t("blk.{}.ffn_gate.bias", &[Ff], Optional),
+        t("blk.{}.ffn_down.bias", &[Embd], Optional),
+        t("blk.{}.ffn_up.bias", &[Ff], Optional),
+    ],
 ];
 
 /// mamba's layer: the selective-scan mixer.
-const MAMBA_LAYER: &[TensorRule] = &[
+const MAMBA_LAYER: &[&[TensorRule]] = &[&[
     t("blk.{}.attn_norm.weight", &[Embd], Always),
     t("blk.{}.ssm_in.weight", &[Embd, SsmInner2], Always),
     t("blk.{}.ssm_conv1d.weight", &[SsmConv, SsmInner], Always),
@@ -1448,10 +1496,10 @@ const MAMBA_LAYER: &[TensorRule] = &[
     t("blk.{}.ssm_a", &[SsmState, SsmInner], Always),
     t("blk.{}.ssm_d", &[SsmInner], Always),
     t("blk.{}.ssm_out.weight", &[SsmInner, Embd], Always),
-];
+]];
 
 /// mamba2's layer: the mixer, its convolution's bias and its norm required.
-const MAMBA2_LAYER: &[TensorRule] = &[
+const MAMBA2_LAYER: &[&[TensorRule]] = &[&[
     t("blk.{}.attn_norm.weight", &[Embd], Always),
     t("blk.{}.ssm_in.weight", &[Embd, Mamba2InProj], Always),
     t("blk.{}.ssm_conv1d.weight", &[SsmConv, Mamba2Conv], Always),
@@ -1465,19 +1513,16 @@ const MAMBA2_LAYER: &[TensorRule] = &[
         Always,
     ),
     t("blk.{}.ssm_out.weight", &[SsmInner, Embd], Always),
-];
+]];
 
 /// arcee's layer: no gate.
-const ARCEE_LAYER: &[TensorRule] = &[
-    t("blk.{}.attn_norm.weight", &[Embd], Always),
-    t(
-        "blk.{}.attn_output.weight",
-        &[HeadKTimesHeads, Embd],
-        Always,
-    ),
-    t("blk.{}.ffn_norm.weight", &[Embd], Always),
-    t("blk.{}.ffn_down.weight", &[Ff, Embd], Always),
-    t("blk.{}.ffn_up.weight", &[Embd, Ff], Always),
+const ARCEE_LAYER: &[&[TensorRule]] = &[
+    ATTN_NORM_AND_OUTPUT,
+    &[
+        t("blk.{}.ffn_norm.weight", &[Embd], Always),
+        t("blk.{}.ffn_down.weight", &[Ff, Embd], Always),
+        t("blk.{}.ffn_up.weight", &[Embd, Ff], Always),
+    ],
 ];
 
 /// qwen35's keys: qwen3next's linear-attention sizes and `rope.dimension_sections`.
@@ -1509,100 +1554,42 @@ const QWEN35MOE_KEYS: &[KeyRule] = &[
 /// linear-attention layers' gated delta net (`ssm_beta` and `ssm_alpha` of
 /// `ssm.time_step_rank` rows each; the fused `attn_qkv` and the gate optional), a gated
 /// feed-forward.
-const QWEN35_LAYER: &[TensorRule] = &[
-    t("blk.{}.attn_norm.weight", &[Embd], Always),
-    t("blk.{}.post_attention_norm.weight", &[Embd], Always),
-    t(
-        "blk.{}.attn_output.weight",
-        &[HeadKTimesHeads, Embd],
-        Attention,
-    ),
-    t("blk.{}.attn_q_norm.weight", &[HeadK], Attention),
-    t("blk.{}.attn_k_norm.weight", &[HeadK], Attention),
-    t(
-        "blk.{}.attn_qkv.weight",
-        &[Embd, SsmConvDim],
-        RecurrentOptional,
-    ),
-    t(
-        "blk.{}.attn_gate.weight",
-        &[Embd, SsmValue],
-        RecurrentOptional,
-    ),
-    t(
-        "blk.{}.ssm_conv1d.weight",
-        &[SsmConv, SsmConvDim],
-        Recurrent,
-    ),
-    t("blk.{}.ssm_dt.bias", &[SsmDtRank], Recurrent),
-    t("blk.{}.ssm_a", &[SsmDtRank], Recurrent),
-    t("blk.{}.ssm_beta.weight", &[Embd, SsmDtRank], Recurrent),
-    t("blk.{}.ssm_alpha.weight", &[Embd, SsmDtRank], Recurrent),
-    t("blk.{}.ssm_norm.weight", &[SsmState], Recurrent),
-    t("blk.{}.ssm_out.weight", &[SsmValue, Embd], Recurrent),
-    t("blk.{}.ffn_gate.weight", &[Embd, Ff], Always),
-    t("blk.{}.ffn_down.weight", &[Ff, Embd], Always),
-    t("blk.{}.ffn_up.weight", &[Embd, Ff], Always),
+const QWEN35_LAYER: &[&[TensorRule]] = &[
+    HYBRID_ATTN,
+    DELTA_NET_IN,
+    &[
+        t("blk.{}.ssm_beta.weight", &[Embd, SsmDtRank], Recurrent),
+        t("blk.{}.ssm_alpha.weight", &[Embd, SsmDtRank], Recurrent),
+    ],
+    DELTA_NET_OUT,
+    GATED_FFN,
 ];
 
 /// qwen35moe's layer: qwen35's attention and gated delta net, qwen3next's experts and gated
 /// shared expert.
-const QWEN35MOE_LAYER: &[TensorRule] = &[
-    t("blk.{}.attn_norm.weight", &[Embd], Always),
-    t("blk.{}.post_attention_norm.weight", &[Embd], Always),
-    t(
-        "blk.{}.attn_output.weight",
-        &[HeadKTimesHeads, Embd],
-        Attention,
-    ),
-    t("blk.{}.attn_q_norm.weight", &[HeadK], Attention),
-    t("blk.{}.attn_k_norm.weight", &[HeadK], Attention),
-    t(
-        "blk.{}.attn_qkv.weight",
-        &[Embd, SsmConvDim],
-        RecurrentOptional,
-    ),
-    t(
-        "blk.{}.attn_gate.weight",
-        &[Embd, SsmValue],
-        RecurrentOptional,
-    ),
-    t(
-        "blk.{}.ssm_conv1d.weight",
-        &[SsmConv, SsmConvDim],
-        Recurrent,
-    ),
-    t("blk.{}.ssm_dt.bias", &[SsmDtRank], Recurrent),
-    t("blk.{}.ssm_a", &[SsmDtRank], Recurrent),
-    t("blk.{}.ssm_beta.weight", &[Embd, SsmDtRank], Recurrent),
-    t("blk.{}.ssm_alpha.weight", &[Embd, SsmDtRank], Recurrent),
-    t("blk.{}.ssm_norm.weight", &[SsmState], Recurrent),
-    t("blk.{}.ssm_out.weight", &[SsmValue, Embd], Recurrent),
-    t("blk.{}.ffn_gate_inp.weight", &[Embd, Expert], Always),
-    t(
-        "blk.{}.ffn_down_exps.weight",
-        &[FfExp, Embd, Expert],
-        Always,
-    ),
-    t(
-        "blk.{}.ffn_gate_up_exps.weight",
-        &[Embd, FfExp2, Expert],
-        AfterLeadOptional,
-    ),
-    t(
-        "blk.{}.ffn_gate_exps.weight",
-        &[Embd, FfExp, Expert],
-        AfterLeadUnfused,
-    ),
-    t(
-        "blk.{}.ffn_up_exps.weight",
-        &[Embd, FfExp, Expert],
-        AfterLeadUnfused,
-    ),
-    t("blk.{}.ffn_gate_inp_shexp.weight", &[Embd], Always),
-    t("blk.{}.ffn_gate_shexp.weight", &[Embd, FfShexp], Always),
-    t("blk.{}.ffn_up_shexp.weight", &[Embd, FfShexp], Always),
-    t("blk.{}.ffn_down_shexp.weight", &[FfShexp, Embd], Always),
+const QWEN35MOE_LAYER: &[&[TensorRule]] = &[
+    HYBRID_ATTN,
+    DELTA_NET_IN,
+    &[
+        t("blk.{}.ssm_beta.weight", &[Embd, SsmDtRank], Recurrent),
+        t("blk.{}.ssm_alpha.weight", &[Embd, SsmDtRank], Recurrent),
+    ],
+    DELTA_NET_OUT,
+    &[
+        t("blk.{}.ffn_gate_inp.weight", &[Embd, Expert], Always),
+        t(
+            "blk.{}.ffn_down_exps.weight",
+            &[FfExp, Embd, Expert],
+            Always,
+        ),
+    ],
+    GATE_UP_EXPS_FUSABLE,
+    &[
+        t("blk.{}.ffn_gate_inp_shexp.weight", &[Embd], Always),
+        t("blk.{}.ffn_gate_shexp.weight", &[Embd, FfShexp], Always),
+        t("blk.{}.ffn_up_shexp.weight", &[Embd, FfShexp], Always),
+        t("blk.{}.ffn_down_shexp.weight", &[FfShexp, Embd], Always),
+    ],
 ];
 
 /// `create_tensor_qkv(layer, i, n_embd, n_embd_head_k * n_head, n_embd_gqa, n_embd_gqa)`
@@ -1619,18 +1606,15 @@ const SEED_OSS_QKV: Qkv = Qkv {
 
 /// glm4's layer (`src/models/glm4.cpp`): norms before and after attention and the
 /// feed-forward, the gate and up projections fused into `ffn_up` of `2*n_ff`.
-const GLM4_LAYER: &[TensorRule] = &[
-    t("blk.{}.attn_norm.weight", &[Embd], Always),
-    t(
-        "blk.{}.attn_output.weight",
-        &[HeadKTimesHeads, Embd],
-        Always,
-    ),
-    t("blk.{}.post_attention_norm.weight", &[Embd], Always),
-    t("blk.{}.ffn_norm.weight", &[Embd], Always),
-    t("blk.{}.ffn_down.weight", &[Ff, Embd], Always),
-    t("blk.{}.ffn_up.weight", &[Embd, Ff2], Always),
-    t("blk.{}.post_ffw_norm.weight", &[Embd], Always),
+const GLM4_LAYER: &[&[TensorRule]] = &[
+    ATTN_NORM_AND_OUTPUT,
+    &[
+        t("blk.{}.post_attention_norm.weight", &[Embd], Always),
+        t("blk.{}.ffn_norm.weight", &[Embd], Always),
+        t("blk.{}.ffn_down.weight", &[Ff, Embd], Always),
+        t("blk.{}.ffn_up.weight", &[Embd, Ff2], Always),
+        t("blk.{}.post_ffw_norm.weight", &[Embd], Always),
+    ],
 ];
 
 /// qwen3vl's keys: `rope.dimension_sections` required.
@@ -1641,123 +1625,88 @@ const QWEN3VL_KEYS: &[KeyRule] = &[
 ];
 
 /// qwen3vl's layer (`src/models/qwen3vl.cpp`): qwen3's, its key and query norms required.
-const QWEN3VL_LAYER: &[TensorRule] = &[
-    t("blk.{}.attn_norm.weight", &[Embd], Always),
-    t(
-        "blk.{}.attn_output.weight",
-        &[HeadKTimesHeads, Embd],
-        Always,
-    ),
-    t("blk.{}.attn_k_norm.weight", &[HeadK], Always),
-    t("blk.{}.attn_q_norm.weight", &[HeadK], Always),
-    t("blk.{}.ffn_norm.weight", &[Embd], Always),
-    t("blk.{}.ffn_gate.weight", &[Embd, Ff], Always),
-    t("blk.{}.ffn_down.weight", &[Ff, Embd], Always),
-    t("blk.{}.ffn_up.weight", &[Embd, Ff], Always),
+const QWEN3VL_LAYER: &[&[TensorRule]] = &[
+    ATTN_NORM_AND_OUTPUT,
+    QK_NORMS,
+    &[t("blk.{}.ffn_norm.weight", &[Embd], Always)],
+    GATED_FFN,
 ];
 
 /// qwen3vlmoe's layer (`src/models/qwen3vlmoe.cpp`): experts in every layer.
-const QWEN3VLMOE_LAYER: &[TensorRule] = &[
-    t("blk.{}.attn_norm.weight", &[Embd], Always),
-    t(
-        "blk.{}.attn_output.weight",
-        &[HeadKTimesHeads, Embd],
-        Always,
-    ),
-    t("blk.{}.attn_k_norm.weight", &[HeadK], Always),
-    t("blk.{}.attn_q_norm.weight", &[HeadK], Always),
-    t("blk.{}.ffn_norm.weight", &[Embd], Always),
-    t("blk.{}.ffn_gate_inp.weight", &[Embd, Expert], Always),
-    t(
-        "blk.{}.ffn_gate_exps.weight",
-        &[Embd, FfExp, Expert],
-        Always,
-    ),
-    t(
-        "blk.{}.ffn_down_exps.weight",
-        &[FfExp, Embd, Expert],
-        Always,
-    ),
-    t("blk.{}.ffn_up_exps.weight", &[Embd, FfExp, Expert], Always),
+const QWEN3VLMOE_LAYER: &[&[TensorRule]] = &[
+    ATTN_NORM_AND_OUTPUT,
+    QK_NORMS,
+    &[t("blk.{}.ffn_norm.weight", &[Embd], Always)],
+    EXPERTS,
 ];
 
 /// seed_oss's layer (`src/models/seed-oss.cpp`): the norm after attention serves the
 /// feed-forward (no `ffn_norm`).
-const SEED_OSS_LAYER: &[TensorRule] = &[
-    t(
-        "blk.{}.attn_output.weight",
-        &[HeadKTimesHeads, Embd],
-        Always,
-    ),
-    t("blk.{}.attn_norm.weight", &[Embd], Always),
-    t("blk.{}.post_attention_norm.weight", &[Embd], Always),
-    t("blk.{}.ffn_gate.weight", &[Embd, Ff], Always),
-    t("blk.{}.ffn_up.weight", &[Embd, Ff], Always),
-    t("blk.{}.ffn_down.weight", &[Ff, Embd], Always),
+const SEED_OSS_LAYER: &[&[TensorRule]] = &[
+    &[
+        t(
+            "blk.{}.attn_output.weight",
+            &[HeadKTimesHeads, Embd],
+            Always,
+        ),
+        t("blk.{}.attn_norm.weight", &[Embd], Always),
+        t("blk.{}.post_attention_norm.weight", &[Embd], Always),
+    ],
+    GATE_UP_DOWN_FFN,
 ];
 
 /// ernie4_5's layer (`src/models/ernie4-5.cpp`): an optional output bias, a gated
 /// feed-forward.
-const ERNIE4_5_LAYER: &[TensorRule] = &[
-    t("blk.{}.attn_norm.weight", &[Embd], Always),
-    t(
-        "blk.{}.attn_output.weight",
-        &[HeadKTimesHeads, Embd],
-        Always,
-    ),
-    t("blk.{}.attn_output.bias", &[Embd], Optional),
-    t("blk.{}.ffn_norm.weight", &[Embd], Always),
-    t("blk.{}.ffn_gate.weight", &[Embd, Ff], Always),
-    t("blk.{}.ffn_down.weight", &[Ff, Embd], Always),
-    t("blk.{}.ffn_up.weight", &[Embd, Ff], Always),
+const ERNIE4_5_LAYER: &[&[TensorRule]] = &[
+    ATTN_NORM_AND_OUTPUT,
+    &[
+        t("blk.{}.attn_output.bias", &[Embd], Optional),
+        t("blk.{}.ffn_norm.weight", &[Embd], Always),
+    ],
+    GATED_FFN,
 ];
 
 /// ernie4_5-moe's layer: the leading dense layers' feed-forward, then experts (their
 /// `exp_probs_b` and gate optional) and a shared expert of `expert_shared_feed_forward_length`.
-const ERNIE4_5_MOE_LAYER: &[TensorRule] = &[
-    t("blk.{}.attn_norm.weight", &[Embd], Always),
-    t(
-        "blk.{}.attn_output.weight",
-        &[HeadKTimesHeads, Embd],
-        Always,
-    ),
-    t("blk.{}.attn_output.bias", &[Embd], Optional),
-    t("blk.{}.ffn_norm.weight", &[Embd], Always),
-    t("blk.{}.ffn_gate_inp.weight", &[Embd, Expert], AfterLead),
-    t("blk.{}.exp_probs_b.bias", &[Expert], AfterLeadOptional),
-    t(
-        "blk.{}.ffn_gate_exps.weight",
-        &[Embd, FfExp, Expert],
-        AfterLeadOptional,
-    ),
-    t(
-        "blk.{}.ffn_down_exps.weight",
-        &[FfExp, Embd, Expert],
-        AfterLead,
-    ),
-    t(
-        "blk.{}.ffn_up_exps.weight",
-        &[Embd, FfExp, Expert],
-        AfterLead,
-    ),
-    t(
-        "blk.{}.ffn_gate_shexp.weight",
-        &[Embd, FfShexp],
-        AfterLeadShexp,
-    ),
-    t(
-        "blk.{}.ffn_down_shexp.weight",
-        &[FfShexp, Embd],
-        AfterLeadShexp,
-    ),
-    t(
-        "blk.{}.ffn_up_shexp.weight",
-        &[Embd, FfShexp],
-        AfterLeadShexp,
-    ),
-    t("blk.{}.ffn_gate.weight", &[Embd, Ff], LeadDense),
-    t("blk.{}.ffn_down.weight", &[Ff, Embd], LeadDense),
-    t("blk.{}.ffn_up.weight", &[Embd, Ff], LeadDense),
+const ERNIE4_5_MOE_LAYER: &[&[TensorRule]] = &[
+    ATTN_NORM_AND_OUTPUT,
+    &[
+        t("blk.{}.attn_output.bias", &[Embd], Optional),
+        t("blk.{}.ffn_norm.weight", &[Embd], Always),
+        t("blk.{}.ffn_gate_inp.weight", &[Embd, Expert], AfterLead),
+        t("blk.{}.exp_probs_b.bias", &[Expert], AfterLeadOptional),
+        t(
+            "blk.{}.ffn_gate_exps.weight",
+            &[Embd, FfExp, Expert],
+            AfterLeadOptional,
+        ),
+        t(
+            "blk.{}.ffn_down_exps.weight",
+            &[FfExp, Embd, Expert],
+            AfterLead,
+        ),
+        t(
+            "blk.{}.ffn_up_exps.weight",
+            &[Embd, FfExp, Expert],
+            AfterLead,
+        ),
+        t(
+            "blk.{}.ffn_gate_shexp.weight",
+            &[Embd, FfShexp],
+            AfterLeadShexp,
+        ),
+        t(
+            "blk.{}.ffn_down_shexp.weight",
+            &[FfShexp, Embd],
+            AfterLeadShexp,
+        ),
+        t(
+            "blk.{}.ffn_up_shexp.weight",
+            &[Embd, FfShexp],
+            AfterLeadShexp,
+        ),
+    ],
+    LEAD_DENSE_FFN,
 ];
 
 /// qwen3next's layer: the norms; in attention layers the output projection and the query and
@@ -1765,62 +1714,31 @@ const ERNIE4_5_MOE_LAYER: &[TensorRule] = &[
 /// the gated delta net's tensors (the fused `attn_qkv` of `2*key_dim+value_dim` rows, the gate
 /// and the legacy `ssm_in` optional); experts (fused gate and up taken) and the shared expert
 /// with its gate, in every layer.
-const QWEN3NEXT_LAYER: &[TensorRule] = &[
-    t("blk.{}.attn_norm.weight", &[Embd], Always),
-    t("blk.{}.post_attention_norm.weight", &[Embd], Always),
-    t(
-        "blk.{}.attn_output.weight",
-        &[HeadKTimesHeads, Embd],
-        Attention,
-    ),
-    t("blk.{}.attn_q_norm.weight", &[HeadK], Attention),
-    t("blk.{}.attn_k_norm.weight", &[HeadK], Attention),
-    t("blk.{}.ssm_in.weight", &[Embd, SsmQkvz], RecurrentOptional),
-    t(
-        "blk.{}.attn_qkv.weight",
-        &[Embd, SsmConvDim],
+const QWEN3NEXT_LAYER: &[&[TensorRule]] = &[
+    HYBRID_ATTN,
+    &[t(
+        "blk.{}.ssm_in.weight",
+        &[Embd, SsmQkvz],
         RecurrentOptional,
-    ),
-    t(
-        "blk.{}.attn_gate.weight",
-        &[Embd, SsmValue],
-        RecurrentOptional,
-    ),
-    t(
-        "blk.{}.ssm_conv1d.weight",
-        &[SsmConv, SsmConvDim],
-        Recurrent,
-    ),
-    t("blk.{}.ssm_dt.bias", &[SsmDtRank], Recurrent),
-    t("blk.{}.ssm_a", &[SsmDtRank], Recurrent),
-    t("blk.{}.ssm_ba.weight", &[Embd, SsmDtRank2], Recurrent),
-    t("blk.{}.ssm_norm.weight", &[SsmState], Recurrent),
-    t("blk.{}.ssm_out.weight", &[SsmValue, Embd], Recurrent),
-    t("blk.{}.ffn_gate_inp.weight", &[Embd, Expert], Always),
-    t(
-        "blk.{}.ffn_down_exps.weight",
-        &[FfExp, Embd, Expert],
-        Always,
-    ),
-    t(
-        "blk.{}.ffn_gate_up_exps.weight",
-        &[Embd, FfExp2, Expert],
-        AfterLeadOptional,
-    ),
-    t(
-        "blk.{}.ffn_gate_exps.weight",
-        &[Embd, FfExp, Expert],
-        AfterLeadUnfused,
-    ),
-    t(
-        "blk.{}.ffn_up_exps.weight",
-        &[Embd, FfExp, Expert],
-        AfterLeadUnfused,
-    ),
-    t("blk.{}.ffn_gate_inp_shexp.weight", &[Embd], Always),
-    t("blk.{}.ffn_gate_shexp.weight", &[Embd, FfShexp], Always),
-    t("blk.{}.ffn_up_shexp.weight", &[Embd, FfShexp], Always),
-    t("blk.{}.ffn_down_shexp.weight", &[FfShexp, Embd], Always),
+    )],
+    DELTA_NET_IN,
+    &[t("blk.{}.ssm_ba.weight", &[Embd, SsmDtRank2], Recurrent)],
+    DELTA_NET_OUT,
+    &[
+        t("blk.{}.ffn_gate_inp.weight", &[Embd, Expert], Always),
+        t(
+            "blk.{}.ffn_down_exps.weight",
+            &[FfExp, Embd, Expert],
+            Always,
+        ),
+    ],
+    GATE_UP_EXPS_FUSABLE,
+    &[
+        t("blk.{}.ffn_gate_inp_shexp.weight", &[Embd], Always),
+        t("blk.{}.ffn_gate_shexp.weight", &[Embd, FfShexp], Always),
+        t("blk.{}.ffn_up_shexp.weight", &[Embd, FfShexp], Always),
+        t("blk.{}.ffn_down_shexp.weight", &[FfShexp, Embd], Always),
+    ],
 ];
 
 /// glm4moe's keys beyond the common ones (`load_arch_hparams`).
@@ -1839,51 +1757,34 @@ const GLM4MOE_KEYS: &[KeyRule] = &[
 /// attention (no `ffn_norm`), the leading dense layers' feed-forward, then experts with their
 /// required `exp_probs_b` and `expert_shared_count` shared experts (the fused
 /// `ffn_gate_up_exps` is not taken).
-const GLM4MOE_LAYER: &[TensorRule] = &[
-    t("blk.{}.attn_norm.weight", &[Embd], Always),
-    t(
-        "blk.{}.attn_output.weight",
-        &[HeadKTimesHeads, Embd],
-        Always,
-    ),
-    t("blk.{}.attn_q_norm.weight", &[HeadK], Optional),
-    t("blk.{}.attn_k_norm.weight", &[HeadK], Optional),
-    t("blk.{}.post_attention_norm.weight", &[Embd], Always),
-    t("blk.{}.ffn_gate_inp.weight", &[Embd, Expert], AfterLead),
-    t("blk.{}.exp_probs_b.bias", &[Expert], AfterLead),
-    t(
-        "blk.{}.ffn_gate_exps.weight",
-        &[Embd, FfExp, Expert],
-        AfterLead,
-    ),
-    t(
-        "blk.{}.ffn_down_exps.weight",
-        &[FfExp, Embd, Expert],
-        AfterLead,
-    ),
-    t(
-        "blk.{}.ffn_up_exps.weight",
-        &[Embd, FfExp, Expert],
-        AfterLead,
-    ),
-    t(
-        "blk.{}.ffn_gate_shexp.weight",
-        &[Embd, FfExpTimesShared],
-        AfterLeadShared,
-    ),
-    t(
-        "blk.{}.ffn_down_shexp.weight",
-        &[FfExpTimesShared, Embd],
-        AfterLeadShared,
-    ),
-    t(
-        "blk.{}.ffn_up_shexp.weight",
-        &[Embd, FfExpTimesShared],
-        AfterLeadShared,
-    ),
-    t("blk.{}.ffn_gate.weight", &[Embd, Ff], LeadDense),
-    t("blk.{}.ffn_down.weight", &[Ff, Embd], LeadDense),
-    t("blk.{}.ffn_up.weight", &[Embd, Ff], LeadDense),
+const GLM4MOE_LAYER: &[&[TensorRule]] = &[
+    ATTN_NORM_AND_OUTPUT,
+    &[
+        t("blk.{}.attn_q_norm.weight", &[HeadK], Optional),
+        t("blk.{}.attn_k_norm.weight", &[HeadK], Optional),
+        t("blk.{}.post_attention_norm.weight", &[Embd], Always),
+        t("blk.{}.ffn_gate_inp.weight", &[Embd, Expert], AfterLead),
+        t("blk.{}.exp_probs_b.bias", &[Expert], AfterLead),
+    ],
+    EXPS_AFTER_LEAD,
+    &[
+        t(
+            "blk.{}.ffn_gate_shexp.weight",
+            &[Embd, FfExpTimesShared],
+            AfterLeadShared,
+        ),
+        t(
+            "blk.{}.ffn_down_shexp.weight",
+            &[FfExpTimesShared, Embd],
+            AfterLeadShared,
+        ),
+        t(
+            "blk.{}.ffn_up_shexp.weight",
+            &[Embd, FfExpTimesShared],
+            AfterLeadShared,
+        ),
+    ],
+    LEAD_DENSE_FFN,
 ];
 
 /// `output` tied, the one `rope_freqs` each layer takes when present whatever the scaling
@@ -1897,63 +1798,53 @@ const TIED_ROPE_FREQS: &[TensorRule] = &[
 
 /// llama4's layer: llama's attention and norms, then experts (with a shared expert of
 /// `n_ff_exp`) in the interleaved layers, a dense feed-forward in the others.
-const LLAMA4_LAYER: &[TensorRule] = &[
-    t("blk.{}.attn_norm.weight", &[Embd], Always),
-    t(
-        "blk.{}.attn_output.weight",
-        &[HeadKTimesHeads, Embd],
-        Always,
-    ),
-    t("blk.{}.ffn_norm.weight", &[Embd], Always),
-    t("blk.{}.ffn_gate_inp.weight", &[Embd, Expert], Interleaved),
-    t(
-        "blk.{}.ffn_gate_exps.weight",
-        &[Embd, FfExp, Expert],
-        Interleaved,
-    ),
-    t(
-        "blk.{}.ffn_down_exps.weight",
-        &[FfExp, Embd, Expert],
-        Interleaved,
-    ),
-    t(
-        "blk.{}.ffn_up_exps.weight",
-        &[Embd, FfExp, Expert],
-        Interleaved,
-    ),
-    t("blk.{}.ffn_gate_shexp.weight", &[Embd, FfExp], Interleaved),
-    t("blk.{}.ffn_down_shexp.weight", &[FfExp, Embd], Interleaved),
-    t("blk.{}.ffn_up_shexp.weight", &[Embd, FfExp], Interleaved),
-    t("blk.{}.ffn_gate.weight", &[Embd, Ff], NotInterleaved),
-    t("blk.{}.ffn_down.weight", &[Ff, Embd], NotInterleaved),
-    t("blk.{}.ffn_up.weight", &[Embd, Ff], NotInterleaved),
+const LLAMA4_LAYER: &[&[TensorRule]] = &[
+    ATTN_NORM_AND_OUTPUT,
+    &[
+        t("blk.{}.ffn_norm.weight", &[Embd], Always),
+        t("blk.{}.ffn_gate_inp.weight", &[Embd, Expert], Interleaved),
+        t(
+            "blk.{}.ffn_gate_exps.weight",
+            &[Embd, FfExp, Expert],
+            Interleaved,
+        ),
+        t(
+            "blk.{}.ffn_down_exps.weight",
+            &[FfExp, Embd, Expert],
+            Interleaved,
+        ),
+        t(
+            "blk.{}.ffn_up_exps.weight",
+            &[Embd, FfExp, Expert],
+            Interleaved,
+        ),
+        t("blk.{}.ffn_gate_shexp.weight", &[Embd, FfExp], Interleaved),
+        t("blk.{}.ffn_down_shexp.weight", &[FfExp, Embd], Interleaved),
+        t("blk.{}.ffn_up_shexp.weight", &[Embd, FfExp], Interleaved),
+        t("blk.{}.ffn_gate.weight", &[Embd, Ff], NotInterleaved),
+        t("blk.{}.ffn_down.weight", &[Ff, Embd], NotInterleaved),
+        t("blk.{}.ffn_up.weight", &[Embd, Ff], NotInterleaved),
+    ],
 ];
 
 /// exaone's layer (`src/models/exaone.cpp`): llama's without its biases or experts.
-const EXAONE_LAYER: &[TensorRule] = &[
-    t("blk.{}.attn_norm.weight", &[Embd], Always),
-    t(
-        "blk.{}.attn_output.weight",
-        &[HeadKTimesHeads, Embd],
-        Always,
-    ),
-    t("blk.{}.ffn_norm.weight", &[Embd], Always),
-    t("blk.{}.ffn_gate.weight", &[Embd, Ff], Always),
-    t("blk.{}.ffn_down.weight", &[Ff, Embd], Always),
-    t("blk.{}.ffn_up.weight", &[Embd, Ff], Always),
+const EXAONE_LAYER: &[&[TensorRule]] = &[
+    ATTN_NORM_AND_OUTPUT,
+    &[t("blk.{}.ffn_norm.weight", &[Embd], Always)],
+    GATED_FFN,
 ];
 
 /// exaone4's layer (`src/models/exaone4.cpp`): norms after attention and after the
 /// feed-forward (none before), query and key norms, `attn_output` of `[n_embd, n_embd]`.
-const EXAONE4_LAYER: &[TensorRule] = &[
-    t("blk.{}.attn_output.weight", &[Embd, Embd], Always),
-    t("blk.{}.post_attention_norm.weight", &[Embd], Always),
-    t("blk.{}.attn_q_norm.weight", &[HeadK], Always),
-    t("blk.{}.attn_k_norm.weight", &[HeadK], Always),
-    t("blk.{}.ffn_gate.weight", &[Embd, Ff], Always),
-    t("blk.{}.ffn_down.weight", &[Ff, Embd], Always),
-    t("blk.{}.ffn_up.weight", &[Embd, Ff], Always),
-    t("blk.{}.post_ffw_norm.weight", &[Embd], Always),
+const EXAONE4_LAYER: &[&[TensorRule]] = &[
+    &[
+        t("blk.{}.attn_output.weight", &[Embd, Embd], Always),
+        t("blk.{}.post_attention_norm.weight", &[Embd], Always),
+        t("blk.{}.attn_q_norm.weight", &[HeadK], Always),
+        t("blk.{}.attn_k_norm.weight", &[HeadK], Always),
+    ],
+    GATED_FFN,
+    &[t("blk.{}.post_ffw_norm.weight", &[Embd], Always)],
 ];
 
 /// exaone4's multi-token prediction block's own tensors: no `embed_tokens` nor
@@ -1966,7 +1857,7 @@ const EXAONE4_NEXTN: &[TensorRule] = &[
 ];
 
 /// smollm3's layer (`src/models/smollm3.cpp`).
-const SMOLLM3_LAYER: &[TensorRule] = EXAONE_LAYER;
+const SMOLLM3_LAYER: &[&[TensorRule]] = EXAONE_LAYER;
 
 /// olmo's outside the layers: no output norm, `output` tied.
 const OLMO_GLOBALS: &[TensorRule] = &[
@@ -1975,25 +1866,22 @@ const OLMO_GLOBALS: &[TensorRule] = &[
 ];
 
 /// olmo's layer (`src/models/olmo.cpp`): no norm tensors at all.
-const OLMO_LAYER: &[TensorRule] = &[
-    t("blk.{}.attn_output.weight", &[Embd, Embd], Always),
-    t("blk.{}.ffn_gate.weight", &[Embd, Ff], Always),
-    t("blk.{}.ffn_down.weight", &[Ff, Embd], Always),
-    t("blk.{}.ffn_up.weight", &[Embd, Ff], Always),
+const OLMO_LAYER: &[&[TensorRule]] = &[
+    &[t("blk.{}.attn_output.weight", &[Embd, Embd], Always)],
+    GATED_FFN,
 ];
 
 /// olmoe's layer (`src/models/olmoe.cpp`): query and key norms of `n_embd` each, experts of
 /// `n_ff` in every layer.
-const OLMOE_LAYER: &[TensorRule] = &[
-    t("blk.{}.attn_norm.weight", &[Embd], Always),
-    t("blk.{}.attn_output.weight", &[Embd, Embd], Always),
-    t("blk.{}.attn_q_norm.weight", &[Embd], Always),
-    t("blk.{}.attn_k_norm.weight", &[Embd], Always),
-    t("blk.{}.ffn_norm.weight", &[Embd], Always),
-    t("blk.{}.ffn_gate_inp.weight", &[Embd, Expert], Always),
-    t("blk.{}.ffn_gate_exps.weight", &[Embd, Ff, Expert], Always),
-    t("blk.{}.ffn_down_exps.weight", &[Ff, Embd, Expert], Always),
-    t("blk.{}.ffn_up_exps.weight", &[Embd, Ff, Expert], Always),
+const OLMOE_LAYER: &[&[TensorRule]] = &[
+    &[
+        t("blk.{}.attn_norm.weight", &[Embd], Always),
+        t("blk.{}.attn_output.weight", &[Embd, Embd], Always),
+        t("blk.{}.attn_q_norm.weight", &[Embd], Always),
+        t("blk.{}.attn_k_norm.weight", &[Embd], Always),
+        t("blk.{}.ffn_norm.weight", &[Embd], Always),
+    ],
+    EXPERTS_OF_FF,
 ];
 
 /// deepseek2 (`src/models/deepseek2.cpp`): multi-head latent attention, leading dense layers
@@ -2032,30 +1920,28 @@ const PHI2_GLOBALS: &[TensorRule] = &[
 
 /// phi2's layer (`src/models/phi2.cpp`): one norm before attention and feed-forward, every
 /// projection with its bias, no gate.
-const PHI2_LAYER: &[TensorRule] = &[
-    t("blk.{}.attn_norm.weight", &[Embd], Always),
-    t("blk.{}.attn_norm.bias", &[Embd], Always),
-    t("blk.{}.attn_output.weight", &[Embd, Embd], Always),
-    t("blk.{}.attn_output.bias", &[Embd], Always),
-    t("blk.{}.ffn_down.weight", &[Ff, Embd], Always),
-    t("blk.{}.ffn_down.bias", &[Embd], Always),
-    t("blk.{}.ffn_up.weight", &[Embd, Ff], Always),
-    t("blk.{}.ffn_up.bias", &[Ff], Always),
+const PHI2_LAYER: &[&[TensorRule]] = &[
+    BIASED_ATTN_NORM_AND_OUTPUT,
+    &[
+        t("blk.{}.ffn_down.weight", &[Ff, Embd], Always),
+        t("blk.{}.ffn_down.bias", &[Embd], Always),
+        t("blk.{}.ffn_up.weight", &[Embd, Ff], Always),
+        t("blk.{}.ffn_up.bias", &[Ff], Always),
+    ],
 ];
 
 /// starcoder2's layer (`src/models/starcoder2.cpp`): layer norms with biases, the projections'
 /// biases required, no gate.
-const STARCODER2_LAYER: &[TensorRule] = &[
-    t("blk.{}.attn_norm.weight", &[Embd], Always),
-    t("blk.{}.attn_norm.bias", &[Embd], Always),
-    t("blk.{}.attn_output.weight", &[Embd, Embd], Always),
-    t("blk.{}.attn_output.bias", &[Embd], Always),
-    t("blk.{}.ffn_norm.weight", &[Embd], Always),
-    t("blk.{}.ffn_norm.bias", &[Embd], Always),
-    t("blk.{}.ffn_down.weight", &[Ff, Embd], Always),
-    t("blk.{}.ffn_up.weight", &[Embd, Ff], Always),
-    t("blk.{}.ffn_down.bias", &[Embd], Always),
-    t("blk.{}.ffn_up.bias", &[Ff], Always),
+const STARCODER2_LAYER: &[&[TensorRule]] = &[
+    BIASED_ATTN_NORM_AND_OUTPUT,
+    &[
+        t("blk.{}.ffn_norm.weight", &[Embd], Always),
+        t("blk.{}.ffn_norm.bias", &[Embd], Always),
+        t("blk.{}.ffn_down.weight", &[Ff, Embd], Always),
+        t("blk.{}.ffn_up.weight", &[Embd, Ff], Always),
+        t("blk.{}.ffn_down.bias", &[Embd], Always),
+        t("blk.{}.ffn_up.bias", &[Ff], Always),
+    ],
 ];
 
 /// stablelm's outside the layers: the output norm's bias and `output` required.
@@ -2069,84 +1955,58 @@ const STABLELM_GLOBALS: &[TensorRule] = &[
 /// stablelm's layer (`src/models/stablelm.cpp`): the attention norm with its bias, StableLM 2
 /// 12B's optional query and key norms, an optional feed-forward norm (absent with its parallel
 /// residual), a gated feed-forward. The key norm's `[n_embd_head_k, n_head_kv]` is not checked.
-const STABLELM_LAYER: &[TensorRule] = &[
-    t("blk.{}.attn_norm.weight", &[Embd], Always),
-    t("blk.{}.attn_norm.bias", &[Embd], Always),
-    t("blk.{}.attn_output.weight", &[Embd, Embd], Always),
-    t("blk.{}.attn_q_norm.weight", &[HeadK, Head], Optional),
-    t("blk.{}.attn_k_norm.weight", &[], Optional),
-    t("blk.{}.ffn_norm.weight", &[Embd], Optional),
-    t("blk.{}.ffn_norm.bias", &[Embd], Optional),
-    t("blk.{}.ffn_gate.weight", &[Embd, Ff], Always),
-    t("blk.{}.ffn_down.weight", &[Ff, Embd], Always),
-    t("blk.{}.ffn_up.weight", &[Embd, Ff], Always),
+const STABLELM_LAYER: &[&[TensorRule]] = &[
+    &[
+        t("blk.{}.attn_norm.weight", &[Embd], Always),
+        t("blk.{}.attn_norm.bias", &[Embd], Always),
+        t("blk.{}.attn_output.weight", &[Embd, Embd], Always),
+        t("blk.{}.attn_q_norm.weight", &[HeadK, Head], Optional),
+        t("blk.{}.attn_k_norm.weight", &[], Optional),
+        t("blk.{}.ffn_norm.weight", &[Embd], Optional),
+        t("blk.{}.ffn_norm.bias", &[Embd], Optional),
+    ],
+    GATED_FFN,
 ];
 
 /// deepseek2's layer (`src/models/deepseek2.cpp`): multi-head latent attention (the query
 /// compressed through `q_lora_rank` or plain, the key and value through `kv_lora_rank`, split
 /// into `attn_k_b` and `attn_v_b` where the file says the MLA lengths, else the older unsplit
 /// `attn_kv_b`), the leading dense layers' feed-forward, then experts and shared experts.
-const DEEPSEEK2_LAYER: &[TensorRule] = &[
-    t("blk.{}.attn_norm.weight", &[Embd], Always),
-    t("blk.{}.attn_q_a_norm.weight", &[QLora], WithQLora),
-    t("blk.{}.attn_kv_a_norm.weight", &[KvLora], Always),
-    t("blk.{}.attn_q_a.weight", &[Embd, QLora], WithQLora),
-    t("blk.{}.attn_q_b.weight", &[QLora, HeadTimesKMla], WithQLora),
-    t("blk.{}.attn_q.weight", &[Embd, HeadTimesKMla], WithoutQLora),
-    t(
-        "blk.{}.attn_kv_a_mqa.weight",
-        &[Embd, KvLoraPlusRot],
-        Always,
-    ),
-    t("blk.{}.attn_k_b.weight", &[QkNope, KvLora, Head], Mla),
-    t("blk.{}.attn_v_b.weight", &[KvLora, VMla, Head], Mla),
-    t(
-        "blk.{}.attn_kv_b.weight",
-        &[KvLora, HeadTimesNopePlusVMla],
-        NotMla,
-    ),
-    t("blk.{}.attn_output.weight", &[HeadTimesVMla, Embd], Always),
-    t("blk.{}.ffn_norm.weight", &[Embd], Always),
-    t("blk.{}.ffn_gate.weight", &[Embd, Ff], LeadDense),
-    t("blk.{}.ffn_down.weight", &[Ff, Embd], LeadDense),
-    t("blk.{}.ffn_up.weight", &[Embd, Ff], LeadDense),
-    t("blk.{}.ffn_gate_inp.weight", &[Embd, Expert], AfterLead),
-    t("blk.{}.exp_probs_b.bias", &[Expert], AfterLeadOptional),
-    t(
-        "blk.{}.ffn_down_exps.weight",
-        &[FfExp, Embd, Expert],
-        AfterLead,
-    ),
-    t(
-        "blk.{}.ffn_gate_up_exps.weight",
-        &[Embd, FfExp2, Expert],
-        AfterLeadOptional,
-    ),
-    t(
-        "blk.{}.ffn_gate_exps.weight",
-        &[Embd, FfExp, Expert],
-        AfterLeadUnfused,
-    ),
-    t(
-        "blk.{}.ffn_up_exps.weight",
-        &[Embd, FfExp, Expert],
-        AfterLeadUnfused,
-    ),
-    t(
-        "blk.{}.ffn_gate_shexp.weight",
-        &[Embd, FfExpTimesShared],
-        AfterLead,
-    ),
-    t(
-        "blk.{}.ffn_down_shexp.weight",
-        &[FfExpTimesShared, Embd],
-        AfterLead,
-    ),
-    t(
-        "blk.{}.ffn_up_shexp.weight",
-        &[Embd, FfExpTimesShared],
-        AfterLead,
-    ),
+const DEEPSEEK2_LAYER: &[&[TensorRule]] = &[
+    &[
+        t("blk.{}.attn_norm.weight", &[Embd], Always),
+        t("blk.{}.attn_q_a_norm.weight", &[QLora], WithQLora),
+        t("blk.{}.attn_kv_a_norm.weight", &[KvLora], Always),
+        t("blk.{}.attn_q_a.weight", &[Embd, QLora], WithQLora),
+        t("blk.{}.attn_q_b.weight", &[QLora, HeadTimesKMla], WithQLora),
+        t("blk.{}.attn_q.weight", &[Embd, HeadTimesKMla], WithoutQLora),
+        t(
+            "blk.{}.attn_kv_a_mqa.weight",
+            &[Embd, KvLoraPlusRot],
+            Always,
+        ),
+        t("blk.{}.attn_k_b.weight", &[QkNope, KvLora, Head], Mla),
+        t("blk.{}.attn_v_b.weight", &[KvLora, VMla, Head], Mla),
+        t(
+            "blk.{}.attn_kv_b.weight",
+            &[KvLora, HeadTimesNopePlusVMla],
+            NotMla,
+        ),
+        t("blk.{}.attn_output.weight", &[HeadTimesVMla, Embd], Always),
+        t("blk.{}.ffn_norm.weight", &[Embd], Always),
+    ],
+    LEAD_DENSE_FFN,
+    &[
+        t("blk.{}.ffn_gate_inp.weight", &[Embd, Expert], AfterLead),
+        t("blk.{}.exp_probs_b.bias", &[Expert], AfterLeadOptional),
+        t(
+            "blk.{}.ffn_down_exps.weight",
+            &[FfExp, Embd, Expert],
+            AfterLead,
+        ),
+    ],
+    GATE_UP_EXPS_FUSABLE,
+    SHARED_EXPERTS_AFTER_LEAD,
 ];
 
 /// A multi-token prediction block's own tensors (`blk.N.nextn.*` in the last
@@ -2208,7 +2068,7 @@ const TIED_NO_ROPE: &[TensorRule] = &[
 ];
 
 /// granite's layer: llama's (its feed-forward dense or experts) without the rope factors' key.
-const GRANITE_LAYER: &[TensorRule] = LLAMA_LAYER;
+const GRANITE_LAYER: &[&[TensorRule]] = LLAMA_LAYER;
 
 /// The architectures whose loader takes an `expert_count` of 1 for none (and then ignores
 /// `expert_used_count`).
@@ -2244,7 +2104,7 @@ mod tests {
     fn names_are_unique_and_every_layer_tensor_has_its_place() {
         for (i, a) in ARCHS.iter().enumerate() {
             assert!(ARCHS[..i].iter().all(|b| b.name != a.name), "{}", a.name);
-            assert!(a.layer.iter().all(|r| r.name.starts_with("blk.{}.")));
+            assert!(a.layer_rules().all(|r| r.name.starts_with("blk.{}.")));
             assert!(a.globals.iter().all(|r| !r.name.contains("{}")));
         }
     }

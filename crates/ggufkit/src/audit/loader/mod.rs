@@ -193,7 +193,7 @@ fn expert_problem(arch: &Arch, h: &Hparams) -> Option<(&'static str, String)> {
     }
     // deepseek2's leading dense layers need no experts: it throws when a layer after them has none
     // exaone-moe's prediction blocks are dense: only the trunk's layers have experts
-    let moe_end = if arch.layer.iter().any(|r| r.need == Need::MoeTrunk) {
+    let moe_end = if arch.layer_rules().any(|r| r.need == Need::MoeTrunk) {
         h.trunk()
     } else {
         h.n_layer
@@ -430,7 +430,7 @@ fn audit_tensors(
         if let Some(q) = arch.qkv.filter(|_| !h.is_recurrent(il)) {
             qkv(&mut c, q, il, out);
         }
-        for r in arch.layer {
+        for r in arch.layer_rules() {
             c.rule(r, Some(il), out);
         }
         if il >= trunk {

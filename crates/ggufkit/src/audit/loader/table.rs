@@ -368,8 +368,9 @@ pub struct Arch {
     /// Each layer's attention projections as `create_tensor_qkv` makes them; `None` where the
     /// layer's rules list them (deepseek2's compressed attention).
     pub qkv: Option<Qkv>,
-    /// Each layer's other tensors, in the loader's order.
-    pub layer: &'static [TensorRule],
+    /// Each layer's other tensors, in the loader's order: a list of parts (shared sub-lists such
+    /// as a gated feed-forward), read one after the other ([`Arch::layer_rules`]).
+    pub layer: &'static [&'static [TensorRule]],
     pub experts: Experts,
     pub ff_exp: FfExp,
     pub ff_shexp: FfShexp,
@@ -386,6 +387,13 @@ pub struct Arch {
     /// Which layers are recurrent (linear attention, convolution) rather than attention;
     /// [`Arch::qkv`] is created in the attention layers only.
     pub hybrid: Hybrid,
+}
+
+impl Arch {
+    /// Each layer's tensors beyond [`Arch::qkv`], its parts flattened, in the loader's order.
+    pub fn layer_rules(&self) -> impl Iterator<Item = &'static TensorRule> {
+        self.layer.iter().flat_map(|part| part.iter())
+    }
 }
 
 /// How a hybrid architecture's loader tells its recurrent layers from its attention layers.
