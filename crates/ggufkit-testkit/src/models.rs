@@ -156,7 +156,11 @@ pub fn metadata(arch: &str, moe: bool) -> GgufBuilder<'static> {
         set(&mut b, &k("ssm.inner_size"), 64u32.into());
     }
     if let Some(a) = a {
-        for rule in COMMON_KEYS.iter().chain(a.keys).filter(|r| r.required) {
+        for rule in COMMON_KEYS
+            .iter()
+            .chain(a.key_rules())
+            .filter(|r| r.required)
+        {
             let key = rule.key(arch);
             if b.contains_key(&key) {
                 continue;

@@ -250,7 +250,7 @@ fn cases() -> Vec<Case> {
         let a = ggufkit::audit::loader::archs::find(arch).unwrap();
         for rule in ggufkit::audit::loader::archs::COMMON_KEYS
             .iter()
-            .chain(a.keys)
+            .chain(a.key_rules())
             .filter(|r| r.required)
         {
             let mut m = meta.clone();
@@ -387,7 +387,7 @@ fn cases() -> Vec<Case> {
         }
         // rope sections of the wrong length, and one u32 where the loader reads an i32
         let a = ggufkit::audit::loader::archs::find(arch).unwrap();
-        if a.keys.iter().any(|k| k.ty == KeyType::Sections) {
+        if a.key_rules().any(|k| k.ty == KeyType::Sections) {
             let key = format!("{arch}.rope.dimension_sections");
             for (what, v) in [
                 ("3 sections", OwnedValue::from(vec![4i32, 2, 2])),
@@ -402,7 +402,7 @@ fn cases() -> Vec<Case> {
             }
         }
         // a per-layer f32 key as an array of the wrong length, and as one per layer
-        if let Some(rule) = a.keys.iter().find(|k| k.ty == KeyType::F32PerLayer) {
+        if let Some(rule) = a.key_rules().find(|k| k.ty == KeyType::F32PerLayer) {
             for (what, n) in [("3 values", 3usize), ("one per layer", 2)] {
                 let mut m = meta.clone();
                 m.set(&rule.key(arch), OwnedValue::from(vec![1e-5f32; n]))

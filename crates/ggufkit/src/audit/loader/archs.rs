@@ -35,6 +35,26 @@ pub const COMMON_KEYS: &[KeyRule] = &[
 const RMS: KeyRule = req("attention.layer_norm_rms_epsilon", F32);
 const NORM_EPS: KeyRule = req("attention.layer_norm_epsilon", F32);
 
+/// The state-space sizes a Mamba-2 mixer or a gated delta net is built from (qwen3next, qwen35,
+/// qwen35moe, granitehybrid, falcon-h1, mamba2).
+const SSM_KEYS: &[KeyRule] = &[
+    req("ssm.conv_kernel", U32),
+    req("ssm.inner_size", U32),
+    req("ssm.state_size", U32),
+    req("ssm.time_step_rank", U32),
+    req("ssm.group_count", U32),
+];
+
+/// granite's and granitemoe's keys: its scales, and the shared expert's width.
+const GRANITE_KEYS: &[KeyRule] = &[
+    RMS,
+    req("logit_scale", F32),
+    opt("residual_scale", F32),
+    opt("embedding_scale", F32),
+    opt("attention.scale", F32),
+    opt("expert_shared_feed_forward_length", U32),
+];
+
 /// llama's and granite's outside the layers: `output` falls back to `token_embd` (tied); the
 /// rope factors, long and short for `longrope` scaling, else `rope_freqs` (each layer takes the
 /// one global tensor).
@@ -290,6 +310,43 @@ const SHEXP: &[TensorRule] = &[
     t("blk.{}.ffn_down_shexp.weight", &[FfShexp, Embd], MoeShexp),
 ];
 
+/// The output projection of `n_embd_head_k * n_head` rows, then the attention norm (the order
+/// of exaone-moe's, minimax-m2's and seed_oss's loaders).
+const ATTN_OUTPUT_AND_NORM: &[TensorRule] = &[
+    t(
+        "blk.{}.attn_output.weight",
+        &[HeadKTimesHeads, Embd],
+        Always,
+    ),
+    t("blk.{}.attn_norm.weight", &[Embd], Always),
+];
+
+/// qwen3next's and qwen35moe's router and experts' down projection, before their gate and up
+/// projections ([`GATE_UP_EXPS_FUSABLE`]).
+const ROUTER_AND_DOWN_EXPS: &[TensorRule] = &[
+    t("blk.{}.ffn_gate_inp.weight", &[Embd, Expert], Always),
+    t(
+        "blk.{}.ffn_down_exps.weight",
+        &[FfExp, Embd, Expert],
+        Always,
+    ),
+];
+
+/// qwen3next's and qwen35moe's shared expert with its gate, in every layer.
+const GATED_SHEXP: &[TensorRule] = &[
+    t("blk.{}.ffn_gate_inp_shexp.weight", &[Embd], Always),
+    t("blk.{}.ffn_gate_shexp.weight", &[Embd, FfShexp], Always),
+    t("blk.{}.ffn_up_shexp.weight", &[Embd, FfShexp], Always),
+    t("blk.{}.ffn_down_shexp.weight", &[FfShexp, Embd], Always),
+];
+
+/// Mamba-2's time step bias, `A` and `D`, required (mamba2's and falcon-h1's).
+const MAMBA2_DT_A_D: &[TensorRule] = &[
+    t("blk.{}.ssm_dt.bias", &[SsmDtRank], Always),
+    t("blk.{}.ssm_a", &[One, SsmDtRank], Always),
+    t("blk.{}.ssm_d", &[One, SsmDtRank], Always),
+];
+
 /// llama's layer (Mistral and Mixtral files are `llama` too).
 const LLAMA_LAYER: &[&[TensorRule]] = &[
     ATTN_NORM_AND_OUTPUT,
@@ -443,7 +500,7 @@ const GPT_OSS_LAYER: &[&[TensorRule]] = &[
 
 const fn arch(
     name: &'static str,
-    keys: &'static [KeyRule],
+    keys: &'static [&'static [KeyRule]],
     globals: &'static [TensorRule],
     qkv: Qkv,
     layer: &'static [&'static [TensorRule]],
@@ -470,71 +527,65 @@ pub const ARCHS: &[Arch] = &[
     Arch {
         experts: Experts::Optional,
         rot_is_head_k: true,
-        keys: &[RMS, opt("expert_shared_feed_forward_length", U32)],
+        keys: &[&[RMS, opt("expert_shared_feed_forward_length", U32)]],
         ..arch("llama", &[], TIED, GQA, LLAMA_LAYER)
     },
-    arch("qwen2", &[RMS], TIED_QWEN2, EMBD_GQA, QWEN2_LAYER),
+    arch("qwen2", &[&[RMS]], TIED_QWEN2, EMBD_GQA, QWEN2_LAYER),
     Arch {
         experts: Experts::Required,
         ff_exp: FfExp::KeyOrFfPerUsed,
         ff_shexp: FfShexp::KeyOrFf,
         ..arch(
             "qwen2moe",
-            &[
+            &[&[
                 RMS,
                 opt("expert_feed_forward_length", KeyType::U32PerLayer),
                 opt("expert_shared_feed_forward_length", U32),
-            ],
+            ]],
             UNTIED,
             EMBD_GQA,
             QWEN2MOE_LAYER,
         )
     },
-    arch(
-        "qwen3",
-        &[RMS],
-        QWEN3_GLOBALS,
-        Qkv { k: VGqa, ..GQA },
-        QWEN3_LAYER,
-    ),
+    arch("qwen3", &[&[RMS]], QWEN3_GLOBALS, QWEN3_QKV, QWEN3_LAYER),
     Arch {
         experts: Experts::Required,
         ff_exp: FfExp::KeyOrFfPerUsed,
         ..arch(
             "qwen3moe",
-            &[RMS, opt("expert_feed_forward_length", KeyType::U32PerLayer)],
+            &[&[RMS, opt("expert_feed_forward_length", KeyType::U32PerLayer)]],
             TIED_NO_ROPE,
-            Qkv { k: VGqa, ..GQA },
+            QWEN3_QKV,
             QWEN3MOE_LAYER,
         )
     },
-    arch("gemma", &[RMS], EMBD_ONLY, GQA, GEMMA_LAYER),
+    arch("gemma", &[&[RMS]], EMBD_ONLY, GQA, GEMMA_LAYER),
     arch(
         "gemma2",
-        &[
+        &[&[
             RMS,
             opt("attention.sliding_window", U32),
             opt("attn_logit_softcapping", F32),
             opt("final_logit_softcapping", F32),
-        ],
+        ]],
         EMBD_ONLY,
         GQA,
         GEMMA2_LAYER,
     ),
     arch(
         "gemma3",
-        &[
+        &[&[
             RMS,
             opt("attention.sliding_window", U32),
             opt("final_logit_softcapping", F32),
-        ],
+        ]],
         GEMMA3_GLOBALS,
         GQA,
         GEMMA3_LAYER,
     ),
     arch(
         "phi3",
-        &[RMS, opt("attention.sliding_window", U32)],
+        &[&[RMS, opt("attention.sliding_window", U32)]],
         PHI3_GLOBALS,
         Qkv {
             optional: true,
@@ -544,42 +595,29 @@ pub const ARCHS: &[Arch] = &[
     ),
     arch(
         "command-r",
-        &[NORM_EPS, opt("logit_scale", F32)],
+        &[&[NORM_EPS, opt("logit_scale", F32)]],
         EMBD_ONLY,
         EMBD_GQA,
         COMMAND_R_LAYER,
     ),
     arch(
         "cohere2",
-        &[
+        &[&[
             NORM_EPS,
             req("attention.sliding_window", U32),
             req("logit_scale", F32),
-        ],
+        ]],
         EMBD_ONLY,
         EMBD_GQA,
         COHERE2_LAYER,
     ),
     Arch {
         experts: Experts::Optional,
-        ..arch(
-            "granite",
-            &[
-                RMS,
-                req("logit_scale", F32),
-                opt("residual_scale", F32),
-                opt("embedding_scale", F32),
-                opt("attention.scale", F32),
-                opt("expert_shared_feed_forward_length", U32),
-            ],
-            TIED,
-            GQA,
-            GRANITE_LAYER,
-        )
+        ..arch("granite", &[GRANITE_KEYS], TIED, GQA, GRANITE_LAYER)
     },
     arch(
         "olmo2",
-        &[RMS, opt("attention.sliding_window", U32)],
+        &[&[RMS, opt("attention.sliding_window", U32)]],
         UNTIED,
         EMBD_GQA,
         OLMO2_LAYER,
@@ -589,11 +627,11 @@ pub const ARCHS: &[Arch] = &[
         ff_exp: FfExp::Key,
         ..arch(
             "gpt-oss",
-            &[
+            &[&[
                 RMS,
                 req("expert_feed_forward_length", KeyType::U32PerLayer),
                 req("attention.sliding_window", U32),
-            ],
+            ]],
             UNTIED,
             Qkv {
                 q: HeadTimesRot,
@@ -610,29 +648,29 @@ pub const ARCHS: &[Arch] = &[
         experts: Experts::Optional,
         ..arch(
             "mistral3",
-            &[
+            &[&[
                 RMS,
                 opt("attention.temperature_scale", F32),
                 opt("rope.scaling.yarn_beta_fast", F32),
                 opt("rope.scaling.yarn_beta_slow", F32),
                 opt("rope.scaling.yarn_log_multiplier", F32),
-            ],
+            ]],
             TIED,
             GQA,
             LLAMA_LAYER,
         )
     },
-    arch("phi2", &[NORM_EPS], PHI2_GLOBALS, EMBD_GQA, PHI2_LAYER),
+    arch("phi2", &[&[NORM_EPS]], PHI2_GLOBALS, EMBD_GQA, PHI2_LAYER),
     arch(
         "stablelm",
-        &[NORM_EPS],
+        &[&[NORM_EPS]],
         STABLELM_GLOBALS,
         EMBD_GQA,
         STABLELM_LAYER,
     ),
     arch(
         "starcoder2",
-        &[NORM_EPS],
+        &[&[NORM_EPS]],
         NORM_BIAS_TIED,
         EMBD_GQA,
         STARCODER2_LAYER,
@@ -653,101 +691,59 @@ pub const ARCHS: &[Arch] = &[
         ff_exp: FfExp::Key,
         ..arch(
             "llama4",
-            &[
+            &[&[
                 RMS,
                 req("expert_feed_forward_length", KeyType::U32PerLayer),
                 req("interleave_moe_layer_step", U32),
                 opt("attention.sliding_window", U32),
                 opt("rope.freq_base_swa", F32),
-            ],
+            ]],
             TIED_ROPE_FREQS,
             GQA,
             LLAMA4_LAYER,
         )
     },
-    arch("exaone", &[RMS], TIED_ROPE_FREQS, GQA, EXAONE_LAYER),
+    arch("exaone", &[&[RMS]], TIED_ROPE_FREQS, GQA, EXAONE_LAYER),
     // exaone4: its multi-token prediction blocks always required (skipped, not loaded)
     Arch {
         mtp: Mtp::Always,
         nextn: EXAONE4_NEXTN,
         ..arch(
             "exaone4",
-            &[
+            &[&[
                 RMS,
                 opt("attention.sliding_window", U32),
                 opt("rope.freq_base_swa", F32),
-            ],
+            ]],
             TIED_ROPE_FREQS,
             GQA,
             EXAONE4_LAYER,
         )
     },
-    arch("smollm3", &[RMS], TIED_NO_ROPE, GQA, SMOLLM3_LAYER),
+    arch("smollm3", &[&[RMS]], TIED_NO_ROPE, GQA, SMOLLM3_LAYER),
     arch(
         "olmo",
-        &[NORM_EPS, opt("attention.clamp_kqv", F32)],
+        &[&[NORM_EPS, opt("attention.clamp_kqv", F32)]],
         OLMO_GLOBALS,
         EMBD_GQA,
         OLMO_LAYER,
     ),
     Arch {
         experts: Experts::Required,
-        ..arch("olmoe", &[RMS], UNTIED, EMBD_GQA, OLMOE_LAYER)
+        ..arch("olmoe", &[&[RMS]], UNTIED, EMBD_GQA, OLMOE_LAYER)
     },
     // granitemoe (`src/models/granite-moe.cpp`): granite's rules under its own name
     Arch {
         experts: Experts::Optional,
-        ..arch(
-            "granitemoe",
-            &[
-                RMS,
-                req("logit_scale", F32),
-                opt("residual_scale", F32),
-                opt("embedding_scale", F32),
-                opt("attention.scale", F32),
-                opt("expert_shared_feed_forward_length", U32),
-            ],
-            TIED,
-            GQA,
-            GRANITE_LAYER,
-        )
+        ..arch("granitemoe", &[GRANITE_KEYS], TIED, GQA, GRANITE_LAYER)
     },
-    // qwen3next (`src/models/qwen3next.cpp`): linear-attention (gated delta net) layers and
-    // every `full_attention_interval`-th an attention layer, experts and a gated shared
-    // expert in each; its multi-token prediction blocks required once declared
-    Arch {
-        experts: Experts::Required,
-        ff_exp: FfExp::KeyOrFfPerUsed,
-        ff_shexp: FfShexp::KeyOrFf,
-        mtp: Mtp::Required,
-        hybrid: Hybrid::Interval,
-        ..arch(
-            "qwen3next",
-            &[
-                opt("expert_feed_forward_length", KeyType::U32PerLayer),
-                opt("expert_shared_feed_forward_length", U32),
-                RMS,
-                req("ssm.conv_kernel", U32),
-                req("ssm.inner_size", U32),
-                req("ssm.state_size", U32),
-                req("ssm.time_step_rank", U32),
-                req("ssm.group_count", U32),
-                opt("full_attention_interval", U32),
-            ],
-            TIED_NO_ROPE,
-            Qkv {
-                q: HeadKTimesHeads2,
-                ..GQA
-            },
-            QWEN3NEXT_LAYER,
-        )
-    },
+    QWEN3NEXT,
     // glm4 (`src/models/glm4.cpp`): its multi-token prediction blocks always required
     Arch {
         mtp: Mtp::Always,
         ..arch(
             "glm4",
-            &[RMS, opt("rope.dimension_sections", KeyType::Sections)],
+            &[&[RMS, opt("rope.dimension_sections", KeyType::Sections)]],
             TIED_NO_ROPE,
             GQA,
             GLM4_LAYER,
@@ -765,12 +761,12 @@ pub const ARCHS: &[Arch] = &[
         ff_exp: FfExp::KeyOrFfPerUsed,
         ..arch(
             "qwen3vlmoe",
-            &[
+            &[&[
                 opt("n_deepstack_layers", U32),
                 req("rope.dimension_sections", KeyType::Sections),
                 opt("expert_feed_forward_length", KeyType::U32PerLayer),
                 RMS,
-            ],
+            ]],
             TIED_NO_ROPE,
             QWEN3_QKV,
             QWEN3VLMOE_LAYER,
@@ -778,14 +774,14 @@ pub const ARCHS: &[Arch] = &[
     },
     arch(
         "seed_oss",
-        &[RMS],
+        &[&[RMS]],
         TIED_NO_ROPE,
         SEED_OSS_QKV,
         SEED_OSS_LAYER,
     ),
     arch(
         "ernie4_5",
-        &[RMS, opt("rope.dimension_sections", KeyType::Sections)],
+        &[&[RMS, opt("rope.dimension_sections", KeyType::Sections)]],
         TIED_NO_ROPE,
         QWEN3_QKV,
         ERNIE4_5_LAYER,
@@ -797,14 +793,14 @@ pub const ARCHS: &[Arch] = &[
         ff_exp: FfExp::Key,
         ..arch(
             "ernie4_5-moe",
-            &[
+            &[&[
                 opt("rope.dimension_sections", KeyType::Sections),
                 RMS,
                 req("expert_feed_forward_length", KeyType::U32PerLayer),
                 opt("expert_shared_feed_forward_length", U32),
                 req("interleave_moe_layer_step", U32),
                 opt("leading_dense_block_count", U32),
-            ],
+            ]],
             TIED_NO_ROPE,
             QWEN3_QKV,
             ERNIE4_5_MOE_LAYER,
@@ -824,7 +820,7 @@ pub const ARCHS: &[Arch] = &[
         mtp: Mtp::Always,
         ..arch(
             "exaone-moe",
-            &[
+            &[&[
                 opt("rope.freq_base_swa", F32),
                 req("attention.sliding_window", U32),
                 RMS,
@@ -835,7 +831,7 @@ pub const ARCHS: &[Arch] = &[
                 opt("expert_weights_scale", F32),
                 opt("expert_weights_norm", KeyType::Bool),
                 opt("leading_dense_block_count", U32),
-            ],
+            ]],
             UNTIED_ROPE_FREQS,
             SEED_OSS_QKV,
             EXAONE_MOE_LAYER,
@@ -848,7 +844,7 @@ pub const ARCHS: &[Arch] = &[
         ff_exp: FfExp::Key,
         ..arch(
             "dots1",
-            &[
+            &[&[
                 RMS,
                 opt("leading_dense_block_count", U32),
                 req("expert_feed_forward_length", KeyType::U32PerLayer),
@@ -856,7 +852,7 @@ pub const ARCHS: &[Arch] = &[
                 opt("expert_weights_scale", F32),
                 opt("expert_weights_norm", KeyType::Bool),
                 opt("expert_gating_func", U32),
-            ],
+            ]],
             UNTIED,
             Qkv {
                 q: HeadKTimesHeads,
@@ -873,11 +869,11 @@ pub const ARCHS: &[Arch] = &[
         experts: Experts::Required,
         ..arch(
             "minimax-m2",
-            &[
+            &[&[
                 RMS,
                 req("expert_feed_forward_length", KeyType::U32PerLayer),
                 opt("expert_gating_func", U32),
-            ],
+            ]],
             UNTIED,
             QWEN3_QKV,
             MINIMAX_M2_LAYER,
@@ -890,11 +886,11 @@ pub const ARCHS: &[Arch] = &[
         ff_shexp: FfShexp::KeyOrFf,
         ..arch(
             "hunyuan-moe",
-            &[
+            &[&[
                 RMS,
                 req("expert_feed_forward_length", KeyType::U32PerLayer),
                 opt("expert_shared_feed_forward_length", U32),
-            ],
+            ]],
             TIED_NO_ROPE,
             GQA,
             HUNYUAN_MOE_LAYER,
@@ -904,17 +900,17 @@ pub const ARCHS: &[Arch] = &[
     // required, experts of `n_ff`, phi3's long and short rope factors
     Arch {
         experts: Experts::Required,
-        ..arch("phimoe", &[RMS], PHIMOE_GLOBALS, EMBD_GQA, PHIMOE_LAYER)
+        ..arch("phimoe", &[&[RMS]], PHIMOE_GLOBALS, EMBD_GQA, PHIMOE_LAYER)
     },
     // gemma3n (`src/models/gemma3n.cpp`): gemma3's layer with the per-layer inputs, altup and
     // laurel tensors, of sizes llama.cpp fixes (n_altup 4, laurel_rank 64, n_embd_altup 256)
     arch(
         "gemma3n",
-        &[
+        &[&[
             opt("rope.freq_base_swa", F32),
             req("attention.sliding_window", U32),
             RMS,
-        ],
+        ]],
         GEMMA3N_GLOBALS,
         GQA,
         GEMMA3N_LAYER,
@@ -923,13 +919,13 @@ pub const ARCHS: &[Arch] = &[
     // architecture's prefix), an ungated feed-forward, query and key norms with optional biases
     arch(
         "apertus",
-        &[
+        &[&[
             RMS,
             req_unprefixed("xielu.alpha_n", KeyType::F32PerLayer),
             req_unprefixed("xielu.alpha_p", KeyType::F32PerLayer),
             req_unprefixed("xielu.beta", KeyType::F32PerLayer),
             req_unprefixed("xielu.eps", KeyType::F32PerLayer),
-        ],
+        ]],
         UNTIED_LLAMA_ROPE,
         QWEN3_QKV,
         APERTUS_LAYER,
@@ -937,29 +933,35 @@ pub const ARCHS: &[Arch] = &[
     // hunyuan-dense and hunyuan_vl (`src/models/hunyuan-vl.cpp`): qwen3vl's layer
     arch(
         "hunyuan-dense",
-        &[RMS, opt("rope.dimension_sections", KeyType::Sections)],
+        &[&[RMS, opt("rope.dimension_sections", KeyType::Sections)]],
         TIED_NO_ROPE,
         GQA,
         QWEN3VL_LAYER,
     ),
     arch(
         "hunyuan_vl",
-        &[RMS, opt("rope.dimension_sections", KeyType::Sections)],
+        &[&[RMS, opt("rope.dimension_sections", KeyType::Sections)]],
         TIED_NO_ROPE,
         GQA,
         QWEN3VL_LAYER,
     ),
     // arcee (`src/models/arcee.cpp`): an ungated feed-forward, the one `rope_freqs`
-    arch("arcee", &[RMS], TIED_ROPE_FREQS, GQA, ARCEE_LAYER),
+    arch("arcee", &[&[RMS]], TIED_ROPE_FREQS, GQA, ARCEE_LAYER),
     // maincoder (`src/models/maincoder.cpp`): qwen3vl's layer
-    arch("maincoder", &[RMS], TIED_NO_ROPE, QWEN3_QKV, QWEN3VL_LAYER),
+    arch(
+        "maincoder",
+        &[&[RMS]],
+        TIED_NO_ROPE,
+        QWEN3_QKV,
+        QWEN3VL_LAYER,
+    ),
     // rnd1 (`src/models/rnd1.cpp`): qwen3vlmoe's layer
     Arch {
         experts: Experts::Required,
         ff_exp: FfExp::KeyOrFfPerUsed,
         ..arch(
             "rnd1",
-            &[opt("expert_feed_forward_length", KeyType::U32PerLayer), RMS],
+            &[&[opt("expert_feed_forward_length", KeyType::U32PerLayer), RMS]],
             TIED_NO_ROPE,
             QWEN3_QKV,
             QWEN3VLMOE_LAYER,
@@ -969,11 +971,11 @@ pub const ARCHS: &[Arch] = &[
     // again, which adds no tensors
     arch(
         "nanbeige",
-        &[
+        &[&[
             RMS,
             opt("num_loops", U32),
             opt("skip_loop_final_norm", KeyType::Bool),
-        ],
+        ]],
         TIED_ROPE_FREQS,
         GQA,
         EXAONE_LAYER,
@@ -981,28 +983,34 @@ pub const ARCHS: &[Arch] = &[
     // qwen2vl (`src/models/qwen2vl.cpp`): qwen2's tensors; only `rope.dimension_sections` read
     arch(
         "qwen2vl",
-        &[req("rope.dimension_sections", KeyType::Sections)],
+        &[&[req("rope.dimension_sections", KeyType::Sections)]],
         TIED_QWEN2,
         EMBD_GQA,
         QWEN2_LAYER,
     ),
     // internlm2 and xverse: qwen2's layer, `output` required
-    arch("internlm2", &[RMS], UNTIED, EMBD_GQA, QWEN2_LAYER),
-    arch("xverse", &[RMS], UNTIED, EMBD_GQA, QWEN2_LAYER),
+    arch("internlm2", &[&[RMS]], UNTIED, EMBD_GQA, QWEN2_LAYER),
+    arch("xverse", &[&[RMS]], UNTIED, EMBD_GQA, QWEN2_LAYER),
     // orion (`src/models/orion.cpp`): layer norms with biases
-    arch("orion", &[NORM_EPS], ORION_GLOBALS, EMBD_GQA, ORION_LAYER),
+    arch(
+        "orion",
+        &[&[NORM_EPS]],
+        ORION_GLOBALS,
+        EMBD_GQA,
+        ORION_LAYER,
+    ),
     // mellum (`src/models/mellum.cpp`): qwen3vlmoe's layer, `output` required
     Arch {
         experts: Experts::Required,
         ff_exp: FfExp::KeyOrFfPerUsed,
         ..arch(
             "mellum",
-            &[
+            &[&[
                 RMS,
                 req("expert_feed_forward_length", KeyType::U32PerLayer),
                 opt("attention.sliding_window", U32),
                 opt("rope.freq_base_swa", F32),
-            ],
+            ]],
             UNTIED,
             QWEN3_QKV,
             QWEN3VLMOE_LAYER,
@@ -1014,18 +1022,13 @@ pub const ARCHS: &[Arch] = &[
         hybrid: Hybrid::NoKvHeads,
         ..arch(
             "lfm2",
-            &[
+            &[&[
                 req("shortconv.l_cache", U32),
                 RMS,
                 opt("attention.sliding_window", U32),
-            ],
+            ]],
             LFM2_GLOBALS,
-            Qkv {
-                q: Embd,
-                k: KGqa,
-                v: VGqa,
-                optional: false,
-            },
+            LFM2_QKV,
             LFM2_LAYER,
         )
     },
@@ -1037,20 +1040,15 @@ pub const ARCHS: &[Arch] = &[
         ff_exp: FfExp::Key,
         ..arch(
             "lfm2moe",
-            &[
+            &[&[
                 req("shortconv.l_cache", U32),
                 RMS,
                 opt("leading_dense_block_count", U32),
                 req("expert_feed_forward_length", KeyType::U32PerLayer),
                 req("expert_gating_func", U32),
-            ],
+            ]],
             LFM2_GLOBALS,
-            Qkv {
-                q: Embd,
-                k: KGqa,
-                v: VGqa,
-                optional: false,
-            },
+            LFM2_QKV,
             LFM2MOE_LAYER,
         )
     },
@@ -1062,18 +1060,18 @@ pub const ARCHS: &[Arch] = &[
         ..arch(
             "granitehybrid",
             &[
-                RMS,
-                opt("logit_scale", F32),
-                opt("residual_scale", F32),
-                opt("embedding_scale", F32),
-                opt("attention.scale", F32),
-                req("ssm.conv_kernel", U32),
-                req("ssm.inner_size", U32),
-                req("ssm.state_size", U32),
-                req("ssm.time_step_rank", U32),
-                req("ssm.group_count", U32),
-                opt("rope.scaling.finetuned", KeyType::Bool),
-                opt("expert_shared_feed_forward_length", U32),
+                &[
+                    RMS,
+                    opt("logit_scale", F32),
+                    opt("residual_scale", F32),
+                    opt("embedding_scale", F32),
+                    opt("attention.scale", F32),
+                ],
+                SSM_KEYS,
+                &[
+                    opt("rope.scaling.finetuned", KeyType::Bool),
+                    opt("expert_shared_feed_forward_length", U32),
+                ],
             ],
             TIED_ROPE_FREQS,
             GQA,
@@ -1083,14 +1081,7 @@ pub const ARCHS: &[Arch] = &[
     // falcon-h1 (`src/models/falcon-h1.cpp`): a Mamba-2 mixer and attention in every layer
     arch(
         "falcon-h1",
-        &[
-            RMS,
-            req("ssm.conv_kernel", U32),
-            req("ssm.inner_size", U32),
-            req("ssm.state_size", U32),
-            req("ssm.time_step_rank", U32),
-            req("ssm.group_count", U32),
-        ],
+        &[&[RMS], SSM_KEYS],
         TIED_ROPE_FREQS,
         GQA,
         FALCON_H1_LAYER,
@@ -1100,14 +1091,14 @@ pub const ARCHS: &[Arch] = &[
         qkv: None,
         ..arch(
             "mamba",
-            &[
+            &[&[
                 req("ssm.conv_kernel", U32),
                 req("ssm.inner_size", U32),
                 req("ssm.state_size", U32),
                 req("ssm.time_step_rank", U32),
                 opt("ssm.dt_b_c_rms", KeyType::Bool),
                 RMS,
-            ],
+            ]],
             TIED_NO_ROPE,
             GQA,
             MAMBA_LAYER,
@@ -1118,14 +1109,7 @@ pub const ARCHS: &[Arch] = &[
         qkv: None,
         ..arch(
             "mamba2",
-            &[
-                req("ssm.conv_kernel", U32),
-                req("ssm.inner_size", U32),
-                req("ssm.state_size", U32),
-                req("ssm.time_step_rank", U32),
-                req("ssm.group_count", U32),
-                RMS,
-            ],
+            &[SSM_KEYS, &[RMS]],
             TIED_NO_ROPE,
             GQA,
             MAMBA2_LAYER,
@@ -1140,29 +1124,16 @@ pub const ARCHS: &[Arch] = &[
             "qwen35",
             QWEN35_KEYS,
             TIED_NO_ROPE,
-            Qkv {
-                q: HeadKTimesHeads2,
-                ..GQA
-            },
+            GATED_QUERY_QKV,
             QWEN35_LAYER,
         )
     },
+    // qwen35moe: qwen3next's rules, with its own keys and layer (qwen35's and qwen3next's parts)
     Arch {
-        experts: Experts::Required,
-        ff_exp: FfExp::KeyOrFfPerUsed,
-        ff_shexp: FfShexp::KeyOrFf,
-        mtp: Mtp::Required,
-        hybrid: Hybrid::Interval,
-        ..arch(
-            "qwen35moe",
-            QWEN35MOE_KEYS,
-            TIED_NO_ROPE,
-            Qkv {
-                q: HeadKTimesHeads2,
-                ..GQA
-            },
-            QWEN35MOE_LAYER,
-        )
+        name: "qwen35moe",
+        keys: QWEN35MOE_KEYS,
+        layer: QWEN35MOE_LAYER,
+        ..QWEN3NEXT
     },
 ];
 
@@ -1177,40 +1148,37 @@ const UNTIED_ROPE_FREQS: &[TensorRule] = &[
 
 /// exaone-moe's layer: query and key norms; a dense feed-forward in the leading layers and the
 /// prediction blocks, experts (`exp_probs_b` optional) and a shared expert in the others.
-const EXAONE_MOE_LAYER: &[&[TensorRule]] = &[&[
-    t(
-        "blk.{}.attn_output.weight",
-        &[HeadKTimesHeads, Embd],
-        Always,
-    ),
-    t("blk.{}.attn_norm.weight", &[Embd], Always),
-    t("blk.{}.attn_q_norm.weight", &[HeadK], Always),
-    t("blk.{}.attn_k_norm.weight", &[HeadK], Always),
-    t("blk.{}.ffn_norm.weight", &[Embd], Always),
-    t("blk.{}.ffn_gate.weight", &[Embd, Ff], LeadDenseOrMtp),
-    t("blk.{}.ffn_down.weight", &[Ff, Embd], LeadDenseOrMtp),
-    t("blk.{}.ffn_up.weight", &[Embd, Ff], LeadDenseOrMtp),
-    t("blk.{}.ffn_gate_inp.weight", &[Embd, Expert], MoeTrunk),
-    t("blk.{}.exp_probs_b.bias", &[Expert], MoeTrunkOptional),
-    t(
-        "blk.{}.ffn_gate_exps.weight",
-        &[Embd, FfExp, Expert],
-        MoeTrunk,
-    ),
-    t(
-        "blk.{}.ffn_down_exps.weight",
-        &[FfExp, Embd, Expert],
-        MoeTrunk,
-    ),
-    t(
-        "blk.{}.ffn_up_exps.weight",
-        &[Embd, FfExp, Expert],
-        MoeTrunk,
-    ),
-    t("blk.{}.ffn_gate_shexp.weight", &[Embd, FfShexp], MoeTrunk),
-    t("blk.{}.ffn_down_shexp.weight", &[FfShexp, Embd], MoeTrunk),
-    t("blk.{}.ffn_up_shexp.weight", &[Embd, FfShexp], MoeTrunk),
-]];
+const EXAONE_MOE_LAYER: &[&[TensorRule]] = &[
+    ATTN_OUTPUT_AND_NORM,
+    &[
+        t("blk.{}.attn_q_norm.weight", &[HeadK], Always),
+        t("blk.{}.attn_k_norm.weight", &[HeadK], Always),
+        t("blk.{}.ffn_norm.weight", &[Embd], Always),
+        t("blk.{}.ffn_gate.weight", &[Embd, Ff], LeadDenseOrMtp),
+        t("blk.{}.ffn_down.weight", &[Ff, Embd], LeadDenseOrMtp),
+        t("blk.{}.ffn_up.weight", &[Embd, Ff], LeadDenseOrMtp),
+        t("blk.{}.ffn_gate_inp.weight", &[Embd, Expert], MoeTrunk),
+        t("blk.{}.exp_probs_b.bias", &[Expert], MoeTrunkOptional),
+        t(
+            "blk.{}.ffn_gate_exps.weight",
+            &[Embd, FfExp, Expert],
+            MoeTrunk,
+        ),
+        t(
+            "blk.{}.ffn_down_exps.weight",
+            &[FfExp, Embd, Expert],
+            MoeTrunk,
+        ),
+        t(
+            "blk.{}.ffn_up_exps.weight",
+            &[Embd, FfExp, Expert],
+            MoeTrunk,
+        ),
+        t("blk.{}.ffn_gate_shexp.weight", &[Embd, FfShexp], MoeTrunk),
+        t("blk.{}.ffn_down_shexp.weight", &[FfShexp, Embd], MoeTrunk),
+        t("blk.{}.ffn_up_shexp.weight", &[Embd, FfShexp], MoeTrunk),
+    ],
+];
 
 /// dots1's layer.
 const DOTS1_LAYER: &[&[TensorRule]] = &[
@@ -1228,13 +1196,8 @@ const DOTS1_LAYER: &[&[TensorRule]] = &[
 
 /// minimax-m2's layer.
 const MINIMAX_M2_LAYER: &[&[TensorRule]] = &[
+    ATTN_OUTPUT_AND_NORM,
     &[
-        t(
-            "blk.{}.attn_output.weight",
-            &[HeadKTimesHeads, Embd],
-            Always,
-        ),
-        t("blk.{}.attn_norm.weight", &[Embd], Always),
         t("blk.{}.attn_q_norm.weight", &[HeadKTimesHeads], Always),
         t("blk.{}.attn_k_norm.weight", &[KGqa], Always),
         t("blk.{}.ffn_norm.weight", &[Embd], Always),
@@ -1458,9 +1421,9 @@ const FALCON_H1_LAYER: &[&[TensorRule]] = &[
         t("blk.{}.ssm_in.weight", &[Embd, Mamba2InProj], Always),
         t("blk.{}.ssm_conv1d.weight", &[SsmConv, Mamba2Conv], Always),
         t("blk.{}.ssm_conv1d.bias", &[Mamba2Conv], Optional),
-        t("blk.{}.ssm_dt.bias", &[SsmDtRank], Always),
-        t("blk.{}.ssm_a", &[One, SsmDtRank], Always),
-        t("blk.{}.ssm_d", &[One, SsmDtRank], Always),
+    ],
+    MAMBA2_DT_A_D,
+    &[
         t(
             "blk.{}.ssm_norm.weight",
             &[SsmInnerPerGroup, SsmGroup],
@@ -1499,21 +1462,23 @@ const MAMBA_LAYER: &[&[TensorRule]] = &[&[
 ]];
 
 /// mamba2's layer: the mixer, its convolution's bias and its norm required.
-const MAMBA2_LAYER: &[&[TensorRule]] = &[&[
-    t("blk.{}.attn_norm.weight", &[Embd], Always),
-    t("blk.{}.ssm_in.weight", &[Embd, Mamba2InProj], Always),
-    t("blk.{}.ssm_conv1d.weight", &[SsmConv, Mamba2Conv], Always),
-    t("blk.{}.ssm_conv1d.bias", &[Mamba2Conv], Always),
-    t("blk.{}.ssm_dt.bias", &[SsmDtRank], Always),
-    t("blk.{}.ssm_a", &[One, SsmDtRank], Always),
-    t("blk.{}.ssm_d", &[One, SsmDtRank], Always),
-    t(
-        "blk.{}.ssm_norm.weight",
-        &[SsmInnerPerGroup, SsmGroup],
-        Always,
-    ),
-    t("blk.{}.ssm_out.weight", &[SsmInner, Embd], Always),
-]];
+const MAMBA2_LAYER: &[&[TensorRule]] = &[
+    &[
+        t("blk.{}.attn_norm.weight", &[Embd], Always),
+        t("blk.{}.ssm_in.weight", &[Embd, Mamba2InProj], Always),
+        t("blk.{}.ssm_conv1d.weight", &[SsmConv, Mamba2Conv], Always),
+        t("blk.{}.ssm_conv1d.bias", &[Mamba2Conv], Always),
+    ],
+    MAMBA2_DT_A_D,
+    &[
+        t(
+            "blk.{}.ssm_norm.weight",
+            &[SsmInnerPerGroup, SsmGroup],
+            Always,
+        ),
+        t("blk.{}.ssm_out.weight", &[SsmInner, Embd], Always),
+    ],
+];
 
 /// arcee's layer: no gate.
 const ARCEE_LAYER: &[&[TensorRule]] = &[
@@ -1526,28 +1491,21 @@ const ARCEE_LAYER: &[&[TensorRule]] = &[
 ];
 
 /// qwen35's keys: qwen3next's linear-attention sizes and `rope.dimension_sections`.
-const QWEN35_KEYS: &[KeyRule] = &[
-    RMS,
-    req("rope.dimension_sections", KeyType::Sections),
-    req("ssm.conv_kernel", U32),
-    req("ssm.inner_size", U32),
-    req("ssm.state_size", U32),
-    req("ssm.time_step_rank", U32),
-    req("ssm.group_count", U32),
-    opt("full_attention_interval", U32),
+const QWEN35_KEYS: &[&[KeyRule]] = &[
+    &[RMS, req("rope.dimension_sections", KeyType::Sections)],
+    SSM_KEYS,
+    &[opt("full_attention_interval", U32)],
 ];
 
-const QWEN35MOE_KEYS: &[KeyRule] = &[
-    opt("expert_feed_forward_length", KeyType::U32PerLayer),
-    opt("expert_shared_feed_forward_length", U32),
-    RMS,
-    req("rope.dimension_sections", KeyType::Sections),
-    req("ssm.conv_kernel", U32),
-    req("ssm.inner_size", U32),
-    req("ssm.state_size", U32),
-    req("ssm.time_step_rank", U32),
-    req("ssm.group_count", U32),
-    opt("full_attention_interval", U32),
+const QWEN35MOE_KEYS: &[&[KeyRule]] = &[
+    &[
+        opt("expert_feed_forward_length", KeyType::U32PerLayer),
+        opt("expert_shared_feed_forward_length", U32),
+        RMS,
+        req("rope.dimension_sections", KeyType::Sections),
+    ],
+    SSM_KEYS,
+    &[opt("full_attention_interval", U32)],
 ];
 
 /// qwen35's layer: the norms, the attention layers' output and query and key norms, the
@@ -1575,26 +1533,28 @@ const QWEN35MOE_LAYER: &[&[TensorRule]] = &[
         t("blk.{}.ssm_alpha.weight", &[Embd, SsmDtRank], Recurrent),
     ],
     DELTA_NET_OUT,
-    &[
-        t("blk.{}.ffn_gate_inp.weight", &[Embd, Expert], Always),
-        t(
-            "blk.{}.ffn_down_exps.weight",
-            &[FfExp, Embd, Expert],
-            Always,
-        ),
-    ],
+    ROUTER_AND_DOWN_EXPS,
     GATE_UP_EXPS_FUSABLE,
-    &[
-        t("blk.{}.ffn_gate_inp_shexp.weight", &[Embd], Always),
-        t("blk.{}.ffn_gate_shexp.weight", &[Embd, FfShexp], Always),
-        t("blk.{}.ffn_up_shexp.weight", &[Embd, FfShexp], Always),
-        t("blk.{}.ffn_down_shexp.weight", &[FfShexp, Embd], Always),
-    ],
+    GATED_SHEXP,
 ];
 
 /// `create_tensor_qkv(layer, i, n_embd, n_embd_head_k * n_head, n_embd_gqa, n_embd_gqa)`
-/// (qwen3, qwen3vl, ernie4_5: the key's rows are the value's).
+/// (qwen3, qwen3moe, qwen3vl, ernie4_5: the key's rows are the value's).
 const QWEN3_QKV: Qkv = Qkv { k: VGqa, ..GQA };
+
+/// lfm2's and lfm2moe's: `create_tensor_qkv(layer, i, n_embd, n_embd, n_embd_k_gqa, n_embd_v_gqa)`.
+const LFM2_QKV: Qkv = Qkv {
+    q: Embd,
+    k: KGqa,
+    v: VGqa,
+    optional: false,
+};
+
+/// qwen3next's, qwen35's and qwen35moe's: the query twice as wide, with its gate.
+const GATED_QUERY_QKV: Qkv = Qkv {
+    q: HeadKTimesHeads2,
+    ..GQA
+};
 
 /// seed_oss: the key and the value both `n_head_kv * n_embd_head_k`.
 const SEED_OSS_QKV: Qkv = Qkv {
@@ -1618,40 +1578,23 @@ const GLM4_LAYER: &[&[TensorRule]] = &[
 ];
 
 /// qwen3vl's keys: `rope.dimension_sections` required.
-const QWEN3VL_KEYS: &[KeyRule] = &[
+const QWEN3VL_KEYS: &[&[KeyRule]] = &[&[
     opt("n_deepstack_layers", U32),
     req("rope.dimension_sections", KeyType::Sections),
     RMS,
-];
+]];
 
 /// qwen3vl's layer (`src/models/qwen3vl.cpp`): qwen3's, its key and query norms required.
-const QWEN3VL_LAYER: &[&[TensorRule]] = &[
-    ATTN_NORM_AND_OUTPUT,
-    QK_NORMS,
-    &[t("blk.{}.ffn_norm.weight", &[Embd], Always)],
-    GATED_FFN,
-];
+const QWEN3VL_LAYER: &[&[TensorRule]] = QWEN3_LAYER;
 
-/// qwen3vlmoe's layer (`src/models/qwen3vlmoe.cpp`): experts in every layer.
-const QWEN3VLMOE_LAYER: &[&[TensorRule]] = &[
-    ATTN_NORM_AND_OUTPUT,
-    QK_NORMS,
-    &[t("blk.{}.ffn_norm.weight", &[Embd], Always)],
-    EXPERTS,
-];
+/// qwen3vlmoe's layer (`src/models/qwen3vlmoe.cpp`): qwen3moe's, experts in every layer.
+const QWEN3VLMOE_LAYER: &[&[TensorRule]] = QWEN3MOE_LAYER;
 
 /// seed_oss's layer (`src/models/seed-oss.cpp`): the norm after attention serves the
 /// feed-forward (no `ffn_norm`).
 const SEED_OSS_LAYER: &[&[TensorRule]] = &[
-    &[
-        t(
-            "blk.{}.attn_output.weight",
-            &[HeadKTimesHeads, Embd],
-            Always,
-        ),
-        t("blk.{}.attn_norm.weight", &[Embd], Always),
-        t("blk.{}.post_attention_norm.weight", &[Embd], Always),
-    ],
+    ATTN_OUTPUT_AND_NORM,
+    &[t("blk.{}.post_attention_norm.weight", &[Embd], Always)],
     GATE_UP_DOWN_FFN,
 ];
 
@@ -1724,25 +1667,13 @@ const QWEN3NEXT_LAYER: &[&[TensorRule]] = &[
     DELTA_NET_IN,
     &[t("blk.{}.ssm_ba.weight", &[Embd, SsmDtRank2], Recurrent)],
     DELTA_NET_OUT,
-    &[
-        t("blk.{}.ffn_gate_inp.weight", &[Embd, Expert], Always),
-        t(
-            "blk.{}.ffn_down_exps.weight",
-            &[FfExp, Embd, Expert],
-            Always,
-        ),
-    ],
+    ROUTER_AND_DOWN_EXPS,
     GATE_UP_EXPS_FUSABLE,
-    &[
-        t("blk.{}.ffn_gate_inp_shexp.weight", &[Embd], Always),
-        t("blk.{}.ffn_gate_shexp.weight", &[Embd, FfShexp], Always),
-        t("blk.{}.ffn_up_shexp.weight", &[Embd, FfShexp], Always),
-        t("blk.{}.ffn_down_shexp.weight", &[FfShexp, Embd], Always),
-    ],
+    GATED_SHEXP,
 ];
 
 /// glm4moe's keys beyond the common ones (`load_arch_hparams`).
-const GLM4MOE_KEYS: &[KeyRule] = &[
+const GLM4MOE_KEYS: &[&[KeyRule]] = &[&[
     req("expert_feed_forward_length", KeyType::U32PerLayer),
     RMS,
     opt("rope.dimension_sections", KeyType::Sections),
@@ -1751,7 +1682,7 @@ const GLM4MOE_KEYS: &[KeyRule] = &[
     opt("expert_weights_scale", F32),
     opt("expert_weights_norm", KeyType::Bool),
     opt("expert_gating_func", U32),
-];
+]];
 
 /// glm4moe's layer: attention with optional biases and query and key norms, the norm after
 /// attention (no `ffn_norm`), the leading dense layers' feed-forward, then experts with their
@@ -1883,6 +1814,32 @@ const OLMOE_LAYER: &[&[TensorRule]] = &[
     ],
     EXPERTS_OF_FF,
 ];
+
+/// qwen3next (`src/models/qwen3next.cpp`): linear-attention (gated delta net) layers and
+/// every `full_attention_interval`-th an attention layer, experts and a gated shared
+/// expert in each; its multi-token prediction blocks required once declared.
+const QWEN3NEXT: Arch = Arch {
+    experts: Experts::Required,
+    ff_exp: FfExp::KeyOrFfPerUsed,
+    ff_shexp: FfShexp::KeyOrFf,
+    mtp: Mtp::Required,
+    hybrid: Hybrid::Interval,
+    ..arch(
+        "qwen3next",
+        &[
+            &[
+                opt("expert_feed_forward_length", KeyType::U32PerLayer),
+                opt("expert_shared_feed_forward_length", U32),
+                RMS,
+            ],
+            SSM_KEYS,
+            &[opt("full_attention_interval", U32)],
+        ],
+        TIED_NO_ROPE,
+        GATED_QUERY_QKV,
+        QWEN3NEXT_LAYER,
+    )
+};
 
 /// deepseek2 (`src/models/deepseek2.cpp`): multi-head latent attention, leading dense layers
 /// then experts, probed multi-token prediction blocks.
@@ -2027,7 +1984,7 @@ pub const NEXTN: &[TensorRule] = &[
 ];
 
 /// deepseek2's keys beyond the common ones (`load_arch_hparams`).
-const DEEPSEEK2_KEYS: &[KeyRule] = &[
+const DEEPSEEK2_KEYS: &[&[KeyRule]] = &[&[
     RMS,
     opt("leading_dense_block_count", U32),
     req_unless_lite("attention.q_lora_rank", U32),
@@ -2042,7 +1999,7 @@ const DEEPSEEK2_KEYS: &[KeyRule] = &[
     opt("rope.scaling.yarn_log_multiplier", F32),
     opt("attention.temperature_scale", F32),
     opt("attention.temperature_length", U32),
-];
+]];
 
 /// qwen2's output side: `output` tied, with an optional bias.
 const TIED_QWEN2: &[TensorRule] = &[

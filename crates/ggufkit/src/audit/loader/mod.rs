@@ -85,7 +85,7 @@ fn check(g: &Gguf<'_>, out: &mut Vec<Finding>, with_trunk: bool) -> Option<Loade
         |out: &mut Vec<Finding>, rule: &'static str, subject: &str, offset: u64, msg: String| {
             out.push(Finding::new(rule, Severity::Error, subject, offset, msg));
         };
-    let keys = archs::COMMON_KEYS.iter().chain(arch.keys.iter());
+    let keys = archs::COMMON_KEYS.iter().chain(arch.key_rules());
     let n_vocab = vocab::audit_vocab(g, arch_kv, out);
     let mut key_findings = Vec::new();
     let h = hparams::read(g, arch, keys, n_vocab, |key, problem| {

@@ -361,8 +361,9 @@ impl KeyRule {
 pub struct Arch {
     /// `general.architecture`.
     pub name: &'static str,
-    /// The keys it reads beyond the ones every architecture reads ([`super::archs::COMMON_KEYS`]).
-    pub keys: &'static [KeyRule],
+    /// The keys it reads beyond the ones every architecture reads ([`super::archs::COMMON_KEYS`]),
+    /// in its order: a list of parts read one after the other ([`Arch::key_rules`]).
+    pub keys: &'static [&'static [KeyRule]],
     /// Tensors outside the layers, in the loader's order.
     pub globals: &'static [TensorRule],
     /// Each layer's attention projections as `create_tensor_qkv` makes them; `None` where the
@@ -390,6 +391,11 @@ pub struct Arch {
 }
 
 impl Arch {
+    /// The keys it reads beyond the common ones, its parts flattened, in the loader's order.
+    pub fn key_rules(&self) -> impl Iterator<Item = &'static KeyRule> {
+        self.keys.iter().flat_map(|part| part.iter())
+    }
+
     /// Each layer's tensors beyond [`Arch::qkv`], its parts flattened, in the loader's order.
     pub fn layer_rules(&self) -> impl Iterator<Item = &'static TensorRule> {
         self.layer.iter().flat_map(|part| part.iter())
