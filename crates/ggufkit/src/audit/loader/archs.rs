@@ -45,6 +45,13 @@ const SSM_KEYS: &[KeyRule] = &[
     req("ssm.group_count", U32),
 ];
 
+/// How the experts' weights are scaled, normalized and gated (dots1, glm4moe, deepseek2).
+const EXPERT_WEIGHTING_KEYS: &[KeyRule] = &[
+    opt("expert_weights_scale", F32),
+    opt("expert_weights_norm", KeyType::Bool),
+    opt("expert_gating_func", U32),
+];
+
 /// granite's and granitemoe's keys: its scales, and the shared expert's width.
 const GRANITE_KEYS: &[KeyRule] = &[
     RMS,
@@ -117,6 +124,25 @@ const ATTN_NORM_AND_OUTPUT: &[TensorRule] = &[
     ),
 ];
 
+/// The output projection of `n_embd_head_k * n_head` rows, then the attention norm (the order
+/// of exaone-moe's, minimax-m2's and seed_oss's loaders).
+const ATTN_OUTPUT_AND_NORM: &[TensorRule] = &[
+    t(
+        "blk.{}.attn_output.weight",
+        &[HeadKTimesHeads, Embd],
+        Always,
+    ),
+    t("blk.{}.attn_norm.weight", &[Embd], Always),
+];
+
+/// A layer norm with its bias, then the output projection of `[n_embd, n_embd]` with its bias.
+const BIASED_ATTN_NORM_AND_OUTPUT: &[TensorRule] = &[
+    t("blk.{}.attn_norm.weight", &[Embd], Always),
+    t("blk.{}.attn_norm.bias", &[Embd], Always),
+    t("blk.{}.attn_output.weight", &[Embd, Embd], Always),
+    t("blk.{}.attn_output.bias", &[Embd], Always),
+];
+
 /// The key and query norms of `n_embd_head_k` (qwen3's order: the key's first).
 const QK_NORMS: &[TensorRule] = &[
     t("blk.{}.attn_k_norm.weight", &[HeadK], Always),
@@ -178,13 +204,22 @@ const EXPERTS_OF_FF: &[TensorRule] = &[
     t("blk.{}.ffn_up_exps.weight", &[Embd, Ff, Expert], Always),
 ];
 
-/// The experts' gate, down and up projections in the layers after the leading dense ones.
-const EXPS_AFTER_LEAD: &[TensorRule] = &[
-    t(
-        "blk.{}.ffn_gate_exps.weight",
-        &[Embd, FfExp, Expert],
-        AfterLead,
-    ),
+/// The shared expert of `n_ff_shexp` where the model has experts and the key says its width.
+const SHEXP: &[TensorRule] = &[
+    t("blk.{}.ffn_gate_shexp.weight", &[Embd, FfShexp], MoeShexp),
+    t("blk.{}.ffn_up_shexp.weight", &[Embd, FfShexp], MoeShexp),
+    t("blk.{}.ffn_down_shexp.weight", &[FfShexp, Embd], MoeShexp),
+];
+
+/// The experts' gate projection in the layers after the leading dense ones.
+const GATE_EXPS_AFTER_LEAD: &[TensorRule] = &[t(
+    "blk.{}.ffn_gate_exps.weight",
+    &[Embd, FfExp, Expert],
+    AfterLead,
+)];
+
+/// The experts' down and up projections in the layers after the leading dense ones.
+const DOWN_UP_EXPS_AFTER_LEAD: &[TensorRule] = &[
     t(
         "blk.{}.ffn_down_exps.weight",
         &[FfExp, Embd, Expert],
@@ -194,6 +229,37 @@ const EXPS_AFTER_LEAD: &[TensorRule] = &[
         "blk.{}.ffn_up_exps.weight",
         &[Embd, FfExp, Expert],
         AfterLead,
+    ),
+];
+
+/// deepseek2's and dots1's shared experts (`n_ff_exp * n_expert_shared` wide) after the leading
+/// dense layers.
+const SHARED_EXPERTS_AFTER_LEAD: &[TensorRule] = &[
+    t(
+        "blk.{}.ffn_gate_shexp.weight",
+        &[Embd, FfExpTimesShared],
+        AfterLead,
+    ),
+    t(
+        "blk.{}.ffn_down_shexp.weight",
+        &[FfExpTimesShared, Embd],
+        AfterLead,
+    ),
+    t(
+        "blk.{}.ffn_up_shexp.weight",
+        &[Embd, FfExpTimesShared],
+        AfterLead,
+    ),
+];
+
+/// qwen3next's and qwen35moe's router and experts' down projection, before their gate and up
+/// projections ([`GATE_UP_EXPS_FUSABLE`]).
+const ROUTER_AND_DOWN_EXPS: &[TensorRule] = &[
+    t("blk.{}.ffn_gate_inp.weight", &[Embd, Expert], Always),
+    t(
+        "blk.{}.ffn_down_exps.weight",
+        &[FfExp, Embd, Expert],
+        Always,
     ),
 ];
 
@@ -218,24 +284,12 @@ const GATE_UP_EXPS_FUSABLE: &[TensorRule] = &[
     ),
 ];
 
-/// deepseek2's and dots1's shared experts (`n_ff_exp * n_expert_shared` wide) after the leading
-/// dense layers.
-const SHARED_EXPERTS_AFTER_LEAD: &[TensorRule] = &[
-    t(
-        "blk.{}.ffn_gate_shexp.weight",
-        &[Embd, FfExpTimesShared],
-        AfterLead,
-    ),
-    t(
-        "blk.{}.ffn_down_shexp.weight",
-        &[FfExpTimesShared, Embd],
-        AfterLead,
-    ),
-    t(
-        "blk.{}.ffn_up_shexp.weight",
-        &[Embd, FfExpTimesShared],
-        AfterLead,
-    ),
+/// qwen3next's and qwen35moe's shared expert with its gate, in every layer.
+const GATED_SHEXP: &[TensorRule] = &[
+    t("blk.{}.ffn_gate_inp_shexp.weight", &[Embd], Always),
+    t("blk.{}.ffn_gate_shexp.weight", &[Embd, FfShexp], Always),
+    t("blk.{}.ffn_up_shexp.weight", &[Embd, FfShexp], Always),
+    t("blk.{}.ffn_down_shexp.weight", &[FfShexp, Embd], Always),
 ];
 
 /// qwen3next's and qwen35's norms and attention layers' tensors: the norms before and after
@@ -274,6 +328,13 @@ const DELTA_NET_IN: &[TensorRule] = &[
     t("blk.{}.ssm_a", &[SsmDtRank], Recurrent),
 ];
 
+/// qwen35's and qwen35moe's gated delta net: `ssm_beta` and `ssm_alpha` separate, of
+/// `ssm.time_step_rank` rows each (qwen3next fuses them into `ssm_ba`).
+const DELTA_NET_BETA_ALPHA: &[TensorRule] = &[
+    t("blk.{}.ssm_beta.weight", &[Embd, SsmDtRank], Recurrent),
+    t("blk.{}.ssm_alpha.weight", &[Embd, SsmDtRank], Recurrent),
+];
+
 /// The gated delta net's output side: its norm and output projection.
 const DELTA_NET_OUT: &[TensorRule] = &[
     t("blk.{}.ssm_norm.weight", &[SsmState], Recurrent),
@@ -293,51 +354,6 @@ const LFM2_ATTN_OR_SHORTCONV: &[TensorRule] = &[
     ),
     t("blk.{}.shortconv.in_proj.weight", &[Embd, Embd3], Recurrent),
     t("blk.{}.shortconv.out_proj.weight", &[Embd, Embd], Recurrent),
-];
-
-/// A layer norm with its bias, then the output projection of `[n_embd, n_embd]` with its bias.
-const BIASED_ATTN_NORM_AND_OUTPUT: &[TensorRule] = &[
-    t("blk.{}.attn_norm.weight", &[Embd], Always),
-    t("blk.{}.attn_norm.bias", &[Embd], Always),
-    t("blk.{}.attn_output.weight", &[Embd, Embd], Always),
-    t("blk.{}.attn_output.bias", &[Embd], Always),
-];
-
-/// The shared expert of `n_ff_shexp` where the model has experts and the key says its width.
-const SHEXP: &[TensorRule] = &[
-    t("blk.{}.ffn_gate_shexp.weight", &[Embd, FfShexp], MoeShexp),
-    t("blk.{}.ffn_up_shexp.weight", &[Embd, FfShexp], MoeShexp),
-    t("blk.{}.ffn_down_shexp.weight", &[FfShexp, Embd], MoeShexp),
-];
-
-/// The output projection of `n_embd_head_k * n_head` rows, then the attention norm (the order
-/// of exaone-moe's, minimax-m2's and seed_oss's loaders).
-const ATTN_OUTPUT_AND_NORM: &[TensorRule] = &[
-    t(
-        "blk.{}.attn_output.weight",
-        &[HeadKTimesHeads, Embd],
-        Always,
-    ),
-    t("blk.{}.attn_norm.weight", &[Embd], Always),
-];
-
-/// qwen3next's and qwen35moe's router and experts' down projection, before their gate and up
-/// projections ([`GATE_UP_EXPS_FUSABLE`]).
-const ROUTER_AND_DOWN_EXPS: &[TensorRule] = &[
-    t("blk.{}.ffn_gate_inp.weight", &[Embd, Expert], Always),
-    t(
-        "blk.{}.ffn_down_exps.weight",
-        &[FfExp, Embd, Expert],
-        Always,
-    ),
-];
-
-/// qwen3next's and qwen35moe's shared expert with its gate, in every layer.
-const GATED_SHEXP: &[TensorRule] = &[
-    t("blk.{}.ffn_gate_inp_shexp.weight", &[Embd], Always),
-    t("blk.{}.ffn_gate_shexp.weight", &[Embd, FfShexp], Always),
-    t("blk.{}.ffn_up_shexp.weight", &[Embd, FfShexp], Always),
-    t("blk.{}.ffn_down_shexp.weight", &[FfShexp, Embd], Always),
 ];
 
 /// Mamba-2's time step bias, `A` and `D`, required (mamba2's and falcon-h1's).
@@ -844,15 +860,15 @@ pub const ARCHS: &[Arch] = &[
         ff_exp: FfExp::Key,
         ..arch(
             "dots1",
-            &[&[
-                RMS,
-                opt("leading_dense_block_count", U32),
-                req("expert_feed_forward_length", KeyType::U32PerLayer),
-                req("expert_shared_count", U32),
-                opt("expert_weights_scale", F32),
-                opt("expert_weights_norm", KeyType::Bool),
-                opt("expert_gating_func", U32),
-            ]],
+            &[
+                &[
+                    RMS,
+                    opt("leading_dense_block_count", U32),
+                    req("expert_feed_forward_length", KeyType::U32PerLayer),
+                    req("expert_shared_count", U32),
+                ],
+                EXPERT_WEIGHTING_KEYS,
+            ],
             UNTIED,
             Qkv {
                 q: HeadKTimesHeads,
@@ -1190,7 +1206,8 @@ const DOTS1_LAYER: &[&[TensorRule]] = &[
         t("blk.{}.ffn_gate_inp.weight", &[Embd, Expert], AfterLead),
         t("blk.{}.exp_probs_b.bias", &[Expert], AfterLeadOptional),
     ],
-    EXPS_AFTER_LEAD,
+    GATE_EXPS_AFTER_LEAD,
+    DOWN_UP_EXPS_AFTER_LEAD,
     SHARED_EXPERTS_AFTER_LEAD,
 ];
 
@@ -1366,7 +1383,8 @@ const LFM2MOE_LAYER: &[&[TensorRule]] = &[
         t("blk.{}.ffn_norm.weight", &[Embd], Always),
         t("blk.{}.ffn_gate_inp.weight", &[Embd, Expert], AfterLead),
     ],
-    EXPS_AFTER_LEAD,
+    GATE_EXPS_AFTER_LEAD,
+    DOWN_UP_EXPS_AFTER_LEAD,
     &[t("blk.{}.exp_probs_b.bias", &[Expert], AfterLead)],
     LEAD_DENSE_FFN,
     LFM2_ATTN_OR_SHORTCONV,
@@ -1515,10 +1533,7 @@ const QWEN35MOE_KEYS: &[&[KeyRule]] = &[
 const QWEN35_LAYER: &[&[TensorRule]] = &[
     HYBRID_ATTN,
     DELTA_NET_IN,
-    &[
-        t("blk.{}.ssm_beta.weight", &[Embd, SsmDtRank], Recurrent),
-        t("blk.{}.ssm_alpha.weight", &[Embd, SsmDtRank], Recurrent),
-    ],
+    DELTA_NET_BETA_ALPHA,
     DELTA_NET_OUT,
     GATED_FFN,
 ];
@@ -1528,10 +1543,7 @@ const QWEN35_LAYER: &[&[TensorRule]] = &[
 const QWEN35MOE_LAYER: &[&[TensorRule]] = &[
     HYBRID_ATTN,
     DELTA_NET_IN,
-    &[
-        t("blk.{}.ssm_beta.weight", &[Embd, SsmDtRank], Recurrent),
-        t("blk.{}.ssm_alpha.weight", &[Embd, SsmDtRank], Recurrent),
-    ],
+    DELTA_NET_BETA_ALPHA,
     DELTA_NET_OUT,
     ROUTER_AND_DOWN_EXPS,
     GATE_UP_EXPS_FUSABLE,
@@ -1623,16 +1635,9 @@ const ERNIE4_5_MOE_LAYER: &[&[TensorRule]] = &[
             &[Embd, FfExp, Expert],
             AfterLeadOptional,
         ),
-        t(
-            "blk.{}.ffn_down_exps.weight",
-            &[FfExp, Embd, Expert],
-            AfterLead,
-        ),
-        t(
-            "blk.{}.ffn_up_exps.weight",
-            &[Embd, FfExp, Expert],
-            AfterLead,
-        ),
+    ],
+    DOWN_UP_EXPS_AFTER_LEAD,
+    &[
         t(
             "blk.{}.ffn_gate_shexp.weight",
             &[Embd, FfShexp],
@@ -1673,16 +1678,16 @@ const QWEN3NEXT_LAYER: &[&[TensorRule]] = &[
 ];
 
 /// glm4moe's keys beyond the common ones (`load_arch_hparams`).
-const GLM4MOE_KEYS: &[&[KeyRule]] = &[&[
-    req("expert_feed_forward_length", KeyType::U32PerLayer),
-    RMS,
-    opt("rope.dimension_sections", KeyType::Sections),
-    req("expert_shared_count", U32),
-    opt("leading_dense_block_count", U32),
-    opt("expert_weights_scale", F32),
-    opt("expert_weights_norm", KeyType::Bool),
-    opt("expert_gating_func", U32),
-]];
+const GLM4MOE_KEYS: &[&[KeyRule]] = &[
+    &[
+        req("expert_feed_forward_length", KeyType::U32PerLayer),
+        RMS,
+        opt("rope.dimension_sections", KeyType::Sections),
+        req("expert_shared_count", U32),
+        opt("leading_dense_block_count", U32),
+    ],
+    EXPERT_WEIGHTING_KEYS,
+];
 
 /// glm4moe's layer: attention with optional biases and query and key norms, the norm after
 /// attention (no `ffn_norm`), the leading dense layers' feed-forward, then experts with their
@@ -1697,7 +1702,8 @@ const GLM4MOE_LAYER: &[&[TensorRule]] = &[
         t("blk.{}.ffn_gate_inp.weight", &[Embd, Expert], AfterLead),
         t("blk.{}.exp_probs_b.bias", &[Expert], AfterLead),
     ],
-    EXPS_AFTER_LEAD,
+    GATE_EXPS_AFTER_LEAD,
+    DOWN_UP_EXPS_AFTER_LEAD,
     &[
         t(
             "blk.{}.ffn_gate_shexp.weight",
@@ -1984,22 +1990,24 @@ pub const NEXTN: &[TensorRule] = &[
 ];
 
 /// deepseek2's keys beyond the common ones (`load_arch_hparams`).
-const DEEPSEEK2_KEYS: &[&[KeyRule]] = &[&[
-    RMS,
-    opt("leading_dense_block_count", U32),
-    req_unless_lite("attention.q_lora_rank", U32),
-    req("attention.kv_lora_rank", U32),
-    opt("attention.key_length_mla", U32),
-    opt("attention.value_length_mla", U32),
-    req("expert_feed_forward_length", KeyType::U32PerLayer),
-    req("expert_shared_count", U32),
-    opt("expert_weights_scale", F32),
-    opt("expert_weights_norm", KeyType::Bool),
-    opt("expert_gating_func", U32),
-    opt("rope.scaling.yarn_log_multiplier", F32),
-    opt("attention.temperature_scale", F32),
-    opt("attention.temperature_length", U32),
-]];
+const DEEPSEEK2_KEYS: &[&[KeyRule]] = &[
+    &[
+        RMS,
+        opt("leading_dense_block_count", U32),
+        req_unless_lite("attention.q_lora_rank", U32),
+        req("attention.kv_lora_rank", U32),
+        opt("attention.key_length_mla", U32),
+        opt("attention.value_length_mla", U32),
+        req("expert_feed_forward_length", KeyType::U32PerLayer),
+        req("expert_shared_count", U32),
+    ],
+    EXPERT_WEIGHTING_KEYS,
+    &[
+        opt("rope.scaling.yarn_log_multiplier", F32),
+        opt("attention.temperature_scale", F32),
+        opt("attention.temperature_length", U32),
+    ],
+];
 
 /// qwen2's output side: `output` tied, with an optional bias.
 const TIED_QWEN2: &[TensorRule] = &[
