@@ -3,6 +3,11 @@
 //! llama.cpp's sources, the loader's order kept), written as data for the one rule in
 //! [`super`]. An empty shape is one the audit does not check (it depends on keys it does not
 //! read).
+//!
+//! An architecture's keys and each of its layers are lists of parts read in order: a run of
+//! rules several architectures share (a gated feed-forward, experts, a gated delta net) is a
+//! named part written once, the rest an inline part. Only contiguous runs are parts, so the
+//! flattened order is the loader's, which decides the missing tensor or key named first.
 #![forbid(unsafe_code)]
 
 use super::table::Dim::*;
