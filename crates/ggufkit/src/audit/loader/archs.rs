@@ -2078,4 +2078,24 @@ mod tests {
             assert!(a.globals.iter().all(|r| !r.name.contains("{}")));
         }
     }
+
+    #[test]
+    fn parts_never_repeat_a_tensor_or_a_key() {
+        // a part listed twice, or two parts that overlap, would create a tensor or read a key
+        // twice, which llama.cpp's loader never does
+        for a in ARCHS {
+            let names: Vec<&str> = a.layer_rules().map(|r| r.name).collect();
+            for (i, name) in names.iter().enumerate() {
+                assert!(!names[..i].contains(name), "{}: {name} twice", a.name);
+            }
+            let keys: Vec<&str> = COMMON_KEYS
+                .iter()
+                .chain(a.key_rules())
+                .map(|k| k.suffix)
+                .collect();
+            for (i, key) in keys.iter().enumerate() {
+                assert!(!keys[..i].contains(key), "{}: {key} twice", a.name);
+            }
+        }
+    }
 }
