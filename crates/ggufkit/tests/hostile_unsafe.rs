@@ -1,9 +1,11 @@
-//! The crates' `unsafe` policy, checked on their sources: the CLI and the test kit forbid `unsafe`
-//! at their roots; ggufkit denies it at its root and forbids it in every module except those that
-//! need it (the memory map, the SIMD kernels' folder and the reader's checked text, and the parents
+//! The crates' `unsafe` policy, checked on their sources: the CLI forbids `unsafe` at its root;
+//! ggufkit denies it at its root and forbids it in every module except those that need it (the
+//! memory map, the SIMD kernels' folder and the reader's checked text, and the parents
 //! `quant/mod.rs` and `read/mod.rs`, which only deny it (the root's `deny` or their own) because
 //! they cannot forbid what a child allows), and every `unsafe` block or impl there says why it is
-//! sound in a `// SAFETY:` comment right above it. The Python binding likewise: only `held.rs` and `text.rs`.
+//! sound in a `// SAFETY:` comment right above it. The Python binding likewise: only `held.rs`
+//! and `text.rs`. The test kit denies it at its root and allows it only in `heap.rs` (a counting
+//! global allocator).
 
 use std::path::{Path, PathBuf};
 
@@ -12,6 +14,8 @@ use std::path::{Path, PathBuf};
 const ALLOWED: [&str; 3] = ["map.rs", "quant/simd/", "read/text.rs"];
 /// The Python binding's modules allowed to use `unsafe`, relative to `python/src`.
 const PY_ALLOWED: [&str; 2] = ["held.rs", "text.rs"];
+/// The test kit's one module allowed to use `unsafe`, relative to `crates/ggufkit-testkit/src`.
+const KIT_ALLOWED: &str = "heap.rs";
 /// Modules that cannot forbid because a child allows: they deny instead.
 const PARENTS: [&str; 3] = ["lib.rs", "quant/mod.rs", "read/mod.rs"];
 
@@ -108,12 +112,41 @@ fn unsafe_code_only_where_allowed_and_justified() {
         let src = std::fs::read_to_string(&f).unwrap();
         assert!(!src.contains("allow(unsafe_code)"), "{}", f.display());
     }
-    let kit = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../ggufkit-testkit/src/lib.rs");
-    let kit = std::fs::read_to_string(&kit).unwrap();
-    assert!(
-        kit.contains("#![forbid(unsafe_code)]"),
-        "the test kit forbids unsafe"
-    );
+    // the test kit denies `unsafe` at its root; only its counting allocator (`heap.rs`, a
+    // `GlobalAlloc`, an unsafe trait) allows it, every use justified; no other module allows it
+    let kit = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../ggufkit-testkit/src");
+    for f in rs_files(&kit) {
+        let name = rel(&f, &kit);
+        let src = std::fs::read_to_string(&f).unwrap();
+        if name == "lib.rs" {
+            assert!(
+                src.contains("#![deny(unsafe_code)]"),
+                "the test kit denies unsafe"
+            );
+        }
+        let allows = src.contains("allow(unsafe_code)");
+        if name != KIT_ALLOWED && allows {
+            problems.push(format!("ggufkit-testkit/src/{name}: allows unsafe"));
+            continue;
+        }
+        let lines: Vec<&str> = src.lines().collect();
+        for (i, line) in lines.iter().enumerate() {
+            let code = line.split("//").next().unwrap_or("");
+            if !(code.contains("unsafe {") || code.contains("unsafe impl")) {
+                continue;
+            }
+            let above = lines[..i].iter().rev().take_while(|l| {
+                let t = l.trim_start();
+                t.starts_with("//") || t.starts_with("#[")
+            });
+            if !above.into_iter().any(|l| l.contains("SAFETY:")) && !line.contains("SAFETY:") {
+                problems.push(format!(
+                    "ggufkit-testkit/src/{name}:{}: unsafe without SAFETY",
+                    i + 1
+                ));
+            }
+        }
+    }
     // the Python binding: two modules (numpy arrays over the map, str objects) may use `unsafe`, every block
     // of it justified; every other module forbids it
     let py = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../python/src");
