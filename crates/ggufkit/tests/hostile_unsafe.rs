@@ -43,6 +43,29 @@ fn rel(p: &Path, root: &Path) -> String {
         .replace('\\', "/")
 }
 
+/// The lines (0-based) with an `unsafe` block or impl outside a comment.
+fn unsafe_uses(lines: &[&str]) -> Vec<usize> {
+    (0..lines.len())
+        .filter(|&i| {
+            let code = lines[i].split("//").next().unwrap_or("");
+            code.contains("unsafe {") || code.contains("unsafe impl")
+        })
+        .collect()
+}
+
+/// Whether line `i` or the comments and attributes right above it say `SAFETY:`.
+fn has_safety_above(lines: &[&str], i: usize) -> bool {
+    lines[i].contains("SAFETY:")
+        || lines[..i]
+            .iter()
+            .rev()
+            .take_while(|l| {
+                let t = l.trim_start();
+                t.starts_with("//") || t.starts_with("#[")
+            })
+            .any(|l| l.contains("SAFETY:"))
+}
+
 #[test]
 fn unsafe_code_only_where_allowed_and_justified() {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("src");
@@ -130,16 +153,8 @@ fn unsafe_code_only_where_allowed_and_justified() {
             continue;
         }
         let lines: Vec<&str> = src.lines().collect();
-        for (i, line) in lines.iter().enumerate() {
-            let code = line.split("//").next().unwrap_or("");
-            if !(code.contains("unsafe {") || code.contains("unsafe impl")) {
-                continue;
-            }
-            let above = lines[..i].iter().rev().take_while(|l| {
-                let t = l.trim_start();
-                t.starts_with("//") || t.starts_with("#[")
-            });
-            if !above.into_iter().any(|l| l.contains("SAFETY:")) && !line.contains("SAFETY:") {
+        for i in unsafe_uses(&lines) {
+            if !has_safety_above(&lines, i) {
                 problems.push(format!(
                     "ggufkit-testkit/src/{name}:{}: unsafe without SAFETY",
                     i + 1
@@ -161,21 +176,13 @@ fn unsafe_code_only_where_allowed_and_justified() {
             continue;
         }
         let lines: Vec<&str> = src.lines().collect();
-        let uses = lines.iter().enumerate().filter(|(_, l)| {
-            let code = l.split("//").next().unwrap_or("");
-            code.contains("unsafe {") || code.contains("unsafe impl")
-        });
-        for (i, _) in uses {
-            let above = lines[..i].iter().rev().take_while(|l| {
-                let t = l.trim_start();
-                t.starts_with("//") || t.starts_with("#[")
-            });
+        for i in unsafe_uses(&lines) {
             if !PY_ALLOWED.contains(&name.as_str()) {
                 problems.push(format!(
                     "python/src/{name}:{}: unsafe outside {PY_ALLOWED:?}",
                     i + 1
                 ));
-            } else if !above.into_iter().any(|l| l.contains("SAFETY:")) {
+            } else if !has_safety_above(&lines, i) {
                 problems.push(format!(
                     "python/src/{name}:{}: unsafe without SAFETY",
                     i + 1

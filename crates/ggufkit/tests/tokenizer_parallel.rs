@@ -7,6 +7,8 @@
 //! contractions, emoji sequences, combining marks, `▁`, special tokens' texts mid-string, and a
 //! few giant words.
 
+use std::path::PathBuf;
+
 use ggufkit::tokenizer::{Model, Tokenizer};
 use ggufkit::Gguf;
 use ggufkit_testkit::tokref::vocabularies;
@@ -123,6 +125,21 @@ fn texts() -> Vec<String> {
     out
 }
 
+/// Runs `f` with each corpus vocabulary's name and tokenizer, for the BPE and SentencePiece ones
+/// (which vocabularies load is tokenizer_llama.rs's business: the others are passed over).
+fn each_bpe_or_spm(vocabs: &[PathBuf], mut f: impl FnMut(&str, &Tokenizer)) {
+    for path in vocabs {
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let g = Gguf::open(path).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let Ok(tok) = Tokenizer::from_gguf(&g) else {
+            continue;
+        };
+        if matches!(tok.model_type(), Model::Bpe | Model::Spm) {
+            f(&name, &tok);
+        }
+    }
+}
+
 fn pool(threads: usize) -> rayon::ThreadPool {
     rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
@@ -139,16 +156,7 @@ fn long_texts_encode_on_many_threads_as_on_one() {
     let one = pool(1);
     let many: Vec<(usize, rayon::ThreadPool)> = [2, 3].map(|n| (n, pool(n))).into();
     let mut compared = 0;
-    for path in &vocabs {
-        let name = path.file_name().unwrap().to_string_lossy().into_owned();
-        let g = Gguf::open(path).unwrap_or_else(|e| panic!("{name}: {e}"));
-        let Ok(tok) = Tokenizer::from_gguf(&g) else {
-            // which vocabularies load is tokenizer_llama.rs's business
-            continue;
-        };
-        if !matches!(tok.model_type(), Model::Bpe | Model::Spm) {
-            continue;
-        }
+    each_bpe_or_spm(&vocabs, |name, tok| {
         for (i, text) in texts.iter().enumerate() {
             // the special flag changes the fragments: both on the mixed texts
             let flags: &[bool] = if i < 2 { &[false, true] } else { &[false] };
@@ -176,7 +184,7 @@ fn long_texts_encode_on_many_threads_as_on_one() {
                 }
             }
         }
-    }
+    });
     println!(
         "{compared} long encodes on 2 and 3 threads identical to one thread's ({} vocabularies)",
         vocabs.len()
@@ -316,15 +324,7 @@ fn batches_encode_each_text_as_alone() {
     let batch: Vec<&str> = (0..3).flat_map(|_| lines.iter().copied()).collect();
     let pools: Vec<(usize, rayon::ThreadPool)> = [1, 2, 3].map(|n| (n, pool(n))).into();
     let mut compared = 0;
-    for path in &vocabs {
-        let name = path.file_name().unwrap().to_string_lossy().into_owned();
-        let g = Gguf::open(path).unwrap_or_else(|e| panic!("{name}: {e}"));
-        let Ok(tok) = Tokenizer::from_gguf(&g) else {
-            continue;
-        };
-        if !matches!(tok.model_type(), Model::Bpe | Model::Spm) {
-            continue;
-        }
+    each_bpe_or_spm(&vocabs, |name, tok| {
         let want: Vec<Vec<u32>> = batch
             .iter()
             .map(|t| tok.encode(t, true, false).unwrap())
@@ -337,6 +337,6 @@ fn batches_encode_each_text_as_alone() {
             }
             compared += got.len();
         }
-    }
+    });
     println!("{compared} texts of batches identical to their encodes alone");
 }
