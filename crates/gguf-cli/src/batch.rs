@@ -186,34 +186,11 @@ pub fn finish(done: io::Result<()>) -> Result<(), crate::cmd::CliError> {
 mod tests {
     use super::*;
 
-    #[test]
-    fn answers_every_line_in_order_across_chunks() {
-        let n = CHUNK_LINES * 2 + 7;
-        let input: String = (0..n).map(|i| format!("{i}\r\n")).collect();
+    /// Answers each line of `input` with `NUMBER=TEXT`: the lines read, and the output.
+    fn numbered(input: &[u8]) -> (u64, String) {
         let mut out = Vec::new();
         let lines = map_lines(
-            input.as_bytes(),
-            &mut out,
-            |_, _| (),
-            |_, l, out| {
-                out.push_str(&format!(
-                    "{}:{}",
-                    l.number,
-                    String::from_utf8_lossy(l.bytes)
-                ))
-            },
-        )
-        .unwrap();
-        assert_eq!(lines, n as u64);
-        let want: String = (0..n).map(|i| format!("{}:{i}\n", i + 1)).collect();
-        assert_eq!(String::from_utf8(out).unwrap(), want);
-    }
-
-    #[test]
-    fn a_last_line_without_newline_and_empty_lines_count() {
-        let mut out = Vec::new();
-        map_lines(
-            &b"a\n\nb"[..],
+            input,
             &mut out,
             |_, _| (),
             |_, l, out| {
@@ -225,7 +202,20 @@ mod tests {
             },
         )
         .unwrap();
-        assert_eq!(out, b"1=a\n2=\n3=b\n");
+        (lines, String::from_utf8(out).unwrap())
+    }
+
+    #[test]
+    fn answers_every_line_in_order_across_chunks() {
+        let n = CHUNK_LINES * 2 + 7;
+        let input: String = (0..n).map(|i| format!("{i}\r\n")).collect();
+        let want: String = (0..n).map(|i| format!("{}={i}\n", i + 1)).collect();
+        assert_eq!(numbered(input.as_bytes()), (n as u64, want));
+    }
+
+    #[test]
+    fn a_last_line_without_newline_and_empty_lines_count() {
+        assert_eq!(numbered(b"a\n\nb"), (3, "1=a\n2=\n3=b\n".to_string()));
     }
 
     #[test]

@@ -66,9 +66,8 @@ pub fn run(args: Args) -> CmdResult {
     if args.jsonl {
         // the tables the first line needs, built on every core before the workers start (an
         // error is each line's answer, as encoding gives it)
-        let tok = Tokenizer::from_gguf_prepared(g)
-            .or_else(|_| Tokenizer::from_gguf(g))
-            .map_err(in_file)?;
+        let tok = Tokenizer::from_gguf_eager(g).map_err(in_file)?;
+        tok.prepare().ok();
         batch(&tok, add_special, args.parse_special)?;
         return Ok(verdict(g));
     }
