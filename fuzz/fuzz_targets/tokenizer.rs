@@ -1,7 +1,8 @@
 //! Tokenizer construction and encoding on hostile vocabularies: either the input is a GGUF
 //! (a real vocabulary from the seeds, mutated), or it describes one (model, pre-tokenizer,
 //! flags, tokens with types and scores, merges, a charsmap) that is written with GgufBuilder.
-//! Building may refuse (a typed error); nothing may panic or hang, every id encoding gives is
+//! Building may refuse (a typed error), the eager build exactly as the lazy one; nothing may
+//! panic or hang, the eager tokenizer encodes as the lazy one, every id encoding gives is
 //! in range, and those ids decode.
 #![no_main]
 
@@ -84,12 +85,28 @@ fn exercise(file: &[u8], text: &str, flags: u8) {
     let Ok(g) = Gguf::from_bytes(file) else {
         return;
     };
-    let Ok(t) = Tokenizer::from_gguf(&g) else {
+    // the eager build (merges hashed while the tokens load) is the lazy one, refusals included
+    let lazy = Tokenizer::from_gguf(&g);
+    let eager = Tokenizer::from_gguf_eager(&g);
+    assert_eq!(
+        lazy.as_ref().err().map(ToString::to_string),
+        eager.as_ref().err().map(ToString::to_string),
+        "the eager and the lazy builds disagree"
+    );
+    let (Ok(t), Ok(eager)) = (lazy, eager) else {
         return;
     };
     let n = t.vocab_size();
     for (add_special, parse_special) in [(flags & 128 != 0, false), (true, true)] {
-        match t.encode(text, add_special, parse_special) {
+        let encoded = t.encode(text, add_special, parse_special);
+        assert_eq!(
+            eager
+                .encode(text, add_special, parse_special)
+                .map_err(|e| e.to_string()),
+            encoded.as_ref().map(Vec::clone).map_err(ToString::to_string),
+            "the eager tokenizer encodes otherwise"
+        );
+        match encoded {
             Ok(ids) => {
                 assert!(ids.iter().all(|&id| id < n), "an id out of range: {ids:?}");
                 for (remove, unparse) in [(false, false), (true, true)] {
