@@ -5,6 +5,7 @@
 
 use std::io::{self, BufRead, Write};
 
+use crossbeam_utils::CachePadded;
 use rayon::prelude::*;
 
 /// Lines per chunk: enough to keep every core busy, few enough that a chunk stays small.
@@ -78,8 +79,9 @@ struct Chunk {
     ends: Vec<usize>,
     first: u64,
     /// The answers of lines `k * PART_LINES..`, each followed by a newline, in `answers[k]`
-    /// (the strings are cleared and kept from chunk to chunk).
-    answers: Vec<String>,
+    /// (the strings are cleared and kept from chunk to chunk). Each on cache lines of its own:
+    /// two threads appending to two strings side by side would write the same cache line.
+    answers: Vec<CachePadded<String>>,
     /// How many of `answers` hold this chunk's.
     parts: usize,
 }
@@ -122,7 +124,7 @@ impl Chunk {
         let parts = ends.len().div_ceil(PART_LINES);
         self.parts = parts;
         if self.answers.len() < parts {
-            self.answers.resize_with(parts, String::new);
+            self.answers.resize_with(parts, CachePadded::default);
         }
         self.answers[..parts]
             .par_iter_mut()

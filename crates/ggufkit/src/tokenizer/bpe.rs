@@ -171,13 +171,18 @@ impl Bpe<'_, '_> {
         let runs = split_runs(words, threads);
         let mut helpers = std::mem::take(&mut s.helpers);
         helpers.resize_with(runs.len() - 1, Scratch::default);
-        let mut parts: Vec<Vec<u32>> = vec![Vec::new(); runs.len() - 1];
+        // about a token per two bytes: each run's ids in one allocation, mostly
+        let mut parts: Vec<Vec<u32>> = runs[1..]
+            .iter()
+            .map(|run| Vec::with_capacity(run_bytes(run) / 2))
+            .collect();
         rayon::scope(|scope| {
             for ((run, scratch), part) in runs[1..].iter().zip(&mut helpers).zip(&mut parts) {
                 scope.spawn(move |_| self.encode_words(text, run, scratch, part));
             }
             self.encode_words(text, runs[0], s, out);
         });
+        out.reserve(parts.iter().map(Vec::len).sum());
         for part in &parts {
             out.extend_from_slice(part);
         }
@@ -453,6 +458,14 @@ fn split_at_spaces(
 #[inline]
 fn char_key(t: &[u8]) -> u64 {
     t.iter().fold(t.len() as u64, |k, &b| k << 8 | u64::from(b))
+}
+
+/// The bytes from the first of `words` to the end of the last.
+fn run_bytes(words: &[Range<usize>]) -> usize {
+    match (words.first(), words.last()) {
+        (Some(first), Some(last)) => last.end.saturating_sub(first.start),
+        _ => 0,
+    }
 }
 
 /// `words` cut into at most `n` runs of consecutive words, of about equal bytes each.

@@ -6,6 +6,8 @@
 
 use std::sync::{Mutex, MutexGuard};
 
+use crossbeam_utils::CachePadded;
+
 use super::bpe;
 use super::model::Model;
 use super::partition::Fragment;
@@ -67,6 +69,8 @@ impl<'t, 'g> Encoder<'t, 'g> {
         out: &mut Vec<u32>,
     ) -> Result<(), TokenizerError> {
         let t = self.tok;
+        // about a token per two bytes of text: a long text's ids mostly in one allocation
+        out.reserve(text.len() / 2);
         if t.vocab.model == Model::Bpe
             && text.len() >= bpe::PARALLEL_MIN_BYTES
             && t.merges.get().is_none()
@@ -269,7 +273,9 @@ impl<'t, 'g> Encoder<'t, 'g> {
 /// take up another part meanwhile).
 pub struct Sessions<'t, 'g> {
     tok: &'t Tokenizer<'g>,
-    slots: Vec<Mutex<Option<Encoder<'t, 'g>>>>,
+    /// Each on cache lines of its own: a session's buffers' lengths change at every word, and
+    /// two sessions side by side would make the two threads write the same cache line.
+    slots: Vec<CachePadded<Mutex<Option<Encoder<'t, 'g>>>>>,
 }
 
 impl std::fmt::Debug for Sessions<'_, '_> {
@@ -286,7 +292,7 @@ impl<'t, 'g> Sessions<'t, 'g> {
         Sessions {
             tok,
             slots: (0..rayon::current_num_threads().max(1))
-                .map(|_| Mutex::new(None))
+                .map(|_| CachePadded::new(Mutex::new(None)))
                 .collect(),
         }
     }

@@ -24,6 +24,10 @@ use crate::error::TokenizerError;
 /// Appends `text` to `out` with its spaces written `▁` (U+2581), as llama.cpp's
 /// `llama_escape_whitespace`.
 pub(crate) fn push_escaped(out: &mut String, text: &str) {
+    // room for all of it at once: a long text's string grown by doubling was copied (into new,
+    // page-faulted memory) a dozen times
+    let spaces = memchr::memchr_iter(b' ', text.as_bytes()).count();
+    out.reserve(text.len() + 2 * spaces);
     let mut rest = text;
     while let Some(i) = memchr::memchr(b' ', rest.as_bytes()) {
         out.push_str(&rest[..i]);

@@ -619,3 +619,73 @@ fn gemma4_words_are_cut_only_where_no_merge_joins_them() {
         assert_eq!(e.encode("a> </b a b", false, false).unwrap(), expect);
     }
 }
+
+/// The joiners of `merges` a merge at a time: where llama.cpp splits each merge (the first
+/// space after its first byte), a right part starting with `▁` after a left part ending in
+/// another character names that character; more than 16 distinct, and there is no list.
+fn joiners_one_by_one(merges: &[&str]) -> Option<Vec<Vec<u8>>> {
+    let mut found: Vec<Vec<u8>> = Vec::new();
+    for m in merges {
+        let Some(sep) = m
+            .char_indices()
+            .skip(1)
+            .find(|&(_, c)| c == ' ')
+            .map(|(i, _)| i)
+        else {
+            continue;
+        };
+        let (left, right) = (&m[..sep], &m[sep + 1..]);
+        if right.starts_with('▁') && !left.ends_with('▁') {
+            let c = left.chars().last().unwrap().to_string().into_bytes();
+            if !found.contains(&c) {
+                found.push(c);
+                if found.len() > 16 {
+                    return None;
+                }
+            }
+        }
+    }
+    Some(found)
+}
+
+/// The joiners are found by searching the merges array for a space then `▁`: the same as
+/// looking at each merge, including spaces found past a merge's split, at its first byte, and
+/// more distinct characters than are kept.
+#[test]
+fn joiners_found_in_the_whole_array_are_each_merges() {
+    let tokens = ["<pad>", "<eos>", "<bos>", "a", "▁"];
+    let mut cases: Vec<Vec<String>> = vec![
+        vec![
+            "a ▁b", "é ▁x", "q b ▁c", "▁ ▁x", " ▁a", "w  ▁", "v▁ ▁", "é ▁y", "x ▁",
+        ],
+        vec!["ab", "a b", "▁ a"],
+        vec![],
+    ]
+    .into_iter()
+    .map(|c| c.into_iter().map(String::from).collect())
+    .collect();
+    // 16 distinct joiners, then 17
+    let many: Vec<String> = (0..17)
+        .map(|i| format!("{} ▁z", char::from(b'A' + i)))
+        .collect();
+    cases.push(many[..16].to_vec());
+    cases.push(many.clone());
+    cases.push([&many[..16], &many[..16]].concat());
+    for merges in cases {
+        let refs: Vec<&str> = merges.iter().map(String::as_str).collect();
+        let file = gguf_of(vec![
+            ("tokenizer.ggml.model", "gemma4".into()),
+            ("tokenizer.ggml.tokens", strings(&tokens)),
+            ("tokenizer.ggml.merges", strings(&refs)),
+        ]);
+        let g = Gguf::from_bytes(&file).unwrap();
+        for tok in [Tokenizer::from_gguf(&g), Tokenizer::from_gguf_eager(&g)] {
+            let tok = tok.unwrap();
+            let found = tok
+                .merges()
+                .joiners()
+                .map(|j| j.iter().map(|c| c.to_vec()).collect::<Vec<_>>());
+            assert_eq!(found, joiners_one_by_one(&refs), "{refs:?}");
+        }
+    }
+}
