@@ -433,13 +433,16 @@ impl<'g> Vocab<'g> {
 
         // the array's count was checked against its bytes (8 bytes at least per string)
         let mut texts = Vec::with_capacity(n as usize);
-        let mut strings = tokens.strings().into_iter().flatten();
+        // the iterator itself, not `Option`'s flattened: a `Flatten` around it moved its state
+        // through memory at every string, a third of the load of 262k tokens
+        let short = |len: usize| TokenizerError::ArrayTooShort {
+            key: keys::TOKENS,
+            len: len as u64,
+            tokens: count,
+        };
+        let mut strings = tokens.strings().ok_or_else(|| short(0))?;
         for _ in 0..n {
-            let s = strings.next().ok_or(TokenizerError::ArrayTooShort {
-                key: keys::TOKENS,
-                len: texts.len() as u64,
-                tokens: count,
-            })?;
+            let s = strings.next().ok_or_else(|| short(texts.len()))?;
             texts.push(s.as_bytes());
         }
         self.texts = texts;
