@@ -69,8 +69,11 @@ impl<'t, 'g> Encoder<'t, 'g> {
         out: &mut Vec<u32>,
     ) -> Result<(), TokenizerError> {
         let t = self.tok;
-        // about a token per two bytes of text: a long text's ids mostly in one allocation
-        out.reserve(text.len() / 2);
+        if text.len() >= bpe::PARALLEL_MIN_BYTES {
+            // about a token per two bytes: a long text's ids mostly in one allocation (not for
+            // short texts, whose results `encode_batch` keeps: they grow to their size)
+            out.reserve(text.len() / 2);
+        }
         if t.vocab.model == Model::Bpe
             && text.len() >= bpe::PARALLEL_MIN_BYTES
             && t.merges.get().is_none()

@@ -16,7 +16,6 @@ use std::hash::BuildHasher;
 use hashbrown::hash_table::Entry;
 use hashbrown::HashTable;
 
-use crate::endian::Endian;
 use crate::value::{ArrayView, ValueType};
 
 /// Where each merge's text lies in the array's bytes, in order (a merge's index is its rank):
@@ -28,22 +27,23 @@ enum Spans {
 }
 
 impl Spans {
-    /// The spans of the strings of `raw` (the array's bytes: each string's length in 8 bytes of
-    /// byte order `endian`, then its bytes), at most `count`; the walk stops at a string cut
-    /// short (the parser has refused such an array already).
-    fn walk(raw: &[u8], endian: Endian, count: u64) -> Spans {
+    /// The spans of the strings of `merges` in its bytes, in order.
+    fn walk(merges: &ArrayView<'_>) -> Spans {
+        let raw = merges.raw_bytes();
         // at most one string per 8 bytes: bounded by the array's bytes
-        let cap = usize::try_from(count).map_or(0, |n| n.min(raw.len() / 8));
+        let cap = usize::try_from(merges.len()).map_or(0, |n| n.min(raw.len() / 8));
+        let Some(strings) = merges.strings() else {
+            return Spans::Narrow(Vec::new());
+        };
+        let spans = strings.spans();
         if u32::try_from(raw.len()).is_ok() {
-            let mut spans = Vec::with_capacity(cap);
-            walk_strings(raw, endian, count, |start, len| {
-                spans.push([start as u32, len as u32])
-            });
-            Spans::Narrow(spans)
+            let mut narrow = Vec::with_capacity(cap);
+            narrow.extend(spans.map(|(start, len)| [start as u32, len as u32]));
+            Spans::Narrow(narrow)
         } else {
-            let mut spans = Vec::with_capacity(cap);
-            walk_strings(raw, endian, count, |start, len| spans.push((start, len)));
-            Spans::Wide(spans)
+            let mut wide = Vec::with_capacity(cap);
+            wide.extend(spans);
+            Spans::Wide(wide)
         }
     }
 
@@ -82,28 +82,6 @@ impl Spans {
     fn text<'a>(&self, raw: &'a [u8], i: usize) -> &'a [u8] {
         let (start, len) = self.span(i);
         &raw[start..start + len]
-    }
-}
-
-/// Calls `each(start, len)` for the strings of `raw`, in order (see [`Spans::walk`]): only the
-/// lengths are read, which keeps the walk, the one serial part of the build, short.
-#[inline]
-fn walk_strings(raw: &[u8], endian: Endian, count: u64, mut each: impl FnMut(usize, usize)) {
-    let mut pos = 0usize;
-    for _ in 0..count {
-        let Some(&len) = raw.get(pos..).and_then(|r| r.first_chunk::<8>()) else {
-            break;
-        };
-        let start = pos + 8;
-        let Some(end) = usize::try_from(endian.u64(len))
-            .ok()
-            .and_then(|len| start.checked_add(len))
-            .filter(|&end| end <= raw.len())
-        else {
-            break;
-        };
-        each(start, end - start);
-        pos = end;
     }
 }
 
@@ -293,7 +271,7 @@ impl Hashed {
             };
         };
         let raw = a.raw_bytes();
-        m.spans = Spans::walk(raw, a.endian(), a.len());
+        m.spans = Spans::walk(&a);
         let hasher = &m.hasher.clone();
         let spans = &m.spans;
         let n = spans.len();

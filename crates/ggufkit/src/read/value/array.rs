@@ -224,6 +224,47 @@ impl<'a> StrIter<'a> {
     /// them are read, large enough to amortise the call.
     pub const STRETCH: usize = 32 * 1024;
 
+    /// Where the next string ends in `rest` (past its 8-byte length), counted as read; `None`
+    /// at the end or at a string cut short. The one place the strings' lengths are decoded.
+    #[inline]
+    fn next_end(&mut self) -> Option<usize> {
+        if self.remaining == 0 {
+            return None;
+        }
+        let len = match self.lens.split_first() {
+            // the kept length: the next string is found without waiting for a load of the header
+            Some((&l, more)) if l < 255 => {
+                self.lens = more;
+                usize::from(l)
+            }
+            _ => {
+                self.lens = self.lens.get(1..).unwrap_or(&[]);
+                let len_bytes = *self.rest.first_chunk::<8>()?;
+                usize::try_from(self.endian.u64(len_bytes)).ok()?
+            }
+        };
+        let end = len.checked_add(8)?;
+        if end > self.rest.len() {
+            return None;
+        }
+        self.remaining -= 1;
+        Some(end)
+    }
+
+    /// Where the strings lie in the array's bytes, as (offset, length), without looking at their
+    /// text: for an index over a long array (the merge table's), where the text's checks and
+    /// `Str`s would be most of the walk.
+    pub fn spans(mut self) -> impl Iterator<Item = (usize, usize)> + 'a {
+        let mut at = 0usize;
+        std::iter::from_fn(move || {
+            let end = self.next_end()?;
+            let span = (at + 8, end - 8);
+            at += end;
+            self.rest = &self.rest[end..];
+            Some(span)
+        })
+    }
+
     fn new(count: u64, bytes: &'a [u8], endian: Endian) -> Self {
         StrIter {
             remaining: count,
@@ -261,26 +302,7 @@ impl<'a> Iterator for StrIter<'a> {
 
     #[inline]
     fn next(&mut self) -> Option<Str<'a>> {
-        if self.remaining == 0 {
-            return None;
-        }
-        let len = match self.lens.split_first() {
-            // the kept length: the next string is found without waiting for a load of the header
-            Some((&l, more)) if l < 255 => {
-                self.lens = more;
-                usize::from(l)
-            }
-            _ => {
-                self.lens = self.lens.get(1..).unwrap_or(&[]);
-                let len_bytes = *self.rest.first_chunk::<8>()?;
-                usize::try_from(self.endian.u64(len_bytes)).ok()?
-            }
-        };
-        let end = len.checked_add(8)?;
-        if end > self.rest.len() {
-            return None;
-        }
-        self.remaining -= 1;
+        let end = self.next_end()?;
         if let Some(c) = self.checked {
             // the parser checked every string: no stretch to check, no boundary to find
             let item = Str::from_text(c.str(&self.rest[8..end]));
@@ -412,6 +434,37 @@ mod tests {
                 assert_eq!(g.as_bytes(), &want[..], "string {i}");
                 assert_eq!(g.as_str(), std::str::from_utf8(want).ok(), "string {i}");
             }
+        }
+    }
+
+    #[test]
+    fn spans_are_where_the_strings_lie() {
+        let strings: Vec<Vec<u8>> =
+            vec![b"a b".to_vec(), Vec::new(), vec![0xff; 300], b"z".to_vec()];
+        for endian in [Endian::Little, Endian::Big] {
+            let bytes = string_elements(&strings, endian);
+            let view = |len: u64, bytes| ArrayView {
+                elem: ValueType::String,
+                len,
+                bytes,
+                endian,
+                index: None,
+            };
+            let all = view(strings.len() as u64, &bytes);
+            let spans: Vec<(usize, usize)> = all.strings().expect("strings").spans().collect();
+            let texts: Vec<&[u8]> = spans.iter().map(|&(at, n)| &bytes[at..at + n]).collect();
+            assert_eq!(texts, strings.iter().map(Vec::as_slice).collect::<Vec<_>>());
+            // no more than the count, and none past a string cut short
+            assert_eq!(view(2, &bytes).strings().unwrap().spans().count(), 2);
+            let cut = &bytes[..bytes.len() - 1];
+            assert_eq!(
+                view(strings.len() as u64, cut)
+                    .strings()
+                    .unwrap()
+                    .spans()
+                    .count(),
+                3
+            );
         }
     }
 }
