@@ -245,8 +245,9 @@ fn concurrent_first_encodes_never_wait_for_themselves() {
     done.store(true, std::sync::atomic::Ordering::SeqCst);
 }
 
-/// `from_gguf_eager` (the merges hashed while the tokens load) and `from_gguf_prepared` (every
-/// table built up front) give the tokenizer `from_gguf` gives: the same ids for long and short
+/// `from_gguf_eager` (the merges hashed while the tokens load), `from_gguf_prepared` (every
+/// table built up front) and `from_gguf_for` (either, by a text's length) give the tokenizer
+/// `from_gguf` gives: the same ids for long and short
 /// texts, first encodes included, and the same refusal, on every corpus vocabulary.
 #[test]
 fn eager_and_prepared_tokenizers_are_the_lazy_one() {
@@ -270,6 +271,8 @@ fn eager_and_prepared_tokenizers_are_the_lazy_one() {
             let built = [
                 ("eager", Tokenizer::from_gguf_eager(&g)),
                 ("prepared", Tokenizer::from_gguf_prepared(&g)),
+                ("for a long text", Tokenizer::from_gguf_for(&g, 1 << 20)),
+                ("for a short text", Tokenizer::from_gguf_for(&g, 10)),
             ];
             for (how, tok) in &built {
                 let (lazy, tok) = match (&lazy, tok) {

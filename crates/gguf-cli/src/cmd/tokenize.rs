@@ -54,10 +54,6 @@ struct Request<'a> {
     parse_special: Option<bool>,
 }
 
-/// A text at least this long needs its tokenizer's tables: what of them can be is built while
-/// the vocabulary loads (`Tokenizer::from_gguf_eager`). A shorter one builds what it needs.
-const PREPARED_MIN_BYTES: usize = 64 << 10;
-
 pub fn run(args: Args) -> CmdResult {
     let opened = open_reporting(&args.file)?;
     let g = opened.gguf();
@@ -73,15 +69,8 @@ pub fn run(args: Args) -> CmdResult {
     }
     // read first, to know how much the text needs; a vocabulary's error still comes first
     let input = read_input(&args);
-    let long = input
-        .as_ref()
-        .is_ok_and(|(bytes, _)| bytes.len() >= PREPARED_MIN_BYTES);
-    let tok = if long {
-        Tokenizer::from_gguf_eager(g)
-    } else {
-        Tokenizer::from_gguf(g)
-    }
-    .map_err(in_file)?;
+    let text_bytes = input.as_ref().map_or(0, |(bytes, _)| bytes.len());
+    let tok = Tokenizer::from_gguf_for(g, text_bytes).map_err(in_file)?;
     let (bytes, what) = input?;
     let text = utf8(&bytes, &what).map_err(CliError::failed)?;
     let ids = tok

@@ -101,6 +101,20 @@ impl<'g> Tokenizer<'g> {
         Ok(t)
     }
 
+    /// The build that suits a first text of `text_bytes` bytes: [`Tokenizer::from_gguf_eager`]
+    /// for a long one, which needs the tables (built in part while the vocabulary loads), and
+    /// [`Tokenizer::from_gguf`] for a short one, which builds what it needs.
+    pub fn from_gguf_for(
+        gguf: &'g Gguf<'_>,
+        text_bytes: usize,
+    ) -> Result<Tokenizer<'g>, TokenizerError> {
+        if text_bytes >= bpe::PARALLEL_MIN_BYTES {
+            Self::from_gguf_eager(gguf)
+        } else {
+            Self::from_gguf(gguf)
+        }
+    }
+
     /// [`Tokenizer::from_gguf_eager`] and then [`Tokenizer::prepare`]: every table built, the
     /// merges hashed while the tokens load. For a batch of texts.
     pub fn from_gguf_prepared(gguf: &'g Gguf<'_>) -> Result<Tokenizer<'g>, TokenizerError> {
