@@ -290,7 +290,7 @@ pub(super) fn read(
 /// A per-layer key's values when it is an array of `n_layer` integers (empty otherwise).
 fn per_layer(g: &Gguf<'_>, key: &str, n_layer: u64) -> Vec<u64> {
     match g.get(key) {
-        Some(Value::Array(a)) if a.len() == n_layer && n_layer <= 512 => (0..a.len())
+        Some(Value::Array(a)) if a.len() == n_layer && n_layer <= super::MAX_LAYERS => (0..a.len())
             .map(|i| a.get(i).and_then(|v| v.as_u64()).unwrap_or(0))
             .collect(),
         _ => Vec::new(),
@@ -307,7 +307,7 @@ fn recurrent_layers(
     trunk: u64,
     interval: u64,
 ) -> Vec<bool> {
-    let n = usize::try_from(n_layer.min(512)).unwrap_or(0);
+    let n = usize::try_from(n_layer.min(super::MAX_LAYERS)).unwrap_or(0);
     let truthy = |v: Value<'_>| {
         v.as_bool()
             .or_else(|| v.as_u64().map(|x| x != 0))
@@ -325,25 +325,6 @@ fn recurrent_layers(
 }
 
 impl Hparams {
-    /// A dimension's value in layer `layer` (its own `head_count_kv` where the file gives one
-    /// per layer).
-    pub fn dim_in(&self, d: Dim, layer: Option<u64>) -> u64 {
-        let kv = layer
-            .and_then(|il| usize::try_from(il).ok())
-            .and_then(|i| self.head_kv_layers.get(i).copied());
-        let Some(kv) = kv.filter(|&kv| kv != self.n_head_kv) else {
-            return self.dim(d);
-        };
-        let m = |a: u64, b: u64| a.saturating_mul(b);
-        match d {
-            Dim::KGqa => m(self.head_k, kv),
-            Dim::VGqa => m(self.head_v, kv),
-            Dim::HeadKvTimesRot => m(kv, self.n_rot),
-            Dim::HeadKvTimesEmbdPerHead => m(kv, self.n_embd.checked_div(self.n_head).unwrap_or(0)),
-            d => self.dim(d),
-        }
-    }
-
     /// Whether block `il` is a linear-attention (recurrent) layer.
     pub fn is_recurrent(&self, il: u64) -> bool {
         usize::try_from(il)
@@ -358,8 +339,13 @@ impl Hparams {
         self.n_layer.saturating_sub(self.n_nextn)
     }
 
-    /// A dimension's value.
-    pub fn dim(&self, d: Dim) -> u64 {
+    /// A dimension's value in layer `layer` (with the layer's own `head_count_kv` where the file
+    /// gives one per layer, else [`Hparams::n_head_kv`]).
+    pub fn dim_in(&self, d: Dim, layer: Option<u64>) -> u64 {
+        let kv = layer
+            .and_then(|il| usize::try_from(il).ok())
+            .and_then(|i| self.head_kv_layers.get(i).copied())
+            .unwrap_or(self.n_head_kv);
         let m = |a: u64, b: u64| a.saturating_mul(b);
         match d {
             Dim::Embd => self.n_embd,
@@ -371,16 +357,13 @@ impl Hparams {
             Dim::FfExp => self.n_ff_exp,
             Dim::FfShexp => self.n_ff_shexp,
             Dim::HeadKTimesHeads => m(self.head_k, self.n_head),
-            Dim::KGqa => m(self.head_k, self.n_head_kv),
-            Dim::VGqa => m(self.head_v, self.n_head_kv),
+            Dim::KGqa => m(self.head_k, kv),
+            Dim::VGqa => m(self.head_v, kv),
             Dim::HeadK => self.head_k,
             Dim::Head => self.n_head,
             Dim::HeadTimesRot => m(self.n_head, self.n_rot),
-            Dim::HeadKvTimesRot => m(self.n_head_kv, self.n_rot),
-            Dim::HeadKvTimesEmbdPerHead => m(
-                self.n_head_kv,
-                self.n_embd.checked_div(self.n_head).unwrap_or(0),
-            ),
+            Dim::HeadKvTimesRot => m(kv, self.n_rot),
+            Dim::HeadKvTimesEmbdPerHead => m(kv, self.n_embd.checked_div(self.n_head).unwrap_or(0)),
             Dim::RotHalf => self.n_rot / 2,
             Dim::One => 1,
             Dim::QLora => self.n_lora_q,
