@@ -48,6 +48,16 @@ pub fn metadata(arch: &str, moe: bool) -> GgufBuilder<'static> {
         Experts::None => false,
     });
     let k = |s: &str| format!("{arch}.{s}");
+    // a small state-space mixer of `inner` channels (and `groups` groups, where read)
+    let ssm = |b: &mut GgufBuilder<'static>, inner: u32, groups: Option<u32>| {
+        set(b, &k("ssm.conv_kernel"), 4u32.into());
+        set(b, &k("ssm.inner_size"), inner.into());
+        set(b, &k("ssm.state_size"), 16u32.into());
+        set(b, &k("ssm.time_step_rank"), 4u32.into());
+        if let Some(g) = groups {
+            set(b, &k("ssm.group_count"), g.into());
+        }
+    };
     set(&mut b, &k("context_length"), 128u32.into());
     set(&mut b, &k("embedding_length"), EMBD.into());
     set(&mut b, &k("block_count"), BLOCKS.into());
@@ -60,16 +70,12 @@ pub fn metadata(arch: &str, moe: bool) -> GgufBuilder<'static> {
         set(&mut b, &k("expert_used_count"), EXPERTS_USED.into());
     }
     if matches!(arch, "deepseek2" | "mistral4") {
-        // multi-head latent attention: a key longer than its rope part, small ranks, one
-        // leading dense layer, then experts with one shared expert
+        // multi-head latent attention: a key longer than its rope part, small ranks
         set(&mut b, &k("rope.dimension_count"), 8u32.into());
         set(&mut b, &k("attention.q_lora_rank"), 16u32.into());
         set(&mut b, &k("attention.kv_lora_rank"), 16u32.into());
-        set(&mut b, &k("expert_feed_forward_length"), 32u32.into());
-        set(&mut b, &k("expert_shared_count"), 1u32.into());
-        set(&mut b, &k("leading_dense_block_count"), 1u32.into());
     }
-    if arch == "glm4moe" {
+    if matches!(arch, "deepseek2" | "mistral4" | "glm4moe" | "dots1") {
         // one leading dense layer, then experts with one shared expert
         set(&mut b, &k("expert_feed_forward_length"), 32u32.into());
         set(&mut b, &k("expert_shared_count"), 1u32.into());
@@ -82,18 +88,11 @@ pub fn metadata(arch: &str, moe: bool) -> GgufBuilder<'static> {
     }
     if arch == "mamba" {
         // d_inner = 2 * n_embd, as llama.cpp requires
-        set(&mut b, &k("ssm.conv_kernel"), 4u32.into());
-        set(&mut b, &k("ssm.inner_size"), (2 * EMBD).into());
-        set(&mut b, &k("ssm.state_size"), 16u32.into());
-        set(&mut b, &k("ssm.time_step_rank"), 4u32.into());
+        ssm(&mut b, 2 * EMBD, None);
     }
     if matches!(arch, "falcon-h1" | "mamba2") {
         // a small Mamba-2 mixer
-        set(&mut b, &k("ssm.conv_kernel"), 4u32.into());
-        set(&mut b, &k("ssm.inner_size"), 64u32.into());
-        set(&mut b, &k("ssm.state_size"), 16u32.into());
-        set(&mut b, &k("ssm.time_step_rank"), 4u32.into());
-        set(&mut b, &k("ssm.group_count"), 1u32.into());
+        ssm(&mut b, 64, Some(1));
     }
     if arch == "granitehybrid" {
         // layer 0 Mamba-2 (no key-value heads), layer 1 attention; d_inner = 2 * n_embd
@@ -102,14 +101,10 @@ pub fn metadata(arch: &str, moe: bool) -> GgufBuilder<'static> {
             &k("attention.head_count_kv"),
             OwnedValue::from(vec![0u32, KV_HEADS]),
         );
-        set(&mut b, &k("ssm.conv_kernel"), 4u32.into());
-        set(&mut b, &k("ssm.inner_size"), (2 * EMBD).into());
-        set(&mut b, &k("ssm.state_size"), 16u32.into());
-        set(&mut b, &k("ssm.time_step_rank"), 4u32.into());
-        set(&mut b, &k("ssm.group_count"), 1u32.into());
+        ssm(&mut b, 2 * EMBD, Some(1));
     }
-    if arch == "lfm2moe" {
-        // lfm2's layers; layer 0 dense, layer 1 with experts
+    if matches!(arch, "lfm2moe" | "exaone-moe") {
+        // layer 0 dense, layer 1 with experts
         set(&mut b, &k("expert_feed_forward_length"), 32u32.into());
         set(&mut b, &k("leading_dense_block_count"), 1u32.into());
         set(&mut b, &k("expert_gating_func"), 2u32.into());
@@ -122,18 +117,6 @@ pub fn metadata(arch: &str, moe: bool) -> GgufBuilder<'static> {
             OwnedValue::from(vec![0u32, KV_HEADS]),
         );
         set(&mut b, &k("shortconv.l_cache"), 3u32.into());
-    }
-    if arch == "dots1" {
-        // one leading dense layer, then experts with one shared expert
-        set(&mut b, &k("expert_feed_forward_length"), 32u32.into());
-        set(&mut b, &k("expert_shared_count"), 1u32.into());
-        set(&mut b, &k("leading_dense_block_count"), 1u32.into());
-    }
-    if arch == "exaone-moe" {
-        // one leading dense layer, then experts
-        set(&mut b, &k("expert_feed_forward_length"), 32u32.into());
-        set(&mut b, &k("leading_dense_block_count"), 1u32.into());
-        set(&mut b, &k("expert_gating_func"), 2u32.into());
     }
     if arch == "ernie4_5-moe" {
         // one leading dense layer, then experts with a shared expert
