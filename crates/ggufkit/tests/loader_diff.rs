@@ -179,6 +179,18 @@ fn cases() -> Vec<Case> {
         )],
     ));
     variants.push((
+        "lfm2-allconv".into(),
+        "lfm2",
+        false,
+        vec![("lfm2.attention.head_count_kv", 0u32.into())],
+    ));
+    variants.push((
+        "granitehybrid-allmamba".into(),
+        "granitehybrid",
+        false,
+        vec![("granitehybrid.attention.head_count_kv", 0u32.into())],
+    ));
+    variants.push((
         "granitehybrid-moe".into(),
         "granitehybrid",
         true,

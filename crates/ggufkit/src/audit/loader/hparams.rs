@@ -259,7 +259,10 @@ pub(super) fn read(
             Hybrid::Interval => {
                 recurrent_layers(g, arch, n_layer, n_layer.saturating_sub(n_nextn), interval)
             }
-            Hybrid::NoKvHeads => head_kv_layers.iter().map(|&kv| kv == 0).collect(),
+            // each block's own head count, or the one for all (a scalar 0: every block)
+            Hybrid::NoKvHeads => (0..usize::try_from(n_layer.min(super::MAX_LAYERS)).unwrap_or(0))
+                .map(|i| head_kv_layers.get(i).copied().unwrap_or(n_head_kv) == 0)
+                .collect(),
             Hybrid::None => Vec::new(),
         },
         head_kv_layers,

@@ -410,7 +410,8 @@ pub enum Hybrid {
     /// qwen3next, qwen35: `attention.recurrent_layers`, else all but every
     /// `full_attention_interval`-th layer of the trunk.
     Interval,
-    /// lfm2: the layers whose `attention.head_count_kv` (per layer) is 0.
+    /// lfm2, granitehybrid: the layers whose `attention.head_count_kv` is 0 (one per layer, or
+    /// one for all).
     NoKvHeads,
 }
 
