@@ -253,7 +253,12 @@ pub const PRE_TOKENIZERS: Introduced = about(2761, "PR #6920 (BPE pre-tokenizers
 /// When llama.cpp learnt the BPE pre-tokenizer name `name` (`tokenizer.ggml.pre`); `None` for a
 /// name no release knows.
 pub fn pre_tokenizer(name: &str) -> Option<Introduced> {
-    PRE_NAMES
+    dated(PRE_NAMES, name)
+}
+
+/// The date of the group of `table` ([`PRE_NAMES`], [`ARCH_NAMES`]) that lists `name`.
+fn dated(table: &[(&[&str], Introduced)], name: &str) -> Option<Introduced> {
+    table
         .iter()
         .find(|(names, _)| names.contains(&name))
         .map(|&(_, i)| i)
@@ -410,10 +415,7 @@ pub fn architecture(name: &str) -> ArchSupport {
             loaded: about(1438, "vendored llama.cpp: in llama-cpp-python 0.2.12 (uploaded 2023-11-01), not in 0.2.11 (uploaded 2023-09-30)"),
             removed: about(2960, "vendored llama.cpp: gone in llama-cpp-python 0.2.76 (2024-05-24), there in 0.2.75 (2024-05-16)"),
         },
-        _ => ARCH_NAMES
-            .iter()
-            .find(|(names, _)| names.contains(&name))
-            .map_or(ArchSupport::Unknown, |&(_, i)| ArchSupport::Since(i)),
+        _ => dated(ARCH_NAMES, name).map_or(ArchSupport::Unknown, ArchSupport::Since),
     }
 }
 
