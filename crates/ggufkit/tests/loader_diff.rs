@@ -398,7 +398,6 @@ fn cases() -> Vec<Case> {
             nextn_cases(&label, arch, &meta, &tensors, &mut out);
         }
         // rope sections of the wrong length, and one u32 where the loader reads an i32
-        let a = ggufkit::audit::loader::archs::find(arch).unwrap();
         if a.key_rules().any(|k| k.ty == KeyType::Sections) {
             let key = format!("{arch}.rope.dimension_sections");
             for (what, v) in [
@@ -426,7 +425,7 @@ fn cases() -> Vec<Case> {
             }
         }
         // one expert, which some loaders take for none, and which the others refuse
-        if ggufkit::audit::loader::archs::ONE_EXPERT_IS_NONE.contains(&arch) || arch == "llama" {
+        if a.one_expert_is_none || arch == "llama" {
             let mut m = meta.clone();
             m.set(&format!("{arch}.expert_count"), 1u32).unwrap();
             out.push(Case {
@@ -453,7 +452,7 @@ fn cases() -> Vec<Case> {
             });
         }
         // an inner size the loader asserts against
-        if ggufkit::audit::loader::archs::INNER_IS_TWICE_EMBD.contains(&arch) {
+        if a.inner_is_twice_embd {
             let mut m = meta.clone();
             m.set(&format!("{arch}.ssm.inner_size"), 96u32).unwrap();
             out.push(Case {
@@ -462,7 +461,6 @@ fn cases() -> Vec<Case> {
             });
         }
         // no experts at all where the architecture requires them
-        let a = ggufkit::audit::loader::archs::find(arch).unwrap();
         if matches!(a.experts, Experts::Required | Experts::RequiredAfterLead) {
             let mut m = meta.clone();
             m.remove(&format!("{arch}.expert_count"));

@@ -537,6 +537,8 @@ const fn arch(
         ff_shexp: FfShexp::KeyOrNone,
         rot_is_head_k: false,
         mla: false,
+        one_expert_is_none: false,
+        inner_is_twice_embd: false,
         mtp: Mtp::None,
         nextn: NEXTN,
         hybrid: Hybrid::None,
@@ -952,20 +954,26 @@ pub const ARCHS: &[Arch] = &[
         APERTUS_LAYER,
     ),
     // hunyuan-dense and hunyuan_vl (`src/models/hunyuan-vl.cpp`): qwen3vl's layer
-    arch(
-        "hunyuan-dense",
-        &[&[RMS, opt("rope.dimension_sections", KeyType::Sections)]],
-        TIED_NO_ROPE,
-        GQA,
-        QWEN3VL_LAYER,
-    ),
-    arch(
-        "hunyuan_vl",
-        &[&[RMS, opt("rope.dimension_sections", KeyType::Sections)]],
-        TIED_NO_ROPE,
-        GQA,
-        QWEN3VL_LAYER,
-    ),
+    Arch {
+        one_expert_is_none: true,
+        ..arch(
+            "hunyuan-dense",
+            &[&[RMS, opt("rope.dimension_sections", KeyType::Sections)]],
+            TIED_NO_ROPE,
+            GQA,
+            QWEN3VL_LAYER,
+        )
+    },
+    Arch {
+        one_expert_is_none: true,
+        ..arch(
+            "hunyuan_vl",
+            &[&[RMS, opt("rope.dimension_sections", KeyType::Sections)]],
+            TIED_NO_ROPE,
+            GQA,
+            QWEN3VL_LAYER,
+        )
+    },
     // arcee (`src/models/arcee.cpp`): an ungated feed-forward, the one `rope_freqs`
     arch("arcee", &[&[RMS]], TIED_ROPE_FREQS, GQA, ARCEE_LAYER),
     // maincoder (`src/models/maincoder.cpp`): qwen3vl's layer
@@ -1078,6 +1086,7 @@ pub const ARCHS: &[Arch] = &[
     Arch {
         hybrid: Hybrid::NoKvHeads,
         experts: Experts::Optional,
+        inner_is_twice_embd: true,
         ..arch(
             "granitehybrid",
             &[
@@ -1110,6 +1119,7 @@ pub const ARCHS: &[Arch] = &[
     // mamba (`src/models/mamba.cpp`): a Mamba mixer in every layer, no attention
     Arch {
         qkv: None,
+        inner_is_twice_embd: true,
         ..arch(
             "mamba",
             &[&[
@@ -2039,13 +2049,6 @@ const TIED_NO_ROPE: &[TensorRule] = &[
 
 /// granite's layer: llama's (its feed-forward dense or experts) without the rope factors' key.
 const GRANITE_LAYER: &[&[TensorRule]] = LLAMA_LAYER;
-
-/// The architectures whose loader takes an `expert_count` of 1 for none (and then ignores
-/// `expert_used_count`).
-pub const ONE_EXPERT_IS_NONE: &[&str] = &["hunyuan-dense", "hunyuan_vl"];
-
-/// The architectures whose loader asserts `ssm.inner_size` is twice `embedding_length`.
-pub const INNER_IS_TWICE_EMBD: &[&str] = &["granitehybrid", "mamba"];
 
 /// The rules of an architecture, `None` for one the table does not have.
 pub fn find(name: &str) -> Option<&'static Arch> {

@@ -207,7 +207,7 @@ pub(super) fn read(
     let n_ff = get("feed_forward_length").unwrap_or(0);
     // hunyuan-dense and hunyuan_vl: one expert or none is no experts (`load_hparams`)
     let n_expert = get("expert_count").unwrap_or(0);
-    let no_experts = super::archs::ONE_EXPERT_IS_NONE.contains(&arch.name) && n_expert <= 1;
+    let no_experts = arch.one_expert_is_none && n_expert <= 1;
     let (n_expert, n_expert_used) = if no_experts {
         (0, 0)
     } else {

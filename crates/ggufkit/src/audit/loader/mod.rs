@@ -136,8 +136,7 @@ fn check(g: &Gguf<'_>, out: &mut Vec<Finding>, with_trunk: bool) -> Option<Loade
         error(out, "model.hparams", &key, key_offset(&key), msg);
         return None;
     }
-    if archs::INNER_IS_TWICE_EMBD.contains(&arch.name) && h.ssm_inner != h.n_embd.saturating_mul(2)
-    {
+    if arch.inner_is_twice_embd && h.ssm_inner != h.n_embd.saturating_mul(2) {
         let key = format!("{}.ssm.inner_size", arch.name);
         let msg = format!(
             "ssm.inner_size {} is not twice embedding_length {}: llama.cpp's {} loader supports only an expansion factor of 2 (it refuses or aborts)",

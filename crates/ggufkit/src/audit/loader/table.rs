@@ -380,6 +380,11 @@ pub struct Arch {
     /// Multi-head latent attention (deepseek2): the loader asserts a key length without rope of
     /// at least 1 (`n_embd_head_k_mla > n_rot`).
     pub mla: bool,
+    /// The loader takes an `expert_count` of 1 for none, and then ignores `expert_used_count`
+    /// (hunyuan-dense, hunyuan_vl: `load_hparams`).
+    pub one_expert_is_none: bool,
+    /// The loader asserts `ssm.inner_size` is twice `embedding_length` (granitehybrid, mamba).
+    pub inner_is_twice_embd: bool,
     /// Whether the loader creates the last `nextn_predict_layers` blocks (multi-token
     /// prediction) too.
     pub mtp: Mtp,
