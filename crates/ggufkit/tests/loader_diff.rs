@@ -74,19 +74,15 @@ fn cases() -> Vec<Case> {
         false,
         vec![("qwen3next.full_attention_interval", 4u32.into())],
     ));
-    for arch in ["qwen35", "qwen35moe"] {
+    for (arch, key) in [
+        ("qwen35", "qwen35.nextn_predict_layers"),
+        ("qwen35moe", "qwen35moe.nextn_predict_layers"),
+    ] {
         variants.push((
             format!("{arch}-nextn"),
             arch,
             false,
-            vec![(
-                if arch == "qwen35" {
-                    "qwen35.nextn_predict_layers"
-                } else {
-                    "qwen35moe.nextn_predict_layers"
-                },
-                1u32.into(),
-            )],
+            vec![(key, 1u32.into())],
         ));
     }
     variants.push((
