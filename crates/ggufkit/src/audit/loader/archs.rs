@@ -6,7 +6,8 @@
 //!
 //! An architecture's keys and each of its layers are lists of parts read in order: a run of
 //! rules several architectures share (a gated feed-forward, experts, a gated delta net) is a
-//! named part written once, the rest an inline part. Only contiguous runs are parts, so the
+//! named part written once (a `const fn` of its [`Need`] where architectures create the same run
+//! under different conditions), the rest an inline part. Only contiguous runs are parts, so the
 //! flattened order is the loader's, which decides the missing tensor or key named first.
 #![forbid(unsafe_code)]
 
@@ -14,8 +15,8 @@ use super::table::Dim::*;
 use super::table::KeyType::{Str, F32, U32};
 use super::table::Need::*;
 use super::table::{
-    opt, req, req_unless_lite, req_unprefixed, t, Arch, Experts, FfExp, FfShexp, Hybrid, KeyRule,
-    KeyType, Mtp, Qkv, TensorRule,
+    opt, req, req_unless_lite, req_unprefixed, t, Arch, Dim, Experts, FfExp, FfShexp, Hybrid,
+    KeyRule, KeyType, Mtp, Need, Qkv, TensorRule,
 };
 
 /// The keys `llama_model_base::load_hparams` reads for every architecture.
@@ -154,12 +155,45 @@ const QK_NORMS: &[TensorRule] = &[
     t("blk.{}.attn_q_norm.weight", &[HeadK], Always),
 ];
 
-/// A gated feed-forward: gate, down and up projections of `n_ff`, in that order.
-const GATED_FFN: &[TensorRule] = &[
-    t("blk.{}.ffn_gate.weight", &[Embd, Ff], Always),
-    t("blk.{}.ffn_down.weight", &[Ff, Embd], Always),
-    t("blk.{}.ffn_up.weight", &[Embd, Ff], Always),
-];
+/// A gated feed-forward where `need` says: gate, down and up projections of `n_ff`, in that
+/// order.
+const fn gated_ffn(need: Need) -> [TensorRule; 3] {
+    [
+        t("blk.{}.ffn_gate.weight", &[Embd, Ff], need),
+        t("blk.{}.ffn_down.weight", &[Ff, Embd], need),
+        t("blk.{}.ffn_up.weight", &[Embd, Ff], need),
+    ]
+}
+
+/// The experts' gate, down and up projections of `n_ff_exp`, in that order: the gate where
+/// `gate` says, the others where `need` says.
+const fn experts(gate: Need, need: Need) -> [TensorRule; 3] {
+    [
+        t("blk.{}.ffn_gate_exps.weight", &[Embd, FfExp, Expert], gate),
+        t("blk.{}.ffn_down_exps.weight", &[FfExp, Embd, Expert], need),
+        t("blk.{}.ffn_up_exps.weight", &[Embd, FfExp, Expert], need),
+    ]
+}
+
+/// A shared expert `width` wide where `need` says: gate, down and up projections, in that
+/// order.
+const fn shared_expert(width: Dim, need: Need) -> [TensorRule; 3] {
+    // the shapes are 'static: one pair per width a shared expert has
+    let (gate_up, down): (&[Dim], &[Dim]) = match width {
+        FfShexp => (&[Embd, FfShexp], &[FfShexp, Embd]),
+        FfExp => (&[Embd, FfExp], &[FfExp, Embd]),
+        FfExpTimesShared => (&[Embd, FfExpTimesShared], &[FfExpTimesShared, Embd]),
+        _ => panic!("not a shared expert's width"),
+    };
+    [
+        t("blk.{}.ffn_gate_shexp.weight", gate_up, need),
+        t("blk.{}.ffn_down_shexp.weight", down, need),
+        t("blk.{}.ffn_up_shexp.weight", gate_up, need),
+    ]
+}
+
+/// A gated feed-forward in every layer.
+const GATED_FFN: &[TensorRule] = &gated_ffn(Always);
 
 /// A gated feed-forward created gate, up, down (gemma's, olmo2's, seed_oss's order).
 const GATE_UP_DOWN_FFN: &[TensorRule] = &[
@@ -179,11 +213,7 @@ const DENSE_FFN: &[TensorRule] = &[
 ];
 
 /// The gated feed-forward of the leading dense layers (`layer < leading_dense_block_count`).
-const LEAD_DENSE_FFN: &[TensorRule] = &[
-    t("blk.{}.ffn_gate.weight", &[Embd, Ff], LeadDense),
-    t("blk.{}.ffn_down.weight", &[Ff, Embd], LeadDense),
-    t("blk.{}.ffn_up.weight", &[Embd, Ff], LeadDense),
-];
+const LEAD_DENSE_FFN: &[TensorRule] = &gated_ffn(LeadDense);
 
 /// Experts in every layer: the router, then the gate, down and up projections of `n_ff_exp`.
 const EXPERTS: &[TensorRule] = &[
@@ -216,46 +246,12 @@ const SHEXP: &[TensorRule] = &[
     t("blk.{}.ffn_down_shexp.weight", &[FfShexp, Embd], MoeShexp),
 ];
 
-/// The experts' gate projection in the layers after the leading dense ones.
-const GATE_EXPS_AFTER_LEAD: &[TensorRule] = &[t(
-    "blk.{}.ffn_gate_exps.weight",
-    &[Embd, FfExp, Expert],
-    AfterLead,
-)];
-
-/// The experts' down and up projections in the layers after the leading dense ones.
-const DOWN_UP_EXPS_AFTER_LEAD: &[TensorRule] = &[
-    t(
-        "blk.{}.ffn_down_exps.weight",
-        &[FfExp, Embd, Expert],
-        AfterLead,
-    ),
-    t(
-        "blk.{}.ffn_up_exps.weight",
-        &[Embd, FfExp, Expert],
-        AfterLead,
-    ),
-];
+/// The experts in the layers after the leading dense ones.
+const EXPERTS_AFTER_LEAD: &[TensorRule] = &experts(AfterLead, AfterLead);
 
 /// deepseek2's and dots1's shared experts (`n_ff_exp * n_expert_shared` wide) after the leading
 /// dense layers.
-const SHARED_EXPERTS_AFTER_LEAD: &[TensorRule] = &[
-    t(
-        "blk.{}.ffn_gate_shexp.weight",
-        &[Embd, FfExpTimesShared],
-        AfterLead,
-    ),
-    t(
-        "blk.{}.ffn_down_shexp.weight",
-        &[FfExpTimesShared, Embd],
-        AfterLead,
-    ),
-    t(
-        "blk.{}.ffn_up_shexp.weight",
-        &[Embd, FfExpTimesShared],
-        AfterLead,
-    ),
-];
+const SHARED_EXPERTS_AFTER_LEAD: &[TensorRule] = &shared_expert(FfExpTimesShared, AfterLead);
 
 /// qwen3next's and qwen35moe's router and experts' down projection, before their gate and up
 /// projections ([`GATE_UP_EXPS_FUSABLE`]).
@@ -376,16 +372,8 @@ const LLAMA_LAYER: &[&[TensorRule]] = &[
         t("blk.{}.ffn_norm.weight", &[Embd], Always),
     ],
     DENSE_FFN,
-    &[
-        t("blk.{}.ffn_gate_inp.weight", &[Embd, Expert], Moe),
-        t(
-            "blk.{}.ffn_gate_exps.weight",
-            &[Embd, FfExp, Expert],
-            MoeOptional,
-        ),
-        t("blk.{}.ffn_down_exps.weight", &[FfExp, Embd, Expert], Moe),
-        t("blk.{}.ffn_up_exps.weight", &[Embd, FfExp, Expert], Moe),
-    ],
+    &[t("blk.{}.ffn_gate_inp.weight", &[Embd, Expert], Moe)],
+    &experts(MoeOptional, Moe),
     SHEXP,
 ];
 
@@ -405,12 +393,8 @@ const QWEN2MOE_LAYER: &[&[TensorRule]] = &[
         t("blk.{}.ffn_norm.weight", &[Embd], Always),
     ],
     EXPERTS,
-    &[
-        t("blk.{}.ffn_gate_inp_shexp.weight", &[Embd], Always),
-        t("blk.{}.ffn_gate_shexp.weight", &[Embd, FfShexp], Always),
-        t("blk.{}.ffn_down_shexp.weight", &[FfShexp, Embd], Always),
-        t("blk.{}.ffn_up_shexp.weight", &[Embd, FfShexp], Always),
-    ],
+    &[t("blk.{}.ffn_gate_inp_shexp.weight", &[Embd], Always)],
+    &shared_expert(FfShexp, Always),
 ];
 
 const QWEN3_LAYER: &[&[TensorRule]] = &[
@@ -1185,30 +1169,14 @@ const EXAONE_MOE_LAYER: &[&[TensorRule]] = &[
         t("blk.{}.attn_q_norm.weight", &[HeadK], Always),
         t("blk.{}.attn_k_norm.weight", &[HeadK], Always),
         t("blk.{}.ffn_norm.weight", &[Embd], Always),
-        t("blk.{}.ffn_gate.weight", &[Embd, Ff], LeadDenseOrMtp),
-        t("blk.{}.ffn_down.weight", &[Ff, Embd], LeadDenseOrMtp),
-        t("blk.{}.ffn_up.weight", &[Embd, Ff], LeadDenseOrMtp),
+    ],
+    &gated_ffn(LeadDenseOrMtp),
+    &[
         t("blk.{}.ffn_gate_inp.weight", &[Embd, Expert], MoeTrunk),
         t("blk.{}.exp_probs_b.bias", &[Expert], MoeTrunkOptional),
-        t(
-            "blk.{}.ffn_gate_exps.weight",
-            &[Embd, FfExp, Expert],
-            MoeTrunk,
-        ),
-        t(
-            "blk.{}.ffn_down_exps.weight",
-            &[FfExp, Embd, Expert],
-            MoeTrunk,
-        ),
-        t(
-            "blk.{}.ffn_up_exps.weight",
-            &[Embd, FfExp, Expert],
-            MoeTrunk,
-        ),
-        t("blk.{}.ffn_gate_shexp.weight", &[Embd, FfShexp], MoeTrunk),
-        t("blk.{}.ffn_down_shexp.weight", &[FfShexp, Embd], MoeTrunk),
-        t("blk.{}.ffn_up_shexp.weight", &[Embd, FfShexp], MoeTrunk),
     ],
+    &experts(MoeTrunk, MoeTrunk),
+    &shared_expert(FfShexp, MoeTrunk),
 ];
 
 /// dots1's layer.
@@ -1221,8 +1189,7 @@ const DOTS1_LAYER: &[&[TensorRule]] = &[
         t("blk.{}.ffn_gate_inp.weight", &[Embd, Expert], AfterLead),
         t("blk.{}.exp_probs_b.bias", &[Expert], AfterLeadOptional),
     ],
-    GATE_EXPS_AFTER_LEAD,
-    DOWN_UP_EXPS_AFTER_LEAD,
+    EXPERTS_AFTER_LEAD,
     SHARED_EXPERTS_AFTER_LEAD,
 ];
 
@@ -1398,8 +1365,7 @@ const LFM2MOE_LAYER: &[&[TensorRule]] = &[
         t("blk.{}.ffn_norm.weight", &[Embd], Always),
         t("blk.{}.ffn_gate_inp.weight", &[Embd, Expert], AfterLead),
     ],
-    GATE_EXPS_AFTER_LEAD,
-    DOWN_UP_EXPS_AFTER_LEAD,
+    EXPERTS_AFTER_LEAD,
     &[t("blk.{}.exp_probs_b.bias", &[Expert], AfterLead)],
     LEAD_DENSE_FFN,
     LFM2_ATTN_OR_SHORTCONV,
@@ -1645,30 +1611,9 @@ const ERNIE4_5_MOE_LAYER: &[&[TensorRule]] = &[
         t("blk.{}.ffn_norm.weight", &[Embd], Always),
         t("blk.{}.ffn_gate_inp.weight", &[Embd, Expert], AfterLead),
         t("blk.{}.exp_probs_b.bias", &[Expert], AfterLeadOptional),
-        t(
-            "blk.{}.ffn_gate_exps.weight",
-            &[Embd, FfExp, Expert],
-            AfterLeadOptional,
-        ),
     ],
-    DOWN_UP_EXPS_AFTER_LEAD,
-    &[
-        t(
-            "blk.{}.ffn_gate_shexp.weight",
-            &[Embd, FfShexp],
-            AfterLeadShexp,
-        ),
-        t(
-            "blk.{}.ffn_down_shexp.weight",
-            &[FfShexp, Embd],
-            AfterLeadShexp,
-        ),
-        t(
-            "blk.{}.ffn_up_shexp.weight",
-            &[Embd, FfShexp],
-            AfterLeadShexp,
-        ),
-    ],
+    &experts(AfterLeadOptional, AfterLead),
+    &shared_expert(FfShexp, AfterLeadShexp),
     LEAD_DENSE_FFN,
 ];
 
@@ -1717,25 +1662,8 @@ const GLM4MOE_LAYER: &[&[TensorRule]] = &[
         t("blk.{}.ffn_gate_inp.weight", &[Embd, Expert], AfterLead),
         t("blk.{}.exp_probs_b.bias", &[Expert], AfterLead),
     ],
-    GATE_EXPS_AFTER_LEAD,
-    DOWN_UP_EXPS_AFTER_LEAD,
-    &[
-        t(
-            "blk.{}.ffn_gate_shexp.weight",
-            &[Embd, FfExpTimesShared],
-            AfterLeadShared,
-        ),
-        t(
-            "blk.{}.ffn_down_shexp.weight",
-            &[FfExpTimesShared, Embd],
-            AfterLeadShared,
-        ),
-        t(
-            "blk.{}.ffn_up_shexp.weight",
-            &[Embd, FfExpTimesShared],
-            AfterLeadShared,
-        ),
-    ],
+    EXPERTS_AFTER_LEAD,
+    &shared_expert(FfExpTimesShared, AfterLeadShared),
     LEAD_DENSE_FFN,
 ];
 
@@ -1755,28 +1683,10 @@ const LLAMA4_LAYER: &[&[TensorRule]] = &[
     &[
         t("blk.{}.ffn_norm.weight", &[Embd], Always),
         t("blk.{}.ffn_gate_inp.weight", &[Embd, Expert], Interleaved),
-        t(
-            "blk.{}.ffn_gate_exps.weight",
-            &[Embd, FfExp, Expert],
-            Interleaved,
-        ),
-        t(
-            "blk.{}.ffn_down_exps.weight",
-            &[FfExp, Embd, Expert],
-            Interleaved,
-        ),
-        t(
-            "blk.{}.ffn_up_exps.weight",
-            &[Embd, FfExp, Expert],
-            Interleaved,
-        ),
-        t("blk.{}.ffn_gate_shexp.weight", &[Embd, FfExp], Interleaved),
-        t("blk.{}.ffn_down_shexp.weight", &[FfExp, Embd], Interleaved),
-        t("blk.{}.ffn_up_shexp.weight", &[Embd, FfExp], Interleaved),
-        t("blk.{}.ffn_gate.weight", &[Embd, Ff], NotInterleaved),
-        t("blk.{}.ffn_down.weight", &[Ff, Embd], NotInterleaved),
-        t("blk.{}.ffn_up.weight", &[Embd, Ff], NotInterleaved),
     ],
+    &experts(Interleaved, Interleaved),
+    &shared_expert(FfExp, Interleaved),
+    &gated_ffn(NotInterleaved),
 ];
 
 /// exaone's layer (`src/models/exaone.cpp`): llama's without its biases or experts.
