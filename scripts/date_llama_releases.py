@@ -2,7 +2,7 @@
 """Date llama.cpp's pre-tokenizer names, architecture names and ggml type ids by bisecting the
 llama.cpp snapshots that Python packages on PyPI vendor in their source distributions.
 
-Two packages are read, each a series of snapshots in its own order:
+Three packages are read, each a series of snapshots in its own order:
   - llama-cpp-python (every sdist since 0.1.79, the first of GGUF, August 2023): vendor/llama.cpp
     at one llama.cpp commit. Its CHANGELOG names the commit, and the sdist's
     .git/modules/vendor/llama.cpp holds that commit's object (most versions), so its committer
@@ -41,7 +41,7 @@ those files plus a small meta.json per version under ~/.cache/ggufkit/llama-hist
 ($GGUFKIT_LLAMA_HISTORY overrides the root), so a re-run fetches only versions it has not seen.
 A first run downloads about 10 GB and takes a few minutes; the cache holds about 200 MB.
 
-  scripts/date_llama_releases.py                        # both packages, every version
+  scripts/date_llama_releases.py                        # every package, every version
   scripts/date_llama_releases.py --json out.json --anchors
   scripts/date_llama_releases.py --package xllamacpp
   scripts/date_llama_releases.py --table      # releases.rs's rows as the bisection suggests them
@@ -319,6 +319,7 @@ def describe(r: dict) -> str:
     if "removed" in r:
         line += f"  REMOVED in {r['removed']} ({r['removed_date']})"
     return line
+
 
 def label(r: dict, side: str) -> str:
     """A snapshot as releases.rs's sources name it: `0.2.83 (2024-07-22)`, `2026.4.8929 (b8929)`
